@@ -1,0 +1,142 @@
+"""Typed catalogue entries: the hardware figures every builder and check reads.
+
+No hardware number lives in code: radix, lanes, reach, power and cost all come from the YAML
+files beside this module (each entry cites its source) or from a blueprint's overrides.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from ..model.base import NonNegFloat, PositiveFloat, PositiveInt, Strict
+
+PortRole = Literal["data", "scaleup", "mgmt", "inband", "storage", "cxl", "uplink"]
+
+
+class PortGroup(Strict):
+    """A run of identical ports on a device, numbered after the groups listed before it."""
+
+    role: PortRole
+    count: PositiveInt
+    speed_gbps: PositiveFloat = Field(description="per port, per direction")
+    lanes: PositiveInt = 1
+    cage: str = Field(description="osfp, qsfp112, qsfp28, sfp28, rj45, cpo, orthogonal, cartridge, cxl-x16 ...")
+    ports_per_cage: PositiveInt = 1
+    name: str = Field(
+        "p{n}",
+        description="port name template: {n} 1-based number in the group, {i} 0-based, "
+        "{cage} 1-based cage, {sub} 1-based port within the cage, {lane0} first lane (i x lanes), "
+        "{acc}/{link} accelerator and link on a compute board, {chip}/{chipport} on a switch board",
+    )
+    breakout: list[str] = Field(default_factory=list, description="supported breakout modes, e.g. 2x400G")
+    first_index: int = Field(0, ge=0, description="added to {i} and {n} (ports numbered on from another group)")
+
+    @property
+    def lane_gbps(self) -> float:
+        return self.speed_gbps / self.lanes
+
+
+class Accelerators(Strict):
+    count: PositiveInt
+    model: str
+    links: PositiveInt = Field(description="scale-up links per accelerator")
+    link_gbps: PositiveFloat = Field(description="per link, per direction")
+    hbm_gb: NonNegFloat = 0
+
+    @property
+    def bidir_gbytes(self) -> float:
+        """Per-accelerator scale-up bandwidth as vendors quote it (GB/s, both directions)."""
+        return self.links * self.link_gbps * 2 / 8
+
+
+class InternalScaleup(Strict):
+    """A board whose accelerators meet on switch chips of its own (HGX): no cables to plan."""
+
+    switch_chips: PositiveInt
+    links_per_chip: list[PositiveInt] = Field(description="links each accelerator has to each chip")
+
+
+class SwitchChips(Strict):
+    """Scale-up switch chips on a switch board or tray; port p of the scaleup group is on chip p // ports_per_chip."""
+
+    count: PositiveInt
+    ports_per_chip: PositiveInt
+    model: str = ""
+
+
+class Source(Strict):
+    ref: str
+    grade: Literal["PRIMARY", "SECONDARY", "DERIVED", "UNCONFIRMED", "ILLUSTRATIVE"] = "PRIMARY"
+    note: str = ""
+
+
+class DeviceModel(Strict):
+    kind: Literal["switch", "node", "compute-board", "switch-board", "appliance", "memory"]
+    description: str
+    vendor: str = ""
+    transport: Literal["infiniband", "ethernet", "nvlink", "olink", "ualink", "cxl", "any"] = "any"
+    height_u: PositiveInt = 1
+    power_w: NonNegFloat = 0
+    relative_cost: NonNegFloat = 0
+    ports: list[PortGroup]
+    accelerators: Accelerators | None = None
+    internal_scaleup: InternalScaleup | None = None
+    switch_chips: SwitchChips | None = None
+    memory_gb: NonNegFloat = 0
+    sources: list[Source] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DeviceModel:
+        if self.switch_chips is not None:
+            scaleup = sum(g.count for g in self.ports if g.role == "scaleup")
+            if scaleup != self.switch_chips.count * self.switch_chips.ports_per_chip:
+                raise ValueError("scaleup ports must equal switch_chips.count x ports_per_chip")
+        internal, acc = self.internal_scaleup, self.accelerators
+        if internal is not None and acc is not None and sum(internal.links_per_chip) != acc.links:
+            raise ValueError("internal_scaleup.links_per_chip must add up to accelerators.links")
+        return self
+
+    def ports_of(self, role: str) -> list[PortGroup]:
+        return [g for g in self.ports if g.role == role]
+
+
+class Medium(Strict):
+    """A medium ties the cable, both ends' transceivers (or none) and the fibre together."""
+
+    kind: Literal["dac", "acc", "aec", "lpo", "aoc", "sr", "dr", "fr", "npo", "cpo", "copper-utp", "cartridge", "pcb"]
+    description: str
+    reach_m: dict[float, PositiveFloat] = Field(
+        description="reach in metres by lane rate in Gb/s; a rate not listed uses the next higher one"
+    )
+    cages: list[str] = Field(description="cage types either end may be")
+    requires_cage: str | None = Field(None, description="at least one end must be this cage (CPO)")
+    transceivers_per_end: NonNegFloat = 0
+    power_w_per_end: NonNegFloat = 0
+    relative_cost: NonNegFloat = Field(description="cable plus both ends, per link; orders the policy")
+    fibre: Literal["none", "om3", "om4", "om5", "os2"] = "none"
+    connector: str = ""
+    stock_lengths_m: list[NonNegFloat] = Field(min_length=1)
+    sources: list[Source] = Field(min_length=1)
+
+    @property
+    def needs_margin(self) -> bool:
+        """A connector on a board (pcb) has a fixed path; the cable margin is for cables."""
+        return self.kind != "pcb"
+
+    def reach_at(self, lane_gbps: float) -> float | None:
+        """Reach at a lane rate: the figure for the lowest listed rate >= the asked one."""
+        rates = sorted(r for r in self.reach_m if r >= lane_gbps - 1e-9)
+        return self.reach_m[rates[0]] if rates else None
+
+    def stock_length(self, length_m: float) -> float | None:
+        for stock in sorted(self.stock_lengths_m):
+            if stock >= length_m - 1e-9:
+                return stock
+        return None
+
+
+class Catalogue(Strict):
+    devices: dict[str, DeviceModel]
+    media: dict[str, Medium]

@@ -1,0 +1,220 @@
+"""The Fabric: every rack, device, port and link of a deployment (fact, not intent).
+
+Lean on purpose: slotted dataclasses, ports addressed as (device index, port index) and named
+through a per-model :class:`PortLayout`, so a million links fit in memory and build in seconds.
+Renderers and checks read this; none of them re-derives topology from the blueprint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .catalog.types import DeviceModel, PortGroup
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+Coords = tuple[tuple[str, Any], ...]
+
+
+@dataclass(slots=True)
+class Rack:
+    index: int
+    name: str
+    row: str
+    row_index: int  # position of the row across the hall (0-based)
+    position: int  # 1-based position along the row
+    x_m: float  # centre along the row
+    y_m: float  # centre across rows
+
+
+@dataclass(slots=True)
+class Device:
+    index: int
+    name: str
+    role: str  # node, leaf, spine, core, mgmt, mgmt-agg, compute-board, switch-board, ...
+    model: str  # catalogue key
+    group: str  # blueprint entry that made it (node group, domain, fabric name)
+    rack: int  # index into Fabric.racks, -1 when unplaced
+    u: int  # lowest rack unit occupied (1-based), 0 when unplaced
+    height_u: int
+    coords: Coords = ()  # stable coordinates (su, rail, pod, plane, board, ...)
+    origin: tuple = ()  # blueprint path of the entry that made it, for findings
+    tier: int = 0  # 0 endpoints; 1 leaf; 2 spine; 3 core (Clos); other fabrics document theirs
+    attrs: dict[str, Any] | None = None  # extras a later stage needs (addresses, ASN), None when empty
+
+    def coord(self, key: str, default: Any = None) -> Any:
+        for k, v in self.coords:
+            if k == key:
+                return v
+        return default
+
+
+@dataclass(slots=True)
+class Link:
+    id: str  # stable cable/connector ID
+    fabric: str  # the network it belongs to (a scale-out fabric's name, a domain's name, "mgmt")
+    kind: str  # cable | connector | cartridge
+    a: int  # device index of the A end
+    a_port: int  # port index on the A device
+    b: int
+    b_port: int
+    lanes: int
+    lane_gbps: float
+    length_m: float  # routed length before rounding to stock
+    medium: str  # catalogue medium key
+    origin: tuple = ()  # blueprint path of what asked for this link (a fabric, a domain, a pin)
+    pinned: bool = False  # medium forced by the blueprint rather than chosen by policy
+
+    @property
+    def gbps(self) -> float:
+        return self.lanes * self.lane_gbps
+
+
+@dataclass(slots=True)
+class PortSlot:
+    """Where a device port index falls: its group and position in that group."""
+
+    group: PortGroup
+    offset: int  # index within the group
+
+
+class PortLayout:
+    """Port numbering of one device model: groups laid end to end in catalogue order."""
+
+    __slots__ = ("model", "starts", "groups", "total", "_names")
+
+    def __init__(self, model: DeviceModel) -> None:
+        self.model = model
+        self.groups = list(model.ports)
+        self.starts: list[int] = []
+        start = 0
+        for g in self.groups:
+            self.starts.append(start)
+            start += g.count
+        self.total = start
+        self._names: list[str] | None = None
+
+    def slot(self, port: int) -> PortSlot:
+        for g, start in zip(self.groups, self.starts, strict=True):
+            if start <= port < start + g.count:
+                return PortSlot(g, port - start)
+        raise IndexError(f"port {port} out of range for {self.model.description}")
+
+    def role_range(self, role: str) -> range:
+        """The port indices of the first group with this role (empty when none)."""
+        for g, start in zip(self.groups, self.starts, strict=True):
+            if g.role == role:
+                return range(start, start + g.count)
+        return range(0)
+
+    def ports_of(self, role: str) -> list[int]:
+        out: list[int] = []
+        for g, start in zip(self.groups, self.starts, strict=True):
+            if g.role == role:
+                out.extend(range(start, start + g.count))
+        return out
+
+    def name(self, port: int) -> str:
+        if self._names is None:
+            self._names = [self._format(p) for p in range(self.total)]
+        return self._names[port]
+
+    def _format(self, port: int) -> str:
+        s = self.slot(port)
+        g, i = s.group, s.offset
+        fields: dict[str, Any] = {
+            "i": i + g.first_index,
+            "n": i + 1 + g.first_index,
+            "cage": i // g.ports_per_cage + 1,
+            "sub": i % g.ports_per_cage + 1,
+            "lane0": (i + g.first_index) * g.lanes,
+        }
+        acc = self.model.accelerators
+        if acc is not None and g.role == "scaleup":
+            fields["acc"], fields["link"] = divmod(i, acc.links)
+        chips = self.model.switch_chips
+        if chips is not None and g.role == "scaleup":
+            fields["chip"], fields["chipport"] = divmod(i, chips.ports_per_chip)
+        return g.name.format(**fields)
+
+
+@dataclass
+class Fabric:
+    """The compiled deployment. Build it with the add_* methods; read it everywhere else."""
+
+    name: str
+    models: dict[str, DeviceModel]
+    racks: list[Rack] = field(default_factory=list)
+    devices: list[Device] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    layouts: dict[str, PortLayout] = field(default_factory=dict)
+    # Facts a builder knows that checks and reports need (declared vs built sizes, growth limits),
+    # keyed by the fabric or domain name. Plain data only.
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _by_name: dict[str, int] = field(default_factory=dict, repr=False)
+
+    # -- building -------------------------------------------------------------------------
+    def add_rack(self, name: str, row: str, row_index: int, position: int, x_m: float, y_m: float) -> Rack:
+        rack = Rack(len(self.racks), name, row, row_index, position, x_m, y_m)
+        self.racks.append(rack)
+        return rack
+
+    def add_device(self, device: Device) -> Device:
+        """Append a device; returns it. Duplicate names are reported by a check, so keep the first."""
+        device.index = len(self.devices)
+        self.devices.append(device)
+        self._by_name.setdefault(device.name, device.index)
+        if device.model not in self.layouts:
+            self.layouts[device.model] = PortLayout(self.models[device.model])
+        return device
+
+    def add_link(self, link: Link) -> Link:
+        self.links.append(link)
+        return link
+
+    # -- reading --------------------------------------------------------------------------
+    def device(self, name: str) -> Device:
+        return self.devices[self._by_name[name]]
+
+    def has_device(self, name: str) -> bool:
+        return name in self._by_name
+
+    def model_of(self, device: Device) -> DeviceModel:
+        return self.models[device.model]
+
+    def layout(self, device: Device) -> PortLayout:
+        return self.layouts[device.model]
+
+    def port_name(self, device_index: int, port: int) -> str:
+        return self.layouts[self.devices[device_index].model].name(port)
+
+    def port_group(self, device_index: int, port: int) -> PortGroup:
+        return self.layouts[self.devices[device_index].model].slot(port).group
+
+    def links_of(self, fabric: str) -> Iterator[Link]:
+        return (link for link in self.links if link.fabric == fabric)
+
+    def devices_with_role(self, role: str) -> Iterator[Device]:
+        return (d for d in self.devices if d.role == role)
+
+    def fabrics(self) -> list[str]:
+        return sorted({link.fabric for link in self.links})
+
+    def graph(self, fabric: str | None = None) -> nx.MultiGraph:
+        """A networkx view (device index nodes, one edge per link) for graph algorithms.
+
+        Built on demand: the checks that run on every blueprint use arrays and formulas, and
+        only the analyses that need a graph pay for one.
+        """
+        import networkx as nx
+
+        g = nx.MultiGraph()
+        for d in self.devices:
+            g.add_node(d.index, name=d.name, role=d.role, tier=d.tier)
+        for link in self.links:
+            if fabric is None or link.fabric == fabric:
+                g.add_edge(link.a, link.b, fabric=link.fabric, gbps=link.gbps)
+        return g

@@ -1,0 +1,53 @@
+"""The blueprint: a deployment's intent, typed."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from .base import Name, PositiveFloat, Strict
+from .common import MediaPolicy, Naming
+from .management import Management
+from .nodes import NodeGroup
+from .scaleout import ScaleoutFabric
+from .scaleup import ScaleupDomain
+from .site import Site
+
+API_VERSION = "supernodeiac/v1"
+
+
+class Metadata(Strict):
+    name: Name
+    description: str = ""
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+class CatalogueOverrides(Strict):
+    """Entries laid over the built-in catalogue (same name: the keys given replace the built-in ones)."""
+
+    devices: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    media: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class Planning(Strict):
+    """Planning targets the checks hold the design to."""
+
+    scaleup_to_scaleout_min: PositiveFloat = Field(
+        5, description="warn when per-accelerator scale-up bandwidth is below this multiple of its scale-out"
+    )
+
+
+class Blueprint(Strict):
+    api_version: Literal["supernodeiac/v1"] = Field(alias="apiVersion")
+    kind: Literal["Blueprint"]
+    metadata: Metadata
+    catalogue: CatalogueOverrides = Field(default_factory=CatalogueOverrides)
+    site: Site
+    naming: Naming = Field(default_factory=Naming)
+    media: MediaPolicy = Field(default_factory=MediaPolicy)
+    planning: Planning = Field(default_factory=Planning)
+    nodes: list[NodeGroup] = Field(default_factory=list)
+    scaleup: list[ScaleupDomain] = Field(default_factory=list)
+    scaleout: list[ScaleoutFabric] = Field(default_factory=list)
+    management: Management | None = None

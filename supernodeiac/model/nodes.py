@@ -1,0 +1,16 @@
+"""Groups of standalone devices: compute nodes, storage, fabric-manager appliances."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from .base import Name, PositiveInt, Strict
+from .site import Placement
+
+
+class NodeGroup(Strict):
+    name: Name
+    model: str = Field(description="catalogue device")
+    count: PositiveInt
+    placement: Placement
+    naming: str | None = Field(None, description="name template; {group} and {index} (1-based), default {group}-{index:04d}")

@@ -1,0 +1,11 @@
+"""Scale-out fabrics: one discriminated union; a new topology adds its model here."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from .clos import FatTree
+
+ScaleoutFabric = Annotated[FatTree, Field(discriminator="kind")]

@@ -1,0 +1,81 @@
+"""The compiler's stages wired together: load -> parse -> build -> check (-> render).
+
+Pure: takes a path, returns values. Printing is the CLI's job, files the writer's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .build import build, load_catalogue
+from .catalog.types import Catalogue
+from .checks import CheckContext, run_checks
+from .fabric import Fabric
+from .findings import BuildError, Finding, Severity
+from .model.blueprint import Blueprint
+from .parse import ParseError, parse
+from .render import Artifacts, RenderContext, render_all
+from .source import Document, LoadError, load_file
+
+
+class Stage(StrEnum):
+    UNREADABLE = "unreadable"  # not a file, not YAML, or not a valid blueprint: exit 2
+    UNBUILDABLE = "unbuildable"  # valid blueprint, impossible design: exit 1
+    BUILT = "built"
+
+
+@dataclass
+class Compiled:
+    path: str
+    stage: Stage
+    findings: list[Finding] = field(default_factory=list)
+    document: Document | None = None
+    blueprint: Blueprint | None = None
+    catalogue: Catalogue | None = None
+    fabric: Fabric | None = None
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity is Severity.ERROR)
+
+    @property
+    def exit_code(self) -> int:
+        if self.stage is Stage.UNREADABLE:
+            return 2
+        return 1 if self.errors else 0
+
+    def render_context(self) -> RenderContext:
+        assert self.blueprint and self.catalogue and self.fabric
+        return RenderContext(self.blueprint, self.catalogue, self.fabric)
+
+
+def _located(doc: Document, findings: list[Finding]) -> list[Finding]:
+    out = [f if f.location else f.at(doc.locate(f.path)) for f in findings]
+    return sorted(out, key=Finding.sort_key)
+
+
+def compile_file(path: str) -> Compiled:
+    try:
+        doc = load_file(path)
+    except LoadError as exc:
+        return Compiled(path, Stage.UNREADABLE, [exc.finding])
+    return compile_document(doc)
+
+
+def compile_document(doc: Document) -> Compiled:
+    try:
+        blueprint = parse(doc)
+    except ParseError as exc:
+        return Compiled(doc.path, Stage.UNREADABLE, _located(doc, exc.findings), doc)
+    try:
+        catalogue = load_catalogue(blueprint)
+        fabric, build_findings = build(blueprint)
+    except BuildError as exc:
+        return Compiled(doc.path, Stage.UNBUILDABLE, _located(doc, exc.findings), doc, blueprint)
+    findings = build_findings + run_checks(CheckContext(blueprint, catalogue, fabric))
+    return Compiled(doc.path, Stage.BUILT, _located(doc, findings), doc, blueprint, catalogue, fabric)
+
+
+def render(compiled: Compiled, only: list[str] | None = None) -> tuple[Artifacts, list[str]]:
+    return render_all(compiled.render_context(), only)

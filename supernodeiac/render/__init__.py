@@ -1,0 +1,45 @@
+"""Fabric -> artifacts ({relative path: bytes}). Each output family is one registered module."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..catalog.types import Catalogue
+from ..fabric import Fabric
+from ..model.blueprint import Blueprint
+from ..registry import Registry
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    blueprint: Blueprint
+    catalogue: Catalogue
+    fabric: Fabric
+
+
+Artifacts = dict[str, bytes]
+Renderer = Callable[[RenderContext], Artifacts]
+RENDERERS: Registry[Renderer] = Registry("renderer")
+
+
+def render_all(ctx: RenderContext, only: list[str] | None = None) -> tuple[Artifacts, list[str]]:
+    """All artifacts, and notices (one line each) about outputs that could not be produced."""
+    artifacts: Artifacts = {}
+    notices: list[str] = []
+    for name, renderer in RENDERERS.items():
+        if only and name not in only:
+            continue
+        produced = renderer(ctx)
+        for path, data in produced.items():
+            if path.startswith("notice:"):
+                notices.append(data.decode())
+                continue
+            if path in artifacts:
+                raise ValueError(f"renderer {name} writes {path} which another renderer wrote")
+            artifacts[path] = data
+    return artifacts, notices
+
+
+# Registration: importing a renderer module registers it (kept last: they import RENDERERS).
+from . import cabling  # noqa: E402,F401
