@@ -1,0 +1,55 @@
+"""Blueprint -> Fabric. Builders register by the ``kind`` of the blueprint entry they build."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..catalog import merged
+from ..catalog.types import Catalogue
+from ..fabric import Fabric
+from ..findings import BuildError, Finding, error
+from ..model.blueprint import Blueprint
+from ..registry import Registry
+from .context import BuildContext
+from .geometry import Geometry
+
+Builder = Callable[[BuildContext, Any, tuple], None]
+BUILDERS: Registry[Builder] = Registry("builder")
+
+
+def load_catalogue(blueprint: Blueprint) -> Catalogue:
+    data = merged(blueprint.catalogue.model_dump())
+    try:
+        return Catalogue.model_validate(data)
+    except ValidationError as exc:
+        findings: list[Finding] = []
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            # loc is (section, name, field...); point into the blueprint when it overrode that entry.
+            section, name = loc[0], loc[1] if len(loc) > 1 else None
+            overridden = name in getattr(blueprint.catalogue, str(section), {})
+            path = ("catalogue",) + loc if overridden else ("catalogue",)
+            findings.append(error("catalogue", f"catalogue {'.'.join(map(str, loc))}: {err['msg']}", path))
+        raise BuildError(findings) from None
+
+
+def build(blueprint: Blueprint) -> tuple[Fabric, list[Finding]]:
+    """Compile the blueprint into a Fabric. Raises BuildError when it cannot be built."""
+    catalogue = load_catalogue(blueprint)
+    fabric = Fabric(blueprint.metadata.name, dict(catalogue.devices))
+    ctx = BuildContext(blueprint, catalogue, fabric, Geometry(blueprint.site, fabric))
+    for i, group in enumerate(blueprint.nodes):
+        BUILDERS.get("nodes")(ctx, group, ("nodes", i))
+    for section in ("scaleup", "scaleout"):
+        for i, spec in enumerate(getattr(blueprint, section)):
+            BUILDERS.get(spec.kind)(ctx, spec, (section, i))
+    if blueprint.management is not None:
+        BUILDERS.get("management")(ctx, blueprint.management, ("management",))
+    return fabric, ctx.findings
+
+
+# Registration: importing a builder module registers it (kept last: they import BUILDERS).
+from . import clos, management, nodes  # noqa: E402,F401

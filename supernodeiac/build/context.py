@@ -1,0 +1,157 @@
+"""What every builder shares: the blueprint, the catalogue, the Fabric being built, and the
+helpers that keep names, placement, lengths and media consistent across builders."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog.types import Catalogue, DeviceModel
+from ..fabric import Coords, Device, Fabric, Link
+from ..findings import BuildError, Finding, error
+from ..model.blueprint import Blueprint
+from ..model.common import MediaPolicy
+from ..model.site import Placement
+from .geometry import Geometry
+from .media import MediaChooser
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    if close:
+        return "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return "known: " + ", ".join(sorted(known)[:12]) + (" ..." if len(known) > 12 else "")
+
+
+@dataclass
+class BuildContext:
+    blueprint: Blueprint
+    catalogue: Catalogue
+    fabric: Fabric
+    geometry: Geometry
+    findings: list[Finding] = field(default_factory=list)
+    # Devices made for each blueprint entry (node group or domain), in index order, so a
+    # scale-out builder can find its endpoints without re-deriving them.
+    groups: dict[str, list[int]] = field(default_factory=dict)
+    _choosers: dict[int, MediaChooser] = field(default_factory=dict)
+
+    # -- catalogue --------------------------------------------------------------------------
+    def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
+        """A catalogue device, or a build error at ``path`` with the nearest names."""
+        kinds = (kind,) if isinstance(kind, str) else kind
+        model = self.catalogue.devices.get(name)
+        if model is None:
+            known = [n for n, m in self.catalogue.devices.items() if kinds is None or m.kind in kinds]
+            raise BuildError(
+                [error("unknown-catalogue-item", f"no catalogue device named {name!r}", path, did_you_mean(name, known))]
+            )
+        if kinds is not None and model.kind not in kinds:
+            known = [n for n, m in self.catalogue.devices.items() if m.kind in kinds]
+            raise BuildError(
+                [
+                    error(
+                        "wrong-catalogue-kind",
+                        f"{name!r} is a {model.kind}, here a {' or '.join(kinds)} is needed",
+                        path,
+                        did_you_mean(name, known),
+                    )
+                ]
+            )
+        return model
+
+    # -- devices ----------------------------------------------------------------------------
+    def name(self, role: str, default: str, path: tuple, **fields: Any) -> str:
+        template = self.blueprint.naming.devices.get(role, default)
+        try:
+            return template.format(**fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise BuildError(
+                [
+                    error(
+                        "naming",
+                        f"naming template {template!r} for {role} cannot be filled: {exc}",
+                        ("naming", "devices", role) if role in self.blueprint.naming.devices else path,
+                        "fields available: " + ", ".join(sorted(fields)),
+                    )
+                ]
+            ) from None
+
+    def add_device(
+        self,
+        *,
+        name: str,
+        role: str,
+        model: str,
+        group: str,
+        placement: Placement | None,
+        slot: int,
+        origin: tuple,
+        coords: Coords = (),
+        tier: int = 0,
+        u_offset: int = 0,
+        per_slot_u: int | None = None,
+    ) -> Device:
+        """Create and place a device. ``slot`` is its index within its placement."""
+        height = self.catalogue.devices[model].height_u
+        rack, u = -1, 0
+        if placement is not None:
+            rack, u = self.geometry.place(placement, slot, per_slot_u or height, origin + ("placement",))
+            u += u_offset
+        device = Device(0, name, role, model, group, rack, u, height, coords, origin, tier)
+        self.fabric.add_device(device)
+        self.groups.setdefault(group, []).append(device.index)
+        return device
+
+    # -- links ------------------------------------------------------------------------------
+    def chooser(self, policy: MediaPolicy | None, path: tuple) -> MediaChooser:
+        policy = policy or self.blueprint.media
+        key = id(policy)
+        if key not in self._choosers:
+            self._choosers[key] = MediaChooser(self.catalogue, policy, path)
+        return self._choosers[key]
+
+    def connect(
+        self,
+        fabric: str,
+        a: int,
+        a_port: int,
+        b: int,
+        b_port: int,
+        *,
+        chooser: MediaChooser,
+        origin: tuple,
+        kind: str = "cable",
+    ) -> Link:
+        f = self.fabric
+        da, db = f.devices[a], f.devices[b]
+        ga = f.layouts[da.model].slot(a_port).group
+        gb = f.layouts[db.model].slot(b_port).group
+        lanes = min(ga.lanes, gb.lanes)
+        lane_gbps = min(ga.speed_gbps, gb.speed_gbps) / lanes
+        length = 0.0 if kind == "connector" else self.geometry.cable_length(da, db)
+        medium, pinned = chooser.choose(lane_gbps, ga.cage, gb.cage, length)
+        a_name, b_name = da.name, db.name
+        a_port_name = f.layouts[da.model].name(a_port)
+        link_id = self.blueprint.naming.cable_id.format(
+            fabric=fabric, a=a_name, a_port=a_port_name, b=b_name, b_port=f.layouts[db.model].name(b_port)
+        )
+        link = Link(
+            link_id,
+            fabric,
+            kind,
+            a,
+            a_port,
+            b,
+            b_port,
+            lanes,
+            lane_gbps,
+            length,
+            medium,
+            chooser.path + ("pin",) if pinned else origin,
+            pinned,
+        )
+        return f.add_link(link)
+
+    def fail(self, rule: str, message: str, path: tuple, hint: str = "") -> BuildError:
+        return BuildError([error(rule, message, path, hint)])

@@ -1,0 +1,88 @@
+"""Site geometry: racks laid out in rows, device placement, and cable routes.
+
+A cable between racks runs up from its device to the tray above the rack, along the tray
+(Manhattan: along the row, then across rows), and down to the other device, plus a service
+loop; inside one rack it runs between the two devices' units plus a smaller loop.
+"""
+
+from __future__ import annotations
+
+from ..fabric import Device, Fabric
+from ..findings import BuildError, error
+from ..model.site import Placement, Site
+
+
+class Geometry:
+    def __init__(self, site: Site, fabric: Fabric) -> None:
+        self.site = site
+        self.fabric = fabric
+        self._rack_index: dict[tuple[str, int], int] = {}
+        self._row_len: dict[str, int] = {}
+        for i, row in enumerate(site.rows):
+            row_index = row.position if row.position is not None else i
+            self._row_len[row.name] = row.racks
+            for pos in range(1, row.racks + 1):
+                name = site.rack_name.format(row=row.name, rack=pos)
+                rack = fabric.add_rack(
+                    name, row.name, row_index, pos, (pos - 1) * site.rack_pitch_m, row_index * site.row_pitch_m
+                )
+                self._rack_index[(row.name, pos)] = rack.index
+        self._top_m = site.rack_units * site.unit_height_m
+
+    def place(self, placement: Placement, slot: int, height_u: int, path: tuple) -> tuple[int, int]:
+        """(rack index, lowest U) of the device in placement slot ``slot``."""
+        if placement.row not in self._row_len:
+            known = sorted(self._row_len)
+            raise BuildError(
+                [
+                    error(
+                        "unknown-row",
+                        f"no row named {placement.row!r} in site.rows",
+                        path + ("row",),
+                        "rows: " + ", ".join(known),
+                    )
+                ]
+            )
+        rack_pos = placement.first_rack + slot // placement.per_rack
+        u = placement.first_u + (slot % placement.per_rack) * (height_u + placement.gap_u)
+        if rack_pos > self._row_len[placement.row]:
+            raise BuildError(
+                [
+                    error(
+                        "rack-space",
+                        f"row {placement.row} has {self._row_len[placement.row]} racks; this group needs rack {rack_pos}",
+                        path,
+                        f"add racks to row {placement.row}, raise per_rack, or start at an earlier rack",
+                    )
+                ]
+            )
+        if u + height_u - 1 > self.site.rack_units:
+            raise BuildError(
+                [
+                    error(
+                        "rack-space",
+                        f"{placement.per_rack} devices of {height_u}U from U{placement.first_u} do not fit a "
+                        f"{self.site.rack_units}U rack",
+                        path + ("per_rack",),
+                        "lower per_rack or first_u",
+                    )
+                ]
+            )
+        return self._rack_index[(placement.row, rack_pos)], u
+
+    def rack_of(self, row: str, position: int) -> int | None:
+        return self._rack_index.get((row, position))
+
+    def cable_length(self, a: Device, b: Device) -> float:
+        site = self.site
+        if a.rack < 0 or b.rack < 0:
+            return 0.0
+        uh = site.unit_height_m
+        # Ports sit at the middle of a device's height.
+        ya = (a.u - 1 + a.height_u / 2) * uh
+        yb = (b.u - 1 + b.height_u / 2) * uh
+        if a.rack == b.rack:
+            return abs(ya - yb) + site.in_rack_slack_m
+        ra, rb = self.fabric.racks[a.rack], self.fabric.racks[b.rack]
+        horizontal = abs(ra.x_m - rb.x_m) + abs(ra.y_m - rb.y_m)
+        return (self._top_m - ya) + (self._top_m - yb) + 2 * site.tray_height_m + horizontal + site.slack_m

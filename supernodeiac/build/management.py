@@ -1,0 +1,102 @@
+"""Out-of-band management: one switch per rack that has management ports, every BMC and switch
+management port cabled to it, and each rack switch uplinked to every aggregation switch.
+
+Rack-switch ports are given in order of the devices' rack units (bottom up), so adding racks
+or devices in new racks leaves existing management cables unchanged.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..model.management import Management
+from . import BUILDERS
+from .context import BuildContext
+
+
+@BUILDERS.register("management")
+def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
+    f = ctx.fabric
+    site = ctx.blueprint.site
+    sw_model = ctx.model(spec.switch, path + ("switch",), "switch")
+    policy_path = path + ("media",) if spec.media else ("media",)
+    chooser = ctx.chooser(spec.media, policy_path)
+
+    aggs: list[int] = []
+    if spec.aggregation is not None:
+        agg = spec.aggregation
+        ctx.model(agg.switch, path + ("aggregation", "switch"), "switch")
+        for j in range(agg.count):
+            aggs.append(
+                ctx.add_device(
+                    name=ctx.name("mgmt-agg", "mgmt-agg-{index:02d}", path, index=j + 1),
+                    role="mgmt-agg",
+                    model=agg.switch,
+                    group="mgmt",
+                    placement=agg.placement,
+                    slot=j,
+                    origin=path + ("aggregation",),
+                    coords=(("index", j),),
+                    tier=2,
+                ).index
+            )
+
+    by_rack: dict[int, list[int]] = defaultdict(list)
+    for dev in f.devices:
+        if dev.rack >= 0 and f.layouts[dev.model].ports_of("mgmt"):
+            by_rack[dev.rack].append(dev.index)
+
+    height = sw_model.height_u
+    u = spec.u or site.rack_units - height + 1
+    for rack_index in sorted(by_rack):
+        rack = f.racks[rack_index]
+        sw = ctx.add_device(
+            name=ctx.name("mgmt", "mgmt-{rack}", path, rack=rack.name),
+            role="mgmt",
+            model=spec.switch,
+            group="mgmt",
+            placement=None,
+            slot=0,
+            origin=path,
+            coords=(("rack", rack.name),),
+            tier=1,
+        )
+        sw.rack, sw.u = rack_index, u
+        sw_ports = f.layouts[spec.switch]
+        access = sw_ports.ports_of("data")
+        members = sorted(by_rack[rack_index], key=lambda i: (f.devices[i].u, i))
+        k = 0
+        for dev in members:
+            for port in f.layouts[f.devices[dev].model].ports_of("mgmt"):
+                if k >= len(access):
+                    raise ctx.fail(
+                        "port-budget",
+                        f"rack {rack.name} has more management ports than {spec.switch}'s {len(access)}",
+                        path + ("switch",),
+                        "use a larger management switch or fewer devices per rack",
+                    )
+                ctx.connect("mgmt", dev, port, sw.index, access[k], chooser=chooser, origin=path)
+                k += 1
+        uplinks = sw_ports.ports_of("uplink")
+        if aggs:
+            if spec.uplinks > len(uplinks):
+                raise ctx.fail(
+                    "port-budget",
+                    f"{spec.switch} has {len(uplinks)} uplink ports; {spec.uplinks} asked",
+                    path + ("uplinks",),
+                    f"at most {len(uplinks)}",
+                )
+            agg_ports = f.layouts[spec.aggregation.switch].ports_of("data")
+            for m in range(spec.uplinks):
+                # Spread round-robin so consecutive uplinks of a rack reach different switches.
+                a, n = divmod(rack_index * spec.uplinks + m, len(aggs))[::-1]
+                if n >= len(agg_ports):
+                    raise ctx.fail(
+                        "port-budget",
+                        f"{len(aggs)} aggregation switches of {len(agg_ports)} ports "
+                        f"cannot take {len(by_rack) * spec.uplinks} rack uplinks",
+                        path + ("aggregation", "count"),
+                        f"at least {-(-len(by_rack) * spec.uplinks // len(agg_ports))} switches",
+                    )
+                ctx.connect("mgmt", sw.index, uplinks[m], aggs[a], agg_ports[n], chooser=chooser, origin=path + ("aggregation",))
+    f.facts["mgmt"] = {"kind": "management", "rack_switches": len(by_rack), "aggregation": len(aggs)}

@@ -1,0 +1,46 @@
+"""Media choice: the cheapest medium whose reach at the lane rate covers length + margin."""
+
+from __future__ import annotations
+
+from ..catalog.types import Catalogue, Medium
+from ..model.common import MediaPolicy
+
+
+class MediaChooser:
+    """One per media policy; memoised because a fabric has few distinct (rate, cages, length)."""
+
+    def __init__(self, catalogue: Catalogue, policy: MediaPolicy, path: tuple) -> None:
+        self.catalogue = catalogue
+        self.policy = policy
+        self.path = path  # blueprint path of the policy, for findings about pinned media
+        names = policy.allow if policy.allow is not None else list(catalogue.media)
+        self._candidates: list[tuple[str, Medium]] = sorted(
+            ((n, catalogue.media[n]) for n in names if n in catalogue.media),
+            key=lambda item: (item[1].relative_cost, item[0]),
+        )
+        self._memo: dict[tuple[float, str, str, float], str] = {}
+
+    def choose(self, lane_gbps: float, cage_a: str, cage_b: str, length_m: float) -> tuple[str, bool]:
+        """(medium name, pinned). An empty name means nothing fits; the reach check reports it."""
+        if self.policy.pin is not None:
+            return self.policy.pin, True
+        key = (lane_gbps, cage_a, cage_b, round(length_m, 2))
+        found = self._memo.get(key)
+        if found is None:
+            found = ""
+            for name, medium in self._candidates:
+                if not fits_cages(medium, cage_a, cage_b):
+                    continue
+                reach = medium.reach_at(lane_gbps)
+                need = length_m + (self.policy.margin_m if medium.needs_margin else 0.0)
+                if reach is not None and reach >= need and medium.stock_length(length_m) is not None:
+                    found = name
+                    break
+            self._memo[key] = found
+        return found, False
+
+
+def fits_cages(medium: Medium, cage_a: str, cage_b: str) -> bool:
+    if cage_a not in medium.cages or cage_b not in medium.cages:
+        return False
+    return medium.requires_cage is None or medium.requires_cage in (cage_a, cage_b)

@@ -1,0 +1,76 @@
+"""Cabling list, cable routes and the management network, checked against the blueprint's geometry."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from supernodeiac.render import RenderContext
+from supernodeiac.render.cabling import render_cabling
+
+
+def _rows(c):
+    data = render_cabling(RenderContext(c.blueprint, c.catalogue, c.fabric))["cabling/cables.csv"]
+    return list(csv.DictReader(io.StringIO(data.decode())))
+
+
+def test_every_cable_matches_both_ends(small_ib):
+    f = small_ib.fabric
+    rows = _rows(small_ib)
+    by_id = {link.id: link for link in f.links}
+    assert len(rows) == len(f.links) == len(by_id)
+    for row in rows:
+        link = by_id[row["cable_id"]]
+        for end, dev, port in (("a", link.a, link.a_port), ("b", link.b, link.b_port)):
+            d = f.devices[dev]
+            assert row[f"{end}_device"] == d.name
+            assert row[f"{end}_port"] == f.port_name(dev, port)
+            assert row[f"{end}_rack"] == f.racks[d.rack].name
+            assert int(row[f"{end}_u"]) == d.u
+        # ordered length is a stock length of the medium, never shorter than the route
+        medium = small_ib.catalogue.media[row["medium"]]
+        assert float(row["length_m"]) in medium.stock_lengths_m
+        assert float(row["length_m"]) >= float(row["routed_m"])
+
+
+def test_route_length_formula(small_ib):
+    """Node in rack A01 to a leaf in rack N01: up, along the tray, across rows, down, + slack."""
+    bp, f = small_ib.blueprint, small_ib.fabric
+    site = bp.site
+    node = f.device("gpu-0001")  # A01, U2, 8U
+    link = next(k for k in f.links if k.a == node.index and k.fabric == "ib")
+    leaf = f.devices[link.b]
+    top = site.rack_units * site.unit_height_m
+    ya = (node.u - 1 + node.height_u / 2) * site.unit_height_m
+    yb = (leaf.u - 1 + leaf.height_u / 2) * site.unit_height_m
+    ra, rb = f.racks[node.rack], f.racks[leaf.rack]
+    assert (ra.name, rb.name) == ("A01", "N01")
+    across = site.row_pitch_m * 1  # rows A and N are adjacent
+    along = abs(ra.position - rb.position) * site.rack_pitch_m
+    expected = (top - ya) + (top - yb) + 2 * site.tray_height_m + along + across + site.slack_m
+    assert abs(link.length_m - expected) < 1e-9
+
+
+def test_rail_optimised_cabling(small_ib):
+    """NIC r of every node lands on a leaf of rail r; each leaf serves one rail."""
+    f = small_ib.fabric
+    for link in f.links:
+        a, b = f.devices[link.a], f.devices[link.b]
+        if a.group == "gpu" and link.fabric == "ib":
+            rail = f.port_name(link.a, link.a_port)  # mlx5_<rail>
+            assert b.role == "leaf" and b.coord("rail") == int(rail.split("_")[1])
+
+
+def test_every_management_port_is_cabled_to_its_rack_switch(small_ib):
+    f = small_ib.fabric
+    mgmt_ports = {(d.index, p) for d in f.devices for p in f.layout(d).ports_of("mgmt")}
+    cabled = {}
+    for link in f.links:
+        if link.fabric == "mgmt" and (link.a, link.a_port) in mgmt_ports:
+            cabled[(link.a, link.a_port)] = link.b
+    assert set(cabled) == mgmt_ports
+    for (dev, _), switch in cabled.items():
+        assert f.devices[switch].role == "mgmt"
+        assert f.devices[switch].rack == f.devices[dev].rack  # in-rack management cabling
+    racks_with_devices = {d.rack for d in f.devices if d.role != "mgmt"}
+    assert sum(1 for d in f.devices if d.role == "mgmt") == len(racks_with_devices)

@@ -1,0 +1,92 @@
+"""Media policy and reach: cheapest medium that covers length + margin; pinned media are checked."""
+
+from __future__ import annotations
+
+from conftest import compile_text
+
+from supernodeiac.findings import Severity
+
+# Two racks in one row, 0.6 m apart: a node-to-leaf cable between them is about
+# 2 x (top - device centre) + 2 x tray + 0.6 m + 1 m slack.
+TWO_RACKS = """\
+apiVersion: supernodeiac/v1
+kind: Blueprint
+metadata: {{name: media-test}}
+site:
+  rows:
+    - {{name: A, racks: {racks}}}
+{media}
+nodes:
+  - name: gpu
+    model: hgx-h100
+    count: 1
+    placement: {{row: A, first_u: 2}}
+scaleout:
+  - name: ib
+    kind: fat-tree
+    switch: qm9700
+    endpoints: [{{group: gpu}}]
+    placement:
+      leaf: {{row: A, first_rack: {leaf_rack}, first_u: 12, per_rack: 8}}
+      spine: {{row: A, first_rack: {leaf_rack}, first_u: 40, per_rack: 4}}
+"""
+
+
+def _compile(media: str = "", racks: int = 2, leaf_rack: int = 2):
+    return compile_text(TWO_RACKS.format(media=media, racks=racks, leaf_rack=leaf_rack))
+
+
+def _node_leaf_links(c):
+    f = c.fabric
+    return [link for link in f.links if f.devices[link.a].role == "node"]
+
+
+def test_policy_picks_cheapest_medium_that_reaches():
+    c = _compile(racks=2, leaf_rack=1)  # node and leaf in one rack: short copper
+    links = _node_leaf_links(c)
+    assert links and all(link.medium == "dac" for link in links)
+    media = c.catalogue.media
+    for link in links:
+        assert link.length_m + 0.5 <= media["dac"].reach_at(link.lane_gbps)
+
+
+def test_policy_moves_to_longer_reach_when_copper_is_too_short():
+    c = _compile(racks=12, leaf_rack=12)  # 11 racks away: ~10 m
+    media = c.catalogue.media
+    for link in _node_leaf_links(c):
+        chosen = media[link.medium]
+        assert chosen.reach_at(link.lane_gbps) >= link.length_m + 0.5
+        # nothing cheaper would have reached
+        for name, m in media.items():
+            if m.relative_cost < chosen.relative_cost and "osfp" in m.cages and m.requires_cage is None:
+                reach = m.reach_at(link.lane_gbps)
+                assert reach is None or reach < link.length_m + 0.5, name
+    assert c.exit_code == 0
+
+
+def test_pinned_dac_over_8m_is_rejected_with_its_location():
+    media = "media:\n  pin: dac\n"
+    c = _compile(media=media, racks=10, leaf_rack=10)
+    lengths = [link.length_m for link in _node_leaf_links(c)]
+    assert min(lengths) > 8  # the premise: these runs are longer than 8 m
+    errors = [f for f in c.findings if f.rule == "reach" and f.severity is Severity.ERROR]
+    assert errors, c.findings
+    first = errors[0]
+    assert "dac" in first.message and "exceeds" in first.message
+    # points at the pin in the blueprint: line 7 'media:', key 'pin' on line 8, column 3
+    assert (first.location.file, first.location.line, first.location.col) == ("test.yaml", 8, 3)
+    assert c.exit_code == 1
+
+
+def test_margin_is_applied():
+    # A 1.9 m run fits passive DAC's 2 m at 100G/lane only without margin.
+    c0 = _compile(media="media:\n  margin_m: 0\n", racks=2, leaf_rack=1)
+    c1 = _compile(media="media:\n  margin_m: 5\n", racks=2, leaf_rack=1)
+    assert {link.medium for link in _node_leaf_links(c0)} == {"dac"}
+    assert "dac" not in {link.medium for link in _node_leaf_links(c1)}
+
+
+def test_catalogue_override_changes_the_choice():
+    media = "catalogue:\n  media:\n    dac:\n      reach_m: {100: 30}\n      stock_lengths_m: [1, 5, 10, 20, 30]\n"
+    c = _compile(media=media, racks=12, leaf_rack=12)
+    assert {link.medium for link in _node_leaf_links(c)} == {"dac"}
