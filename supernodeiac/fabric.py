@@ -82,26 +82,44 @@ class PortSlot:
 
 
 class PortLayout:
-    """Port numbering of one device model: groups laid end to end in catalogue order."""
+    """Port numbering of one device model: groups laid end to end in catalogue order.
 
-    __slots__ = ("model", "starts", "groups", "total", "_names")
+    Per-port arrays (group, offset in it, role) are built once per model, so the lookups every
+    link makes (``group``, ``slot``, ``name``) are list indexing, not a walk over the groups.
+    """
+
+    __slots__ = ("model", "starts", "groups", "total", "port_groups", "port_offsets", "port_roles", "_names", "_by_role")
 
     def __init__(self, model: DeviceModel) -> None:
         self.model = model
         self.groups = list(model.ports)
         self.starts: list[int] = []
+        self.port_groups: list[PortGroup] = []  # port index -> its group
+        self.port_offsets: list[int] = []  # port index -> position within its group
         start = 0
         for g in self.groups:
             self.starts.append(start)
+            self.port_groups.extend([g] * g.count)
+            self.port_offsets.extend(range(g.count))
             start += g.count
         self.total = start
+        self.port_roles: list[str] = [g.role for g in self.port_groups]
         self._names: list[str] | None = None
+        self._by_role: dict[str, tuple[int, ...]] = {}
+
+    def _out_of_range(self, port: int) -> IndexError:
+        return IndexError(f"port {port} out of range for {self.model.description}")
 
     def slot(self, port: int) -> PortSlot:
-        for g, start in zip(self.groups, self.starts, strict=True):
-            if start <= port < start + g.count:
-                return PortSlot(g, port - start)
-        raise IndexError(f"port {port} out of range for {self.model.description}")
+        if not 0 <= port < self.total:
+            raise self._out_of_range(port)
+        return PortSlot(self.port_groups[port], self.port_offsets[port])
+
+    def group(self, port: int) -> PortGroup:
+        """The group of a port: O(1), the lookup every link makes."""
+        if not 0 <= port < self.total:
+            raise self._out_of_range(port)
+        return self.port_groups[port]
 
     def role_range(self, role: str) -> range:
         """The port indices of the first group with this role (empty when none)."""
@@ -110,17 +128,24 @@ class PortLayout:
                 return range(start, start + g.count)
         return range(0)
 
+    def _of_role(self, role: str) -> tuple[int, ...]:
+        found = self._by_role.get(role)
+        if found is None:
+            found = self._by_role[role] = tuple(p for p, r in enumerate(self.port_roles) if r == role)
+        return found
+
     def ports_of(self, role: str) -> list[int]:
-        out: list[int] = []
-        for g, start in zip(self.groups, self.starts, strict=True):
-            if g.role == role:
-                out.extend(range(start, start + g.count))
-        return out
+        """Every port index with this role, in order (a fresh list: callers may slice or extend it)."""
+        return list(self._of_role(role))
+
+    def has_role(self, role: str) -> bool:
+        return bool(self._of_role(role))
 
     def name(self, port: int) -> str:
-        if self._names is None:
-            self._names = [self._format(p) for p in range(self.total)]
-        return self._names[port]
+        names = self._names
+        if names is None:
+            names = self._names = [self._format(p) for p in range(self.total)]
+        return names[port]
 
     def _format(self, port: int) -> str:
         s = self.slot(port)
@@ -155,6 +180,14 @@ class Fabric:
     # keyed by the fabric or domain name. Plain data only.
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
     _by_name: dict[str, int] = field(default_factory=dict, repr=False)
+    _sorted: tuple[int, list[Link]] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        # A layout for every model up front: a builder may read the ports of a model (a spine
+        # switch) before it has placed the first device of it.
+        for name, model in self.models.items():
+            if name not in self.layouts:
+                self.layouts[name] = PortLayout(model)
 
     # -- building -------------------------------------------------------------------------
     def add_rack(self, name: str, row: str, row_index: int, position: int, x_m: float, y_m: float) -> Rack:
@@ -192,7 +225,16 @@ class Fabric:
         return self.layouts[self.devices[device_index].model].name(port)
 
     def port_group(self, device_index: int, port: int) -> PortGroup:
-        return self.layouts[self.devices[device_index].model].slot(port).group
+        return self.layouts[self.devices[device_index].model].group(port)
+
+    def sorted_links(self) -> list[Link]:
+        """Every link in cable-ID order, sorted once and shared by the renderers that need it.
+
+        Do not mutate the list. It is re-sorted when links were added since the last call.
+        """
+        if self._sorted is None or self._sorted[0] != len(self.links):
+            self._sorted = (len(self.links), sorted(self.links, key=lambda link: link.id))
+        return self._sorted[1]
 
     def links_of(self, fabric: str) -> Iterator[Link]:
         return (link for link in self.links if link.fabric == fabric)

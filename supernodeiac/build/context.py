@@ -125,16 +125,14 @@ class BuildContext:
     ) -> Link:
         f = self.fabric
         da, db = f.devices[a], f.devices[b]
-        ga = f.layouts[da.model].slot(a_port).group
-        gb = f.layouts[db.model].slot(b_port).group
+        la, lb = f.layouts[da.model], f.layouts[db.model]
+        ga, gb = la.group(a_port), lb.group(b_port)
         lanes = min(ga.lanes, gb.lanes)
         lane_gbps = min(ga.speed_gbps, gb.speed_gbps) / lanes
         length = 0.0 if kind == "connector" else self.geometry.cable_length(da, db)
         medium, pinned = chooser.choose(lane_gbps, ga.cage, gb.cage, length)
-        a_name, b_name = da.name, db.name
-        a_port_name = f.layouts[da.model].name(a_port)
         link_id = self.blueprint.naming.cable_id.format(
-            fabric=fabric, a=a_name, a_port=a_port_name, b=b_name, b_port=f.layouts[db.model].name(b_port)
+            fabric=fabric, a=da.name, a_port=la.name(a_port), b=db.name, b_port=lb.name(b_port)
         )
         link = Link(
             link_id,
