@@ -12,9 +12,11 @@ from . import CHECKS, CheckContext
 def check_management(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
     cabled: set[int] = set()
+    roles = [f.layouts[d.model].port_roles for d in f.devices]
     for link in f.links:
         for dev, port in ((link.a, link.a_port), (link.b, link.b_port)):
-            if f.port_group(dev, port).role == "mgmt":
+            # An out-of-range port is the port-budget check's finding, not a crash here.
+            if 0 <= port < len(roles[dev]) and roles[dev][port] == "mgmt":
                 if link.fabric != "mgmt":
                     yield error(
                         "management",
@@ -23,7 +25,7 @@ def check_management(ctx: CheckContext) -> Iterator[Finding]:
                         "the management network never shares the data plane",
                     )
                 cabled.add(dev)
-    missing = [d for d in f.devices if d.index not in cabled and f.layouts[d.model].ports_of("mgmt")]
+    missing = [d for d in f.devices if d.index not in cabled and f.layouts[d.model].has_role("mgmt")]
     if not missing:
         return
     if ctx.blueprint.management is None:

@@ -22,8 +22,11 @@ def check_names(ctx: CheckContext) -> Iterator[Finding]:
             )
             continue
         seen[d.name] = d.index
+    links = ctx.fabric.links
+    if len({link.id for link in links}) == len(links):
+        return  # the common case, decided in one pass; otherwise find the first repeat below
     ids: set[str] = set()
-    for link in ctx.fabric.links:
+    for link in links:
         if link.id in ids:
             yield error(
                 "names-unique",

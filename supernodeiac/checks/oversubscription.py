@@ -22,15 +22,17 @@ def measure(fabric: Fabric, name: str) -> dict[int, Fraction]:
     down: dict[int, float] = {}
     up: dict[int, float] = {}
     devices = fabric.devices
+    tiers = [d.tier for d in devices]
     for link in fabric.links:
         if link.fabric != name:
             continue
-        ta, tb = devices[link.a].tier, devices[link.b].tier
+        ta, tb = tiers[link.a], tiers[link.b]
         if ta == tb:
             continue
         low, high = (link.a, link.b) if ta < tb else (link.b, link.a)
-        up[low] = up.get(low, 0.0) + link.gbps
-        down[high] = down.get(high, 0.0) + link.gbps
+        gbps = link.lanes * link.lane_gbps  # Link.gbps, inlined: this loop sees every link
+        up[low] = up.get(low, 0.0) + gbps
+        down[high] = down.get(high, 0.0) + gbps
     worst: dict[int, Fraction] = {}
     for dev, u in up.items():
         tier = devices[dev].tier

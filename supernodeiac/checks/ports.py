@@ -17,11 +17,12 @@ def check_ports(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
     used: set[int] = set()
     reported: set[int] = set()
+    totals = [f.layouts[d.model].total for d in f.devices]
     for link in f.links:
         for dev, port in ((link.a, link.a_port), (link.b, link.b_port)):
-            d = f.devices[dev]
-            total = f.layouts[d.model].total
+            total = totals[dev]
             if port >= total:
+                d = f.devices[dev]
                 if dev not in reported:
                     reported.add(dev)
                     yield error(
@@ -33,6 +34,7 @@ def check_ports(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             key = dev << 24 | port
             if key in used:
+                d = f.devices[dev]
                 if dev not in reported:
                     reported.add(dev)
                     yield error(

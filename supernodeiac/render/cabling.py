@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 
 from . import RENDERERS, Artifacts, RenderContext
 from .stock import ordered_length
@@ -43,37 +44,56 @@ def render_cabling(ctx: RenderContext) -> Artifacts:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(COLUMNS)
-    racks, devices = f.racks, f.devices
+    # Per-device columns (row, rack, U, name) and port layouts, built once: a device ends
+    # many cables. Lengths and rates repeat across thousands of links, so their text is memoised.
+    racks = f.racks
+    ends: list[tuple[str, str, int | str, str]] = []
+    for d in f.devices:
+        r = racks[d.rack] if d.rack >= 0 else None
+        ends.append((r.row, r.name, d.u or "", d.name) if r else ("", "", d.u or "", d.name))
+    layouts = [f.layouts[d.model] for d in f.devices]
+    fibres = {name: m.fibre for name, m in media.items()}
+    lengths: dict[tuple[str, float], tuple[str, str]] = {}
+    rates: dict[tuple[float, int], tuple[str, str]] = {}
     label = bp.naming.cable_label
-    for link in sorted(f.links, key=lambda k: k.id):
-        a, b = devices[link.a], devices[link.b]
-        ra = racks[a.rack] if a.rack >= 0 else None
-        rb = racks[b.rack] if b.rack >= 0 else None
-        a_port, b_port = f.port_name(link.a, link.a_port), f.port_name(link.b, link.b_port)
-        medium = media.get(link.medium)
-        w.writerow(
-            [
+
+    def rows() -> Iterator[list]:
+        for link in f.sorted_links():
+            a_row, a_rack, a_u, a_name = ends[link.a]
+            b_row, b_rack, b_u, b_name = ends[link.b]
+            a_port, b_port = layouts[link.a].name(link.a_port), layouts[link.b].name(link.b_port)
+            length = lengths.get((link.medium, link.length_m))
+            if length is None:
+                length = lengths[(link.medium, link.length_m)] = (
+                    _fmt(ordered_length(ctx.catalogue, link)),
+                    f"{link.length_m:.2f}",
+                )
+            rate = rates.get((link.lane_gbps, link.lanes))
+            if rate is None:
+                rate = rates[(link.lane_gbps, link.lanes)] = (_fmt(link.lane_gbps), _fmt(link.gbps))
+            yield [
                 link.id,
-                label.format(fabric=link.fabric, a=a.name, a_port=a_port, b=b.name, b_port=b_port),
+                label.format(fabric=link.fabric, a=a_name, a_port=a_port, b=b_name, b_port=b_port),
                 link.fabric,
                 link.kind,
-                ra.row if ra else "",
-                ra.name if ra else "",
-                a.u or "",
-                a.name,
+                a_row,
+                a_rack,
+                a_u,
+                a_name,
                 a_port,
-                rb.row if rb else "",
-                rb.name if rb else "",
-                b.u or "",
-                b.name,
+                b_row,
+                b_rack,
+                b_u,
+                b_name,
                 b_port,
                 link.medium,
-                medium.fibre if medium else "",
-                _fmt(ordered_length(ctx.catalogue, link)),
-                f"{link.length_m:.2f}",
-                _fmt(link.lane_gbps),
+                fibres.get(link.medium, ""),
+                length[0],
+                length[1],
+                rate[0],
                 link.lanes,
-                _fmt(link.gbps),
+                rate[1],
             ]
-        )
+
+    w.writerows(rows())
     return {"cabling/cables.csv": buf.getvalue().encode()}
