@@ -46,10 +46,12 @@ def build(blueprint: Blueprint) -> tuple[Fabric, list[Finding]]:
     for section in ("scaleup", "scaleout"):
         for i, spec in enumerate(getattr(blueprint, section)):
             BUILDERS.get(spec.kind)(ctx, spec, (section, i))
+    for i, pool in enumerate(blueprint.cxl):
+        BUILDERS.get(pool.kind)(ctx, pool, ("cxl", i))
     if blueprint.management is not None:
         BUILDERS.get("management")(ctx, blueprint.management, ("management",))
     return fabric, ctx.findings
 
 
 # Registration: importing a builder module registers it (kept last: they import BUILDERS).
-from . import clos, management, nodes  # noqa: E402,F401
+from . import clos, cxl, management, nodes  # noqa: E402,F401

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from .base import Name, PositiveFloat, Strict
 from .common import MediaPolicy, Naming
+from .cxl import CxlPool
 from .management import Management
 from .nodes import NodeGroup
 from .scaleout import ScaleoutFabric
@@ -50,4 +51,5 @@ class Blueprint(Strict):
     nodes: list[NodeGroup] = Field(default_factory=list)
     scaleup: list[ScaleupDomain] = Field(default_factory=list)
     scaleout: list[ScaleoutFabric] = Field(default_factory=list)
+    cxl: list[CxlPool] = Field(default_factory=list)
     management: Management | None = None

@@ -1,0 +1,189 @@
+"""CXL memory pools, measured on the Fabric: capacity vs promises, lane width, per-host bandwidth.
+
+The pool's links are found by fabric name; a link's ends are told apart by device role (the
+switch end is ``cxl-switch``, memory devices ``cxl-memory``, anything else is a host), not by
+link origin, because a pinned medium moves a link's origin to the media policy. The blueprint
+is read only for intent: the capacity each host is promised and the per-host bandwidth target.
+Reach is the generic ``reach`` check: the CXL ports' lane rates and cages make it apply.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..build.cxl import ROLE_MEMORY, ROLE_SWITCH
+from ..fabric import Fabric, Link
+from ..findings import Finding, error, info, warning
+from ..model.cxl import CxlPool
+from . import CHECKS, CheckContext
+
+
+@dataclass
+class PoolMeasure:
+    """What one pool's links say: memory devices, switches, and each host's link bandwidth."""
+
+    memory: dict[int, float] = field(default_factory=dict)  # memory device -> GB
+    switches: dict[int, None] = field(default_factory=dict)  # ordered set of switch devices
+    host_gbps: dict[int, float] = field(default_factory=dict)  # host device -> Gb/s per direction
+    host_links: dict[int, list[Link]] = field(default_factory=dict)
+    memory_gbps: float = 0.0
+    narrow: list[Link] = field(default_factory=list)  # links narrower or slower than one of their ends
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}es" if noun.endswith("ch") else f"{count} {noun}s"
+
+
+def _pools(ctx: CheckContext) -> list[tuple[int, CxlPool]]:
+    facts = ctx.fabric.facts
+    return [(i, p) for i, p in enumerate(ctx.blueprint.cxl) if facts.get(p.name, {}).get("kind") == "cxl-pool"]
+
+
+def measure(fabric: Fabric, names: set[str]) -> dict[str, PoolMeasure]:
+    """One pass over the links, for every pool at once."""
+    out = {n: PoolMeasure() for n in sorted(names)}
+    devices = fabric.devices
+    for link in fabric.links:
+        m = out.get(link.fabric)
+        if m is None:
+            continue
+        a, b = devices[link.a], devices[link.b]
+        sw, other = (a, b) if a.role == ROLE_SWITCH else (b, a)
+        m.switches[sw.index] = None
+        if other.role == ROLE_MEMORY:
+            m.memory[other.index] = fabric.models[other.model].memory_gb
+            m.memory_gbps += link.gbps
+        else:
+            m.host_gbps[other.index] = m.host_gbps.get(other.index, 0.0) + link.gbps
+            m.host_links.setdefault(other.index, []).append(link)
+        ga, gb = fabric.port_group(link.a, link.a_port), fabric.port_group(link.b, link.b_port)
+        if ga.lanes != gb.lanes or ga.lane_gbps != gb.lane_gbps:
+            m.narrow.append(link)
+    return out
+
+
+@CHECKS.register("cxl")
+def check_cxl(ctx: CheckContext) -> Iterator[Finding]:
+    pools = _pools(ctx)
+    if not pools:
+        return
+    measured = measure(ctx.fabric, {p.name for _, p in pools})
+    for i, pool in pools:
+        m = measured[pool.name]
+        path = ("cxl", i)
+        yield from _capacity(ctx, pool, path, m)
+        yield from _lanes(ctx, pool, path, m)
+        yield from _bandwidth(ctx, pool, path, m)
+
+
+def _hosts_by_entry(ctx: CheckContext, pool: CxlPool, m: PoolMeasure) -> list[list[int]]:
+    """Host devices of each hosts entry, matched by the device's group (the entry's label)."""
+    index = {}
+    for j, entry in enumerate(pool.hosts):
+        index.setdefault(entry.label, j)
+    out: list[list[int]] = [[] for _ in pool.hosts]
+    for dev in sorted(m.host_gbps):
+        j = index.get(ctx.fabric.devices[dev].group)
+        if j is not None:
+            out[j].append(dev)
+    return out
+
+
+def _capacity(ctx: CheckContext, pool: CxlPool, path: tuple, m: PoolMeasure) -> Iterator[Finding]:
+    capacity = sum(m.memory[d] for d in sorted(m.memory))
+    entries = _hosts_by_entry(ctx, pool, m)
+    promised_by_entry = [len(devs) * entry.promised_gb for devs, entry in zip(entries, pool.hosts)]
+    promised = sum(promised_by_entry)
+    n_hosts = sum(len(devs) for devs in entries)
+    n_mem = len(m.memory)
+    if promised > capacity + 1e-9:
+        per_device = capacity / n_mem if n_mem else 0.0
+        need = math.ceil(promised / per_device / max(len(m.switches), 1)) if per_device else 0
+        detail = ", ".join(
+            f"{len(devs)} {entry.label} x {entry.promised_gb:g} GB" for devs, entry in zip(entries, pool.hosts) if devs
+        )
+        worst = max(range(len(pool.hosts)), key=lambda j: (promised_by_entry[j], -j))
+        options = [f"memory.per_switch: {need}" if need else "add memory devices"]
+        if n_hosts:
+            options.append(f"promise at most {capacity / n_hosts:g} GB per host")
+        yield error(
+            "cxl-capacity",
+            f"{pool.name}: hosts are promised {promised:g} GB ({detail}) but the pool has {capacity:g} GB "
+            f"in {_n(n_mem, 'memory device')}: {promised - capacity:g} GB short",
+            path + ("hosts", worst, "promised_gb"),
+            " or ".join(options),
+        )
+        return
+    share = f" ({promised / capacity:.0%})" if capacity else ""
+    yield info(
+        "cxl-capacity",
+        f"{pool.name}: {capacity:g} GB in {_n(n_mem, 'memory device')} behind {_n(len(m.switches), 'switch')}; "
+        f"{_n(n_hosts, 'host')} promised {promised:g} GB{share}",
+        path,
+    )
+
+
+def _lanes(ctx: CheckContext, pool: CxlPool, path: tuple, m: PoolMeasure) -> Iterator[Finding]:
+    """One warning per kind of mismatch (port groups of both ends), with a count and an example."""
+    f = ctx.fabric
+    kinds: dict[tuple, list[Link]] = {}
+    for link in m.narrow:
+        ga, gb = f.port_group(link.a, link.a_port), f.port_group(link.b, link.b_port)
+        key = (f.devices[link.a].model, ga.name, f.devices[link.b].model, gb.name, link.origin)
+        kinds.setdefault(key, []).append(link)
+    for key in sorted(kinds, key=lambda k: (kinds[k][0].id, k)):
+        links = kinds[key]
+        link = min(links, key=lambda k: k.id)
+        ga, gb = f.port_group(link.a, link.a_port), f.port_group(link.b, link.b_port)
+        wide, wide_group = (link.a, ga) if ga.speed_gbps >= gb.speed_gbps else (link.b, gb)
+        port = link.a_port if wide == link.a else link.b_port
+        lost = (wide_group.speed_gbps - link.gbps) / 8
+        count = f"{len(links)} links like " if len(links) > 1 else ""
+        if ga.lane_gbps == gb.lane_gbps:
+            ends, runs = f"x{ga.lanes} to x{gb.lanes}", f"x{link.lanes}"
+        else:
+            ends = f"x{ga.lanes} at {ga.lane_gbps:g} GT/s to x{gb.lanes} at {gb.lane_gbps:g} GT/s"
+            runs = f"x{link.lanes} at {link.lane_gbps:g} GT/s"
+        yield warning(
+            "cxl-lanes",
+            f"{pool.name}: {count}{link.id} joins {ends} and runs at {runs}: "
+            f"{f.devices[wide].name}:{f.port_name(wide, port)} loses {lost:g} of its {wide_group.speed_gbps / 8:g} GB/s "
+            f"per direction" + (f" ({lost * len(links):g} GB/s over all {len(links)})" if len(links) > 1 else ""),
+            link.origin,
+            "match the port widths (a wider switch port, a x16 device, or split the x16 port into 2x8 for two x8 ends)",
+        )
+
+
+def _bandwidth(ctx: CheckContext, pool: CxlPool, path: tuple, m: PoolMeasure) -> Iterator[Finding]:
+    f = ctx.fabric
+    gbytes = {d: g / 8 for d, g in m.host_gbps.items()}
+    if not gbytes:
+        return
+    low, high = min(gbytes.values()), max(gbytes.values())
+    target = pool.per_host_gbytes
+    if target is not None:
+        for j, devs in enumerate(_hosts_by_entry(ctx, pool, m)):
+            short = [d for d in devs if gbytes[d] < target - 1e-9]
+            if not short:
+                continue
+            worst = min(short, key=lambda d: (gbytes[d], d))
+            links = sorted(m.host_links[worst], key=lambda k: k.id)
+            shape = " + ".join(f"x{k.lanes} at {k.lane_gbps:g} GT/s" for k in links)
+            yield error(
+                "cxl-bandwidth",
+                f"{pool.name}: {len(short)} of {len(devs)} {pool.hosts[j].label} hosts get less than the declared "
+                f"{target:g} GB/s per direction into the pool (e.g. {f.devices[worst].name}: {gbytes[worst]:g} GB/s over "
+                f"{shape})",
+                path + ("per_host_gbytes",),
+                f"more CXL links per host (hosts[{j}].links), wider or faster ports, or a target of at most {gbytes[worst]:g}",
+            )
+    hosts_total = sum(gbytes[d] for d in sorted(gbytes))
+    spread = f"{low:g}" if low == high else f"{low:g}-{high:g}"
+    yield info(
+        "cxl-bandwidth",
+        f"{pool.name}: {spread} GB/s per host per direction; hosts' links {hosts_total:g} GB/s in all, "
+        f"memory devices' links {m.memory_gbps / 8:g} GB/s",
+        path,
+    )

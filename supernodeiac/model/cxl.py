@@ -1,0 +1,78 @@
+"""CXL memory pools: Type 3 memory devices behind CXL switches, shared by a set of hosts.
+
+One pool is a CXL 2.0-style single switching level: every host has the same number of links
+to each of the pool's switches, and each switch has its own Type 3 memory devices, so every
+host reaches all of the pool's capacity. Hosts are either a node group built elsewhere
+(``group``) or made by the pool itself (``name``, ``model``, ``count``, ``placement``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from .base import Name, NonNegFloat, PositiveFloat, PositiveInt, Strict
+from .common import MediaPolicy
+from .site import Placement
+
+
+class CxlHosts(Strict):
+    """Hosts attached to the pool and the capacity each one is promised."""
+
+    group: Name | None = Field(None, description="an existing node group whose devices attach (its model needs CXL ports)")
+    name: Name | None = Field(None, description="hosts made by the pool: their group name")
+    model: str | None = Field(None, description="hosts made by the pool: catalogue node with CXL ports")
+    count: PositiveInt | None = Field(None, description="hosts made by the pool: how many")
+    placement: Placement | None = Field(None, description="hosts made by the pool: where they go")
+    naming: str | None = Field(
+        None, description="hosts made by the pool: {group} and {index} (1-based); default {group}-{index:04d}"
+    )
+    promised_gb: NonNegFloat = Field(description="CXL memory capacity promised to each host, GB")
+    links: PositiveInt | None = Field(
+        None, description="CXL links per host, spread evenly over the switches; default one per switch"
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> CxlHosts:
+        made = {"name": self.name, "model": self.model, "count": self.count, "placement": self.placement}
+        if self.group is not None:
+            extra = sorted(k for k, v in made.items() if v is not None)
+            if extra or self.naming is not None:
+                raise ValueError(f"a hosts entry names an existing group or makes hosts, not both (drop {', '.join(extra)})")
+        else:
+            missing = sorted(k for k, v in made.items() if v is None)
+            if missing:
+                raise ValueError(
+                    "give 'group' (an existing node group) or all of name, model, count, placement "
+                    f"(missing {', '.join(missing)})"
+                )
+        return self
+
+    @property
+    def label(self) -> str:
+        return self.group or self.name or ""
+
+
+class CxlMemory(Strict):
+    model: str = Field(description="catalogue memory device (CXL Type 3)")
+    per_switch: PositiveInt = Field(description="Type 3 devices behind each switch")
+
+
+class CxlPlacement(Strict):
+    switch: Placement
+    memory: Placement = Field(description="memory device (switch s, slot j) takes placement slot j x switches + s")
+
+
+class CxlPool(Strict):
+    kind: Literal["cxl-pool"] = "cxl-pool"
+    name: Name
+    switch: str = Field(description="catalogue CXL switch")
+    switches: PositiveInt = 1
+    memory: CxlMemory
+    hosts: list[CxlHosts] = Field(min_length=1)
+    per_host_gbytes: PositiveFloat | None = Field(
+        None, description="bandwidth target per host into the pool, GB/s per direction (lanes x lane rate of its links)"
+    )
+    placement: CxlPlacement
+    media: MediaPolicy | None = None
