@@ -35,6 +35,7 @@ class BuildContext:
     # scale-out builder can find its endpoints without re-deriving them.
     groups: dict[str, list[int]] = field(default_factory=dict)
     _choosers: dict[int, MediaChooser] = field(default_factory=dict)
+    _placement_paths: dict[tuple, tuple] = field(default_factory=dict)
 
     # -- catalogue --------------------------------------------------------------------------
     def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
@@ -96,12 +97,28 @@ class BuildContext:
         height = self.catalogue.devices[model].height_u
         rack, u = -1, 0
         if placement is not None:
-            rack, u = self.geometry.place(placement, slot, per_slot_u or height, origin + ("placement",))
+            rack, u = self.geometry.place(placement, slot, per_slot_u or height, self.placement_path(origin, placement))
             u += u_offset
         device = Device(0, name, role, model, group, rack, u, height, coords, origin, tier)
         self.fabric.add_device(device)
         self.groups.setdefault(group, []).append(device.index)
         return device
+
+    def placement_path(self, origin: tuple, placement: Any) -> tuple:
+        """The blueprint path of ``placement`` inside the entry at ``origin``, found by identity,
+        so a finding about it points at ``placement.leaf`` rather than at ``placement``."""
+        key = (origin, id(placement))
+        found = self._placement_paths.get(key)
+        if found is None:
+            entry: Any = self.blueprint
+            for part in origin:
+                entry = entry[part] if isinstance(part, int) else getattr(entry, str(part), None)
+                if entry is None:
+                    break
+            inner = _path_to(entry, placement, depth=3) if entry is not None else None
+            found = origin + (inner if inner is not None else ("placement",))
+            self._placement_paths[key] = found
+        return found
 
     # -- links ------------------------------------------------------------------------------
     def chooser(self, policy: MediaPolicy | None, path: tuple) -> MediaChooser:
@@ -128,7 +145,8 @@ class BuildContext:
         la, lb = f.layouts[da.model], f.layouts[db.model]
         ga, gb = la.group(a_port), lb.group(b_port)
         lanes = min(ga.lanes, gb.lanes)
-        lane_gbps = min(ga.speed_gbps, gb.speed_gbps) / lanes
+        # A link runs at the slower lane rate over the narrower width (x16 into a x8 port runs x8).
+        lane_gbps = min(ga.lane_gbps, gb.lane_gbps)
         length = 0.0 if kind == "connector" else self.geometry.cable_length(da, db)
         medium, pinned = chooser.choose(lane_gbps, ga.cage, gb.cage, length)
         link_id = self.blueprint.naming.cable_id.format(
@@ -153,3 +171,19 @@ class BuildContext:
 
     def fail(self, rule: str, message: str, path: tuple, hint: str = "") -> BuildError:
         return BuildError([error(rule, message, path, hint)])
+
+
+def _path_to(node: Any, target: Any, depth: int) -> tuple | None:
+    """Field names leading from a blueprint model to ``target`` (by identity), or None."""
+    fields = getattr(type(node), "model_fields", None)
+    if fields is None or depth == 0:
+        return None
+    for name, f in fields.items():
+        value = getattr(node, name, None)
+        if value is target:
+            return (f.alias or name,)
+        if hasattr(type(value), "model_fields"):
+            deeper = _path_to(value, target, depth - 1)
+            if deeper is not None:
+                return (f.alias or name, *deeper)
+    return None
