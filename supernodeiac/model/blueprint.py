@@ -37,6 +37,9 @@ class Planning(Strict):
     scaleup_to_scaleout_min: PositiveFloat = Field(
         5, description="warn when per-accelerator scale-up bandwidth is below this multiple of its scale-out"
     )
+    scaleup_to_scaleout_floor: PositiveFloat | None = Field(
+        None, description="error (not a warning) when scale-up is below this multiple of scale-out"
+    )
 
 
 class Blueprint(Strict):

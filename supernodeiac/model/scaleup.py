@@ -2,7 +2,8 @@
 
 Boards with switch chips of their own (HGX) need no entry here: the node model's
 ``internal_scaleup`` describes them. The entries below span several devices and so get
-connector maps (orthogonal boards) or in-rack cable cartridges (switched trays).
+connector maps (orthogonal boards) or in-rack cable cartridges (switched trays). A
+``two-level`` entry joins whole domains through a second switching level (SuperCluster).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from .base import Name, PositiveFloat, PositiveInt, Strict
+from .base import Name, PositiveFloat, PositiveInt, Ratio, Strict
+from .common import MediaPolicy
 from .site import Placement
 
 
@@ -28,7 +30,8 @@ class OrthogonalDomain(Strict):
     per_accelerator_gbytes: PositiveFloat | None = Field(
         None, description="declared scale-up bandwidth per accelerator, GB/s both directions"
     )
-    placement: Placement = Field(description="one supernode chassis per placement slot")
+    placement: Placement = Field(description="one supernode chassis per placement slot (compute boards, then switch boards)")
+    media: MediaPolicy | None = None
 
 
 class SwitchedDomain(Strict):
@@ -41,8 +44,32 @@ class SwitchedDomain(Strict):
     compute_trays: PositiveInt = 18
     switch_trays: PositiveInt = 9
     count: PositiveInt = Field(1, description="how many such domains (racks)")
-    per_accelerator_gbytes: PositiveFloat | None = None
-    placement: Placement = Field(description="one domain per placement slot (usually per_rack: 1)")
+    per_accelerator_gbytes: PositiveFloat | None = Field(
+        None, description="declared scale-up bandwidth per accelerator, GB/s both directions"
+    )
+    placement: Placement = Field(
+        description="one domain per placement slot (usually per_rack: 1): lower half of the compute trays, "
+        "the switch trays, then the upper half"
+    )
+    media: MediaPolicy | None = None
 
 
-ScaleupDomain = Annotated[OrthogonalDomain | SwitchedDomain, Field(discriminator="kind")]
+class TwoLevelDomain(Strict):
+    """A second scale-up switching level joining whole domains into one accelerator domain.
+
+    Every switch chip of the joined domains (level 1) sends its uplink ports to the level-2
+    switches so that each L1 chip reaches each L2 chip with the same number of links.
+    """
+
+    kind: Literal["two-level"]
+    name: Name
+    domains: list[Name] = Field(min_length=1, description="orthogonal or switched domains joined (all their supernodes)")
+    switch: str = Field(description="catalogue level-2 switch (switch_chips with scaleup ports)")
+    switches: PositiveInt | None = Field(None, description="level-2 switches; default: the fewest that spread evenly")
+    uplinks_per_chip: PositiveInt | None = Field(None, description="uplinks cabled per L1 chip; default: all it has")
+    taper: Ratio = Field("1:1", description="declared L1 down:up bandwidth per chip (1:1 = no taper)")
+    placement: Placement = Field(description="one level-2 switch per placement slot")
+    media: MediaPolicy | None = None
+
+
+ScaleupDomain = Annotated[OrthogonalDomain | SwitchedDomain | TwoLevelDomain, Field(discriminator="kind")]

@@ -1,0 +1,445 @@
+"""Scale-up domains: orthogonal (OEX) boards, switched trays (NVL72-style), and a second level.
+
+**Link spread (both one-level forms).** A domain instance (a supernode; an NVL72 rack) has N
+compute boards of A accelerators with L scale-up links each, and M switch boards of C chips with
+R ports each. Accelerator ``g = board * A + acc`` (its index in the instance) sends link ``l`` to
+
+* switch board ``l % M``,
+* chip ``(l // M) % C`` of that board,
+* chip port ``g * k + l // (M * C)``, with ``k = L / (M * C)`` links from each accelerator to each chip,
+
+so every accelerator spreads its links evenly over all M*C chips (one switch hop to every other
+accelerator of the instance), and a chip's ports are keyed by the accelerator's index: adding a
+compute board takes the ports above the existing ones. Valid when L is a multiple of M*C and
+N*A*k <= R; anything else is a BuildError with the nearest valid values.
+
+* Orthogonal: connector ``(b, s)`` mates compute board b with switch board s and carries the
+  A*L/M links of b's accelerators with ``l % M == s``. Each accelerator link is its own Link
+  (kind "connector", length 0, medium by the media policy: the orthogonal connector) so port
+  budgets and reach are checked per link; the connector's identity is the coordinate pair
+  (board, switch_board) of its two ends.
+* Switched: the same links are cable-cartridge lanes (kind "cartridge") with their in-rack length.
+
+Placement: each instance takes one placement slot, a stack of its boards: orthogonal puts the
+compute boards first (bottom up), then the switch boards; switched puts half of the compute trays
+below the switch trays and the rest above (shortest cartridge runs, as in an NVL72 rack).
+
+**Second level (two-level).** L1 chips are numbered across the joined domains in order (domain,
+supernode, switch board, chip). With X L2 chips and U uplinks per L1 chip (``p = U / X`` parallel
+links per L1-L2 chip pair), uplink ``u`` of L1 chip ``i`` goes to L2 chip ``u // p``, on its port
+``i * p + u % p``; L2 chip x is chip ``x % C2`` of L2 switch ``x // C2``. An L1 board's uplink
+ports are split evenly over its chips in order (chip c owns uplinks ``c*U' .. c*U'+U'-1``).
+Growing the last joined domain appends L1 chips and leaves existing cables in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..catalog.types import DeviceModel
+from ..fabric import Fabric, PortLayout
+from ..model.scaleup import OrthogonalDomain, SwitchedDomain, TwoLevelDomain
+from . import BUILDERS
+from .context import BuildContext, did_you_mean
+
+ONE_LEVEL = ("orthogonal", "switched")
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """Where each accelerator link lands in a one-level domain (see the module docstring)."""
+
+    boards: int  # M switch boards per instance
+    chips: int  # C chips per switch board
+    links: int  # L links per accelerator
+
+    @property
+    def per_chip(self) -> int:
+        return self.links // (self.boards * self.chips)
+
+    def target(self, g: int, link: int) -> tuple[int, int, int]:
+        """(switch board, chip, chip port) of link ``link`` of accelerator ``g`` of the instance."""
+        m, c = self.boards, self.chips
+        return link % m, (link // m) % c, g * self.per_chip + link // (m * c)
+
+
+class PortMap:
+    """Accelerator and chip of a device port, from the catalogue (cached per model)."""
+
+    def __init__(self, fabric: Fabric) -> None:
+        self.fabric = fabric
+        self._cache: dict[str, tuple[range, int, range, int]] = {}
+
+    def _entry(self, model_name: str) -> tuple[range, int, range, int]:
+        found = self._cache.get(model_name)
+        if found is None:
+            model = self.fabric.models[model_name]
+            layout = self.fabric.layouts.get(model_name) or PortLayout(model)
+            scaleup = layout.role_range("scaleup")
+            uplink = layout.role_range("uplink")
+            per = 0
+            if model.accelerators is not None:
+                per = model.accelerators.links
+            elif model.switch_chips is not None:
+                per = model.switch_chips.ports_per_chip
+            chips = model.switch_chips.count if model.switch_chips is not None else 1
+            up_per_chip = len(uplink) // chips if len(uplink) % chips == 0 else 0
+            found = self._cache[model_name] = (scaleup, per, uplink, up_per_chip)
+        return found
+
+    def unit(self, device: int, port: int) -> int | None:
+        """The accelerator (compute board) or chip (switch) a scale-up or uplink port belongs to."""
+        scaleup, per, uplink, up_per_chip = self._entry(self.fabric.devices[device].model)
+        if per and port in scaleup:
+            return (port - scaleup.start) // per
+        if up_per_chip and port in uplink:
+            return (port - uplink.start) // up_per_chip
+        return None
+
+
+def _domain_index(ctx: BuildContext, name: str) -> int | None:
+    for i, spec in enumerate(ctx.blueprint.scaleup):
+        if spec.name == name:
+            return i
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Form:
+    kind: str
+    link_kind: str
+    compute_key: str  # blueprint field names, for finding paths
+    switch_key: str
+    n_key: str
+    m_key: str
+    compute_name: str
+    switch_name: str
+
+
+_ORTHOGONAL = _Form(
+    "orthogonal",
+    "connector",
+    "compute_board",
+    "switch_board",
+    "compute_boards",
+    "switch_boards",
+    "{domain}-sn{supernode:02d}-cb{board:02d}",
+    "{domain}-sn{supernode:02d}-sb{board:02d}",
+)
+_SWITCHED = _Form(
+    "switched",
+    "cartridge",
+    "compute_tray",
+    "switch_tray",
+    "compute_trays",
+    "switch_trays",
+    "{domain}-{supernode:02d}-ct{board:02d}",
+    "{domain}-{supernode:02d}-st{board:02d}",
+)
+
+
+@BUILDERS.register("orthogonal")
+def build_orthogonal(ctx: BuildContext, spec: OrthogonalDomain, path: tuple) -> None:
+    _build_one_level(ctx, spec, path, _ORTHOGONAL, spec.compute_board, spec.switch_board, spec.compute_boards, spec.switch_boards)
+
+
+@BUILDERS.register("switched")
+def build_switched(ctx: BuildContext, spec: SwitchedDomain, path: tuple) -> None:
+    _build_one_level(ctx, spec, path, _SWITCHED, spec.compute_tray, spec.switch_tray, spec.compute_trays, spec.switch_trays)
+
+
+def _check_name_free(ctx: BuildContext, name: str, path: tuple) -> None:
+    if name in ctx.groups or name in ctx.fabric.facts:
+        raise ctx.fail(
+            "names-unique",
+            f"{name!r} is already the name of a node group, domain or fabric",
+            path + ("name",),
+            "give the domain its own name: scale-out fabrics refer to it as an endpoint group",
+        )
+
+
+def _spread_hint(form: _Form, links: int, chips: int, n: int, acc: int, ports: int) -> str:
+    valid = [m for m in range(1, links + 1) if links % (m * chips) == 0 and n * acc * (links // (m * chips)) <= ports]
+    if valid:
+        return f"{form.m_key}: one of {', '.join(map(str, valid))} spreads {links} links evenly over {chips}-chip boards"
+    return f"no {form.m_key} count works with {n} {form.n_key}: use fewer {form.n_key} or a switch board with more ports per chip"
+
+
+def _build_one_level(
+    ctx: BuildContext,
+    spec: OrthogonalDomain | SwitchedDomain,
+    path: tuple,
+    form: _Form,
+    compute: str,
+    switch: str,
+    n: int,
+    m: int,
+) -> None:
+    f = ctx.fabric
+    _check_name_free(ctx, spec.name, path)
+    cm = ctx.model(compute, path + (form.compute_key,), "compute-board")
+    sm = ctx.model(switch, path + (form.switch_key,), "switch-board")
+    acc, chips = cm.accelerators, sm.switch_chips
+    if acc is None:
+        raise ctx.fail(
+            "catalogue", f"{compute} lists no accelerators", path + (form.compute_key,), "a compute board needs 'accelerators:'"
+        )
+    if chips is None:
+        raise ctx.fail(
+            "catalogue", f"{switch} lists no switch_chips", path + (form.switch_key,), "a switch board needs 'switch_chips:'"
+        )
+    a_count, links, c_count, ports = acc.count, acc.links, chips.count, chips.ports_per_chip
+    cb_ports = PortLayout(cm).ports_of("scaleup")
+    sb_ports = PortLayout(sm).ports_of("scaleup")
+    if len(cb_ports) < a_count * links:
+        raise ctx.fail(
+            "catalogue",
+            f"{compute} has {len(cb_ports)} scale-up ports for {a_count} accelerators x {links} links",
+            path + (form.compute_key,),
+            f"give it {a_count * links} scale-up ports",
+        )
+    if links % (m * c_count):
+        raise ctx.fail(
+            "scaleup-spread",
+            f"{links} links per {acc.model} cannot spread evenly over {m} {form.m_key} x {c_count} chips = {m * c_count} chips",
+            path + (form.m_key,),
+            _spread_hint(form, links, c_count, n, a_count, ports),
+        )
+    spread = Spread(m, c_count, links)
+    k = spread.per_chip
+    if n * a_count * k > ports:
+        most = ports // (a_count * k)
+        raise ctx.fail(
+            "port-budget",
+            f"each {sm.switch_chips.model or 'switch'} chip needs {n * a_count * k} ports ({n} {form.n_key} x {a_count} "
+            f"accelerators x {k} link(s)); {switch} chips have {ports}",
+            path + (form.n_key,),
+            f"at most {most} {form.n_key} with {m} {form.m_key}; or " + _spread_hint(form, links, c_count, n, a_count, ports),
+        )
+
+    hc, hs = cm.height_u, sm.height_u
+    lower = n // 2 if form.kind == "switched" else n  # compute boards below the switch boards
+    stack_u = n * hc + m * hs
+
+    def board_offset(b: int) -> int:
+        return b * hc if b < lower else lower * hc + m * hs + (b - lower) * hc
+
+    policy_path = path + ("media",) if spec.media else ("media",)
+    chooser = ctx.chooser(spec.media, policy_path)
+    name = spec.name
+    boards_all: list[int] = []
+    for s in range(spec.count):
+        boards: list[int] = []
+        switches: list[int] = []
+        for b in range(n):
+            dev = ctx.add_device(
+                name=ctx.name("compute-board", form.compute_name, path, domain=name, supernode=s + 1, board=b + 1),
+                role="compute-board",
+                model=compute,
+                group=name,
+                placement=spec.placement,
+                slot=s,
+                origin=path,
+                coords=(("domain", name), ("supernode", s), ("board", b)),
+                u_offset=board_offset(b),
+                per_slot_u=stack_u,
+            )
+            boards.append(dev.index)
+        for j in range(m):
+            dev = ctx.add_device(
+                name=ctx.name("switch-board", form.switch_name, path, domain=name, supernode=s + 1, board=j + 1),
+                role="switch-board",
+                model=switch,
+                group=name,
+                placement=spec.placement,
+                slot=s,
+                origin=path,
+                coords=(("domain", name), ("supernode", s), ("switch_board", j)),
+                tier=1,
+                u_offset=lower * hc + j * hs,
+                per_slot_u=stack_u,
+            )
+            switches.append(dev.index)
+        for b, board in enumerate(boards):
+            for j, sw in enumerate(switches):  # connector (b, j): board b's links with l % m == j
+                for a in range(a_count):
+                    g = b * a_count + a
+                    for link in range(j, links, m):
+                        _, c, p = spread.target(g, link)
+                        ctx.connect(
+                            name,
+                            board,
+                            cb_ports[a * links + link],
+                            sw,
+                            sb_ports[c * ports + p],
+                            chooser=chooser,
+                            origin=path,
+                            kind=form.link_kind,
+                        )
+        boards_all.extend(boards)
+    # Only the compute boards are endpoints: a scale-out fabric takes their data ports (NICs).
+    ctx.groups[name] = boards_all
+    f.facts[name] = {
+        "kind": form.kind,
+        "levels": 1,
+        "supernodes": spec.count,
+        "compute_boards": n,
+        "switch_boards": m,
+        "accelerators_per_board": a_count,
+        "accelerators_per_supernode": n * a_count,
+        "accelerators": spec.count * n * a_count,
+        "chips_per_switch_board": c_count,
+        "chips_per_supernode": m * c_count,
+        "chip_ports": ports,
+        "chip_ports_used": n * a_count * k,
+        "links_per_accelerator": links,
+        "links_per_chip_per_accelerator": k,
+        "link_gbps": acc.link_gbps,
+        "connectors_per_supernode": n * m,
+        "links_per_connector": a_count * links // m,
+        "max_compute_boards": ports // (a_count * k),
+    }
+
+
+@BUILDERS.register("two-level")
+def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> None:
+    f = ctx.fabric
+    _check_name_free(ctx, spec.name, path)
+    one_level = sorted(n for n, fa in f.facts.items() if fa.get("kind") in ONE_LEVEL)
+    order: dict[str, int] = {}
+    for i, dname in enumerate(spec.domains):
+        facts = f.facts.get(dname)
+        where = path + ("domains", i)
+        if facts is None or facts.get("kind") not in ONE_LEVEL:
+            later = _domain_index(ctx, dname)
+            hint = (
+                f"list {dname!r} before this entry in scaleup:"
+                if later is not None and ctx.blueprint.scaleup[later].kind in ONE_LEVEL
+                else did_you_mean(dname, one_level)
+            )
+            raise ctx.fail("unknown-reference", f"no orthogonal or switched scale-up domain named {dname!r} (yet)", where, hint)
+        if dname in order:
+            raise ctx.fail("unknown-reference", f"{dname!r} is listed twice", where, "list each domain once")
+        if facts.get("joined_by"):
+            raise ctx.fail(
+                "unknown-reference",
+                f"{dname!r} is already joined by {facts['joined_by']!r}",
+                where,
+                "a domain's uplinks go to one second level",
+            )
+        order[dname] = i
+
+    # L1 chips in (domain, supernode, switch board, chip) order; devices were created in that order.
+    per_domain: dict[str, list[int]] = {d: [] for d in order}
+    for dev in f.devices:
+        if dev.role == "switch-board" and dev.group in per_domain:
+            per_domain[dev.group].append(dev.index)
+    available: dict[str, int] = {}
+    for dname, i in order.items():
+        model_name = f.devices[per_domain[dname][0]].model
+        model: DeviceModel = f.models[model_name]
+        up = len(f.layouts[model_name].ports_of("uplink"))
+        c = model.switch_chips.count if model.switch_chips else 1
+        bp_index = _domain_index(ctx, dname)
+        where = ("scaleup", bp_index) if bp_index is not None else path + ("domains", i)
+        if up == 0 or up % c:
+            with_up = sorted(
+                n for n, dm in ctx.catalogue.devices.items() if dm.switch_chips and any(g.role == "uplink" for g in dm.ports)
+            )
+            raise ctx.fail(
+                "scaleup-uplinks",
+                f"{model_name} (switch boards of {dname}) has {up} uplink ports"
+                + ("" if up == 0 else f", not a whole number per chip ({c} chips)"),
+                where,
+                "a second level needs switch boards with uplink ports: " + (", ".join(with_up) or "add one to the catalogue"),
+            )
+        available[dname] = up // c
+    uplinks = spec.uplinks_per_chip or min(available.values())
+    short = [d for d, u in available.items() if u < uplinks]
+    if short:
+        raise ctx.fail(
+            "scaleup-uplinks",
+            f"{uplinks} uplinks per chip asked; switch boards of {', '.join(short)} have {min(available[d] for d in short)}",
+            path + ("uplinks_per_chip",),
+            f"at most {min(available.values())}",
+        )
+
+    l1: list[tuple[int, int, int]] = []  # (switch board, chip, first uplink port of the chip)
+    for dname in order:
+        for sb in per_domain[dname]:
+            model_name = f.devices[sb].model
+            up_ports = f.layouts[model_name].ports_of("uplink")
+            c = f.models[model_name].switch_chips.count
+            per = len(up_ports) // c
+            l1.extend((sb, chip, up_ports[chip * per]) for chip in range(c))
+
+    l2m = ctx.model(spec.switch, path + ("switch",), ("switch", "switch-board"))
+    if l2m.switch_chips is None:
+        raise ctx.fail(
+            "catalogue", f"{spec.switch} lists no switch_chips", path + ("switch",), "a level-2 switch needs 'switch_chips:'"
+        )
+    c2, r2 = l2m.switch_chips.count, l2m.switch_chips.ports_per_chip
+    n_l1 = len(l1)
+    valid = [s for s in range(1, uplinks + 1) if uplinks % (s * c2) == 0 and n_l1 * (uplinks // (s * c2)) <= r2]
+    switches = spec.switches or (valid[0] if valid else 0)
+    if switches not in valid:
+        where = path + ("switches",) if spec.switches else path + ("domains",)
+        hint = (
+            f"switches: one of {', '.join(map(str, valid))}"
+            if valid
+            else f"at most {r2} L1 chips reach {spec.switch} evenly ({n_l1} here): join fewer supernodes, "
+            "or use a level-2 switch with more ports per chip"
+        )
+        raise ctx.fail(
+            "scaleup-spread",
+            f"{n_l1} L1 chips x {uplinks} uplinks cannot spread evenly over {switches or 'any number of'} {spec.switch} "
+            f"({c2} chips of {r2} ports each)",
+            where,
+            hint,
+        )
+    x_chips = switches * c2
+    p = uplinks // x_chips
+    l2: list[int] = []
+    for s in range(switches):
+        l2.append(
+            ctx.add_device(
+                name=ctx.name("l2-switch", "{domain}-l2-{index:02d}", path, domain=spec.name, index=s + 1),
+                role="l2-switch",
+                model=spec.switch,
+                group=spec.name,
+                placement=spec.placement,
+                slot=s,
+                origin=path,
+                coords=(("domain", spec.name), ("l2", s)),
+                tier=2,
+            ).index
+        )
+    l2_ports = f.layouts[spec.switch].ports_of("scaleup")
+    policy_path = path + ("media",) if spec.media else ("media",)
+    chooser = ctx.chooser(spec.media, policy_path)
+    for i, (sb, _chip, first_up) in enumerate(l1):
+        for u in range(uplinks):
+            x = u // p
+            port = l2_ports[(x % c2) * r2 + i * p + u % p]
+            ctx.connect(spec.name, sb, first_up + u, l2[x // c2], port, chooser=chooser, origin=path)
+    # The joined domain is one accelerator domain: a scale-out fabric may take it as an endpoint group.
+    ctx.groups[spec.name] = [b for d in order for b in ctx.groups[d]]
+    accelerators = 0
+    for dname in order:
+        f.facts[dname]["joined_by"] = spec.name
+        accelerators += f.facts[dname]["accelerators"]
+    f.facts[spec.name] = {
+        "kind": "two-level",
+        "levels": 2,
+        "domains": list(order),
+        "accelerators": accelerators,
+        "l1_chips": n_l1,
+        "l2_switches": switches,
+        "l2_chips": x_chips,
+        "l2_chip_ports": r2,
+        "l2_chip_ports_used": n_l1 * p,
+        "uplinks_per_chip": uplinks,
+        "parallel": p,
+        "max_l1_chips": r2 // p,
+        "taper": spec.taper,
+    }
