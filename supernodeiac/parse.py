@@ -1,14 +1,32 @@
-"""Document -> Blueprint, turning pydantic's errors into located findings with suggestions."""
+"""Document -> Blueprint, turning pydantic's errors into located findings with suggestions.
+
+Three passes, all before anything is built, so a typo is reported as the typo it is:
+
+1. the blueprint against its pydantic models (unknown keys with "did you mean", wrong types,
+   unknown ``kind``), each error mapped back to the key that caused it;
+2. the naming templates against the fields their users fill in (a bad template would
+   otherwise surface as a ``KeyError`` deep in a builder or renderer);
+3. the catalogue with the blueprint's overrides laid over it, so a mistyped override key
+   points at the override; then every media policy's ``pin`` and ``allow`` names against it
+   (an unknown name in ``allow`` would otherwise be dropped without a word).
+"""
 
 from __future__ import annotations
 
 import difflib
-from typing import Any
+import string
+import types
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from .findings import Finding, Severity
+from .catalog import merged
+from .catalog.types import Catalogue
+from .findings import Finding, Severity, format_path
 from .model.blueprint import Blueprint
+from .model.common import MediaPolicy
 from .source import Document
 
 
@@ -20,97 +38,357 @@ class ParseError(Exception):
 
 def parse(doc: Document) -> Blueprint:
     try:
-        return Blueprint.model_validate(doc.data)
+        blueprint = Blueprint.model_validate(doc.data)
     except ValidationError as exc:
-        findings = []
-        seen: set[tuple] = set()
-        for err in exc.errors(include_url=False):
-            finding = _finding(doc, err)
-            key = (finding.path, finding.message)
-            if key not in seen:
-                seen.add(key)
-                findings.append(finding)
-        raise ParseError(findings) from None
+        raise ParseError(validation_findings(doc, exc, Blueprint, doc.data)) from None
+    findings = template_findings(doc, blueprint) + catalogue_findings(doc, blueprint)
+    if not findings:
+        findings = media_reference_findings(doc, blueprint)
+    if findings:
+        raise ParseError(findings)
+    return blueprint
 
 
-def _clean_loc(loc: tuple) -> tuple:
-    """Drop pydantic's union-tag steps ('fat-tree', 'function-after[...]') from a location."""
-    out = []
-    for part in loc:
-        if isinstance(part, str) and ("[" in part or part in _TAGS):
+def did_you_mean(name: str, known: typing.Iterable[str]) -> str:
+    """'did you mean ...?' for the closest names, else the list of what is allowed."""
+    known = sorted(set(known))
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    if close:
+        return "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    if not known:
+        return ""
+    return "allowed here: " + ", ".join(known[:16]) + (" ..." if len(known) > 16 else "")
+
+
+# -- walking a pydantic error location alongside the models and the data -------------------------
+
+
+@dataclass(slots=True)
+class _Step:
+    """Where a pydantic ``loc`` leads: the blueprint path, and the type and data found there."""
+
+    path: tuple
+    tp: Any  # the annotation at the end of the path (a model, list[...], Literal[...], ...)
+    data: Any
+
+
+def _strip(tp: Any) -> Any:
+    """Annotated[X, ...] -> X; X | None -> X (a None alternative never explains an error)."""
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is Annotated:
+            tp = typing.get_args(tp)[0]
             continue
-        out.append(part)
-    return tuple(out)
+        if origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(args) == 1:
+                tp = args[0]
+                continue
+        return tp
 
 
-_TAGS = {"orthogonal", "switched", "fat-tree", "dragonfly", "dragonfly-plus", "cxl-pool", "two-level"}
-
-
-def _finding(doc: Document, err: dict[str, Any]) -> Finding:
-    loc = _clean_loc(tuple(err["loc"]))
-    kind = err["type"]
-    where = doc.locate(loc)
-    field = str(loc[-1]) if loc else "blueprint"
-    hint = ""
-    if kind == "extra_forbidden":
-        known = _known_fields(loc[:-1])
-        close = difflib.get_close_matches(field, known, n=3, cutoff=0.5)
-        message = f"unknown key {field!r}"
-        hint = (
-            ("did you mean " + " or ".join(repr(c) for c in close) + "?")
-            if close
-            else ("allowed here: " + ", ".join(known) if known else "")
-        )
-    elif kind == "missing":
-        message = f"missing required key {field!r}"
-        where = doc.locate(loc[:-1])
-    elif kind == "union_tag_invalid":
-        ctx = err.get("ctx", {})
-        message = f"unknown kind {ctx.get('tag')!r}"
-        hint = f"expected one of {ctx.get('expected_tags')}"
-        where = doc.locate(loc + ("kind",))
-    elif kind == "union_tag_not_found":
-        message = "missing key 'kind'"
-    else:
-        value = err.get("input")
-        shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
-        message = f"{field}: {err['msg'].removeprefix('Value error, ')} (got {shown})"
-        if kind == "literal_error":
-            hint = "expected " + err.get("ctx", {}).get("expected", "")
-    return Finding("schema", Severity.ERROR, message, loc, hint, where)
-
-
-def _known_fields(loc: tuple) -> list[str]:
-    """Field names allowed at a blueprint path, for 'did you mean' on unknown keys."""
-    model: Any = Blueprint
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        model = _field_model(model, part)
-        if model is None:
-            return []
-    if isinstance(model, type) and issubclass(model, BaseModel):
-        return sorted(f.alias or name for name, f in model.model_fields.items())
+def _members(tp: Any) -> list[type[BaseModel]]:
+    """The model alternatives of a union (a discriminated union of topology kinds)."""
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return [a for a in (_strip(x) for x in typing.get_args(tp)) if _is_model(a)]
     return []
 
 
-def _field_model(model: Any, name: str) -> Any:
-    import typing
-
-    if not (isinstance(model, type) and issubclass(model, BaseModel)):
-        return None
-    for fname, f in model.model_fields.items():
-        if fname == name or f.alias == name:
-            return _unwrap(f.annotation, typing)
-    return None
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
-def _unwrap(tp: Any, typing: Any) -> Any:
-    origin = typing.get_origin(tp)
-    if origin is None:
+def _kinds(model: type[BaseModel]) -> list[str]:
+    """The ``kind`` values a union member accepts (its Literal tag)."""
+    field = model.model_fields.get("kind")
+    if field is None or typing.get_origin(_strip(field.annotation)) is not Literal:
+        return []
+    return [str(v) for v in typing.get_args(_strip(field.annotation))]
+
+
+def _pick(tp: Any, data: Any, tag: Any = None) -> Any:
+    """A union resolved to the member the document's own ``kind`` names (or pydantic's tag)."""
+    members = _members(tp)
+    if not members:
         return tp
-    for arg in typing.get_args(tp):
-        inner = _unwrap(arg, typing)
-        if isinstance(inner, type) and issubclass(inner, BaseModel):
-            return inner
+    kind = data.get("kind") if isinstance(data, dict) else None
+    for wanted in (kind, tag):
+        for m in members:
+            if wanted is not None and (str(wanted) in _kinds(m) or wanted == m.__name__):
+                return m
+    return tp  # undecided: no member is assumed
+
+
+def _field(model: type[BaseModel], name: Any) -> Any:
+    for fname, f in model.model_fields.items():
+        if name in (fname, f.alias):
+            return f
     return None
+
+
+def _walk(root: Any, loc: tuple, data: Any) -> _Step:
+    """Follow a pydantic ``loc`` from ``root``, dropping the steps pydantic inserts for unions
+    (the member's tag, 'function-after[...]') so the path names keys the user wrote."""
+    tp, node, out = root, data, []
+    for part in loc:
+        tp = _pick(_strip(tp), node, part)
+        if _members(tp) or (isinstance(part, str) and "[" in part):
+            continue  # an undecided union's tag or a validator wrapper: not a key in the file
+        if _is_model(tp):
+            f = _field(tp, part)
+            if f is None and isinstance(part, str) and (part in _kinds(tp) or part == tp.__name__):
+                continue  # the tag of the member already picked from the data
+            tp = f.annotation if f is not None else None
+        else:
+            origin, args = typing.get_origin(tp), typing.get_args(tp)
+            if origin in (list, tuple) and args and isinstance(part, int):
+                tp = args[0]
+            elif origin is dict and len(args) == 2:
+                tp = args[1]
+            else:
+                tp = None
+        out.append(part)
+        if isinstance(node, dict):
+            node = node.get(str(part))
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            node = None
+    return _Step(tuple(out), _pick(_strip(tp), node), node)
+
+
+def _known_fields(root: Any, path: tuple, data: Any) -> list[str]:
+    """Keys allowed at a blueprint path (union members picked by the item's ``kind``)."""
+    step = _walk(root, path, data)
+    if _is_model(step.tp):
+        return sorted(f.alias or name for name, f in step.tp.model_fields.items())
+    return []
+
+
+# -- pydantic errors -> findings ---------------------------------------------------------------
+
+_TYPE_WORDS = {
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+}
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    return repr(value)
+
+
+def validation_findings(doc: Document, exc: ValidationError, root: Any, data: Any, prefix: tuple = ()) -> list[Finding]:
+    """Located findings for a pydantic error; ``prefix`` places a sub-document (the catalogue)."""
+    raw = [_finding(doc, err, root, data, prefix) for err in exc.errors(include_url=False)]
+    # An unknown key that is a near-miss of a missing required key is one mistake, not two:
+    # keep the "unknown key ... did you mean" and drop the "missing".
+    suggested = {(f.path[:-1], s) for f, s in raw if s}
+    findings: list[Finding] = []
+    seen: set[tuple] = set()
+    for finding, _ in raw:
+        missing = finding.message.startswith("missing required key")
+        if missing and (finding.path[:-1], finding.path[-1]) in suggested:
+            continue
+        key = (finding.path, finding.message)
+        if key not in seen:
+            seen.add(key)
+            findings.append(finding)
+    return findings
+
+
+def _finding(doc: Document, err: dict[str, Any], root: Any, data: Any, prefix: tuple) -> tuple[Finding, str | None]:
+    """One finding, and the key it suggests (for folding a missing key into its typo)."""
+    step = _walk(root, tuple(err["loc"]), data)
+    loc = step.path
+    path = prefix + loc
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    where = doc.locate(path)
+    field = str(loc[-1]) if loc else "blueprint"
+    parent = format_path(path[:-1])
+    suggestion: str | None = None
+    hint = ""
+    if kind == "extra_forbidden":
+        known = _known_fields(root, loc[:-1], data)
+        close = difflib.get_close_matches(field, known, n=3, cutoff=0.6)
+        suggestion = close[0] if close else None
+        message = f"unknown key {field!r}" + (f" in {parent}" if parent else "")
+        hint = did_you_mean(field, known)
+    elif kind == "missing":
+        message = f"missing required key {field!r}" + (f" in {parent}" if parent else "")
+        where = doc.locate(path[:-1])
+    elif kind in ("union_tag_invalid", "union_tag_not_found"):
+        tags = sorted(t for m in _members(_strip(_container_item(root, loc, data))) for t in _kinds(m))
+        if not tags:
+            tags = [t.strip(" '") for t in str(ctx.get("expected_tags", "")).split(",") if t.strip(" '")]
+        if kind == "union_tag_invalid":
+            tag = str(ctx.get("tag"))
+            message = f"unknown kind {tag!r}" + (f" in {format_path(path)}" if path else "")
+            close = difflib.get_close_matches(tag, tags, n=3, cutoff=0.6)
+            hint = ("did you mean " + " or ".join(repr(c) for c in close) + "? " if close else "") + ("kinds: " + ", ".join(tags))
+            where = doc.locate(path + ("kind",))
+        else:
+            message = "missing key 'kind'" + (f" in {format_path(path)}" if path else "")
+            hint = "kinds: " + ", ".join(tags)
+    elif kind == "literal_error":
+        value = err.get("input")
+        allowed = [str(a) for a in typing.get_args(step.tp)] if typing.get_origin(step.tp) is Literal else []
+        message = f"{format_path(path)}: {_shown(value)} is not allowed"
+        close = difflib.get_close_matches(str(value), allowed, n=3, cutoff=0.6) if len(allowed) > 1 else []
+        expected = str(ctx.get("expected", " or ".join(repr(a) for a in allowed)))
+        hint = ("did you mean " + " or ".join(repr(c) for c in close) + "? " if close else "") + "expected " + expected
+    elif kind in _TYPE_WORDS:
+        message = f"{format_path(path)}: expected {_TYPE_WORDS[kind]}, got {_shown(err.get('input'))}"
+    elif kind == "value_error" and not isinstance(err.get("input"), dict | list):
+        message = f"{format_path(path)}: {err['msg'].removeprefix('Value error, ')}"
+        if repr(err.get("input")) not in message:  # validators often quote the value already
+            message += f" (got {_shown(err.get('input'))})"
+    else:
+        # Constraints (gt, min_length, pattern) and model-level rules: pydantic's words are clear.
+        message = f"{format_path(path) or 'blueprint'}: {_lower(err['msg'].removeprefix('Value error, '))}"
+        if kind not in ("value_error", "assertion_error") and not isinstance(err.get("input"), dict | list):
+            message += f" (got {_shown(err.get('input'))})"
+    return Finding("schema", Severity.ERROR, message, path, hint, where), suggestion
+
+
+def _container_item(root: Any, loc: tuple, data: Any) -> Any:
+    """The (unresolved) annotation at ``loc``: a union stays a union, to list its kinds."""
+    if not loc:
+        return root
+    step = _walk(root, loc[:-1], data)
+    tp = _strip(step.tp)
+    if _is_model(tp):
+        f = _field(tp, loc[-1])
+        return f.annotation if f is not None else None
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) in (list, tuple) and args:
+        return args[0]
+    if typing.get_origin(tp) is dict and len(args) == 2:
+        return args[1]
+    return None
+
+
+def _lower(msg: str) -> str:
+    return msg[:1].lower() + msg[1:] if msg[:2] != msg[:2].upper() else msg
+
+
+# -- naming templates --------------------------------------------------------------------------
+
+_CABLE_FIELDS = {"fabric": "ib", "a": "leaf-01", "a_port": "p1", "b": "spine-01", "b_port": "p1"}
+
+
+def _template_problem(template: str, sample: dict[str, Any]) -> tuple[str, str] | None:
+    """(problem, hint) when ``template.format(**sample)`` would fail, else None."""
+    try:
+        names = [fname for _, fname, _, _ in string.Formatter().parse(template) if fname is not None]
+    except ValueError as exc:
+        return f"naming template {template!r} is malformed: {exc}", "write fields as {name}; double a brace ({{) to print it"
+    for fname in names:
+        root = fname.split(".")[0].split("[")[0]
+        if root == "" or root.isdigit():
+            return f"naming template {template!r} has a positional field {{{fname}}}", "fields: " + ", ".join(sorted(sample))
+        if root not in sample:
+            return (f"naming template {template!r} uses unknown field {{{root}}}", did_you_mean(root, sample))
+    try:
+        template.format(**sample)
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+        return f"naming template {template!r} cannot be filled: {exc}", "fields: " + ", ".join(sorted(sample))
+    return None
+
+
+def template_findings(doc: Document, bp: Blueprint) -> list[Finding]:
+    """Templates whose fields are fixed (cables, racks, node groups); builders check the rest."""
+    checks: list[tuple[str, dict[str, Any], tuple]] = [
+        (bp.naming.cable_id, _CABLE_FIELDS, ("naming", "cable_id")),
+        (bp.naming.cable_label, _CABLE_FIELDS, ("naming", "cable_label")),
+        (bp.site.rack_name, {"row": "A", "rack": 1}, ("site", "rack_name")),
+    ]
+    for i, group in enumerate(bp.nodes):
+        if group.naming is not None:
+            checks.append((group.naming, {"group": group.name, "index": 1}, ("nodes", i, "naming")))
+    findings = []
+    for template, sample, path in checks:
+        problem = _template_problem(template, sample)
+        if problem is not None:
+            findings.append(Finding("naming", Severity.ERROR, problem[0], path, problem[1], doc.locate(path)))
+    return findings
+
+
+# -- catalogue overrides -----------------------------------------------------------------------
+
+
+def catalogue_findings(doc: Document, bp: Blueprint) -> list[Finding]:
+    """The catalogue with the blueprint's overrides laid over it, validated entry by entry."""
+    overrides = bp.catalogue.model_dump()
+    if not any(overrides.values()):
+        return []
+    data = merged(overrides)
+    try:
+        Catalogue.model_validate(data)
+    except ValidationError as exc:
+        findings = validation_findings(doc, exc, Catalogue, data, prefix=("catalogue",))
+        # An error in a built-in entry the blueprint did not touch points at 'catalogue:'.
+        out = []
+        for f in findings:
+            rel = f.path[1:]
+            if len(rel) >= 2 and rel[1] not in overrides.get(str(rel[0]), {}):
+                f = Finding(f.rule, f.severity, f.message, ("catalogue",), f.hint, doc.locate(("catalogue",)))
+            out.append(f)
+        return out
+    return []
+
+
+# -- media references --------------------------------------------------------------------------
+
+
+def _policies(node: Any, path: tuple) -> typing.Iterator[tuple[MediaPolicy, tuple]]:
+    """Every media policy in the blueprint, wherever a topology model declares one."""
+    if isinstance(node, MediaPolicy):
+        yield node, path
+    elif isinstance(node, BaseModel):
+        for name, f in type(node).model_fields.items():
+            yield from _policies(getattr(node, name), path + (f.alias or name,))
+    elif isinstance(node, list | tuple):
+        for i, item in enumerate(node):
+            yield from _policies(item, path + (i,))
+    elif isinstance(node, dict):
+        for key, item in node.items():
+            yield from _policies(item, path + (key,))
+
+
+def media_reference_findings(doc: Document, bp: Blueprint) -> list[Finding]:
+    known = sorted(merged(bp.catalogue.model_dump())["media"])
+    findings = []
+    for policy, path in _policies(bp, ()):
+        names = ([(policy.pin, path + ("pin",))] if policy.pin is not None else []) + [
+            (name, path + ("allow", i)) for i, name in enumerate(policy.allow or [])
+        ]
+        for name, at in names:
+            if name not in known:
+                findings.append(
+                    Finding(
+                        "unknown-catalogue-item",
+                        Severity.ERROR,
+                        f"no medium named {name!r} in the catalogue",
+                        at,
+                        did_you_mean(name, known).replace("allowed here", "media"),
+                        doc.locate(at),
+                    )
+                )
+    return findings

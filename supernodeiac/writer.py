@@ -11,7 +11,7 @@ import json
 import os
 import shutil
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 MANIFEST = "MANIFEST.json"
 
@@ -23,28 +23,61 @@ def manifest(artifacts: dict[str, bytes], blueprint_name: str) -> bytes:
     return (json.dumps({"blueprint": blueprint_name, "files": entries}, indent=2) + "\n").encode()
 
 
+class WriteError(Exception):
+    """The artifacts cannot be written where asked; the target folder is left as it was."""
+
+
+def _safe_relpath(rel: str) -> PurePosixPath:
+    """A renderer's artifact path, refused when it could land outside the output folder."""
+    p = PurePosixPath(rel)
+    if not rel or "\\" in rel or p.is_absolute() or any(part in ("", ".", "..") for part in rel.split("/")):
+        raise WriteError(f"artifact path {rel!r} escapes the output folder (or is not a plain relative path)")
+    if rel == MANIFEST:
+        raise WriteError(f"artifact path {rel!r} is reserved for the manifest")
+    return p
+
+
+def _replaceable(target: Path) -> None:
+    """Only a folder snc wrote (it has a MANIFEST.json) or an empty one is replaced wholesale:
+    ``-o ~`` must never delete a home directory."""
+    if not target.exists() and not target.is_symlink():
+        return
+    if not target.is_dir() or target.is_symlink():
+        raise WriteError(f"{target} exists and is not a folder")
+    if (target / MANIFEST).is_file() or not any(target.iterdir()):
+        return
+    raise WriteError(f"{target} is not empty and was not written by snc (no {MANIFEST}); choose another -o folder")
+
+
 def write(artifacts: dict[str, bytes], target: Path, blueprint_name: str) -> Path:
+    """Write ``artifacts`` as the new content of ``target``, all or nothing.
+
+    The files go into a staging folder beside the target, which then replaces it by rename;
+    on any failure the staging folder is removed and the old target is put back.
+    """
     target = Path(target)
+    paths = {rel: _safe_relpath(rel) for rel in sorted(artifacts)}
+    _replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    old: Path | None = None
     try:
         for rel, data in sorted(artifacts.items()):
-            dest = staging / rel
-            if dest.resolve().parent != staging.resolve() and staging.resolve() not in dest.resolve().parents:
-                raise ValueError(f"artifact path escapes the output folder: {rel}")
+            dest = staging.joinpath(*paths[rel].parts)
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
         (staging / MANIFEST).write_bytes(manifest(artifacts, blueprint_name))
         os.chmod(staging, 0o755)
-        old = None
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
             os.rmdir(old)
             os.rename(target, old)
         os.rename(staging, target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if old is not None and not target.exists():
+            os.rename(old, target)  # put the previous render back
         raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
     return target
