@@ -1,22 +1,34 @@
-"""A folded Clos (fat tree) scale-out fabric, InfiniBand or Ethernet: one model, transport a field."""
+"""A folded Clos (fat tree) scale-out fabric, InfiniBand or Ethernet: one model, transport a field.
+
+An Ethernet (RoCEv2) fabric also carries, as data for the config renderers, its address plan,
+its eBGP ASN plan (RFC 7938 style) and its lossless-class settings (``ethernet:``).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import ipaddress
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from .base import Name, NonNegInt, PositiveInt, Ratio, Strict
 from .common import MediaPolicy
 from .site import Placement
 
+# IEEE 802.1Q priority code points and traffic classes are 3 bits; DSCP is 6 bits (RFC 2474).
+Priority = Annotated[int, Field(ge=0, le=7)]
+Dscp = Annotated[int, Field(ge=0, le=63)]
+# Private-use AS numbers (RFC 6996): 16-bit 64512-65534 and 32-bit 4200000000-4294967294.
+PRIVATE_ASN_RANGES: tuple[tuple[int, int], ...] = ((64512, 65534), (4200000000, 4294967294))
+
 
 class Endpoint(Strict):
     """Devices whose data ports land on the fabric's leaves.
 
-    ``group`` names a node group or a scale-up domain (its compute boards are the endpoints).
-    Compute endpoints fill scalable units in order of their index; service endpoints
-    (``su`` set: fabric managers, storage) take the top down ports of that SU's leaves.
+    ``group`` names a node group or a scale-up domain (its devices with data ports are the
+    endpoints). Compute endpoints fill the node slots of the scalable units in order; service
+    endpoints (``su`` set: fabric managers, storage) take the top down ports of that SU's leaves,
+    spread over its leaves first, and the node slots those ports belong to stay empty.
     """
 
     group: Name
@@ -26,12 +38,124 @@ class Endpoint(Strict):
 class ClosPlacement(Strict):
     leaf: Placement
     spine: Placement
-    core: Placement | None = None
+    core: Placement | None = Field(None, description="3 tiers only")
 
 
 class Oversubscription(Strict):
     leaf: Ratio = "1:1"
-    spine: Ratio = "1:1"
+    spine: Ratio = Field("1:1", description="3 tiers only: down:up of the spines (the top of the tree has no uplinks)")
+
+
+# -- Ethernet / RoCEv2 -------------------------------------------------------------------------
+
+
+def _network(value: str) -> str:
+    try:
+        return str(ipaddress.ip_network(value, strict=True))
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not an IP network ({exc})") from None
+
+
+Network = Annotated[str, AfterValidator(_network)]
+
+
+def _p2p(value: str) -> str:
+    if value == "unnumbered":
+        return value
+    net = _network(value)
+    if ipaddress.ip_network(net).num_addresses < 2:
+        raise ValueError(f"{value!r} holds no /31 or /127 (point-to-point needs 2 addresses)")
+    return net
+
+
+class Addressing(Strict):
+    """Address pools. Every switch gets one loopback (/32 or /128); every switch-to-switch link a
+    /31 (IPv4 pool) or /127 (IPv6 pool), or none when unnumbered (BGP over IPv6 link-local).
+
+    Allocation is keyed by stable coordinates, so a fabric that grows keeps every address:
+    leaf loopbacks count up from the bottom of the pool (leaf index = su x leaves per SU + leaf),
+    spine and core loopbacks down from the top; leaf uplink /31s count up from the bottom of
+    the point-to-point pool (leaf x uplinks + uplink), spine uplink /31s down from the top.
+    """
+
+    loopbacks: Network = Field(description="loopback pool, e.g. 10.0.0.0/20 or fd00:0:0:1::/64")
+    p2p: Annotated[str, AfterValidator(_p2p)] = Field(
+        description="point-to-point pool for switch-to-switch links (e.g. 10.64.0.0/16), or 'unnumbered'"
+    )
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Addressing:
+        if self.p2p != "unnumbered" and ipaddress.ip_network(self.loopbacks).overlaps(ipaddress.ip_network(self.p2p)):
+            raise ValueError(f"the loopback pool {self.loopbacks} overlaps the point-to-point pool {self.p2p}")
+        return self
+
+
+class Bgp(Strict):
+    """eBGP in the style of RFC 7938: one ASN per leaf, one per pod for its spines (one for all
+    spines of a 2-tier fabric), one for the core tier. Leaf ASNs count up from ``asn_first``;
+    the core ASN is ``asn_last`` and the pods' ASNs count down below it."""
+
+    asn_first: int = Field(description="first ASN of the declared private range (RFC 6996; 32-bit allowed)")
+    asn_last: int = Field(description="last ASN of the range, inclusive")
+
+    @model_validator(mode="after")
+    def _private(self) -> Bgp:
+        if self.asn_last < self.asn_first:
+            raise ValueError(f"asn_last {self.asn_last} is below asn_first {self.asn_first}")
+        if not any(lo <= self.asn_first and self.asn_last <= hi for lo, hi in PRIVATE_ASN_RANGES):
+            ranges = " or ".join(f"{lo}-{hi}" for lo, hi in PRIVATE_ASN_RANGES)
+            raise ValueError(f"ASN range {self.asn_first}-{self.asn_last} is not inside one private range ({ranges}, RFC 6996)")
+        return self
+
+
+class Ecn(Strict):
+    """ECN marking (WRED with ECN) on the lossless queues, as the switch's WRED profile takes it."""
+
+    min_threshold_bytes: PositiveInt = Field(description="queue depth where marking starts")
+    max_threshold_bytes: PositiveInt = Field(description="queue depth where marking reaches its maximum probability")
+    max_probability_pct: int = Field(description="marking probability at the max threshold, percent", ge=1, le=100)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Ecn:
+        if self.min_threshold_bytes > self.max_threshold_bytes:
+            raise ValueError(f"min_threshold_bytes {self.min_threshold_bytes} exceeds max_threshold_bytes")
+        return self
+
+
+class Lossless(Strict):
+    """The lossless class RoCEv2 needs: PFC on some priorities, ECN marking for DCQCN, the DSCP map."""
+
+    pfc_priorities: list[Priority] = Field(min_length=1, description="priorities (traffic classes) with PFC enabled")
+    dscp_to_tc: dict[Dscp, Priority] = Field(min_length=1, description="DSCP -> traffic class; DSCPs not listed use default_tc")
+    default_tc: Priority = 0
+    roce_dscp: Dscp = Field(description="DSCP the RoCEv2 data traffic carries; its traffic class must have PFC")
+    cnp_dscp: Dscp | None = Field(None, description="DSCP of DCQCN congestion notification packets")
+    ecn: Ecn
+
+    @model_validator(mode="after")
+    def _unique(self) -> Lossless:
+        dup = sorted({p for p in self.pfc_priorities if self.pfc_priorities.count(p) > 1})
+        if dup:
+            raise ValueError(f"pfc_priorities lists {dup} twice")
+        for name, dscp in (("roce_dscp", self.roce_dscp), ("cnp_dscp", self.cnp_dscp)):
+            if dscp is not None and dscp not in self.dscp_to_tc:
+                raise ValueError(f"{name} {dscp} has no entry in dscp_to_tc")
+        tc = self.dscp_to_tc[self.roce_dscp]
+        if tc not in self.pfc_priorities:
+            raise ValueError(
+                f"roce_dscp {self.roce_dscp} maps to traffic class {tc}, which has no PFC (pfc_priorities "
+                f"{self.pfc_priorities}): RoCE traffic would be lossy"
+            )
+        return self
+
+
+class EthernetSettings(Strict):
+    addressing: Addressing
+    bgp: Bgp
+    lossless: Lossless
+
+
+# -- the fabric --------------------------------------------------------------------------------
 
 
 class FatTree(Strict):
@@ -41,20 +165,38 @@ class FatTree(Strict):
     tiers: Literal[2, 3] = 2
     switch: str = Field(description="catalogue switch for every tier unless spine_switch/core_switch say otherwise")
     spine_switch: str | None = None
-    core_switch: str | None = None
+    core_switch: str | None = Field(None, description="3 tiers; default: the spine switch")
     rail_optimized: bool = Field(True, description="NIC i of every node lands on the leaves of rail i")
     oversubscription: Oversubscription = Field(default_factory=Oversubscription, description="per tier, down:up")
-    su_nodes: PositiveInt | None = Field(None, description="compute nodes per scalable unit; default: leaf down ports")
+    su_nodes: PositiveInt | None = Field(
+        None, description="node slots per scalable unit; default: leaf down ports (rail-optimised) or the nodes one leaf takes"
+    )
     grow_to_sus: PositiveInt | None = Field(
         None, description="plan spines (and cores) for this many SUs so growth never re-cables; default: the built size"
     )
-    leaves_per_pod: PositiveInt | None = Field(None, description="3 tiers: leaves per pod; default: spine down ports")
+    leaves_per_pod: PositiveInt | None = Field(
+        None, description="3 tiers: leaves per pod; default: as many whole SUs as a spine takes"
+    )
     endpoints: list[Endpoint] = Field(min_length=1)
     placement: ClosPlacement
     media: MediaPolicy | None = None
+    ethernet: EthernetSettings | None = Field(None, description="transport ethernet (RoCEv2): address, ASN and lossless plan")
 
     @model_validator(mode="after")
-    def _core_placement(self) -> FatTree:
+    def _consistent(self) -> FatTree:
         if self.tiers == 3 and self.placement.core is None:
             raise ValueError("a 3-tier fat tree needs placement.core")
+        if self.tiers == 2:
+            if self.placement.core is not None:
+                raise ValueError("placement.core is for 3 tiers; a 2-tier tree has no cores")
+            if self.leaves_per_pod is not None:
+                raise ValueError("leaves_per_pod is for 3 tiers; a 2-tier tree is one pod")
+            if self.core_switch is not None:
+                raise ValueError("core_switch is for 3 tiers")
+            if self.oversubscription.spine != "1:1":
+                raise ValueError("oversubscription.spine is for 3 tiers: the spines of a 2-tier tree have no uplinks")
+        if self.transport == "ethernet" and self.ethernet is None:
+            raise ValueError("a transport: ethernet fabric needs 'ethernet:' (addressing pools, bgp ASN range, lossless class)")
+        if self.transport != "ethernet" and self.ethernet is not None:
+            raise ValueError("'ethernet:' settings apply to transport: ethernet only")
         return self

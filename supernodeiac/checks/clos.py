@@ -1,0 +1,192 @@
+"""Ethernet (RoCEv2) Clos plans measured on the Fabric: address pools and ASN ranges large enough,
+no address or ASN used twice (across fabrics too), every lossless priority reachable by a DSCP.
+
+The builder (build/addressing.py) leaves a pool that is too small unassigned and records what was
+needed in Fabric.facts; these checks turn that into findings, and re-measure uniqueness on the
+devices and links themselves rather than trusting the layout.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+from typing import Any
+
+from ..build.addressing import LinkAddresses, network
+from ..fabric import Device
+from ..findings import Finding, error, warning
+from . import CHECKS, CheckContext
+
+
+def _ethernet(ctx: CheckContext) -> Iterator[tuple[str, dict[str, Any]]]:
+    for name, facts in sorted(ctx.fabric.facts.items()):
+        if facts.get("kind") == "fat-tree" and "ethernet" in facts:
+            yield name, facts
+
+
+def _prefix_for(count: int, version: int, per: int, spare: int) -> int:
+    """The longest prefix whose pool holds ``count`` allocations of ``per`` addresses plus ``spare``."""
+    bits = 32 if version == 4 else 128
+    need = count * per + spare
+    return bits - max(need - 1, 0).bit_length()
+
+
+@CHECKS.register("address-pool")
+def check_pools(ctx: CheckContext) -> Iterator[Finding]:
+    for name, facts in _ethernet(ctx):
+        plan = facts["ethernet"]["addressing"]
+        path, version = plan["path"], plan["family"]
+        sizes = f"{facts['leaves']} leaves, {facts['spines']} spines, {facts['cores']} cores"
+        need, cap = plan["loopbacks_needed"], plan["loopbacks_capacity"]
+        if need > cap:
+            yield error(
+                "address-pool",
+                f"{name}: loopback pool {plan['loopbacks']} holds {cap} switch addresses; the fabric needs {need} ({sizes})",
+                path + ("loopbacks",),
+                f"a /{_prefix_for(need, version, 1, 2)} or larger",
+            )
+        elif plan["loopbacks_needed_planned"] > cap:
+            want = plan["loopbacks_needed_planned"]
+            yield warning(
+                "address-pool",
+                f"{name}: loopback pool {plan['loopbacks']} holds {cap}; growing to grow_to_sus needs {want}",
+                path + ("loopbacks",),
+                f"a /{_prefix_for(want, version, 1, 2)} or larger, before the fabric grows",
+            )
+        if plan["p2p"] == "unnumbered":
+            continue
+        p2p_version = network(plan["p2p"]).version
+        need, cap = plan["p2p_needed"], plan["p2p_capacity"]
+        what = f"/{plan['p2p_prefixlen']}"
+        if need > cap:
+            yield error(
+                "address-pool",
+                f"{name}: point-to-point pool {plan['p2p']} holds {cap} {what} links; "
+                f"the fabric has {need} switch-to-switch links ({2 * need} addresses)",
+                path + ("p2p",),
+                f"a /{_prefix_for(need, p2p_version, 2, 0)} or larger, or p2p: unnumbered",
+            )
+        elif plan["p2p_needed_planned"] > cap:
+            want = plan["p2p_needed_planned"]
+            yield warning(
+                "address-pool",
+                f"{name}: point-to-point pool {plan['p2p']} holds {cap} {what} links; growing to grow_to_sus needs {want}",
+                path + ("p2p",),
+                f"a /{_prefix_for(want, p2p_version, 2, 0)} or larger, before the fabric grows",
+            )
+
+
+@CHECKS.register("asn-range")
+def check_asn_range(ctx: CheckContext) -> Iterator[Finding]:
+    for name, facts in _ethernet(ctx):
+        bgp = facts["ethernet"]["bgp"]
+        tiers = (
+            "one per leaf, one per pod's spines, one for the cores" if facts["tiers"] == 3 else "one per leaf, one for the spines"
+        )
+        if bgp["needed"] > bgp["capacity"]:
+            yield error(
+                "asn-range",
+                f"{name}: ASN range {bgp['asn_first']}-{bgp['asn_last']} holds {bgp['capacity']} ASNs; "
+                f"the fabric needs {bgp['needed']} ({tiers})",
+                bgp["path"],
+                f"asn_last: {bgp['asn_first'] + bgp['needed'] - 1} or higher "
+                "(the 32-bit private range 4200000000-4294967294 holds 94,967,295)",
+            )
+        elif bgp["needed_planned"] > bgp["capacity"]:
+            yield warning(
+                "asn-range",
+                f"{name}: ASN range {bgp['asn_first']}-{bgp['asn_last']} holds {bgp['capacity']}; "
+                f"growing to grow_to_sus needs {bgp['needed_planned']}",
+                bgp["path"],
+                f"asn_last: {bgp['asn_first'] + bgp['needed_planned'] - 1} or higher",
+            )
+
+
+def _asn_scope(d: Device) -> tuple:
+    """Devices that may share an ASN by design (RFC 7938): a pod's spines, a tier of cores."""
+    fabric = d.coord("fabric")
+    if d.role == "leaf":
+        return ("leaf", d.index)
+    if d.role == "spine":
+        return (fabric, "spine", d.coord("pod", 0))
+    return (fabric, d.role)
+
+
+@CHECKS.register("address-duplicate")
+def check_duplicates(ctx: CheckContext) -> Iterator[Finding]:
+    f = ctx.fabric
+    fabrics = dict(_ethernet(ctx))
+    if not fabrics:
+        return
+    loopbacks: dict[str, Device] = {}
+    asns: dict[int, tuple[tuple, Device]] = {}
+    for d in f.devices:
+        attrs = d.attrs
+        if attrs is None:
+            continue
+        lo = attrs.get("loopback")
+        if lo is not None:
+            first = loopbacks.setdefault(lo, d)
+            if first is not d:
+                yield error(
+                    "address-duplicate",
+                    f"loopback {lo} is on {first.name} and {d.name}",
+                    d.origin,
+                    "give each fabric its own loopback pool",
+                )
+        asn = attrs.get("asn")
+        if asn is not None:
+            scope = _asn_scope(d)
+            seen = asns.setdefault(asn, (scope, d))
+            if seen[0] != scope:
+                yield error(
+                    "asn-duplicate",
+                    f"ASN {asn} is on {seen[1].name} and {d.name}, which RFC 7938 keeps apart",
+                    d.origin,
+                    "give each fabric its own ASN range",
+                )
+    # Pools of different fabrics must not overlap (within a fabric the model keeps them apart).
+    pools: list[tuple[str, str, ipaddress.IPv4Network | ipaddress.IPv6Network, tuple]] = []
+    for name, facts in fabrics.items():
+        plan = facts["ethernet"]["addressing"]
+        pools.append((name, "loopbacks", network(plan["loopbacks"]), plan["path"] + ("loopbacks",)))
+        if plan["p2p"] != "unnumbered":
+            pools.append((name, "p2p", network(plan["p2p"]), plan["path"] + ("p2p",)))
+    for i, (name_a, kind_a, net_a, _) in enumerate(pools):
+        for name_b, kind_b, net_b, path_b in pools[i + 1 :]:  # a handful of pools: pairs are cheap
+            if name_a != name_b and net_a.version == net_b.version and net_a.overlaps(net_b):
+                yield error(
+                    "address-duplicate",
+                    f"{name_b} {kind_b} pool {net_b} overlaps {name_a} {kind_a} pool {net_a}",
+                    path_b,
+                    "carve each fabric's pools from disjoint ranges",
+                )
+    # Point-to-point blocks measured on the links: every switch-to-switch link its own /31.
+    for name in fabrics:
+        addresses = LinkAddresses(f, name)
+        if not addresses.numbered:
+            continue
+        seen: dict[int, str] = {}
+        for link in f.links_of(name):
+            block = addresses.block(link)
+            if block is None:
+                continue
+            other = seen.setdefault(block, link.id)
+            if other != link.id:
+                yield error("address-duplicate", f"{name}: links {other} and {link.id} share a point-to-point block", link.origin)
+                break
+
+
+@CHECKS.register("lossless")
+def check_lossless(ctx: CheckContext) -> Iterator[Finding]:
+    for name, facts in _ethernet(ctx):
+        lossless = facts["ethernet"]["lossless"]
+        used = set(lossless["dscp_to_tc"].values()) | {lossless["default_tc"]}
+        for prio in lossless["pfc_priorities"]:
+            if prio not in used:
+                yield warning(
+                    "lossless",
+                    f"{name}: PFC is enabled on priority {prio} but no DSCP maps to traffic class {prio}",
+                    lossless["path"] + ("pfc_priorities",),
+                    "map a DSCP to it in dscp_to_tc, or drop it from pfc_priorities (each lossless class costs headroom buffer)",
+                )
