@@ -3,15 +3,44 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import click
 
-from .findings import Finding, Severity
+from .findings import Finding, Severity, sarif_log
 from .pipeline import Compiled, compile_file, render
 
-FORMATS = ["human", "json", "github"]
+FORMATS = ["human", "json", "github", "sarif"]
+
+
+def _version() -> str:
+    try:
+        return version("supernodeiac")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0"
+
+
+def _internal_error(what: str, exc: BaseException) -> None:
+    """A bug in snc, not in the blueprint: one clear line; SNC_DEBUG=1 re-raises for the traceback."""
+    if os.environ.get("SNC_DEBUG"):
+        raise exc
+    click.echo(
+        f"snc: internal error {what}: {type(exc).__name__}: {exc} "
+        "(a bug in snc, please report it with the blueprint; SNC_DEBUG=1 shows the traceback)",
+        err=True,
+    )
+    sys.exit(3)
+
+
+def _compile(path: str) -> Compiled:
+    try:
+        return compile_file(path)
+    except Exception as exc:  # noqa: BLE001 - the safety net under every located error
+        _internal_error(f"while compiling {path}", exc)
+        raise  # unreachable: _internal_error exits
 
 
 def _human(finding: Finding) -> str:
@@ -41,6 +70,10 @@ def _summary(c: Compiled) -> str:
 
 
 def _emit(results: list[Compiled], fmt: str, quiet: bool) -> None:
+    if fmt == "sarif":
+        shown = [f for c in results for f in c.findings if not (quiet and f.severity is Severity.INFO)]
+        click.echo(json.dumps(sarif_log(shown, _version()), indent=2))
+        return
     if fmt == "json":
         doc = [
             {
@@ -71,18 +104,18 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="human", show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="hide info findings")
 def validate(files: tuple[str, ...], fmt: str, quiet: bool) -> None:
     """Check blueprints; exit 0 clean, 1 error findings, 2 unreadable or invalid blueprint."""
-    results = [compile_file(f) for f in files]
+    results = [_compile(f) for f in files]
     _emit(results, fmt, quiet)
     sys.exit(max(c.exit_code for c in results))
 
 
 @main.command(name="render")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.option(
     "-o", "--out", "out", type=click.Path(file_okay=False), default=None, help="output folder (default: out/<blueprint name>)"
 )
@@ -92,9 +125,9 @@ def validate(files: tuple[str, ...], fmt: str, quiet: bool) -> None:
 def render_cmd(file: str, out: str | None, fmt: str, only: tuple[str, ...], quiet: bool) -> None:
     """Validate, then write every artifact of a blueprint atomically."""
     from .render import RENDERERS
-    from .writer import write
+    from .writer import WriteError, write
 
-    compiled = compile_file(file)
+    compiled = _compile(file)
     if compiled.exit_code != 0:
         _emit([compiled], fmt, quiet)
         click.echo("nothing written: fix the errors above", err=True)
@@ -104,10 +137,17 @@ def render_cmd(file: str, out: str | None, fmt: str, only: tuple[str, ...], quie
     if unknown:
         click.echo(f"unknown output(s): {', '.join(unknown)}; known: {', '.join(known)}", err=True)
         sys.exit(2)
-    artifacts, notices = render(compiled, list(only) or None)
+    try:
+        artifacts, notices = render(compiled, list(only) or None)
+    except Exception as exc:  # noqa: BLE001 - nothing has been written yet
+        _internal_error(f"while rendering {file} (nothing written)", exc)
     assert compiled.blueprint is not None
     target = Path(out) if out else Path("out") / compiled.blueprint.metadata.name
-    write(artifacts, target, compiled.blueprint.metadata.name)
+    try:
+        write(artifacts, target, compiled.blueprint.metadata.name)
+    except (OSError, WriteError) as exc:
+        click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
+        sys.exit(1)
     _emit([compiled], fmt, quiet=True if fmt == "human" else quiet)
     for notice in notices:
         click.echo(f"notice: {notice}", err=True)
