@@ -555,3 +555,45 @@ def test_unnumbered_needs_no_p2p_pool():
 def test_ethernet_settings_need_ethernet_transport():
     c = compile_text(fat_tree(hosts=8, radix=8, transport="ethernet").replace("transport: ethernet", "transport: infiniband"))
     assert c.exit_code == 2 and any("apply to transport: ethernet only" in x.message for x in c.findings)
+
+
+def test_su_wider_than_a_leaf_spreads_each_rail_over_several_leaves():
+    # 2 rails on radix-8 leaves (4 down): su_nodes 6 -> 2 leaves per rail, 4 leaves per SU.
+    c = ok(fat_tree(hosts=9, radix=8, nics=2, extra="    su_nodes: 6\n    grow_to_sus: 2\n"))
+    f = c.fabric
+    leaves = [f.devices[i] for i in role(f, "leaf")]
+    assert len(leaves) == 2 * 4  # 9 nodes -> 2 SUs, each provisioned whole
+    for link in f.links_of("f"):
+        node, leaf = f.devices[link.a], f.devices[link.b]
+        if node.role != "node":
+            continue
+        nic = f.layouts["host"].ports_of("data").index(link.a_port)
+        assert leaf.coord("rail") == nic  # NIC r always lands on a rail-r leaf
+        su, slot = divmod(node.coord("index"), 6)
+        assert leaf.coord("su") == su and leaf.coord("leaf") == nic * 2 + slot // 4 and link.b_port == slot % 4
+
+
+@pytest.mark.parametrize(
+    ("leaf_k", "top_k", "su_nodes", "per_pod", "pods", "p2", "cores"),
+    [
+        (64, 144, 32, 64, 64, 2, 32 * 36),  # bench/generate.py 131k: qm9700 leaves, q3400 spines and cores
+        (144, 144, 72, None, 26, 4, 72 * 18),  # all-XDR: 72-node SUs, pods of 9 SUs
+    ],
+)
+def test_131k_gpu_designs_plan(leaf_k, top_k, su_nodes, per_pod, pods, p2, cores):
+    """16,384 eight-rail nodes in 3 tiers: the plan behind the scale benchmark (arithmetic only)."""
+    one = Fraction(1)
+    plan = plan_clos(
+        tiers=3,
+        rail_optimized=True,
+        nics=8,
+        leaf=split_ports(leaf_k, one),
+        spine=split_ports(top_k, one),
+        core_radix=top_k,
+        nodes=16_384,
+        su_nodes=su_nodes,
+        leaves_per_pod=per_pod,
+    )
+    assert plan.built_sus * su_nodes >= 16_384 > (plan.built_sus - 1) * su_nodes
+    assert (plan.built_pods, plan.p2, plan.cores) == (pods, p2, cores)
+    assert plan.leaves_per_pod * plan.p1 <= plan.spine.down and plan.built_pods * plan.p2 <= top_k
