@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS
+from conftest import BLUEPRINTS, ROOT
 
 from supernodeiac import writer
 from supernodeiac.cli import main
@@ -389,3 +389,29 @@ def test_schema_is_stable():
     first = CliRunner().invoke(main, ["schema"]).output
     assert first == CliRunner().invoke(main, ["schema"]).output
     assert json.loads(first)["$schema"].startswith("https://json-schema.org/")
+
+
+# -- docs/blueprint.md stays true to the models ---------------------------------------------------------
+
+
+def _yaml_blocks() -> list[str]:
+    text = (ROOT / "docs" / "blueprint.md").read_text()
+    return [block.split("```", 1)[0] for block in text.split("```yaml\n")[1:]]
+
+
+def test_documented_blueprint_validates_clean(tmp_path):
+    first = _yaml_blocks()[0]
+    path = tmp_path / "doc.yaml"
+    path.write_text(first)
+    result = _invoke("validate", "-q", str(path))
+    assert result.exit_code == 0, result.output
+    assert "warning[" not in result.output
+
+
+def test_documented_ethernet_settings_validate():
+    from ruamel.yaml import YAML
+
+    from supernodeiac.model.clos import EthernetSettings
+
+    [block] = [b for b in _yaml_blocks() if b.startswith("ethernet:")]
+    EthernetSettings.model_validate(YAML(typ="safe").load(block)["ethernet"])
