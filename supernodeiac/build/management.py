@@ -91,12 +91,15 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                 # Spread round-robin so consecutive uplinks of a rack reach different switches.
                 a, n = divmod(rack_index * spec.uplinks + m, len(aggs))[::-1]
                 if n >= len(agg_ports):
+                    # Ports are keyed by the rack's site index (stable as racks fill), so the
+                    # aggregation layer is sized for every rack of the site, occupied or not.
+                    slots = len(f.racks) * spec.uplinks
                     raise ctx.fail(
                         "port-budget",
-                        f"{len(aggs)} aggregation switches of {len(agg_ports)} ports "
-                        f"cannot take {len(by_rack) * spec.uplinks} rack uplinks",
+                        f"{len(aggs)} aggregation switches of {len(agg_ports)} ports cannot take the uplinks of "
+                        f"{len(f.racks)} rack positions x {spec.uplinks}",
                         path + ("aggregation", "count"),
-                        f"at least {-(-len(by_rack) * spec.uplinks // len(agg_ports))} switches",
+                        f"at least {-(-slots // len(agg_ports))} aggregation switches",
                     )
                 ctx.connect("mgmt", sw.index, uplinks[m], aggs[a], agg_ports[n], chooser=chooser, origin=path + ("aggregation",))
     f.facts["mgmt"] = {"kind": "management", "rack_switches": len(by_rack), "aggregation": len(aggs)}
