@@ -54,4 +54,4 @@ def build(blueprint: Blueprint) -> tuple[Fabric, list[Finding]]:
 
 
 # Registration: importing a builder module registers it (kept last: they import BUILDERS).
-from . import clos, cxl, management, nodes, scaleup  # noqa: E402,F401
+from . import clos, cxl, dragonfly, management, nodes, scaleup  # noqa: E402,F401

@@ -7,5 +7,6 @@ from typing import Annotated
 from pydantic import Field
 
 from .clos import FatTree
+from .dragonfly import Dragonfly, DragonflyPlus
 
-ScaleoutFabric = Annotated[FatTree, Field(discriminator="kind")]
+ScaleoutFabric = Annotated[FatTree | Dragonfly | DragonflyPlus, Field(discriminator="kind")]
