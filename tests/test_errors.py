@@ -60,6 +60,10 @@ DRAGONFLY_PLUS = """\
     placement: {leaf: {row: N}, spine: {row: N}}
 """
 
+CPU = """\
+  - {name: cpu, model: hgx-h100, count: 2, naming: 'n{index}', placement: {row: N, per_rack: 2, first_u: 20}}
+"""
+
 SWITCHED = """\
 scaleup:
   - name: nvl
@@ -156,6 +160,14 @@ CASES = [
               ("{name: N, racks: 2}", "{name: N, racks: 12}")),
          1, "topology-too-big", (18, 5), "needs 72 leaves", "at most 256 nodes"),
     Case("rack-space", edit("count: 16", "count: 17"), 1, "rack-space", (13, 5), "row A has 4 racks", "add racks to row A"),
+    # -- names that collide ------------------------------------------------------------------
+    Case("device-names-collide", edit(M, "naming: {devices: {spine: sp}}\n" + M), 1, "names-unique", (23, 20),
+         "device name 'sp' is given to 4 devices (ib)", "add a coordinate"),
+    Case("node-names-collide",
+         edit("    count: 16\n", "    count: 16\n    naming: 'n{index}'\n", ("scaleout:", CPU + "scaleout:")),
+         1, "names-unique", (13, 5), "device name 'n1' is given to 2 devices (cpu, gpu); 1 more name(s)", "add a coordinate"),
+    Case("cable-ids-collide", edit(M, "naming: {cable_id: '{fabric}-{a}'}\n" + M), 1, "names-unique", (23, 10),
+         "cable ID 'ib-gpu-0001' is used twice (gpu-0001:", "include {a_port}"),
 ]
 # fmt: on
 

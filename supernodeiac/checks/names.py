@@ -4,35 +4,65 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..fabric import Device
 from ..findings import Finding, error
 from . import CHECKS, CheckContext
 
 
+def _template_path(ctx: CheckContext, device: Device) -> tuple:
+    """Where the name came from: the role's template in naming.devices, a node group's own
+    ``naming``, or else the entry that made the device (its builder's default template)."""
+    if device.role in ctx.blueprint.naming.devices:
+        return ("naming", "devices", device.role)
+    origin = device.origin
+    if len(origin) == 2 and origin[0] == "nodes" and ctx.blueprint.nodes[origin[1]].naming is not None:
+        return (*origin, "naming")
+    return origin
+
+
 @CHECKS.register("names-unique")
 def check_names(ctx: CheckContext) -> Iterator[Finding]:
+    devices = ctx.fabric.devices
     seen: dict[str, int] = {}
-    for d in ctx.fabric.devices:
-        if d.name in seen:
-            first = ctx.fabric.devices[seen[d.name]]
-            yield error(
-                "names-unique",
-                f"device name {d.name!r} is used twice ({first.group} and {d.group})",
-                d.origin,
-                "add a coordinate such as {su}, {rail} or {index} to the naming template",
-            )
-            continue
-        seen[d.name] = d.index
+    repeats: dict[str, list[int]] = {}  # name -> every device that has it (insertion order)
+    for d in devices:
+        first = seen.setdefault(d.name, d.index)
+        if first != d.index:
+            repeats.setdefault(d.name, [first]).append(d.index)
+    # One finding per template that collides, naming its first repeated name and how far it goes.
+    by_path: dict[tuple, list[str]] = {}
+    for name, indices in repeats.items():
+        for path in dict.fromkeys(_template_path(ctx, devices[i]) for i in indices):
+            by_path.setdefault(path, []).append(name)
+    for path, names in by_path.items():
+        name = names[0]
+        holders = [devices[i] for i in repeats[name]]
+        groups = ", ".join(sorted({d.group for d in holders}))
+        more = f"; {len(names) - 1} more name(s) collide the same way" if len(names) > 1 else ""
+        yield error(
+            "names-unique",
+            f"device name {name!r} is given to {len(holders)} devices ({groups}){more}",
+            path,
+            "add a coordinate such as {su}, {rail}, {group} or {index} to the naming template",
+        )
+    if repeats:
+        return  # cable IDs are made of device names: theirs would repeat the same mistake
     links = ctx.fabric.links
     if len({link.id for link in links}) == len(links):
         return  # the common case, decided in one pass; otherwise find the first repeat below
-    ids: set[str] = set()
-    for link in links:
-        if link.id in ids:
+    first: dict[str, int] = {}
+    for i, link in enumerate(links):
+        if link.id in first:
+            f = ctx.fabric
+            ends = [
+                f"{f.devices[x.a].name}:{f.port_name(x.a, x.a_port)} > {f.devices[x.b].name}:{f.port_name(x.b, x.b_port)}"
+                for x in (links[first[link.id]], link)
+            ]
             yield error(
                 "names-unique",
-                f"cable ID {link.id!r} is used twice",
+                f"cable ID {link.id!r} is used twice ({ends[0]} and {ends[1]})",
                 ("naming", "cable_id"),
                 "include {a_port} (or {b}/{b_port}) in naming.cable_id",
             )
             break  # one is enough: a template that collides collides everywhere
-        ids.add(link.id)
+        first[link.id] = i
