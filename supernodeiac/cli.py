@@ -155,6 +155,45 @@ def render_cmd(file: str, out: str | None, fmt: str, only: tuple[str, ...], quie
         click.echo(f"wrote {len(artifacts)} files to {target}/")
 
 
+@main.command(name="explain")
+@click.argument("file", type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def explain_cmd(file: str, fmt: str) -> None:
+    """Sizing report per fabric: endpoints, switches, cables, bisection, oversubscription, growth, power, cost.
+
+    Exit codes as validate: 0 clean, 1 error findings (the report still prints when the design
+    was built), 2 unreadable or invalid blueprint.
+    """
+    from .explain import explain, to_text
+
+    compiled = _compile(file)
+    report = None
+    if compiled.fabric is not None:
+        assert compiled.blueprint is not None and compiled.catalogue is not None
+        try:
+            report = explain(compiled.blueprint, compiled.catalogue, compiled.fabric)
+        except Exception as exc:  # noqa: BLE001 - a bug in the report, not in the blueprint
+            _internal_error(f"while explaining {file}", exc)
+    if fmt == "json":
+        doc = {
+            "file": compiled.path,
+            "stage": compiled.stage.value,
+            "exit_code": compiled.exit_code,
+            "findings": [f.as_dict() for f in compiled.findings if f.severity is not Severity.INFO],
+            "report": report,
+        }
+        click.echo(json.dumps(doc, indent=2, sort_keys=True))
+    else:
+        for f in compiled.findings:
+            if f.severity is not Severity.INFO:
+                click.echo(_human(f), err=True)
+        if report is not None:
+            click.echo(to_text(report), nl=False)
+        else:
+            click.echo(_summary(compiled), err=True)
+    sys.exit(compiled.exit_code)
+
+
 @main.command()
 def schema() -> None:
     """Print the blueprint's JSON Schema (for editor completion)."""

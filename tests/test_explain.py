@@ -1,0 +1,178 @@
+"""`snc explain`: the sizing report's numbers against textbook formulas and the Fabric."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import BLUEPRINTS, compile_text
+from test_render import fat_tree
+
+from supernodeiac.cli import main
+from supernodeiac.explain import explain, min_cut_bisection, to_text
+
+
+def _report(c) -> dict:
+    return explain(c.blueprint, c.catalogue, c.fabric)
+
+
+def _fabric(report: dict, name: str) -> dict:
+    return next(f for f in report["fabrics"] if f["name"] == name)
+
+
+def _data_radix(c, model: str) -> int:
+    return sum(g.count for g in c.catalogue.devices[model].ports if g.role == "data")
+
+
+def _largest_parallel(up: int, lower: int, radix: int) -> int:
+    return max(p for p in range(1, up + 1) if up % p == 0 and lower * p <= radix)
+
+
+def test_small_ib_switches_per_tier(small_ib):
+    """Rail-optimised, 1:1: one leaf per rail per SU; spines = leaf uplinks / parallel links."""
+    k = _data_radix(small_ib, "qm9700")
+    rails = _data_radix(small_ib, "hgx-h100")
+    down = up = k // 2
+    leaves = rails * math.ceil(16 / down)  # 16 nodes fit in one SU of `down` nodes
+    p = _largest_parallel(up, leaves, k)
+    ib = _fabric(_report(small_ib), "ib")
+    tiers = {t["tier"]: t for t in ib["switches"]["tiers"]}
+    assert (tiers[1]["role"], tiers[1]["count"], tiers[1]["models"]) == ("leaf", leaves, {"qm9700": leaves})
+    assert (tiers[2]["role"], tiers[2]["count"]) == ("spine", up // p)
+    assert ib["switches"]["total"] == leaves + up // p
+
+
+def test_small_ib_cables_and_endpoints(small_ib):
+    f = small_ib.fabric
+    ib = _fabric(_report(small_ib), "ib")
+    links = [k for k in f.links if k.fabric == "ib"]
+    to_leaf = [k for k in links if f.devices[k.a].tier == 0 or f.devices[k.b].tier == 0]
+    tiers = {tuple(t["tiers"]): t for t in ib["cables"]["tiers"]}
+    assert tiers[(0, 1)]["count"] == len(to_leaf) == 16 * 8 + 2  # 8 NICs per node, 2 UFM ports
+    assert tiers[(1, 2)]["count"] == len(links) - len(to_leaf)
+    assert tiers[(1, 2)]["between"] == "leaf - spine"
+    for t in tiers.values():
+        assert sum(t["media"].values()) == t["count"]
+    assert ib["cables"]["total"] == len(links)
+    assert ib["endpoints"]["devices"] == 17 and ib["endpoints"]["ports"] == len(to_leaf)
+    assert ib["endpoints"]["accelerators"] == 16 * small_ib.catalogue.devices["hgx-h100"].accelerators.count
+
+
+def test_small_ib_bisection_is_the_clos_formula(small_ib):
+    f = small_ib.fabric
+    w = {0: 0.0, 1: 0.0}
+    for k in f.links:
+        if k.fabric == "ib":
+            w[min(f.devices[k.a].tier, f.devices[k.b].tier)] += k.gbps
+    ib = _fabric(_report(small_ib), "ib")
+    assert ib["bisection"]["method"] == "clos-formula"
+    assert ib["bisection"]["gbps"] == pytest.approx(min(w.values()) / 2)
+
+
+@pytest.mark.parametrize(("ratio", "nodes"), [("1:1", 16), ("1:3", 12)])
+def test_clos_formula_agrees_with_min_cut(ratio, nodes):
+    """Nodes filling leaves one after another: the halves meet only through the spines."""
+    c = compile_text(fat_tree(nodes, ratio=ratio, rail_optimized=False))
+    assert c.fabric is not None
+    report = _fabric(_report(c), "ib")
+    from supernodeiac.explain import fabric_stats
+
+    cut = min_cut_bisection(c.fabric, fabric_stats(c.fabric)["ib"])
+    assert cut is not None and cut.parts == 1
+    assert report["bisection"]["gbps"] == pytest.approx(cut.gbps)
+
+
+def test_small_ib_growth_ceiling(small_ib):
+    """As cabled: (k / p) leaves of `down` ports; re-cabled to p = 1: k x k/2 = k^2/2."""
+    k = _data_radix(small_ib, "qm9700")
+    down = up = k // 2
+    p = _largest_parallel(up, 8, k)
+    growth = _fabric(_report(small_ib), "ib")["growth"]
+    assert growth["endpoint_ports"]["ceiling"] == k * k // 2
+    assert growth["endpoint_ports"]["without_recabling"] == (k // p) * down
+    assert growth["endpoint_ports"]["built"] == 16 * 8 + 2
+    # the UFM's two ports take the top port of two rails' leaves: one node slot of the SU
+    assert growth["nodes"]["without_recabling"] == (k // p) * down // 8 - 1
+    assert growth["limits"]["max_endpoint_ports"] == (k // p) * down
+
+
+def test_oversubscription_measured_and_declared():
+    c = compile_text(fat_tree(12, ratio="1:3", rail_optimized=False))
+    over = _fabric(_report(c), "ib")["oversubscription"]
+    assert over["tiers"] == [{"tier": 1, "role": "leaf", "measured": "1:3", "declared": "1:3"}]
+    assert over["end_to_end"] == "1:3"
+
+
+def test_power_and_cost_per_fabric(small_ib):
+    f, cat = small_ib.fabric, small_ib.catalogue
+    ib = _fabric(_report(small_ib), "ib")
+    switches = [d for d in f.devices if d.group == "ib"]
+    media = [k for k in f.links if k.fabric == "ib"]
+    assert ib["power_w"]["switches"] == pytest.approx(sum(cat.devices[d.model].power_w for d in switches))
+    assert ib["power_w"]["media"] == pytest.approx(sum(2 * cat.media[k.medium].power_w_per_end for k in media))
+    assert ib["relative_cost"]["total"] == pytest.approx(
+        sum(cat.devices[d.model].relative_cost for d in switches) + sum(cat.media[k.medium].relative_cost for k in media)
+    )
+
+
+def test_management_is_reported_with_local_tiers(small_ib):
+    mgmt = _fabric(_report(small_ib), "mgmt")
+    # leaves and spines are endpoints of the management network, not its switches
+    assert [t["role"] for t in mgmt["switches"]["tiers"]] == ["mgmt"]
+    assert mgmt["endpoints"]["devices"] == sum(1 for d in small_ib.fabric.devices if d.role != "mgmt")
+    assert mgmt["bisection"]["method"] == "not-applicable"
+    assert mgmt["oversubscription"] is None
+
+
+def test_unknown_kind_gets_the_generic_report(small_ib):
+    """A builder nobody wrote a section for: facts pass through, bisection by min cut or by its fact."""
+    facts = dict(small_ib.fabric.facts)
+    facts["ib"] = {"kind": "mystery", "max_groups": 7}
+    f = dataclasses.replace(small_ib.fabric, facts=facts)
+    ib = _fabric(explain(small_ib.blueprint, small_ib.catalogue, f), "ib")
+    assert (ib["kind"], ib["section"]) == ("mystery", None)
+    assert ib["growth"]["limits"] == {"max_groups": 7}
+    assert ib["bisection"]["method"] == "min-cut" and ib["bisection"]["gbps"] > 0
+    facts["ib"] = {"kind": "mystery", "bisection_gbps": 1234.5}
+    ib = _fabric(explain(small_ib.blueprint, small_ib.catalogue, f), "ib")
+    assert ib["bisection"] == {"gbps": 1234.5, "method": "builder", "detail": "stated by the mystery builder"}
+    assert "mystery" in to_text(explain(small_ib.blueprint, small_ib.catalogue, f))
+
+
+def test_cli_json_is_stable_and_complete():
+    path = str(BLUEPRINTS / "small-ib.yaml")
+    runner = CliRunner()
+    first = runner.invoke(main, ["explain", path, "--format", "json"])
+    second = runner.invoke(main, ["explain", path, "--format", "json"])
+    assert first.exit_code == 0, first.output
+    assert first.output == second.output
+    doc = json.loads(first.output)
+    assert set(doc) == {"file", "stage", "exit_code", "findings", "report"}
+    report = doc["report"]
+    assert set(report) == {"blueprint", "totals", "fabrics"}
+    assert [f["name"] for f in report["fabrics"]] == ["ib", "mgmt"]
+    keys = {"name", "kind", "endpoints", "switches", "cables", "bisection", "oversubscription", "growth"}
+    keys |= {"power_w", "relative_cost", "notes", "facts", "section"}
+    for fabric in report["fabrics"]:
+        assert set(fabric) == keys
+        assert set(fabric["bisection"]) == {"gbps", "method", "detail"}
+
+
+def test_cli_text_and_exit_codes(tmp_path: Path):
+    runner = CliRunner()
+    ok = runner.invoke(main, ["explain", str(BLUEPRINTS / "small-ib.yaml")])
+    assert ok.exit_code == 0
+    assert "fabric ib (fat-tree)" in ok.output and "bisection          26 Tb/s per direction [clos-formula" in ok.output
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "apiVersion: supernodeiac/v1\nkind: Blueprint\nmetadata: {name: x}\nsite: {rows: [{name: A, racks: 1}]}\nbogus: 1\n"
+    )
+    result = runner.invoke(main, ["explain", str(bad)])
+    assert result.exit_code == 2
+    assert f"{bad}:5:1" in result.output and "Traceback" not in result.output
+    result = runner.invoke(main, ["explain", str(bad), "--format", "json"])
+    assert result.exit_code == 2 and json.loads(result.output)["report"] is None
