@@ -288,11 +288,12 @@ def _bisection(inp: Inputs, s: FabricStats, section_bisection: dict[str, Any] | 
         return section_bisection
     found = min_cut_bisection(inp.fabric, s)
     if found is None:
-        return {
-            "gbps": None,
-            "method": "not-computed",
-            "detail": f"no formula for kind {s.kind or '(none)'}, and too large for a min cut or fewer than two endpoints",
-        }
+        why = (
+            f"its {s.links:,} links are too many for a min cut"
+            if s.links > MINCUT_MAX_LINKS * 10
+            else "its largest connected part is too large for a min cut or has fewer than two endpoints"
+        )
+        return {"gbps": None, "method": "not-computed", "detail": f"no formula for kind {s.kind or '(none)'} and {why}"}
     detail = f"networkx minimum cut, least of {found.splits} balanced endpoint splits (an upper bound)"
     if found.parts > 1:
         detail += f"; per connected part: {found.parts} disjoint parts, cut the largest ({found.part_devices} devices)"

@@ -143,6 +143,19 @@ def test_unknown_kind_gets_the_generic_report(small_ib):
     assert "mystery" in to_text(explain(small_ib.blueprint, small_ib.catalogue, f))
 
 
+def test_large_fabric_without_formula_is_not_computed(small_ib, monkeypatch):
+    """No formula and too big for max-flow: say so rather than stall."""
+    import supernodeiac.explain as ex
+
+    monkeypatch.setattr(ex, "MINCUT_MAX_LINKS", 10)
+    facts = dict(small_ib.fabric.facts)
+    facts["ib"] = {"kind": "mystery"}
+    f = dataclasses.replace(small_ib.fabric, facts=facts)
+    ib = _fabric(explain(small_ib.blueprint, small_ib.catalogue, f), "ib")
+    assert ib["bisection"]["gbps"] is None and ib["bisection"]["method"] == "not-computed"
+    assert "too many for a min cut" in ib["bisection"]["detail"]
+
+
 def test_cli_json_is_stable_and_complete():
     path = str(BLUEPRINTS / "small-ib.yaml")
     runner = CliRunner()
