@@ -5,6 +5,9 @@ Pure: takes a path, returns values. Printing is the CLI's job, files the writer'
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -55,6 +58,23 @@ def _located(doc: Document, findings: list[Finding]) -> list[Finding]:
     return sorted(out, key=Finding.sort_key)
 
 
+@contextmanager
+def _bulk() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a stage makes or walks 10^5-10^6 objects.
+
+    Devices, links and rows are long-lived and form no cycles to reclaim, so every collection
+    would only re-scan them (about a third of build time at 10^5 links). Reference counting
+    still frees memory as usual; the collector resumes afterwards if it was on.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def compile_file(path: str) -> Compiled:
     try:
         doc = load_file(path)
@@ -69,13 +89,16 @@ def compile_document(doc: Document) -> Compiled:
     except ParseError as exc:
         return Compiled(doc.path, Stage.UNREADABLE, _located(doc, exc.findings), doc)
     try:
-        catalogue = load_catalogue(blueprint)
-        fabric, build_findings = build(blueprint)
+        with _bulk():
+            catalogue = load_catalogue(blueprint)
+            fabric, build_findings = build(blueprint)
     except BuildError as exc:
         return Compiled(doc.path, Stage.UNBUILDABLE, _located(doc, exc.findings), doc, blueprint)
-    findings = build_findings + run_checks(CheckContext(blueprint, catalogue, fabric))
+    with _bulk():
+        findings = build_findings + run_checks(CheckContext(blueprint, catalogue, fabric))
     return Compiled(doc.path, Stage.BUILT, _located(doc, findings), doc, blueprint, catalogue, fabric)
 
 
 def render(compiled: Compiled, only: list[str] | None = None) -> tuple[Artifacts, list[str]]:
-    return render_all(compiled.render_context(), only)
+    with _bulk():
+        return render_all(compiled.render_context(), only)

@@ -15,10 +15,16 @@ from . import CHECKS, CheckContext
 @CHECKS.register("port-budget")
 def check_ports(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
+    totals = [f.layouts[d.model].total for d in f.devices]
+    links = f.links
+    # The common case, a clean fabric, is decided in bulk: every port in range, no port twice.
+    in_range = all(0 <= link.a_port < totals[link.a] and 0 <= link.b_port < totals[link.b] for link in links)
+    ends = [link.a << 24 | link.a_port for link in links] + [link.b << 24 | link.b_port for link in links]
+    if in_range and len(set(ends)) == len(ends):
+        return
     used: set[int] = set()
     reported: set[int] = set()
-    totals = [f.layouts[d.model].total for d in f.devices]
-    for link in f.links:
+    for link in links:
         for dev, port in ((link.a, link.a_port), (link.b, link.b_port)):
             total = totals[dev]
             if port >= total:
