@@ -1,0 +1,207 @@
+"""Benchmark: `snc validate` and `snc render` on generated blueprints of 1k to 131k GPUs.
+
+Each command runs in its own process, so its peak memory (from os.wait4's rusage) is its own.
+Prints one row per size: devices, links, seconds, peak RSS and microseconds per link, so one
+can see the cost grow linearly in links. Times are the best of --repeat runs (the machine may
+be shared); peak RSS is the largest seen.
+
+Usage:
+    python bench/run.py                    # all sizes, validate and render, best of 1
+    python bench/run.py --repeat 3 131k    # one size, best of 3
+    python bench/run.py --markdown         # the table as Markdown (for docs/performance.md)
+
+Targets (issue 2, on a 2-core machine, at 131,072 GPUs): validate < 5 s, render < 20 s,
+peak memory < 1.5 GB. The Dragonfly row (bench/dragonfly_gen.py, issue 3) is validated only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402  (bench/generate.py, beside this file)
+
+TARGETS = {"validate_s": 5.0, "render_s": 20.0, "peak_mb": 1536.0}
+TARGET_SIZE = "131k"
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_mb: float
+    rc: int
+    stdout: str
+    stderr: str
+
+
+@dataclass
+class Row:
+    size: str
+    endpoints: str  # what the blueprint scales: GPUs for the fat trees, endpoints for the Dragonfly
+    devices: int = 0
+    links: int = 0
+    validate: list[Run] = field(default_factory=list)
+    render: list[Run] = field(default_factory=list)
+
+    def best(self, runs: list[Run]) -> float | None:
+        return min((r.seconds for r in runs), default=None)
+
+    def peak(self) -> float:
+        return max((r.peak_mb for r in self.validate + self.render), default=0.0)
+
+
+def run(cmd: list[str], workdir: Path) -> Run:
+    """Run one command; wall seconds and the child's own peak RSS (ru_maxrss is KiB on Linux)."""
+    out, err = workdir / "stdout.txt", workdir / "stderr.txt"
+    with out.open("wb") as fo, err.open("wb") as fe:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=fo, stderr=fe)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    scale = 1024 if sys.platform != "darwin" else 1  # macOS reports bytes
+    return Run(seconds, usage.ru_maxrss * scale / 2**20, proc.returncode, out.read_text(), err.read_text())
+
+
+def snc(*args: str) -> list[str]:
+    return [sys.executable, "-m", "supernodeiac", *args]
+
+
+def dragonfly_blueprint(folder: Path) -> tuple[Path, str] | None:
+    """The radix-64 balanced Dragonfly from bench/dragonfly_gen.py, when that generator exists."""
+    path = HERE / "dragonfly_gen.py"
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location("dragonfly_gen", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name in ("blueprint", "generate", "render_blueprint", "blueprint_text"):
+        fn = getattr(module, name, None)
+        if callable(fn):
+            text = fn()
+            break
+    else:
+        raise SystemExit(f"{path}: no blueprint()/generate() function returning YAML text")
+    target = folder / "bench-dragonfly.yaml"
+    target.write_text(text)
+    # Endpoints N = a*p*(a*h + 1), from the generator's defaults (p=16, a=32, h=16: 262,656).
+    defaults = {k: v.default for k, v in inspect.signature(fn).parameters.items()}
+    p, a, h = defaults.get("p"), defaults.get("a"), defaults.get("h")
+    label = f"{a * p * (a * h + 1):,} endpoints" if isinstance(p, int) and isinstance(a, int) and isinstance(h, int) else "-"
+    return target, label
+
+
+def measure(row: Row, path: Path, repeat: int, do_render: bool, work: Path) -> None:
+    for _ in range(repeat):
+        v = run(snc("validate", "--format", "json", str(path)), work)
+        row.validate.append(v)
+        if v.rc != 0:
+            raise SystemExit(f"snc validate {path} exited {v.rc}:\n{v.stdout[-2000:]}\n{v.stderr[-2000:]}")
+        doc = json.loads(v.stdout)[0]
+        row.devices, row.links = doc["devices"], doc["links"]
+        if do_render:
+            r = run(snc("render", "-q", str(path), "-o", str(work / f"out-{row.size}")), work)
+            row.render.append(r)
+            if r.rc != 0:
+                raise SystemExit(f"snc render {path} exited {r.rc}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+
+
+def table(rows: list[Row], markdown: bool) -> str:
+    head = ["size", "GPUs / endpoints", "devices", "links", "validate s", "render s", "peak RSS MB"]
+    head += ["validate µs/link", "render µs/link"]
+    body = []
+    for r in rows:
+        v, rd = r.best(r.validate), r.best(r.render)
+        body.append(
+            [
+                r.size,
+                r.endpoints,
+                f"{r.devices:,}",
+                f"{r.links:,}",
+                f"{v:.2f}" if v is not None else "-",
+                f"{rd:.2f}" if rd is not None else "-",
+                f"{r.peak():.0f}",
+                f"{v / r.links * 1e6:.1f}" if v is not None and r.links else "-",
+                f"{rd / r.links * 1e6:.1f}" if rd is not None and r.links else "-",
+            ]
+        )
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if i > 1 else "---" for i in range(len(head))) + "|"]
+        lines += ["| " + " | ".join(b) + " |" for b in body]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
+    fmt = "  ".join(f"{{:>{w}}}" for w in widths)
+    return "\n".join([fmt.format(*head)] + [fmt.format(*b) for b in body])
+
+
+def verdict(rows: list[Row]) -> list[str]:
+    """Pass/fail lines against the issue's targets for the 131k size (and the Dragonfly's validate)."""
+    lines = []
+    for r in rows:
+        if r.size not in (TARGET_SIZE, "dragonfly"):
+            continue
+        checks = [("validate_s", r.best(r.validate)), ("peak_mb", r.peak())]
+        if r.render:
+            checks.insert(1, ("render_s", r.best(r.render)))
+        for key, value in checks:
+            if value is None:
+                continue
+            ok = "ok" if value < TARGETS[key] else "OVER"
+            lines.append(f"{r.size} {key}: {value:.2f} (target < {TARGETS[key]:g}) {ok}")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="snc validate/render benchmark")
+    parser.add_argument("sizes", nargs="*", help=f"any of {', '.join(generate.SIZES)}, dragonfly (default: all)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per command; the best time is reported")
+    parser.add_argument("--no-render", action="store_true", help="validate only")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--keep", type=Path, default=None, help="keep blueprints and outputs in this folder")
+    args = parser.parse_args()
+    sizes = args.sizes or [*generate.SIZES, "dragonfly"]
+    unknown = [s for s in sizes if s not in generate.SIZES and s != "dragonfly"]
+    if unknown:
+        parser.error(f"unknown size(s) {', '.join(unknown)}")
+
+    with tempfile.TemporaryDirectory(prefix="snc-bench-") as tmp:
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        rows: list[Row] = []
+        for size in sizes:
+            if size == "dragonfly":
+                found = dragonfly_blueprint(work)
+                if found is None:
+                    print("dragonfly: bench/dragonfly_gen.py not found, skipped", file=sys.stderr)
+                    continue
+                path, endpoints = found
+                row = Row(size, endpoints)
+                measure(row, path, args.repeat, do_render=False, work=work)
+            else:
+                path = generate.write(size, work)
+                row = Row(size, f"{generate.SIZES[size] * generate.GPUS_PER_NODE:,}")
+                measure(row, path, args.repeat, do_render=not args.no_render, work=work)
+            rows.append(row)
+            print(f"{size}: done", file=sys.stderr, flush=True)
+        print(f"# Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; best of {args.repeat}")
+        print(table(rows, args.markdown))
+        for line in verdict(rows):
+            print(line)
+
+
+if __name__ == "__main__":
+    main()
