@@ -19,11 +19,19 @@ class MediaChooser:
             key=lambda item: (item[1].relative_cost, item[0]),
         )
         self._memo: dict[tuple[float, str, str, float], str] = {}
+        self._exact: dict[tuple[float, str, str, float], str] = {}
 
     def choose(self, lane_gbps: float, cage_a: str, cage_b: str, length_m: float) -> tuple[str, bool]:
         """(medium name, pinned). An empty name means nothing fits; the reach check reports it."""
         if self.policy.pin is not None:
             return self.policy.pin, True
+        # Exact lengths repeat across a fabric (same racks, same units): looking them up first
+        # skips rounding and hashing a new float, half the cost of a call. The answer is always
+        # the one memoised for the rounded length.
+        exact = (lane_gbps, cage_a, cage_b, length_m)
+        found = self._exact.get(exact)
+        if found is not None:
+            return found, False
         key = (lane_gbps, cage_a, cage_b, round(length_m, 2))
         found = self._memo.get(key)
         if found is None:
@@ -37,6 +45,7 @@ class MediaChooser:
                     found = name
                     break
             self._memo[key] = found
+        self._exact[exact] = found
         return found, False
 
 

@@ -7,6 +7,7 @@ cage, so the budget is the layout's port count.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import accumulate
 
 from ..findings import Finding, error
 from . import CHECKS, CheckContext
@@ -16,18 +17,20 @@ from . import CHECKS, CheckContext
 def check_ports(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
     totals = [f.layouts[d.model].total for d in f.devices]
+    # Every port of the fabric numbered 0.. (device by device): small, dense keys hash well.
+    first = list(accumulate(totals, initial=0))
     links = f.links
     # The common case, a clean fabric, is decided in bulk: every port in range, no port twice.
-    in_range = all(0 <= link.a_port < totals[link.a] and 0 <= link.b_port < totals[link.b] for link in links)
-    ends = [link.a << 24 | link.a_port for link in links] + [link.b << 24 | link.b_port for link in links]
-    if in_range and len(set(ends)) == len(ends):
-        return
+    if all(0 <= link.a_port < totals[link.a] and 0 <= link.b_port < totals[link.b] for link in links):
+        ends = [first[link.a] + link.a_port for link in links] + [first[link.b] + link.b_port for link in links]
+        if len(set(ends)) == len(ends):
+            return
     used: set[int] = set()
     reported: set[int] = set()
     for link in links:
         for dev, port in ((link.a, link.a_port), (link.b, link.b_port)):
             total = totals[dev]
-            if port >= total:
+            if not 0 <= port < total:
                 d = f.devices[dev]
                 if dev not in reported:
                     reported.add(dev)
@@ -38,7 +41,7 @@ def check_ports(ctx: CheckContext) -> Iterator[Finding]:
                         "a larger switch, breakout, or fewer links",
                     )
                 continue
-            key = dev << 24 | port
+            key = first[dev] + port
             if key in used:
                 d = f.devices[dev]
                 if dev not in reported:

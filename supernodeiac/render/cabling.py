@@ -6,6 +6,7 @@ import csv
 import io
 from collections.abc import Iterator
 
+from ..build.context import cable_id_format
 from . import RENDERERS, Artifacts, RenderContext
 from .stock import ordered_length
 
@@ -55,7 +56,7 @@ def render_cabling(ctx: RenderContext) -> Artifacts:
     fibres = {name: m.fibre for name, m in media.items()}
     lengths: dict[tuple[str, float], tuple[str, str]] = {}
     rates: dict[tuple[float, int], tuple[str, str]] = {}
-    label = bp.naming.cable_label
+    label = cable_id_format(bp.naming.cable_label)  # same fields as the cable ID, formatted positionally
 
     def rows() -> Iterator[list]:
         for link in f.sorted_links():
@@ -73,7 +74,7 @@ def render_cabling(ctx: RenderContext) -> Artifacts:
                 rate = rates[(link.lane_gbps, link.lanes)] = (_fmt(link.lane_gbps), _fmt(link.gbps))
             yield [
                 link.id,
-                label.format(fabric=link.fabric, a=a_name, a_port=a_port, b=b_name, b_port=b_port),
+                label(link.fabric, a_name, a_port, b_name, b_port),
                 link.fabric,
                 link.kind,
                 a_row,
