@@ -1,0 +1,144 @@
+"""The scale shortcuts (issue 2) give the answers of the plain definitions they replace.
+
+Per-port arrays vs walking the port groups, the exact-length media memo vs a fresh choice,
+the cabling CSV's joined rows vs the csv module, and the port check's bulk pass vs a
+fabric that breaks it. Small fabrics only: timing is bench/run.py's business, not a test's.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+
+from conftest import compile_text
+
+from supernodeiac.build.media import MediaChooser
+from supernodeiac.catalog import Catalogue, merged
+from supernodeiac.checks import CheckContext
+from supernodeiac.checks.ports import check_ports
+from supernodeiac.fabric import PortLayout
+from supernodeiac.model.common import MediaPolicy
+from supernodeiac.render import RenderContext
+from supernodeiac.render.cabling import COLUMNS, render_cabling
+
+SMALL = """
+apiVersion: supernodeiac/v1
+kind: Blueprint
+metadata: {name: fast}
+site:
+  rows: [{name: A, racks: 2}, {name: N, racks: 1}]
+naming:
+  cable_label: '{a},{a_port} "to" {b}'
+nodes:
+  - {name: gpu, model: hgx-h100, count: 4, placement: {row: A, per_rack: 2, first_u: 2}}
+scaleout:
+  - name: ib
+    kind: fat-tree
+    tiers: 2
+    switch: qm9700
+    su_nodes: 4
+    endpoints: [{group: gpu}]
+    placement:
+      leaf: {row: N, per_rack: 8, first_u: 2}
+      spine: {row: N, per_rack: 8, first_u: 12}
+management: {switch: sn2201}
+"""
+
+
+def _walk(layout: PortLayout, port: int) -> tuple[object, int]:
+    """(group, offset) by walking the groups, as the layout did before its arrays."""
+    for g, start in zip(layout.groups, layout.starts, strict=True):
+        if start <= port < start + g.count:
+            return g, port - start
+    raise IndexError(port)
+
+
+def test_port_arrays_match_a_walk_of_the_groups_for_every_catalogue_model():
+    catalogue = Catalogue.model_validate(merged(None))
+    for name, model in catalogue.devices.items():
+        layout = PortLayout(model)
+        assert layout.total == sum(g.count for g in model.ports), name
+        for port in range(layout.total):
+            group, offset = _walk(layout, port)
+            slot = layout.slot(port)
+            assert layout.group(port) is group and slot.group is group and slot.offset == offset
+        for role in {g.role for g in model.ports} | {"absent"}:
+            walked = [p for p in range(layout.total) if _walk(layout, p)[0].role == role]
+            assert layout.ports_of(role) == walked and layout.has_role(role) == bool(walked)
+        # ports_of hands out a fresh list: a caller that edits it cannot corrupt the cache
+        layout.ports_of(model.ports[0].role).clear()
+        assert len(layout.ports_of(model.ports[0].role)) == sum(g.count for g in model.ports if g.role == model.ports[0].role)
+        for bad in (-1, layout.total):
+            for lookup in (layout.group, layout.slot):
+                try:
+                    lookup(bad)
+                except IndexError:
+                    continue
+                raise AssertionError(f"{name}: port {bad} accepted")
+
+
+def test_exact_length_memo_answers_as_the_rounded_memo_alone():
+    catalogue = Catalogue.model_validate(merged(None))
+    fast = MediaChooser(catalogue, MediaPolicy(), ("media",))
+    plain = MediaChooser(catalogue, MediaPolicy(), ("media",))  # its exact memo is emptied before every call
+    # lengths around the DAC (2 m at 100G + margin) and AOC limits; the second round hits the exact memo
+    lengths = [0.5, 1.49, 1.5, 1.501, 1.504, 1.505, 2.5, 2.51, 49.5, 49.51, 120.0] * 2
+    answers = set()
+    for rate in (25.0, 50.0, 100.0, 200.0):
+        for cages in (("osfp", "osfp"), ("qsfp28", "osfp"), ("rj45", "rj45")):
+            for length in lengths:
+                plain._exact.clear()
+                got = fast.choose(rate, *cages, length)
+                assert got == plain.choose(rate, *cages, length)
+                answers.add(got[0])
+    assert {"dac", ""} <= answers and len(answers) >= 4  # the lengths do cross media boundaries
+
+
+def test_cabling_rows_that_need_quoting_round_trip():
+    c = compile_text(SMALL)
+    assert c.exit_code == 0, [f.message for f in c.findings]
+    data = render_cabling(RenderContext(c.blueprint, c.catalogue, c.fabric))["cabling/cables.csv"].decode()
+    rows = list(csv.reader(io.StringIO(data)))
+    assert rows[0] == COLUMNS and len(rows) == len(c.fabric.links) + 1
+    f = c.fabric
+    for row, link in zip(rows[1:], f.sorted_links(), strict=True):
+        a, b = f.devices[link.a], f.devices[link.b]
+        assert row[0] == link.id
+        assert row[1] == f'{a.name},{f.port_name(link.a, link.a_port)} "to" {b.name}'  # quoted by csv, read back whole
+    # the whole file is what the csv module writes for the same rows
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    assert buf.getvalue() == data
+
+
+def test_sorted_links_follow_additions():
+    c = compile_text(SMALL)
+    f = c.fabric
+    first = f.sorted_links()
+    assert [link.id for link in first] == sorted(link.id for link in f.links)
+    extra = copy.copy(f.links[0])
+    extra.id = "0-first"
+    f.add_link(extra)
+    assert f.sorted_links()[0] is extra and len(f.sorted_links()) == len(first) + 1
+
+
+def test_port_check_falls_back_to_per_link_findings():
+    c = compile_text(SMALL)
+    f = c.fabric
+    ctx = CheckContext(c.blueprint, c.catalogue, f)
+    assert list(check_ports(ctx)) == []
+    # a second cable on both ports of an existing one, and a port a leaf does not have
+    twice = copy.copy(f.links[0])
+    twice.id = "dup"
+    leaf = next(d for d in f.devices if d.role == "leaf" and d.index not in (twice.a, twice.b))
+    beyond = copy.copy(next(link for link in f.links if link.b == leaf.index))
+    total = f.layouts[leaf.model].total
+    beyond.id, beyond.b_port = "beyond", total
+    f.links.extend([twice, beyond])
+    expected = [
+        f"{f.devices[dev].name} port {f.port_name(dev, port)} carries two links (second: dup)"
+        for dev, port in ((twice.a, twice.a_port), (twice.b, twice.b_port))
+    ]
+    expected.append(f"{leaf.name} ({leaf.model}) has {total} ports; a link uses port {total + 1}")
+    assert sorted(x.message for x in check_ports(ctx)) == sorted(expected)
