@@ -20,8 +20,7 @@ def test_there_are_blueprints():
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
 def test_shipped_blueprint_is_clean(path):
     c = compile_file(str(path))
-    bad = [f"{f.location}: {f.severity.value}[{f.rule}] {f.message}" for f in c.findings
-           if f.severity is not Severity.INFO]
+    bad = [f"{f.location}: {f.severity.value}[{f.rule}] {f.message}" for f in c.findings if f.severity is not Severity.INFO]
     assert c.exit_code == 0 and not bad, bad
     # names are what operators use: they must be unique across the whole fabric
     names = [d.name for d in c.fabric.devices]
