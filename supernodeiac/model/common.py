@@ -19,7 +19,7 @@ class MediaPolicy(Strict):
 
 
 class Naming(Strict):
-    cable_id: str = Field("{fabric}-{a}-{a_port}", description="stable ID: keyed by the A end, which a cable never shares")
+    cable_id: str = Field("{a}-{a_port}", description="stable ID: keyed by the A end (a port carries one cable)")
     cable_label: str = Field("{a}:{a_port} > {b}:{b_port}", description="text printed on the cable's label")
     devices: dict[str, str] = Field(
         default_factory=dict,

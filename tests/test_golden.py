@@ -1,0 +1,39 @@
+"""Golden outputs for small blueprints: any change to what an operator receives shows up as a diff.
+
+Regenerate after an intended change with ``SNC_UPDATE_GOLDEN=1 pytest tests/test_golden.py``
+and review the diff like code. SVGs are left out: their bytes depend on the Graphviz version.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import BLUEPRINTS
+
+from supernodeiac.pipeline import compile_file, render
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = ["small-ib", "cxl-pool"]
+
+
+def _artifacts(name: str) -> dict[str, bytes]:
+    compiled = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
+    assert compiled.exit_code == 0
+    artifacts, _ = render(compiled)
+    return {path: data for path, data in artifacts.items() if not path.endswith(".svg")}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_golden(name):
+    artifacts = _artifacts(name)
+    folder = GOLDEN / name
+    if os.environ.get("SNC_UPDATE_GOLDEN"):
+        for path, data in artifacts.items():
+            (folder / path).parent.mkdir(parents=True, exist_ok=True)
+            (folder / path).write_bytes(data)
+    expected = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    assert sorted(artifacts) == sorted(expected)
+    for path, data in sorted(artifacts.items()):
+        assert data == expected[path], f"{name}/{path} differs from the golden file"
