@@ -76,6 +76,7 @@ class BuildContext:
     groups: dict[str, list[int]] = field(default_factory=dict)
     _choosers: dict[int, MediaChooser] = field(default_factory=dict)
     _placement_paths: dict[tuple, tuple] = field(default_factory=dict)
+    _rates: dict[tuple[int, int], tuple[int, float]] = field(default_factory=dict)  # by id() of both port groups
 
     # -- catalogue --------------------------------------------------------------------------
     def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
@@ -184,7 +185,10 @@ class BuildContext:
         da, db = f.devices[a], f.devices[b]
         la, lb = f.layouts[da.model], f.layouts[db.model]
         ga, gb = la.group(a_port), lb.group(b_port)
-        lanes, lane_gbps = link_rate(ga, gb)
+        rate = self._rates.get((id(ga), id(gb)))
+        if rate is None:
+            rate = self._rates[(id(ga), id(gb))] = link_rate(ga, gb)
+        lanes, lane_gbps = rate
         length = 0.0 if kind == "connector" else self.geometry.cable_length(da, db)
         medium, pinned = chooser.choose(lane_gbps, ga.cage, gb.cage, length)
         link_id = cable_id_format(self.blueprint.naming.cable_id)(fabric, da.name, la.name(a_port), db.name, lb.name(b_port))

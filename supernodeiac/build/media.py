@@ -20,6 +20,7 @@ class MediaChooser:
         )
         self._memo: dict[tuple[float, str, str, float], str] = {}
         self._exact: dict[tuple[float, str, str, float], str] = {}
+        self._usable_memo: dict[tuple[float, str, str], list[tuple[str, Medium, float]]] = {}
 
     def choose(self, lane_gbps: float, cage_a: str, cage_b: str, length_m: float) -> tuple[str, bool]:
         """(medium name, pinned). An empty name means nothing fits; the reach check reports it."""
@@ -36,17 +37,27 @@ class MediaChooser:
         found = self._memo.get(key)
         if found is None:
             found = ""
-            for name, medium in self._candidates:
-                if not fits_cages(medium, cage_a, cage_b):
-                    continue
-                reach = medium.reach_at(lane_gbps)
+            for name, medium, reach in self._usable(lane_gbps, cage_a, cage_b):
                 need = length_m + (self.policy.margin_m if medium.needs_margin else 0.0)
-                if reach is not None and reach >= need and medium.stock_length(length_m) is not None:
+                if reach >= need and medium.stock_length(length_m) is not None:
                     found = name
                     break
             self._memo[key] = found
         self._exact[exact] = found
         return found, False
+
+    def _usable(self, lane_gbps: float, cage_a: str, cage_b: str) -> list[tuple[str, Medium, float]]:
+        """(name, medium, reach) of the candidates that plug into both cages and are rated at
+        this lane rate, cheapest first; the same for every length, so worked out once."""
+        key = (lane_gbps, cage_a, cage_b)
+        usable = self._usable_memo.get(key)
+        if usable is None:
+            usable = self._usable_memo[key] = [
+                (name, medium, reach)
+                for name, medium in self._candidates
+                if fits_cages(medium, cage_a, cage_b) and (reach := medium.reach_at(lane_gbps)) is not None
+            ]
+        return usable
 
 
 def fits_cages(medium: Medium, cage_a: str, cage_b: str) -> bool:
