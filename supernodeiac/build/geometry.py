@@ -28,6 +28,11 @@ class Geometry:
                 )
                 self._rack_index[(row.name, pos)] = rack.index
         self._top_m = site.rack_units * site.unit_height_m
+        # The site's figures as plain floats: cable_length runs once per link.
+        self._unit_m = site.unit_height_m
+        self._trays_m = 2 * site.tray_height_m  # up to the tray and back down
+        self._slack_m = site.slack_m
+        self._in_rack_slack_m = site.in_rack_slack_m
 
     def place(self, placement: Placement, slot: int, height_u: int, path: tuple) -> tuple[int, int]:
         """(rack index, lowest U) of the device in placement slot ``slot``."""
@@ -74,15 +79,14 @@ class Geometry:
         return self._rack_index.get((row, position))
 
     def cable_length(self, a: Device, b: Device) -> float:
-        site = self.site
         if a.rack < 0 or b.rack < 0:
             return 0.0
-        uh = site.unit_height_m
+        uh = self._unit_m
         # Ports sit at the middle of a device's height.
         ya = (a.u - 1 + a.height_u / 2) * uh
         yb = (b.u - 1 + b.height_u / 2) * uh
         if a.rack == b.rack:
-            return abs(ya - yb) + site.in_rack_slack_m
+            return abs(ya - yb) + self._in_rack_slack_m
         ra, rb = self.fabric.racks[a.rack], self.fabric.racks[b.rack]
         horizontal = abs(ra.x_m - rb.x_m) + abs(ra.y_m - rb.y_m)
-        return (self._top_m - ya) + (self._top_m - yb) + 2 * site.tray_height_m + horizontal + site.slack_m
+        return (self._top_m - ya) + (self._top_m - yb) + self._trays_m + horizontal + self._slack_m
