@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..fabric import Link
 from ..findings import Finding, error, warning
 from . import CHECKS, CheckContext
 
@@ -13,18 +14,24 @@ def check_management(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
     cabled: set[int] = set()
     roles = [f.layouts[d.model].port_roles for d in f.devices]
+    # The cable ends on management ports, in link order (the one pass over every link).
+    # An out-of-range port is the port-budget check's finding, not a crash here.
+    mgmt_ends: list[tuple[Link, int]] = []
     for link in f.links:
-        for dev, port in ((link.a, link.a_port), (link.b, link.b_port)):
-            # An out-of-range port is the port-budget check's finding, not a crash here.
-            if 0 <= port < len(roles[dev]) and roles[dev][port] == "mgmt":
-                if link.fabric != "mgmt":
-                    yield error(
-                        "management",
-                        f"{f.devices[dev].name} management port is on the data plane ({link.fabric})",
-                        link.origin,
-                        "the management network never shares the data plane",
-                    )
-                cabled.add(dev)
+        ra, rb = roles[link.a], roles[link.b]
+        if 0 <= link.a_port < len(ra) and ra[link.a_port] == "mgmt":
+            mgmt_ends.append((link, link.a))
+        if 0 <= link.b_port < len(rb) and rb[link.b_port] == "mgmt":
+            mgmt_ends.append((link, link.b))
+    for link, dev in mgmt_ends:
+        if link.fabric != "mgmt":
+            yield error(
+                "management",
+                f"{f.devices[dev].name} management port is on the data plane ({link.fabric})",
+                link.origin,
+                "the management network never shares the data plane",
+            )
+        cabled.add(dev)
     missing = [d for d in f.devices if d.index not in cabled and f.layouts[d.model].has_role("mgmt")]
     if not missing:
         return

@@ -25,6 +25,9 @@ def _margin(ctx: CheckContext, link) -> float:
     return policy.margin_m
 
 
+_UNSEEN = (-1.0, -1.0)  # a limits entry not worked out yet (None is a real value there)
+
+
 @CHECKS.register("reach")
 def check_reach(ctx: CheckContext) -> Iterator[Finding]:
     f, media = ctx.fabric, ctx.catalogue.media
@@ -40,9 +43,8 @@ def check_reach(ctx: CheckContext) -> Iterator[Finding]:
             continue  # a port the device does not have: the port-budget check reports it
         ga, gb = pa[link.a_port], pb[link.b_port]
         key = (link.medium, link.lane_gbps, ga.cage, gb.cage, link.origin)
-        if key in limits:
-            limit = limits[key]
-        else:
+        limit = limits.get(key, _UNSEEN)
+        if limit is _UNSEEN:
             problem = _unusable(ctx, link, ga.cage, gb.cage)
             if problem is not None:
                 limit = None
