@@ -16,6 +16,7 @@ from conftest import compile_text
 from supernodeiac.build.media import MediaChooser
 from supernodeiac.catalog import Catalogue, merged
 from supernodeiac.checks import CheckContext
+from supernodeiac.checks.management import check_management
 from supernodeiac.checks.ports import check_ports
 from supernodeiac.fabric import PortLayout
 from supernodeiac.model.common import MediaPolicy
@@ -142,3 +143,20 @@ def test_port_check_falls_back_to_per_link_findings():
     ]
     expected.append(f"{leaf.name} ({leaf.model}) has {total} ports; a link uses port {total + 1}")
     assert sorted(x.message for x in check_ports(ctx)) == sorted(expected)
+
+
+def test_management_check_finds_ports_on_the_data_plane_and_uncabled():
+    c = compile_text(SMALL)
+    f = c.fabric
+    ctx = CheckContext(c.blueprint, c.catalogue, f)
+    assert list(check_management(ctx)) == []
+    mgmt = [link for link in f.links if link.fabric == "mgmt" and f.devices[link.b].role == "mgmt"]
+    bmc = next(link for link in mgmt if f.devices[link.a].role == "node")
+    bmc.fabric = "ib"  # a BMC cable counted on the data plane
+    dropped = next(link for link in mgmt if f.devices[link.a].role == "leaf")
+    f.links.remove(dropped)  # a leaf's management port left without a cable
+    found = sorted((x.severity.value, x.message) for x in check_management(ctx))
+    assert found == [
+        ("error", f"{f.devices[bmc.a].name} management port is on the data plane (ib)"),
+        ("error", f"{f.devices[dropped.a].name} has a management port with no cable"),
+    ]
