@@ -17,6 +17,7 @@ peak memory < 1.5 GB. The Dragonfly row (bench/dragonfly_gen.py, issue 3) is val
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import inspect
 import json
@@ -26,8 +27,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -40,7 +43,8 @@ TARGET_SIZE = "131k"
 
 @dataclass
 class Run:
-    seconds: float
+    seconds: float  # wall clock
+    cpu: float  # user + system CPU seconds of the child: less disturbed by other load than wall time
     peak_mb: float
     rc: int
     stdout: str
@@ -59,6 +63,9 @@ class Row:
     def best(self, runs: list[Run]) -> float | None:
         return min((r.seconds for r in runs), default=None)
 
+    def best_cpu(self, runs: list[Run]) -> float | None:
+        return min((r.cpu for r in runs), default=None)
+
     def peak(self) -> float:
         return max((r.peak_mb for r in self.validate + self.render), default=0.0)
 
@@ -73,7 +80,8 @@ def run(cmd: list[str], workdir: Path) -> Run:
         seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     scale = 1024 if sys.platform != "darwin" else 1  # macOS reports bytes
-    return Run(seconds, usage.ru_maxrss * scale / 2**20, proc.returncode, out.read_text(), err.read_text())
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(seconds, cpu, usage.ru_maxrss * scale / 2**20, proc.returncode, out.read_text(), err.read_text())
 
 
 def snc(*args: str) -> list[str]:
@@ -121,8 +129,15 @@ def measure(row: Row, path: Path, repeat: int, do_render: bool, work: Path) -> N
 
 
 def table(rows: list[Row], markdown: bool) -> str:
-    head = ["size", "GPUs / endpoints", "devices", "links", "validate s", "render s", "peak RSS MB"]
-    head += ["validate µs/link", "render µs/link"]
+    head = ["size", "GPUs / endpoints", "devices", "links", "validate s", "validate CPU s", "render s", "render CPU s"]
+    head += ["peak RSS MB", "validate µs/link", "render µs/link"]
+
+    def sec(x: float | None) -> str:
+        return f"{x:.2f}" if x is not None else "-"
+
+    def per_link(x: float | None, links: int) -> str:
+        return f"{x / links * 1e6:.1f}" if x is not None and links else "-"
+
     body = []
     for r in rows:
         v, rd = r.best(r.validate), r.best(r.render)
@@ -132,11 +147,13 @@ def table(rows: list[Row], markdown: bool) -> str:
                 r.endpoints,
                 f"{r.devices:,}",
                 f"{r.links:,}",
-                f"{v:.2f}" if v is not None else "-",
-                f"{rd:.2f}" if rd is not None else "-",
+                sec(v),
+                sec(r.best_cpu(r.validate)),
+                sec(rd),
+                sec(r.best_cpu(r.render)),
                 f"{r.peak():.0f}",
-                f"{v / r.links * 1e6:.1f}" if v is not None and r.links else "-",
-                f"{rd / r.links * 1e6:.1f}" if rd is not None and r.links else "-",
+                per_link(v, r.links),
+                per_link(rd, r.links),
             ]
         )
     if markdown:
@@ -146,6 +163,45 @@ def table(rows: list[Row], markdown: bool) -> str:
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
     fmt = "  ".join(f"{{:>{w}}}" for w in widths)
     return "\n".join([fmt.format(*head)] + [fmt.format(*b) for b in body])
+
+
+def phases(path: Path, out: Path) -> list[tuple[str, float]]:
+    """CPU seconds of each stage of `snc render` on one blueprint, measured in this process.
+
+    Mirrors supernodeiac.pipeline (collector paused for build, checks and render, as there)
+    but times each stage, check and renderer on its own, to show what dominates.
+    """
+    t0 = time.process_time()
+    from supernodeiac.build import build, load_catalogue
+    from supernodeiac.checks import CHECKS, CheckContext
+    from supernodeiac.parse import parse
+    from supernodeiac.render import RENDERERS, RenderContext
+    from supernodeiac.source import load_file
+    from supernodeiac.writer import write
+
+    stages: list[tuple[str, float]] = [("import", time.process_time() - t0)]
+
+    def timed(name: str, fn: Callable[[], Any]) -> Any:
+        start = time.process_time()
+        result = fn()
+        stages.append((name, time.process_time() - start))
+        return result
+
+    doc = timed("load YAML", lambda: load_file(str(path)))
+    blueprint = timed("parse", lambda: parse(doc))
+    gc.disable()
+    catalogue = timed("catalogue", lambda: load_catalogue(blueprint))
+    fabric, _ = timed("build", lambda: build(blueprint))
+    ctx = CheckContext(blueprint, catalogue, fabric)
+    for name, check in CHECKS.items():
+        timed(f"check {name}", lambda check=check: list(check(ctx)))
+    rctx = RenderContext(blueprint, catalogue, fabric)
+    artifacts: dict[str, bytes] = {}
+    for name, renderer in RENDERERS.items():
+        artifacts.update(timed(f"render {name}", lambda renderer=renderer: renderer(rctx)))
+    gc.enable()
+    timed("write", lambda: write({k: v for k, v in artifacts.items() if not k.startswith("notice:")}, out, "phases"))
+    return stages
 
 
 def verdict(rows: list[Row]) -> list[str]:
@@ -172,7 +228,13 @@ def main() -> None:
     parser.add_argument("--no-render", action="store_true", help="validate only")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--keep", type=Path, default=None, help="keep blueprints and outputs in this folder")
+    parser.add_argument("--phases", action="store_true", help="CPU seconds per stage, check and renderer instead")
+    parser.add_argument("--phases-of", type=Path, default=None, help=argparse.SUPPRESS)  # the child of --phases
     args = parser.parse_args()
+    if args.phases_of is not None:
+        with tempfile.TemporaryDirectory(prefix="snc-phases-") as tmp:
+            print(json.dumps(phases(args.phases_of, Path(tmp) / "out")))
+        return
     sizes = args.sizes or [*generate.SIZES, "dragonfly"]
     unknown = [s for s in sizes if s not in generate.SIZES and s != "dragonfly"]
     if unknown:
@@ -197,6 +259,15 @@ def main() -> None:
                 measure(row, path, args.repeat, do_render=not args.no_render, work=work)
             rows.append(row)
             print(f"{size}: done", file=sys.stderr, flush=True)
+            if args.phases:
+                # A fresh process, so the import and the first catalogue load are counted too.
+                r = run([sys.executable, str(Path(__file__).resolve()), "--phases-of", str(path)], work)
+                if r.rc != 0:
+                    raise SystemExit(f"phases of {path} failed:\n{r.stderr[-2000:]}")
+                print(f"\n{size}: CPU seconds by stage (one run)")
+                for name, seconds in json.loads(r.stdout):
+                    if seconds >= 0.01:
+                        print(f"  {name:32} {seconds:6.2f}")
         print(f"# Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; best of {args.repeat}")
         print(table(rows, args.markdown))
         for line in verdict(rows):
