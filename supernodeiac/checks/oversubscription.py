@@ -6,6 +6,7 @@ worst case is the product of the tiers' worst ratios (traffic that climbs every 
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 from fractions import Fraction
 
@@ -19,8 +20,8 @@ TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
 
 def measure(fabric: Fabric, name: str) -> dict[int, Fraction]:
     """Worst down:up ratio per tier (tiers with uplinks only) of one fabric, from its links."""
-    down: dict[int, float] = {}
-    up: dict[int, float] = {}
+    down: defaultdict[int, float] = defaultdict(float)
+    up: defaultdict[int, float] = defaultdict(float)
     devices = fabric.devices
     tiers = [d.tier for d in devices]
     for link in fabric.links:
@@ -29,10 +30,13 @@ def measure(fabric: Fabric, name: str) -> dict[int, Fraction]:
         ta, tb = tiers[link.a], tiers[link.b]
         if ta == tb:
             continue
-        low, high = (link.a, link.b) if ta < tb else (link.b, link.a)
         gbps = link.lanes * link.lane_gbps  # Link.gbps, inlined: this loop sees every link
-        up[low] = up.get(low, 0.0) + gbps
-        down[high] = down.get(high, 0.0) + gbps
+        if ta < tb:
+            up[link.a] += gbps
+            down[link.b] += gbps
+        else:
+            up[link.b] += gbps
+            down[link.a] += gbps
     worst: dict[int, Fraction] = {}
     for dev, u in up.items():
         tier = devices[dev].tier
