@@ -12,6 +12,8 @@ from . import CHECKS, CheckContext
 @CHECKS.register("management")
 def check_management(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
+    if not any(f.layouts[m].has_role("mgmt") for m in {d.model for d in f.devices}):
+        return  # no device has a management port: nothing to cable, nothing misplaced
     cabled: set[int] = set()
     roles = [f.layouts[d.model].port_roles for d in f.devices]
     # The cable ends on management ports, in link order (the one pass over every link).
