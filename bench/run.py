@@ -130,7 +130,7 @@ def measure(row: Row, path: Path, repeat: int, do_render: bool, work: Path) -> N
 
 def table(rows: list[Row], markdown: bool) -> str:
     head = ["size", "GPUs / endpoints", "devices", "links", "validate s", "validate CPU s", "render s", "render CPU s"]
-    head += ["peak RSS MB", "validate µs/link", "render µs/link"]
+    head += ["peak RSS MB", "validate µs/link", "render µs/link", "validate Δµs/link", "render Δµs/link"]
 
     def sec(x: float | None) -> str:
         return f"{x:.2f}" if x is not None else "-"
@@ -138,9 +138,18 @@ def table(rows: list[Row], markdown: bool) -> str:
     def per_link(x: float | None, links: int) -> str:
         return f"{x / links * 1e6:.1f}" if x is not None and links else "-"
 
+    def marginal(x: float | None, px: float | None, links: int, plinks: int) -> str:
+        """Cost of the links added since the previous size: the slope, free of start-up time."""
+        return f"{(x - px) / (links - plinks) * 1e6:.1f}" if x is not None and px is not None and links > plinks else "-"
+
     body = []
+    prev: Row | None = None  # the previous fat-tree size, for the marginal cost
     for r in rows:
         v, rd = r.best(r.validate), r.best(r.render)
+        same_series = prev is not None and r.size in generate.SIZES
+        pv = prev.best(prev.validate) if prev and same_series else None
+        prd = prev.best(prev.render) if prev and same_series else None
+        plinks = prev.links if prev else 0
         body.append(
             [
                 r.size,
@@ -154,8 +163,12 @@ def table(rows: list[Row], markdown: bool) -> str:
                 f"{r.peak():.0f}",
                 per_link(v, r.links),
                 per_link(rd, r.links),
+                marginal(v, pv, r.links, plinks),
+                marginal(rd, prd, r.links, plinks),
             ]
         )
+        if r.size in generate.SIZES:
+            prev = r
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if i > 1 else "---" for i in range(len(head))) + "|"]
         lines += ["| " + " | ".join(b) + " |" for b in body]
