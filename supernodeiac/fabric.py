@@ -142,10 +142,15 @@ class PortLayout:
         return bool(self._of_role(role))
 
     def name(self, port: int) -> str:
+        return self.names[port]
+
+    @property
+    def names(self) -> list[str]:
+        """Every port's name by index (formatted once per model, on first use)."""
         names = self._names
         if names is None:
             names = self._names = [self._format(p) for p in range(self.total)]
-        return names[port]
+        return names
 
     def _format(self, port: int) -> str:
         s = self.slot(port)

@@ -554,7 +554,7 @@ def _attach(
 ) -> None:
     """Endpoint NICs to leaf down ports: compute endpoints by slot, service ones on top ports."""
     f, name, lps = ctx.fabric, spec.name, plan.leaves_per_su
-    connect = ctx.connect
+    link = ctx.linker(name, chooser=chooser, origin=path)
     data_of: dict[str, list[int]] = {}
     for dev, (su, slot) in zip(compute, plan.node_slots(len(compute)), strict=True):
         model = f.devices[dev].model
@@ -564,14 +564,14 @@ def _attach(
         base = su * lps
         for nic, port in enumerate(ports):
             li, lp = plan.leaf_port(slot, nic)
-            connect(name, dev, port, leaves[base + li], down_ports[lp], chooser=chooser, origin=path)
+            link(dev, port, leaves[base + li], down_ports[lp])
     taken: dict[int, int] = {}
     for su, dev in service:
         for port in f.layouts[f.devices[dev].model].ports_of("data"):
             k = taken.get(su, 0)
             taken[su] = k + 1
             li, lp = plan.service_port(k)
-            connect(name, dev, port, leaves[su * lps + li], down_ports[lp], chooser=chooser, origin=path)
+            link(dev, port, leaves[su * lps + li], down_ports[lp])
 
 
 def _wire_up(
@@ -586,11 +586,11 @@ def _wire_up(
     path: tuple,
 ) -> None:
     """Lower switch at position pos sends up-port m to upper switch m // p, on its port pos * p + m % p."""
-    connect = ctx.connect
+    link = ctx.linker(fabric, chooser=chooser, origin=path)
     for pos, dev in enumerate(lower):
         base = pos * p
         for m, port in enumerate(lower_up_ports):
-            connect(fabric, dev, port, upper[m // p], upper_ports[base + m % p], chooser=chooser, origin=path)
+            link(dev, port, upper[m // p], upper_ports[base + m % p])
 
 
 def _alternatives(ctx: BuildContext, spec: FatTree, exc: TooBig, knobs: dict, leaf: TierPorts, spine_m: DeviceModel) -> str:

@@ -77,6 +77,7 @@ class BuildContext:
     _choosers: dict[int, MediaChooser] = field(default_factory=dict)
     _placement_paths: dict[tuple, tuple] = field(default_factory=dict)
     _rates: dict[tuple[int, int], tuple[int, float]] = field(default_factory=dict)  # by id() of both port groups
+    _linkers: dict[tuple, Callable[[int, int, int, int], Link]] = field(default_factory=dict)
 
     # -- catalogue --------------------------------------------------------------------------
     def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
@@ -181,56 +182,37 @@ class BuildContext:
         origin: tuple,
         kind: str = "cable",
     ) -> Link:
-        f = self.fabric
-        da, db = f.devices[a], f.devices[b]
-        la, lb = f.layouts[da.model], f.layouts[db.model]
-        ga, gb = la.group(a_port), lb.group(b_port)
-        rate = self._rates.get((id(ga), id(gb)))
-        if rate is None:
-            rate = self._rates[(id(ga), id(gb))] = link_rate(ga, gb)
-        lanes, lane_gbps = rate
-        length = 0.0 if kind == "connector" else self.geometry.cable_length(da, db)
-        medium, pinned = chooser.choose(lane_gbps, ga.cage, gb.cage, length)
-        link_id = cable_id_format(self.blueprint.naming.cable_id)(fabric, da.name, la.name(a_port), db.name, lb.name(b_port))
-        link = Link(
-            link_id,
-            fabric,
-            kind,
-            a,
-            a_port,
-            b,
-            b_port,
-            lanes,
-            lane_gbps,
-            length,
-            medium,
-            chooser.path + ("pin",) if pinned else origin,
-            pinned,
-        )
-        return f.add_link(link)
+        """Cable (or mate) port ``a_port`` of device ``a`` to ``b_port`` of ``b``: length, rate, medium, ID."""
+        key = (fabric, id(chooser), origin, kind)
+        link = self._linkers.get(key)
+        if link is None:
+            link = self._linkers[key] = self.linker(fabric, chooser=chooser, origin=origin, kind=kind)
+        return link(a, a_port, b, b_port)
 
     def linker(
         self, fabric: str, *, chooser: MediaChooser, origin: tuple, kind: str = "cable"
     ) -> Callable[[int, int, int, int], Link]:
-        """``link(a, a_port, b, b_port)``: what ``connect`` makes, for the many links of one loop.
+        """``link(a, a_port, b, b_port)``: ``connect`` for the many links of one loop.
 
         Fabric, media policy, origin and kind are fixed for the loop, and the per-link work that
         does not depend on the link is done once (lane rates per pair of port groups, the cable-ID
         format), so a builder that makes 10^5-10^6 links pays for the link and little else.
         """
         f = self.fabric
-        devices, layouts, add_link = f.devices, f.layouts, f.add_link
-        cable_length = self.geometry.cable_length
+        devices, layouts, append = f.devices, f.layouts, f.links.append
+        cable_length = self.geometry.length_fn()
         choose = chooser.choose
         cable_id = cable_id_format(self.blueprint.naming.cable_id)
         pinned_origin = chooser.path + ("pin",)
         connector = kind == "connector"
-        rates: dict[tuple[int, int], tuple[int, float]] = {}
+        rates = self._rates
 
         def link(a: int, a_port: int, b: int, b_port: int) -> Link:
             da, db = devices[a], devices[b]
             la, lb = layouts[da.model], layouts[db.model]
-            ga, gb = la.group(a_port), lb.group(b_port)
+            if not (0 <= a_port < la.total and 0 <= b_port < lb.total):
+                raise IndexError(f"port {a_port} of {da.name} or {b_port} of {db.name} does not exist")
+            ga, gb = la.port_groups[a_port], lb.port_groups[b_port]
             key = (id(ga), id(gb))
             rate = rates.get(key)
             if rate is None:
@@ -239,7 +221,7 @@ class BuildContext:
             length = 0.0 if connector else cable_length(da, db)
             medium, pinned = choose(lane_gbps, ga.cage, gb.cage, length)
             new = Link(
-                cable_id(fabric, da.name, la.name(a_port), db.name, lb.name(b_port)),
+                cable_id(fabric, da.name, la.names[a_port], db.name, lb.names[b_port]),
                 fabric,
                 kind,
                 a,
@@ -253,7 +235,8 @@ class BuildContext:
                 pinned_origin if pinned else origin,
                 pinned,
             )
-            return add_link(new)
+            append(new)
+            return new
 
         return link
 

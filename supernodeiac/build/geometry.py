@@ -7,6 +7,8 @@ loop; inside one rack it runs between the two devices' units plus a smaller loop
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..fabric import Device, Fabric
 from ..findings import BuildError, error
 from ..model.site import Placement, Site
@@ -79,14 +81,25 @@ class Geometry:
         return self._rack_index.get((row, position))
 
     def cable_length(self, a: Device, b: Device) -> float:
-        if a.rack < 0 or b.rack < 0:
-            return 0.0
-        uh = self._unit_m
-        # Ports sit at the middle of a device's height.
-        ya = (a.u - 1 + a.height_u / 2) * uh
-        yb = (b.u - 1 + b.height_u / 2) * uh
-        if a.rack == b.rack:
-            return abs(ya - yb) + self._in_rack_slack_m
-        ra, rb = self.fabric.racks[a.rack], self.fabric.racks[b.rack]
-        horizontal = abs(ra.x_m - rb.x_m) + abs(ra.y_m - rb.y_m)
-        return (self._top_m - ya) + (self._top_m - yb) + self._trays_m + horizontal + self._slack_m
+        return self.length_fn()(a, b)
+
+    def length_fn(self) -> Callable[[Device, Device], float]:
+        """``cable_length`` with the site's figures bound as locals: it runs once per link."""
+        racks = self.fabric.racks
+        uh, top, trays = self._unit_m, self._top_m, self._trays_m
+        slack, in_rack = self._slack_m, self._in_rack_slack_m
+
+        def length(a: Device, b: Device) -> float:
+            ra, rb = a.rack, b.rack
+            if ra < 0 or rb < 0:
+                return 0.0
+            # Ports sit at the middle of a device's height.
+            ya = (a.u - 1 + a.height_u / 2) * uh
+            yb = (b.u - 1 + b.height_u / 2) * uh
+            if ra == rb:
+                return abs(ya - yb) + in_rack
+            ka, kb = racks[ra], racks[rb]
+            horizontal = abs(ka.x_m - kb.x_m) + abs(ka.y_m - kb.y_m)
+            return (top - ya) + (top - yb) + trays + horizontal + slack
+
+        return length

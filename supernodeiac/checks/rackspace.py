@@ -23,8 +23,12 @@ def check_rack_space(ctx: CheckContext) -> Iterator[Finding]:
         for low, high, dev in occupied:
             if low < 1 or high > top:
                 d = f.devices[dev]
-                yield error("rack-space", f"{d.name} occupies U{low}-U{high} of {rack}, a {top}U rack", d.origin,
-                            "lower its first_u, or raise site.rack_units for taller racks")
+                yield error(
+                    "rack-space",
+                    f"{d.name} occupies U{low}-U{high} of {rack}, a {top}U rack",
+                    d.origin,
+                    "lower its first_u, or raise site.rack_units for taller racks",
+                )
         for (_, prev_high, prev), (low, high, dev) in zip(occupied, occupied[1:]):
             if low <= prev_high:
                 a, b = f.devices[prev], f.devices[dev]
