@@ -77,6 +77,16 @@ class Geometry:
             )
         return self._rack_index[(placement.row, rack_pos)], u
 
+    def place_many(self, placement: Placement, count: int, height_u: int, path: tuple) -> list[tuple[int, int]]:
+        """``place`` for slots 0..count-1 at once: bounds are checked on the extreme slots only."""
+        if count == 0:
+            return []
+        self.place(placement, count - 1, height_u, path)  # the furthest rack
+        self.place(placement, min(count, placement.per_rack) - 1, height_u, path)  # the highest unit
+        first = self._rack_index[(placement.row, placement.first_rack)]  # racks of a row are consecutive
+        per, step, u0 = placement.per_rack, height_u + placement.gap_u, placement.first_u
+        return [(first + slot // per, u0 + (slot % per) * step) for slot in range(count)]
+
     def rack_of(self, row: str, position: int) -> int | None:
         return self._rack_index.get((row, position))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..fabric import Device
 from ..model.nodes import NodeGroup
 from . import BUILDERS
 from .context import BuildContext
@@ -11,15 +12,11 @@ from .context import BuildContext
 def build_nodes(ctx: BuildContext, group: NodeGroup, path: tuple) -> None:
     ctx.model(group.model, path + ("model",), ("node", "appliance", "compute-board", "memory"))
     template = group.naming or "{group}-{index:04d}"
-    for i in range(group.count):
+    height = ctx.catalogue.devices[group.model].height_u
+    where = ctx.geometry.place_many(group.placement, group.count, height, ctx.placement_path(path, group.placement))
+    fabric, members = ctx.fabric, ctx.groups.setdefault(group.name, [])
+    # One Device per node without the per-device checks of add_device: a group can hold 10^5 nodes.
+    for i, (rack, u) in enumerate(where):
         name = template.format(group=group.name, index=i + 1)
-        ctx.add_device(
-            name=name,
-            role="node",
-            model=group.model,
-            group=group.name,
-            placement=group.placement,
-            slot=i,
-            origin=path,
-            coords=(("index", i),),
-        )
+        device = Device(0, name, "node", group.model, group.name, rack, u, height, (("index", i),), path, 0)
+        members.append(fabric.add_device(device).index)
