@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..fabric import Device, Fabric, Link
+from ..fabric_views import links_by_fabric, local_tiers
 from . import RENDERERS, Artifacts, RenderContext
 from .bom import gbps_text
 
@@ -42,30 +43,6 @@ TIER_FILL = ["#e8f1fb", "#fdf0d5", "#e3f4e1", "#f6e1ee", "#ececec"]
 def quote(text: str) -> str:
     """A DOT double-quoted string (backslash and quote escaped, newlines as DOT line breaks)."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def links_by_fabric(f: Fabric) -> dict[str, list[Link]]:
-    """The links of every fabric, in one pass (each fabric's in Fabric order)."""
-    out: dict[str, list[Link]] = {}
-    for link in f.links:
-        bucket = out.get(link.fabric)
-        if bucket is None:
-            bucket = out[link.fabric] = []
-        bucket.append(link)
-    return out
-
-
-def local_tiers(f: Fabric, name: str, links: list[Link]) -> dict[int, int]:
-    """Every member device of a fabric -> its tier in that fabric.
-
-    A device keeps its own tier in the fabric that built it (``Device.group`` is the fabric's
-    name) and is an endpoint (tier 0) of every other fabric it is cabled to. A fabric that built
-    none of its devices keeps their tiers as they are.
-    """
-    devices = f.devices
-    members = {k.a for k in links} | {k.b for k in links}
-    own = any(devices[i].group == name for i in members)
-    return {i: devices[i].tier if (not own or devices[i].group == name) else 0 for i in members}
 
 
 @dataclass(frozen=True)
