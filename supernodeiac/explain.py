@@ -42,7 +42,7 @@ from .fabric import Fabric
 from .fabric_views import links_by_fabric, local_tiers
 from .model.blueprint import Blueprint
 from .registry import Registry
-from .render.bom import bill_of_materials, gbps_text, link_figures, rounded
+from .render.bom import bill_of_materials, gbps_text, link_figures, rounded, totals
 
 # networkx max-flow is exact but dear: above this many merged device pairs in a connected part
 # (or ten times as many links in the fabric) a fabric without a formula or a builder figure
@@ -332,7 +332,7 @@ def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[
     """The sizing report as plain, JSON-ready data (sorted, no floats left unrounded)."""
     inp = Inputs(blueprint, catalogue, fabric)
     bom = bill_of_materials(catalogue, fabric)
-    dp, mp, dc, mc = bom.device_power_w(), bom.media_power_w(), bom.device_cost(), bom.media_cost()
+    bom_totals = totals(bom)
     accelerators = sum(
         fabric.models[line.model].accelerators.count * line.count
         for line in bom.devices
@@ -346,8 +346,8 @@ def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[
             "links": len(fabric.links),
             "racks": len(fabric.racks),
             "accelerators": accelerators,
-            "power_w": {"devices": rounded(dp), "media": rounded(mp), "total": rounded(dp + mp)},
-            "relative_cost": {"devices": rounded(dc), "media": rounded(mc), "total": rounded(dc + mc)},
+            "power_w": bom_totals["power_w"],
+            "relative_cost": bom_totals["relative_cost"],
         },
         "fabrics": [_fabric_report(inp, stats[name]) for name in sorted(stats)],
     }

@@ -193,13 +193,14 @@ def _csv(bom: Bom, catalogue: Catalogue) -> bytes:
     for t in bom.transceivers:
         note = "power and cost included in the medium's link rows"
         w.writerow(["transceiver", t.fabric, t.medium, f"{t.per_end:g} per end", "", t.count, "", "", "", "", note])
-    totals = _totals(bom)
+    sums = totals(bom)
     for name in ("devices", "media", "total"):
-        w.writerow(["total", "", name, "", "", "", "", totals["power_w"][name], "", totals["relative_cost"][name], ""])
+        w.writerow(["total", "", name, "", "", "", "", sums["power_w"][name], "", sums["relative_cost"][name], ""])
     return buf.getvalue().encode()
 
 
-def _totals(bom: Bom) -> dict:
+def totals(bom: Bom) -> dict:
+    """Counts, power and relative cost of the whole BOM (summary.json's and snc explain's totals)."""
     dp, mp = bom.device_power_w(), bom.media_power_w()
     dc, mc = bom.device_cost(), bom.media_cost()
     return {
@@ -257,7 +258,7 @@ def summary(bom: Bom) -> dict:
             for t in bom.transceivers
         ],
         "fabrics": per_fabric,
-        "totals": _totals(bom),
+        "totals": totals(bom),
     }
 
 
