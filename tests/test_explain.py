@@ -119,6 +119,22 @@ def test_power_and_cost_per_fabric(small_ib):
     )
 
 
+def test_deployment_totals_from_the_fabric(small_ib):
+    """The totals count every device and link once, across all fabrics, priced from the catalogue."""
+    f, cat = small_ib.fabric, small_ib.catalogue
+    totals = _report(small_ib)["totals"]
+    assert (totals["devices"], totals["links"], totals["racks"]) == (len(f.devices), len(f.links), len(f.racks))
+    assert totals["accelerators"] == 16 * cat.devices["hgx-h100"].accelerators.count  # the UFM has none
+    device_w = sum(cat.devices[d.model].power_w for d in f.devices)
+    media_w = sum(2 * cat.media[k.medium].power_w_per_end for k in f.links)
+    assert totals["power_w"]["devices"] == pytest.approx(device_w)
+    assert totals["power_w"]["media"] == pytest.approx(media_w)
+    assert totals["power_w"]["total"] == pytest.approx(device_w + media_w)
+    device_cost = sum(cat.devices[d.model].relative_cost for d in f.devices)
+    media_cost = sum(cat.media[k.medium].relative_cost for k in f.links)
+    assert totals["relative_cost"]["total"] == pytest.approx(device_cost + media_cost)
+
+
 def test_management_is_reported_with_local_tiers(small_ib):
     mgmt = _fabric(_report(small_ib), "mgmt")
     # leaves and spines are endpoints of the management network, not its switches
