@@ -7,11 +7,9 @@ k = 7, 9 groups, 72 endpoints), measured on the Fabric (links, Fabric.graph()).
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import networkx as nx
 import pytest
-from click.testing import CliRunner
 from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.build.context import BuildContext
@@ -19,7 +17,6 @@ from supernodeiac.build.dragonfly import global_plan, peer
 from supernodeiac.build.geometry import Geometry
 from supernodeiac.checks import CheckContext
 from supernodeiac.checks.dragonfly import check_wiring
-from supernodeiac.cli import main
 from supernodeiac.fabric import Fabric
 from supernodeiac.findings import Severity
 from supernodeiac.pipeline import Compiled, Stage, compile_file
@@ -405,17 +402,6 @@ def test_dragonfly_plus_spines_must_divide_leaf_up_ports() -> None:
 
 
 # -- shipped blueprints ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", ["dragonfly-balanced.yaml", "dragonfly-plus.yaml"])
-def test_shipped_blueprints_validate_clean_and_render(name: str, tmp_path: Path) -> None:
-    path = BLUEPRINTS / name
-    c = compile_file(str(path))
-    assert c.exit_code == 0
-    assert not [f for f in c.findings if f.severity is not Severity.INFO], [f.message for f in c.findings]
-    result = CliRunner().invoke(main, ["render", str(path), "-o", str(tmp_path / "out")])
-    assert result.exit_code == 0, result.output
-    assert (tmp_path / "out" / "cabling" / "cables.csv").exists()
 
 
 def test_shipped_balanced_dragonfly_is_the_full_textbook_size() -> None:
