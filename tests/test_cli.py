@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS, ROOT
+from conftest import BLUEPRINTS, ROOT, read_tree
 
 from supernodeiac import writer
 from supernodeiac.cli import main
@@ -245,15 +245,11 @@ def test_sarif_without_a_line_has_no_region(tmp_path):
 # -- render ----------------------------------------------------------------------------------------
 
 
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 def test_render_writes_and_says_how_many(tmp_path):
     out = tmp_path / "o"
     result = _invoke("render", str(SMALL), "-o", str(out))
     assert result.exit_code == 0, result.output
-    tree = _tree(out)
+    tree = read_tree(out)
     manifest = json.loads(tree.pop("MANIFEST.json"))
     assert f"wrote {len(tree)} files to {out}/" in result.output.splitlines()
     assert sorted(e["path"] for e in manifest["files"]) == sorted(tree)
@@ -267,7 +263,7 @@ def test_render_replaces_a_previous_render_atomically(tmp_path):
     (out / "MANIFEST.json").write_text("{}")
     (out / "stale.csv").write_text("from an older render")
     assert _invoke("render", str(SMALL), "-o", str(out)).exit_code == 0
-    assert "stale.csv" not in _tree(out)
+    assert "stale.csv" not in read_tree(out)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
 
 
@@ -278,13 +274,13 @@ def test_render_refuses_a_folder_it_did_not_write(tmp_path):
     result = _invoke("render", str(SMALL), "-o", str(out))
     assert result.exit_code == 1
     assert "not written by snc" in result.output
-    assert _tree(out) == {"notes.txt": b"keep me"}
+    assert read_tree(out) == {"notes.txt": b"keep me"}
 
 
 def _first_render(tmp_path: Path) -> tuple[Path, dict[str, bytes], list[str]]:
     out = tmp_path / "o"
     assert _invoke("render", str(SMALL), "-o", str(out)).exit_code == 0
-    return out, _tree(out), sorted(p.name for p in tmp_path.iterdir())
+    return out, read_tree(out), sorted(p.name for p in tmp_path.iterdir())
 
 
 def test_a_failing_renderer_writes_nothing(tmp_path, monkeypatch):
@@ -297,7 +293,7 @@ def test_a_failing_renderer_writes_nothing(tmp_path, monkeypatch):
     result = _invoke("render", str(SMALL), "-o", str(out))
     assert result.exit_code == 3
     assert "internal error while rendering" in result.output and "renderer crashed" in result.output
-    assert _tree(out) == before
+    assert read_tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == listing
 
 
@@ -308,7 +304,7 @@ def test_an_escaping_artifact_path_is_refused(bad, tmp_path, monkeypatch):
     result = _invoke("render", str(SMALL), "-o", str(out))
     assert result.exit_code == 1
     assert "cannot write" in result.output and "unchanged" in result.output
-    assert _tree(out) == before
+    assert read_tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == listing
     assert not (tmp_path / "escape.txt").exists()
 
@@ -325,7 +321,7 @@ def test_a_failure_during_the_swap_puts_the_old_render_back(tmp_path, monkeypatc
     monkeypatch.setattr(writer.os, "rename", rename)
     with pytest.raises(OSError):
         writer.write({"x.txt": b"new"}, out, "t")
-    assert _tree(out) == before
+    assert read_tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == listing
 
 
@@ -344,7 +340,7 @@ def test_a_failure_while_writing_files_leaves_no_staging(tmp_path, monkeypatch):
     result = _invoke("render", str(SMALL), "-o", str(out))
     assert result.exit_code == 1 and "Input/output error" in result.output
     monkeypatch.undo()
-    assert _tree(out) == before
+    assert read_tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == listing
 
 

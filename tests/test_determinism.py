@@ -10,21 +10,17 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS, ROOT, compile_text
+from conftest import BLUEPRINTS, ROOT, compile_text, read_tree
 
 from supernodeiac.cli import main
 
 SHIPPED = sorted(BLUEPRINTS.glob("*.yaml"))
 
 
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 def _render(blueprint: Path, out: Path) -> dict[str, bytes]:
     result = CliRunner().invoke(main, ["render", str(blueprint), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    return _tree(out)
+    return read_tree(out)
 
 
 def _same_trees(a: dict[str, bytes], b: dict[str, bytes]) -> None:
@@ -60,7 +56,7 @@ def test_byte_identical_across_processes_with_different_hash_seeds(tmp_path):
         out = tmp_path / f"seed-{seed}"
         env = {**os.environ, "PYTHONHASHSEED": seed}
         subprocess.run([sys.executable, "-c", _DRIVER, str(out), *map(str, SHIPPED)], check=True, cwd=ROOT, env=env, timeout=300)
-        trees.append(_tree(out))
+        trees.append(read_tree(out))
     assert len({p.split("/")[0] for p in trees[0]}) == len(SHIPPED)
     _same_trees(*trees)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import read_tree
 
 from supernodeiac.cli import main
 
@@ -268,10 +269,6 @@ def test_worst_exit_code_wins_over_several_files(tmp_path):
     assert _run(["validate", str(good), str(impossible), str(invalid)]).exit_code == 2
 
 
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 @pytest.mark.parametrize(
     "case",
     [c for c in CASES if c.id in ("tab", "wrong-type", "unknown-model", "more-leaves-than-spine-ports")],
@@ -281,12 +278,12 @@ def test_bad_input_leaves_the_output_folder_alone(case: Case, tmp_path):
     out = tmp_path / "out"
     first = _run(["render", str(_write(tmp_path, BASE, "good.yaml")), "-o", str(out)])
     assert first.exit_code == 0, first.output
-    before = _tree(out)
+    before = read_tree(out)
     assert "MANIFEST.json" in before and len(before) > 1
     bad = _write(tmp_path, _mutate(case))
     listing = sorted(p.name for p in tmp_path.iterdir())
     result = _run(["render", str(bad), "-o", str(out)])
     assert result.exit_code == case.exit
     assert "nothing written" in result.output
-    assert _tree(out) == before
+    assert read_tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == listing  # no staging folder left behind

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import BLUEPRINTS
+from conftest import BLUEPRINTS, read_tree
 
 from supernodeiac.pipeline import compile_file, render
 
@@ -33,7 +33,7 @@ def test_golden(name):
         for path, data in artifacts.items():
             (folder / path).parent.mkdir(parents=True, exist_ok=True)
             (folder / path).write_bytes(data)
-    expected = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    expected = read_tree(folder)
     assert sorted(artifacts) == sorted(expected)
     for path, data in sorted(artifacts.items()):
         assert data == expected[path], f"{name}/{path} differs from the golden file"
