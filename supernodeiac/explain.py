@@ -356,11 +356,6 @@ def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[
 # -- sections by fabric kind ------------------------------------------------------------------
 
 
-def _data_radix(inp: Inputs, device_index: int) -> int:
-    model = inp.fabric.models[inp.fabric.devices[device_index].model]
-    return sum(g.count for g in model.ports if g.role == "data")
-
-
 @SECTIONS.register("fat-tree")
 def _fat_tree(inp: Inputs, s: FabricStats, report: dict[str, Any]) -> None:
     """Clos bisection by formula, declared ratios, growth with and without re-cabling."""
@@ -405,7 +400,7 @@ def _fat_tree(inp: Inputs, s: FabricStats, report: dict[str, Any]) -> None:
     ceiling = None
     upper = s.members_at(tiers)
     if upper and leaf_down:
-        k_top = _data_radix(inp, upper[0])
+        k_top = f.models[f.devices[upper[0]].model].port_count("data")
         ceiling = k_top * leaf_down * (1 if tiers == 2 else int(facts.get("leaves_per_pod", 0)))
     growth["endpoint_ports"] = {"built": built, "without_recabling": cabled, "ceiling": ceiling}
     # Node counts: the builder's when it states them (it knows the ports service endpoints take),

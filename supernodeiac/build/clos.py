@@ -61,7 +61,7 @@ def largest_parallel(up: int, lower_count: int, upper_ports: int) -> int | None:
 
 
 def data_radix(model: DeviceModel) -> int:
-    return sum(g.count for g in model.ports if g.role == "data")
+    return model.port_count("data")
 
 
 class PlanError(Exception):

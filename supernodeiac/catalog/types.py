@@ -89,10 +89,9 @@ class DeviceModel(Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> DeviceModel:
-        if self.switch_chips is not None:
-            scaleup = sum(g.count for g in self.ports if g.role == "scaleup")
-            if scaleup != self.switch_chips.count * self.switch_chips.ports_per_chip:
-                raise ValueError("scaleup ports must equal switch_chips.count x ports_per_chip")
+        chips = self.switch_chips
+        if chips is not None and self.port_count("scaleup") != chips.count * chips.ports_per_chip:
+            raise ValueError("scaleup ports must equal switch_chips.count x ports_per_chip")
         internal, acc = self.internal_scaleup, self.accelerators
         if internal is not None and acc is not None and sum(internal.links_per_chip) != acc.links:
             raise ValueError("internal_scaleup.links_per_chip must add up to accelerators.links")
@@ -100,6 +99,10 @@ class DeviceModel(Strict):
 
     def ports_of(self, role: str) -> list[PortGroup]:
         return [g for g in self.ports if g.role == role]
+
+    def port_count(self, role: str) -> int:
+        """Ports of one role (``data``: the switch radix the topologies are sized by)."""
+        return sum(g.count for g in self.ports if g.role == role)
 
 
 class Medium(Strict):
