@@ -1,5 +1,6 @@
 """Out-of-band management: one switch per rack that has management ports, every BMC and switch
-management port cabled to it, and each rack switch uplinked to every aggregation switch.
+management port cabled to it, and each rack switch's ``uplinks`` spread round-robin over the
+aggregation switches (consecutive uplinks of a rack reach different ones).
 
 Rack-switch ports are given in order of the devices' rack units (bottom up), so adding racks
 or devices in new racks leaves existing management cables unchanged.
@@ -46,8 +47,10 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
         if dev.rack >= 0 and f.layouts[dev.model].ports_of("mgmt"):
             by_rack[dev.rack].append(dev.index)
 
-    height = sw_model.height_u
-    u = spec.u or site.rack_units - height + 1
+    u = spec.u or site.rack_units - sw_model.height_u + 1
+    sw_ports = f.layouts[spec.switch]
+    access, uplinks = sw_ports.ports_of("data"), sw_ports.ports_of("uplink")
+    agg_ports = f.layouts[spec.aggregation.switch].ports_of("data") if spec.aggregation is not None else []
     for rack_index in sorted(by_rack):
         rack = f.racks[rack_index]
         sw = ctx.add_device(
@@ -62,8 +65,6 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
             tier=1,
         )
         sw.rack, sw.u = rack_index, u
-        sw_ports = f.layouts[spec.switch]
-        access = sw_ports.ports_of("data")
         members = sorted(by_rack[rack_index], key=lambda i: (f.devices[i].u, i))
         k = 0
         for dev in members:
@@ -77,7 +78,6 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                     )
                 ctx.connect("mgmt", dev, port, sw.index, access[k], chooser=chooser, origin=path)
                 k += 1
-        uplinks = sw_ports.ports_of("uplink")
         if aggs:
             if spec.uplinks > len(uplinks):
                 raise ctx.fail(
@@ -86,7 +86,6 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                     path + ("uplinks",),
                     f"at most {len(uplinks)}",
                 )
-            agg_ports = f.layouts[spec.aggregation.switch].ports_of("data")
             for m in range(spec.uplinks):
                 # Spread round-robin so consecutive uplinks of a rack reach different switches.
                 a, n = divmod(rack_index * spec.uplinks + m, len(aggs))[::-1]
