@@ -387,16 +387,17 @@ def test_schema_is_stable():
     assert json.loads(first)["$schema"].startswith("https://json-schema.org/")
 
 
-# -- docs/blueprint.md stays true to the models ---------------------------------------------------------
+# -- docs/blueprint.md and README.md stay true to the models ----------------------------------------------
 
 
-def _yaml_blocks() -> list[str]:
-    text = (ROOT / "docs" / "blueprint.md").read_text()
+def _yaml_blocks(doc: str = "docs/blueprint.md") -> list[str]:
+    text = (ROOT / doc).read_text()
     return [block.split("```", 1)[0] for block in text.split("```yaml\n")[1:]]
 
 
-def test_documented_blueprint_validates_clean(tmp_path):
-    first = _yaml_blocks()[0]
+@pytest.mark.parametrize("doc", ["docs/blueprint.md", "README.md"])
+def test_documented_blueprint_validates_clean(tmp_path, doc):
+    first = _yaml_blocks(doc)[0]
     path = tmp_path / "doc.yaml"
     path.write_text(first)
     result = _invoke("validate", "-q", str(path))
