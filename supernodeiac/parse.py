@@ -49,12 +49,22 @@ def parse(doc: Document) -> Blueprint:
     return blueprint
 
 
+def _close(name: str, known: typing.Sequence[str]) -> list[str]:
+    """The (at most three) known names nearest to a mistyped one, nearest first."""
+    return difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+
+
+def _suggestion(close: list[str]) -> str:
+    """'did you mean 'a' or 'b'? ' (with a trailing space), or '' when nothing is close."""
+    return "did you mean " + " or ".join(repr(c) for c in close) + "? " if close else ""
+
+
 def did_you_mean(name: str, known: typing.Iterable[str]) -> str:
     """'did you mean ...?' for the closest names, else the list of what is allowed."""
     known = sorted(set(known))
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    close = _close(name, known)
     if close:
-        return "did you mean " + " or ".join(repr(c) for c in close) + "?"
+        return _suggestion(close).rstrip()
     if not known:
         return ""
     return "allowed here: " + ", ".join(known[:16]) + (" ..." if len(known) > 16 else "")
@@ -226,7 +236,7 @@ def _finding(doc: Document, err: dict[str, Any], root: Any, data: Any, prefix: t
     hint = ""
     if kind == "extra_forbidden":
         known = _known_fields(root, loc[:-1], data)
-        close = difflib.get_close_matches(field, known, n=3, cutoff=0.6)
+        close = _close(field, known)
         suggestion = close[0] if close else None
         message = f"unknown key {field!r}" + (f" in {parent}" if parent else "")
         hint = did_you_mean(field, known)
@@ -240,8 +250,7 @@ def _finding(doc: Document, err: dict[str, Any], root: Any, data: Any, prefix: t
         if kind == "union_tag_invalid":
             tag = str(ctx.get("tag"))
             message = f"unknown kind {tag!r}" + (f" in {format_path(path)}" if path else "")
-            close = difflib.get_close_matches(tag, tags, n=3, cutoff=0.6)
-            hint = ("did you mean " + " or ".join(repr(c) for c in close) + "? " if close else "") + ("kinds: " + ", ".join(tags))
+            hint = _suggestion(_close(tag, tags)) + "kinds: " + ", ".join(tags)
             where = doc.locate(path + ("kind",))
         else:
             message = "missing key 'kind'" + (f" in {format_path(path)}" if path else "")
@@ -250,9 +259,9 @@ def _finding(doc: Document, err: dict[str, Any], root: Any, data: Any, prefix: t
         value = err.get("input")
         allowed = [str(a) for a in typing.get_args(step.tp)] if typing.get_origin(step.tp) is Literal else []
         message = f"{format_path(path)}: {_shown(value)} is not allowed"
-        close = difflib.get_close_matches(str(value), allowed, n=3, cutoff=0.6) if len(allowed) > 1 else []
+        close = _close(str(value), allowed) if len(allowed) > 1 else []
         expected = str(ctx.get("expected", " or ".join(repr(a) for a in allowed)))
-        hint = ("did you mean " + " or ".join(repr(c) for c in close) + "? " if close else "") + "expected " + expected
+        hint = _suggestion(close) + "expected " + expected
     elif kind in _TYPE_WORDS:
         message = f"{format_path(path)}: expected {_TYPE_WORDS[kind]}, got {_shown(err.get('input'))}"
     elif kind == "value_error" and not isinstance(err.get("input"), dict | list):
