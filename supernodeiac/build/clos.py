@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..catalog.types import DeviceModel
-from ..fabric import PortLayout
 from ..findings import BuildError, error
 from ..model.base import ratio_value
 from ..model.clos import FatTree
@@ -348,12 +347,12 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
     leaves = _leaves(ctx, spec, plan, leaf_name, path)
-    leaf_data = PortLayout(leaf_m).ports_of("data")
+    leaf_data = ctx.fabric.layouts[leaf_name].ports_of("data")
     d = plan.leaf.down
     down_ports, up_ports = leaf_data[:d], leaf_data[d : d + plan.leaf.up]
     _attach(ctx, spec, plan, leaves, compute, service, down_ports, chooser, path)
 
-    spine_data = PortLayout(spine_m).ports_of("data")
+    spine_data = ctx.fabric.layouts[spine_name].ports_of("data")
     spines = _spines(ctx, spec, plan, spine_name, path)
     spp, per_pod, p1 = plan.spines_per_pod, plan.leaves_per_pod, plan.p1
     for pod in range(plan.built_pods):
@@ -364,7 +363,7 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
     cores: list[int] = []
     spine_up: list[int] = []
     if spec.tiers == 3:
-        core_data = PortLayout(core_m).ports_of("data")
+        core_data = ctx.fabric.layouts[core_name].ports_of("data")
         spine_up = spine_data[plan.spine.down : plan.spine.down + plan.spine.up]
         cores = _cores(ctx, spec, plan, core_name, path)
         cpp = plan.cores_per_plane

@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..catalog.types import DeviceModel
-from ..fabric import Fabric, PortLayout
+from ..fabric import Fabric
 from ..model.scaleup import OrthogonalDomain, SwitchedDomain, TwoLevelDomain
 from . import BUILDERS
 from .context import BuildContext, did_you_mean
@@ -74,7 +74,7 @@ class PortMap:
         found = self._cache.get(model_name)
         if found is None:
             model = self.fabric.models[model_name]
-            layout = self.fabric.layouts.get(model_name) or PortLayout(model)
+            layout = self.fabric.layouts[model_name]
             scaleup = layout.role_range("scaleup")
             uplink = layout.role_range("uplink")
             per = 0
@@ -189,8 +189,8 @@ def _build_one_level(
             "catalogue", f"{switch} lists no switch_chips", path + (form.switch_key,), "a switch board needs 'switch_chips:'"
         )
     a_count, links, c_count, ports = acc.count, acc.links, chips.count, chips.ports_per_chip
-    cb_ports = PortLayout(cm).ports_of("scaleup")
-    sb_ports = PortLayout(sm).ports_of("scaleup")
+    cb_ports = f.layouts[compute].ports_of("scaleup")
+    sb_ports = f.layouts[switch].ports_of("scaleup")
     if len(cb_ports) < a_count * links:
         raise ctx.fail(
             "catalogue",
