@@ -29,18 +29,26 @@ import math
 import tempfile
 from pathlib import Path
 
+from supernodeiac.catalog import builtin_data
+from supernodeiac.catalog.types import Catalogue
+
 # Nodes per size (8 GPUs each).
 SIZES: dict[str, int] = {"1k": 128, "8k": 1_024, "32k": 4_096, "131k": 16_384}
 
-GPUS_PER_NODE = 8
+# Hardware figures come from the catalogue, like everywhere else; only layout choices live here.
+_DEVICES = Catalogue.model_validate(builtin_data()).devices
+_NODE, _LEAF, _AGG = _DEVICES["hgx-h100"], _DEVICES["qm9700"], _DEVICES["sn4600c"]
+assert _NODE.accelerators is not None
+GPUS_PER_NODE = _NODE.accelerators.count
+RAILS = _NODE.port_count("data")  # one NIC per rail
+K_LEAF = _LEAF.port_count("data")
+NDR_MAX_NODES = K_LEAF**3 // 4 // RAILS  # endpoint ports of a non-blocking 3-tier tree of radix k, per node
+SU_NODES = K_LEAF // 2  # one qm9700 leaf per rail per SU: its k/2 down ports take one NIC of each node
+AGG_PORTS = _AGG.port_count("data")  # for sizing the aggregation layer
 NODES_PER_RACK = 4  # 4 x 8U HGX = 32U and ~41 kW: a liquid- or rear-door-cooled rack
 RACKS_PER_ROW = 32
-NDR_MAX_NODES = 8_192  # 64^3/4 endpoint ports / 8 rails
 LEAVES_PER_RACK = 32  # 1U qm9700, U2-U33
-SU_NODES = 32  # one qm9700 leaf per rail per SU: its 32 down ports take one NIC of each node
-RAILS = 8
 MGMT_UPLINKS = 2
-AGG_PORTS = 64  # sn4600c data ports, for sizing the aggregation layer
 AGG_PER_RACK = 20  # 2U sn4600c, U2-U41
 
 
@@ -49,9 +57,9 @@ def _design(nodes: int) -> dict:
     sus = math.ceil(nodes / SU_NODES)
     leaves = sus * RAILS
     if nodes <= NDR_MAX_NODES:
-        per_pod, spine, spines_per_pod, spine_u, spines_per_rack = 32, "qm9700", 32, 1, 32
+        per_pod, spine, spines_per_pod, spines_per_rack = 32, "qm9700", 32, 32
     else:
-        per_pod, spine, spines_per_pod, spine_u, spines_per_rack = 64, "q3400", 32, 4, 10
+        per_pod, spine, spines_per_pod, spines_per_rack = 64, "q3400", 32, 10
     pods = math.ceil(leaves / per_pod)
     return {
         "sus": sus,
@@ -60,7 +68,6 @@ def _design(nodes: int) -> dict:
         "leaves_per_pod": per_pod,
         "pods": pods,
         "spines": pods * spines_per_pod,
-        "spine_u": spine_u,
         "spines_per_rack": spines_per_rack,
     }
 
