@@ -248,10 +248,9 @@ def min_cut_bisection(f: Fabric, s: FabricStats) -> MinCut | None:
     if s.links > MINCUT_MAX_LINKS * 10:
         return None
     pairs: dict[tuple[int, int], float] = {}
-    for link in f.links:
-        if link.fabric == s.name:
-            key = (link.a, link.b) if link.a < link.b else (link.b, link.a)
-            pairs[key] = pairs.get(key, 0.0) + link.gbps
+    for link in f.links_of(s.name):
+        key = (link.a, link.b) if link.a < link.b else (link.b, link.a)
+        pairs[key] = pairs.get(key, 0.0) + link.gbps
     parts = _parts(pairs)
     part = set(max(parts, key=len))  # the first of the largest: parts come in device order
     endpoints = [i for i in sorted(part) if s.tiers[i] == 0]
