@@ -331,6 +331,10 @@ def template_findings(doc: Document, bp: Blueprint) -> list[Finding]:
     for i, group in enumerate(bp.nodes):
         if group.naming is not None:
             checks.append((group.naming, {"group": group.name, "index": 1}, ("nodes", i, "naming")))
+    for i, pool in enumerate(bp.cxl):
+        for j, hosts in enumerate(pool.hosts):
+            if hosts.naming is not None:  # hosts the pool makes are named like a node group
+                checks.append((hosts.naming, {"group": hosts.label, "index": 1}, ("cxl", i, "hosts", j, "naming")))
     findings = []
     for template, sample, path in checks:
         problem = _template_problem(template, sample)

@@ -299,6 +299,20 @@ def test_hosts_entry_is_a_group_or_made_here_not_both():
     assert any("not both" in f.message for f in c.findings)
 
 
+def test_hosts_made_by_the_pool_have_their_naming_checked_before_the_build():
+    """A bad template of pool-made hosts is an invalid blueprint (exit 2), located, like a node group's."""
+    made = "- name: kv\n        model: cxl-host-2s\n        count: 2\n        naming: '{grp}-{index}'\n"
+    made += "        placement: {row: A, first_rack: 2, per_rack: 2, first_u: 12}\n        promised_gb: 1\n      - group: cpu"
+    c = compile_text(blueprint().replace("- group: cpu", made))
+    assert c.stage is Stage.UNREADABLE and c.exit_code == 2
+    (err,) = c.findings
+    assert err.rule == "naming" and err.path == ("cxl", 0, "hosts", 0, "naming")
+    assert "unknown field {grp}" in err.message and "did you mean 'group'?" in err.hint
+    good = compile_text(blueprint().replace("- group: cpu", made.replace("{grp}", "{group}")))
+    assert good.exit_code == 0, [f.message for f in good.findings]
+    assert [d.name for d in good.fabric.devices if d.group == "kv"] == ["kv-1", "kv-2"]
+
+
 # -- growth leaves existing cables where they are -------------------------------------------------
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from ..catalog.types import DeviceModel
 from ..fabric import PortLayout
 from ..model.cxl import CxlHosts, CxlPool
+from ..model.nodes import NODE_NAMING
 from . import BUILDERS
 from .context import BuildContext, did_you_mean
 
@@ -191,18 +192,12 @@ def _hosts(ctx: BuildContext, spec: CxlPool, j: int, entry: CxlHosts, path: tupl
                 "name the pool's hosts differently, or attach the existing group with 'group:'",
             )
         ctx.model(entry.model, path + ("model",), ("node", "appliance"))
-        template = entry.naming or "{group}-{index:04d}"
+        template = entry.naming or NODE_NAMING  # checked by parse.template_findings
         devs = []
         for i in range(entry.count):
-            try:
-                host_name = template.format(group=entry.name, index=i + 1)
-            except (KeyError, IndexError, ValueError) as exc:
-                raise ctx.fail(
-                    "naming", f"naming template {template!r} cannot be filled: {exc}", path + ("naming",), "fields: group, index"
-                ) from None
             devs.append(
                 ctx.add_device(
-                    name=host_name,
+                    name=template.format(group=entry.name, index=i + 1),
                     role="node",
                     model=entry.model,
                     group=entry.name,

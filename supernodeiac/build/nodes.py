@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..fabric import Device
-from ..model.nodes import NodeGroup
+from ..model.nodes import NODE_NAMING, NodeGroup
 from . import BUILDERS
 from .context import BuildContext
 
@@ -11,7 +11,7 @@ from .context import BuildContext
 @BUILDERS.register("nodes")
 def build_nodes(ctx: BuildContext, group: NodeGroup, path: tuple) -> None:
     ctx.model(group.model, path + ("model",), ("node", "appliance", "compute-board", "memory"))
-    template = group.naming or "{group}-{index:04d}"
+    template = group.naming or NODE_NAMING  # checked by parse.template_findings
     height = ctx.catalogue.devices[group.model].height_u
     where = ctx.geometry.place_many(group.placement, group.count, height, ctx.placement_path(path, group.placement))
     fabric, members = ctx.fabric, ctx.groups.setdefault(group.name, [])

@@ -7,6 +7,9 @@ from pydantic import Field
 from .base import Name, PositiveInt, Strict
 from .site import Placement
 
+# The default name of a node (node groups and the hosts a CXL pool makes): {group}, {index} 1-based.
+NODE_NAMING = "{group}-{index:04d}"
+
 
 class NodeGroup(Strict):
     name: Name
