@@ -24,8 +24,6 @@ memory side's total link bandwidth), host_groups (one row per hosts entry).
 
 from __future__ import annotations
 
-from ..catalog.types import DeviceModel
-from ..fabric import PortLayout
 from ..model.cxl import CxlHosts, CxlPool
 from ..model.nodes import NODE_NAMING
 from . import BUILDERS
@@ -33,11 +31,6 @@ from .context import BuildContext, did_you_mean
 
 ROLE_SWITCH = "cxl-switch"
 ROLE_MEMORY = "cxl-memory"
-
-
-def cxl_ports(model: DeviceModel) -> list[int]:
-    """Port indices of a model's CXL ports, in catalogue order."""
-    return PortLayout(model).ports_of("cxl")
 
 
 def _with_cxl(ctx: BuildContext, kinds: tuple[str, ...]) -> list[str]:
@@ -56,8 +49,8 @@ def build_cxl_pool(ctx: BuildContext, spec: CxlPool, path: tuple) -> None:
             "give the pool a name of its own (it names its cables and devices)",
         )
 
-    sw_model = ctx.model(spec.switch, path + ("switch",), "switch")
-    sw_ports = cxl_ports(sw_model)
+    ctx.model(spec.switch, path + ("switch",), "switch")
+    sw_ports = f.layouts[spec.switch].ports_of("cxl")
     if not sw_ports:
         raise ctx.fail(
             "wrong-catalogue-kind",
@@ -66,7 +59,7 @@ def build_cxl_pool(ctx: BuildContext, spec: CxlPool, path: tuple) -> None:
             "CXL switches: " + ", ".join(_with_cxl(ctx, ("switch",))),
         )
     mem_model = ctx.model(spec.memory.model, path + ("memory", "model"), "memory")
-    mem_ports = cxl_ports(mem_model)
+    mem_ports = f.layouts[spec.memory.model].ports_of("cxl")
     if not mem_ports or mem_model.memory_gb <= 0:
         raise ctx.fail(
             "wrong-catalogue-kind",
