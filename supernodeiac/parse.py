@@ -59,15 +59,15 @@ def _suggestion(close: list[str]) -> str:
     return "did you mean " + " or ".join(repr(c) for c in close) + "? " if close else ""
 
 
-def did_you_mean(name: str, known: typing.Iterable[str]) -> str:
-    """'did you mean ...?' for the closest names, else the list of what is allowed."""
+def did_you_mean(name: str, known: typing.Iterable[str], label: str = "allowed here") -> str:
+    """'did you mean ...?' for the closest names, else the list of what is allowed (after ``label``)."""
     known = sorted(set(known))
     close = _close(name, known)
     if close:
         return _suggestion(close).rstrip()
     if not known:
         return ""
-    return "allowed here: " + ", ".join(known[:16]) + (" ..." if len(known) > 16 else "")
+    return f"{label}: " + ", ".join(known[:16]) + (" ..." if len(known) > 16 else "")
 
 
 # -- walking a pydantic error location alongside the models and the data -------------------------
@@ -400,7 +400,7 @@ def media_reference_findings(doc: Document, bp: Blueprint) -> list[Finding]:
                         Severity.ERROR,
                         f"no medium named {name!r} in the catalogue",
                         at,
-                        did_you_mean(name, known).replace("allowed here", "media"),
+                        did_you_mean(name, known, "media"),
                         doc.locate(at),
                     )
                 )
