@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from supernodeiac.fabric import Fabric
 from supernodeiac.pipeline import Compiled, compile_document, compile_file
 from supernodeiac.source import load_text
 
@@ -14,6 +15,21 @@ BLUEPRINTS = ROOT / "blueprints"
 def read_tree(folder: Path) -> dict[str, bytes]:
     """Every file under a folder, by its posix path relative to it (to compare whole renders)."""
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def cable_ends(f: Fabric, fabric: str | None = None) -> dict[str, tuple[str, str, str, str]]:
+    """Cable ID -> (A device, A port, B device, B port) of every link (of one fabric if named),
+    to check that growing a blueprint leaves existing cables where they are."""
+    links = f.links if fabric is None else f.links_of(fabric)
+    return {
+        link.id: (
+            f.devices[link.a].name,
+            f.port_name(link.a, link.a_port),
+            f.devices[link.b].name,
+            f.port_name(link.b, link.b_port),
+        )
+        for link in links
+    }
 
 
 def compile_text(text: str, name: str = "test.yaml") -> Compiled:

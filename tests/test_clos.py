@@ -16,7 +16,7 @@ from itertools import combinations
 
 import networkx as nx
 import pytest
-from conftest import BLUEPRINTS, compile_text
+from conftest import BLUEPRINTS, cable_ends, compile_text
 
 from supernodeiac.build.addressing import LinkAddresses
 from supernodeiac.build.clos import TierPorts, largest_parallel, plan_clos, split_ports
@@ -325,19 +325,6 @@ def test_service_endpoints_take_the_top_down_ports_and_their_slot():
     assert not [link for link in f.links_of("ib") if link.b in su0 and link.b_port == top and link.a != ufm]
 
 
-def _ends(c: Compiled, name: str) -> dict[str, tuple[str, str, str, str]]:
-    f = c.fabric
-    return {
-        link.id: (
-            f.devices[link.a].name,
-            f.port_name(link.a, link.a_port),
-            f.devices[link.b].name,
-            f.port_name(link.b, link.b_port),
-        )
-        for link in f.links_of(name)
-    }
-
-
 @pytest.mark.parametrize(
     ("tiers", "radix", "nics", "small", "big", "grow"),
     [
@@ -349,7 +336,7 @@ def test_growth_keeps_every_cable_and_address(tiers, radix, nics, small, big, gr
     extra = f"    grow_to_sus: {grow}\n"
     a = ok(fat_tree(hosts=small, radix=radix, nics=nics, tiers=tiers, transport="ethernet", extra=extra))
     b = ok(fat_tree(hosts=big, radix=radix, nics=nics, tiers=tiers, transport="ethernet", extra=extra))
-    ea, eb = _ends(a, "f"), _ends(b, "f")
+    ea, eb = cable_ends(a.fabric, "f"), cable_ends(b.fabric, "f")
     assert len(eb) > len(ea)
     assert {i: eb.get(i) for i in ea} == ea  # every cable of the smaller build, same ends and ports
     attrs_b = {d.name: d.attrs for d in b.fabric.devices if d.attrs}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from conftest import BLUEPRINTS, compile_text
+from conftest import BLUEPRINTS, cable_ends, compile_text
 
 from supernodeiac.findings import Severity
 from supernodeiac.pipeline import Compiled, Stage, compile_file
@@ -317,16 +317,7 @@ def test_hosts_made_by_the_pool_have_their_naming_checked_before_the_build():
 
 
 def cable_map(c: Compiled) -> dict[str, tuple]:
-    f = c.fabric
-    return {
-        link.id: (
-            f.devices[link.a].name,
-            f.port_name(link.a, link.a_port),
-            f.devices[link.b].name,
-            f.port_name(link.b, link.b_port),
-        )
-        for link in pool_links(c)
-    }
+    return cable_ends(c.fabric, POOL)
 
 
 def test_growing_hosts_or_memory_keeps_every_cable():

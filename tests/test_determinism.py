@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS, ROOT, compile_text, read_tree
+from conftest import BLUEPRINTS, ROOT, cable_ends, compile_text, read_tree
 
 from supernodeiac.cli import main
 
@@ -111,15 +111,7 @@ def _snapshot(text: str) -> tuple[dict[str, tuple], dict[str, tuple]]:
     f = c.fabric
     devices = {d.name: (f.racks[d.rack].name if d.rack >= 0 else None, d.u) for d in f.devices}
     assert len(devices) == len(f.devices)
-    cables = {
-        link.id: (
-            f.devices[link.a].name,
-            f.port_name(link.a, link.a_port),
-            f.devices[link.b].name,
-            f.port_name(link.b, link.b_port),
-        )
-        for link in f.links
-    }
+    cables = cable_ends(f)
     assert len(cables) == len(f.links)
     return devices, cables
 
