@@ -15,7 +15,10 @@ from typing import Any
 from ..build.addressing import LinkAddresses, network
 from ..fabric import Device
 from ..findings import Finding, error, warning
+from ..model.clos import PRIVATE_ASN_RANGES
 from . import CHECKS, CheckContext
+
+_PRIVATE_32 = max(PRIVATE_ASN_RANGES)  # RFC 6996's 32-bit private range, the one to point at when ASNs run out
 
 
 def _ethernet(ctx: CheckContext) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -90,7 +93,7 @@ def check_asn_range(ctx: CheckContext) -> Iterator[Finding]:
                 f"the fabric needs {bgp['needed']} ({tiers})",
                 bgp["path"],
                 f"asn_last: {bgp['asn_first'] + bgp['needed'] - 1} or higher "
-                "(the 32-bit private range 4200000000-4294967294 holds 94,967,295)",
+                f"(the 32-bit private range {_PRIVATE_32[0]}-{_PRIVATE_32[1]} holds {_PRIVATE_32[1] - _PRIVATE_32[0] + 1:,})",
             )
         elif bgp["needed_planned"] > bgp["capacity"]:
             yield warning(
