@@ -484,6 +484,7 @@ def test_pool_checks_count_needs():
     assert errors[("address-pool", "p2p")].hint.startswith("a /26 or larger")
     asn = errors[("asn-range", "bgp")]
     assert "holds 5 ASNs; the fabric needs 9" in asn.message and "asn_last: 64520" in asn.hint
+    assert "4200000000-4294967294 holds 94,967,295" in asn.hint  # RFC 6996's 32-bit private range
     assert c.exit_code == 1
     # nothing half-assigned: the too-small pools left every switch without those attributes
     assert all(d.attrs is None or "loopback" not in d.attrs for d in c.fabric.devices)
