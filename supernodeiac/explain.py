@@ -40,9 +40,10 @@ from .catalog.types import Catalogue
 from .checks.oversubscription import measure, ratio_text
 from .fabric import Fabric
 from .fabric_views import links_by_fabric, local_tiers
+from .figures import gbps_text, rounded
 from .model.blueprint import Blueprint
 from .registry import Registry
-from .render.bom import bill_of_materials, gbps_text, link_figures, rounded, totals
+from .render.bom import bill_of_materials, link_figures, totals
 
 # networkx max-flow is exact but dear: above this many merged device pairs in a connected part
 # (or ten times as many links in the fabric) a fabric without a formula or a builder figure

@@ -25,27 +25,11 @@ from dataclasses import dataclass
 
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
+from ..figures import rounded
 from . import RENDERERS, Artifacts, RenderContext
 from .stock import ordered_length
 
 NO_MEDIUM = "(none)"  # a link the media policy found nothing for; the reach check reports it
-
-
-def gbps_text(gbps: float, sep: str = "", suffix: str = "") -> str:
-    """Bandwidth for people: 400G, 3.2T, 1.64P (decimal units, as link rates are quoted).
-
-    ``sep`` and ``suffix`` make the long form: ``gbps_text(26000, " ", "b/s")`` is ``26 Tb/s``.
-    """
-    for scale, unit in ((1e6, "P"), (1e3, "T")):
-        if gbps >= scale:
-            return f"{gbps / scale:.4g}{sep}{unit}{suffix}"
-    return f"{gbps:.4g}{sep}G{suffix}"
-
-
-def rounded(x: float) -> float | int:
-    """A figure for output: an int when whole, else rounded, so sums print the same everywhere."""
-    r = round(x, 3)
-    return int(r) if r == int(r) else r
 
 
 @dataclass(frozen=True, slots=True)

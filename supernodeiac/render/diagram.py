@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from ..fabric import Device, Fabric, Link
 from ..fabric_views import links_by_fabric, local_tiers
+from ..figures import gbps_text
 from . import RENDERERS, Artifacts, RenderContext
-from .bom import gbps_text
 
 # Drawing limits (presentation choices, not hardware figures).
 DETAIL_MAX_DEVICES = 64  # above this a per-device drawing is too wide to read: draw groups
