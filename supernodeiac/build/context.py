@@ -76,7 +76,6 @@ class BuildContext:
     groups: dict[str, list[int]] = field(default_factory=dict)
     _choosers: dict[int, MediaChooser] = field(default_factory=dict)
     _placement_paths: dict[tuple, tuple] = field(default_factory=dict)
-    _rates: dict[tuple[int, int], tuple[int, float]] = field(default_factory=dict)  # by id() of both port groups
     _linkers: dict[tuple, Callable[[int, int, int, int], Link]] = field(default_factory=dict)
 
     # -- catalogue --------------------------------------------------------------------------
@@ -205,23 +204,35 @@ class BuildContext:
         cable_id = cable_id_format(self.blueprint.naming.cable_id)
         pinned_origin = chooser.path + ("pin",)
         connector = kind == "connector"
-        rates = self._rates
+        # Per device model: (port count, port -> group, port -> name), looked up once per link end
+        # (the layout's ``names`` is a property: a call per access).
+        ports_of: dict[str, tuple[int, list[PortGroup], list[str]]] = {}
+        # Rate, medium and origin depend only on the two port groups and the exact length, and a
+        # fabric has few distinct such triples: one memo lookup per link decides all of them.
+        decided: dict[tuple[int, int, float], tuple[int, float, str, tuple, bool]] = {}
+
+        def model_ports(model: str) -> tuple[int, list[PortGroup], list[str]]:
+            layout = layouts[model]
+            found = ports_of[model] = (layout.total, layout.port_groups, layout.names)
+            return found
+
+        def decide(ga: PortGroup, gb: PortGroup, length: float) -> tuple[int, float, str, tuple, bool]:
+            lanes, lane_gbps = link_rate(ga, gb)
+            medium, pinned = choose(lane_gbps, ga.cage, gb.cage, length)
+            found = decided[(id(ga), id(gb), length)] = (lanes, lane_gbps, medium, pinned_origin if pinned else origin, pinned)
+            return found
 
         def link(a: int, a_port: int, b: int, b_port: int) -> Link:
             da, db = devices[a], devices[b]
-            la, lb = layouts[da.model], layouts[db.model]
-            if not (0 <= a_port < la.total and 0 <= b_port < lb.total):
+            ta, groups_a, names_a = ports_of.get(da.model) or model_ports(da.model)
+            tb, groups_b, names_b = ports_of.get(db.model) or model_ports(db.model)
+            if not (0 <= a_port < ta and 0 <= b_port < tb):
                 raise IndexError(f"port {a_port} of {da.name} or {b_port} of {db.name} does not exist")
-            ga, gb = la.port_groups[a_port], lb.port_groups[b_port]
-            key = (id(ga), id(gb))
-            rate = rates.get(key)
-            if rate is None:
-                rate = rates[key] = link_rate(ga, gb)
-            lanes, lane_gbps = rate
+            ga, gb = groups_a[a_port], groups_b[b_port]
             length = 0.0 if connector else cable_length(da, db)
-            medium, pinned = choose(lane_gbps, ga.cage, gb.cage, length)
+            lanes, lane_gbps, medium, link_origin, pinned = decided.get((id(ga), id(gb), length)) or decide(ga, gb, length)
             new = Link(
-                cable_id(fabric, da.name, la.names[a_port], db.name, lb.names[b_port]),
+                cable_id(fabric, da.name, names_a[a_port], db.name, names_b[b_port]),
                 fabric,
                 kind,
                 a,
@@ -232,7 +243,7 @@ class BuildContext:
                 lane_gbps,
                 length,
                 medium,
-                pinned_origin if pinned else origin,
+                link_origin,
                 pinned,
             )
             append(new)
