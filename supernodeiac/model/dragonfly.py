@@ -98,7 +98,8 @@ class DragonflyPlus(_GroupedFabric):
 
     The leaf's data ports split down:up by ``oversubscription``; every leaf reaches every spine
     of its group with ``leaf up / spines`` parallel links. Left out, spines = leaf up ports,
-    leaves = half the spine's ports, global links = the spine's remaining ports (Shpiner et al.).
+    leaves = half the spine's ports / those parallel links, global links = the spine's remaining
+    ports (Shpiner et al.).
     """
 
     kind: Literal["dragonfly-plus"]
