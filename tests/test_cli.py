@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import jsonschema
@@ -403,6 +404,18 @@ def test_documented_blueprint_validates_clean(tmp_path, doc):
     result = _invoke("validate", "-q", str(path))
     assert result.exit_code == 0, result.output
     assert "warning[" not in result.output
+
+
+def test_documented_catalogue_names_exist():
+    """Every device and medium docs/blueprint.md names as built in is in the shipped catalogue."""
+    from supernodeiac.catalog import builtin_data
+
+    text = (ROOT / "docs" / "blueprint.md").read_text()
+    paragraph = text[text.index("Built-in devices include") :].split("\n\n", 1)[0]
+    named = re.findall(r"`([a-z0-9-]+)`", paragraph)
+    data = builtin_data()
+    assert len(named) >= 20
+    assert [n for n in named if n not in data["devices"] and n not in data["media"]] == []
 
 
 def test_documented_ethernet_settings_validate():
