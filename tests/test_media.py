@@ -53,7 +53,9 @@ def test_policy_picks_cheapest_medium_that_reaches():
 def test_policy_moves_to_longer_reach_when_copper_is_too_short():
     c = _compile(racks=12, leaf_rack=12)  # 11 racks away: ~10 m
     media = c.catalogue.media
-    for link in _node_leaf_links(c):
+    links = _node_leaf_links(c)
+    assert links and all(link.length_m + 0.5 > media["dac"].reach_at(link.lane_gbps) for link in links)  # the premise
+    for link in links:
         chosen = media[link.medium]
         assert chosen.reach_at(link.lane_gbps) >= link.length_m + 0.5
         # nothing cheaper would have reached
