@@ -54,11 +54,14 @@ def test_route_length_formula(small_ib):
 def test_rail_optimised_cabling(small_ib):
     """NIC r of every node lands on a leaf of rail r; each leaf serves one rail."""
     f = small_ib.fabric
+    checked = 0
     for link in f.links:
         a, b = f.devices[link.a], f.devices[link.b]
         if a.group == "gpu" and link.fabric == "ib":
             rail = f.port_name(link.a, link.a_port)  # mlx5_<rail>
             assert b.role == "leaf" and b.coord("rail") == int(rail.split("_")[1])
+            checked += 1
+    assert checked == 16 * small_ib.catalogue.devices["hgx-h100"].port_count("data")  # every NIC of the 16 nodes
 
 
 def test_every_management_port_is_cabled_to_its_rack_switch(small_ib):

@@ -138,7 +138,8 @@ def test_every_host_pair_connected_and_router_diameter_is_three(balanced: Compil
 
 
 def test_terminal_ports_follow_the_slot_formula(balanced: Compiled) -> None:
-    f, p, a = balanced.fabric, 2, 4
+    f, p, a, h = balanced.fabric, 2, 4, 2
+    checked = 0
     for link in f.links_of("df"):
         host = f.devices[link.a]
         if host.role != "node":
@@ -147,6 +148,8 @@ def test_terminal_ports_follow_the_slot_formula(balanced: Compiled) -> None:
         router = f.devices[link.b]
         assert (router.coord("group"), router.coord("router")) == (t // (a * p), (t % (a * p)) // p)
         assert f.layouts[router.model].ports_of("data").index(link.b_port) == t % p
+        checked += 1
+    assert checked == a * p * (a * h + 1)  # every terminal port of the full-size fabric
 
 
 def test_local_links_are_all_to_all_inside_each_group(balanced: Compiled) -> None:
@@ -216,6 +219,7 @@ def test_growth_with_absolute_arrangement_keeps_existing_cables() -> None:
 
 def test_multi_nic_hosts_take_consecutive_terminal_ports() -> None:
     f = built(dragonfly(nics=2)).fabric
+    checked = 0
     for link in f.links_of("df"):
         host = f.devices[link.a]
         if host.role != "node":
@@ -224,6 +228,8 @@ def test_multi_nic_hosts_take_consecutive_terminal_ports() -> None:
         t = host.coord("index") * 2 + nic
         router = f.devices[link.b]
         assert (router.coord("group"), router.coord("router")) == (t // 8, (t % 8) // 2)
+        checked += 1
+    assert checked == 4 * 2 * (4 * 2 + 1)  # a * p * (a * h + 1) terminal ports, two per host
 
 
 def test_tampered_fabric_fails_the_pair_check(balanced: Compiled) -> None:

@@ -159,6 +159,7 @@ def test_oex_board_placement_stacks_compute_then_switch_boards():
     c = built(oex(4, 2, 2))
     f = c.fabric
     h_cb, h_sb = c.catalogue.devices["oex-cb8"].height_u, c.catalogue.devices["oex-sb2"].height_u
+    assert sum(1 for d in f.devices if d.group == "sn") == 2 * (4 + 2)  # 2 supernodes of 4 + 2 boards
     for d in f.devices:
         if d.group != "sn":
             continue
