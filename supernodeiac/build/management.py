@@ -88,7 +88,7 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                 )
             for m in range(spec.uplinks):
                 # Spread round-robin so consecutive uplinks of a rack reach different switches.
-                a, n = divmod(rack_index * spec.uplinks + m, len(aggs))[::-1]
+                n, a = divmod(rack_index * spec.uplinks + m, len(aggs))  # port n of aggregation switch a
                 if n >= len(agg_ports):
                     # Ports are keyed by the rack's site index (stable as racks fill), so the
                     # aggregation layer is sized for every rack of the site, occupied or not.
