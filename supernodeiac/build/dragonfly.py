@@ -61,6 +61,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain, cycle, repeat
 
 from ..findings import BuildError, error
 from ..model.base import ratio_value
@@ -119,11 +120,17 @@ def global_links(plan: GlobalPlan, built: int) -> Iterator[tuple[int, int, int, 
     slots = plan.planned - 1
     arrangement, planned = plan.arrangement, plan.planned
     for i in range(built):
-        for q in range(plan.used):
-            c, s = divmod(q, slots)
+        # A slot's peer is the same for every copy: worked out once per slot, not per group port.
+        # The ports still come in group-port order q = c*slots + s, so the links keep their order.
+        peers = []
+        for s in range(slots):
             j, s2 = peer(arrangement, planned, i, s)
             if i < j < built:
-                yield i, q, j, c * slots + s2
+                peers.append((s, j, s2))
+        for c in range(plan.parallel):
+            base = c * slots
+            for s, j, s2 in peers:
+                yield i, base + s, j, base + s2
 
 
 # -- shared pieces ------------------------------------------------------------------------------
@@ -225,10 +232,12 @@ def _wire_globals(
     path: tuple,
 ) -> None:
     link = ctx.linker(name, chooser=chooser, origin=path)
+    # Group port q of group i is switch q // h of the group, global port q mod h: both tabled
+    # by q once, as a 10^5-link loop should not divide twice per link.
+    switch_of = [q // h for q in range(plan.ports)]
+    port_of = [glob_ports[q % h] for q in range(plan.ports)]
     for i, q, j, q2 in global_links(plan, built):
-        r, x = divmod(q, h)
-        r2, x2 = divmod(q2, h)
-        link(switches[i * per_group + r], glob_ports[x], switches[j * per_group + r2], glob_ports[x2])
+        link(switches[i * per_group + switch_of[q]], port_of[q], switches[j * per_group + switch_of[q2]], port_of[q2])
 
 
 def _global_facts(plan: GlobalPlan, built: int) -> dict:
@@ -296,16 +305,18 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
     link = ctx.linker(name, chooser=chooser, origin=path)
     data = f.layouts[spec.router].ports_of("data")
     term, local, glob = data[:p], data[p : p + a - 1], data[p + a - 1 : used]
-    for t, (dev, port) in enumerate(endpoints):
-        j, rest = divmod(t, per_group)
-        r, x = divmod(rest, p)
-        link(dev, port, routers[j * a + r], term[x])
+    # Terminal slot t is router t // p (routers numbered across groups), terminal port t mod p:
+    # each router repeated p times, the terminal ports cycled, zipped with the endpoints in order.
+    slot_router = chain.from_iterable(repeat(router, p) for router in routers)
+    for (dev, port), router, tport in zip(endpoints, slot_router, cycle(term)):
+        link(dev, port, router, tport)
+    # Router r's local port towards r2 (> r) is r2 - 1; r2's towards r (< r2) is r. The same
+    # (r, port, r2, port) for every group, so listed once.
+    pairs = [(r, local[r2 - 1], r2, local[r]) for r in range(a) for r2 in range(r + 1, a)]
     for j in range(g):
         group = routers[j * a : (j + 1) * a]
-        for r in range(a):
-            for r2 in range(r + 1, a):
-                # Router r's local port towards r2 (> r) is r2 - 1; r2's towards r (< r2) is r.
-                link(group[r], local[r2 - 1], group[r2], local[r])
+        for r, port, r2, port2 in pairs:
+            link(group[r], port, group[r2], port2)
     _wire_globals(ctx, name, routers, a, h, glob, plan, g, chooser, path)
 
     f.facts[name] = {
@@ -446,10 +457,10 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
     spine_data = f.layouts[spine_name].ports_of("data")
     down, up = leaf_data[:d], leaf_data[d : d + u]
     spine_down, glob = spine_data[: leaves * p1], spine_data[leaves * p1 : leaves * p1 + h]
-    for t, (dev, port) in enumerate(endpoints):
-        j, rest = divmod(t, per_group)
-        x, y = divmod(rest, d)
-        link(dev, port, leaf_ids[j * leaves + x], down[y])
+    # Terminal slot t is leaf t // d (leaves numbered across groups), down port t mod d.
+    slot_leaf = chain.from_iterable(repeat(leaf, d) for leaf in leaf_ids)
+    for (dev, port), leaf, dport in zip(endpoints, slot_leaf, cycle(down)):
+        link(dev, port, leaf, dport)
     for j in range(g):
         for x in range(leaves):
             leaf = leaf_ids[j * leaves + x]
