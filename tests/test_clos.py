@@ -470,6 +470,27 @@ def test_roce_3tier_asns_and_ipv6_links(roce3):
     assert int(lower.ip) == int(upper.ip) + 1
 
 
+def test_pools_too_small_only_for_growth_warn():
+    # 8 hosts on radix 8: 2 SUs of one leaf (4 down, 4 up), 4 spines; grow_to_sus 8 plans 8 leaves.
+    # Built: 2 + 4 = 6 loopbacks (a /29 holds 6), 2 x 4 = 8 links (a /27 holds 16), 2 + 1 ASNs (5 held).
+    # Planned: 8 + 4 = 12 loopbacks, 8 x 4 = 32 links, 8 + 1 ASNs.
+    eth = {"loopbacks": "10.0.0.0/29", "p2p": "10.64.0.0/27", "asn_first": 64512, "asn_last": 64516}
+    c = compile_text(fat_tree(hosts=8, radix=8, transport="ethernet", extra="    grow_to_sus: 8\n", ethernet=eth))
+    assert c.exit_code == 0
+    warnings = {(x.rule, x.path[-1]): x for x in c.findings if x.severity is Severity.WARNING}
+    assert sorted(warnings) == [("address-pool", "loopbacks"), ("address-pool", "p2p"), ("asn-range", "bgp")]
+    lo, p2p, asn = warnings[("address-pool", "loopbacks")], warnings[("address-pool", "p2p")], warnings[("asn-range", "bgp")]
+    assert lo.message == "f: loopback pool 10.0.0.0/29 holds 6; growing to grow_to_sus needs 12"
+    assert lo.hint == "a /28 or larger, before the fabric grows"
+    assert p2p.message == "f: point-to-point pool 10.64.0.0/27 holds 16 /31 links; growing to grow_to_sus needs 32"
+    assert p2p.hint == "a /26 or larger, before the fabric grows"
+    assert asn.message == "f: ASN range 64512-64516 holds 5; growing to grow_to_sus needs 9"
+    assert asn.hint == "asn_last: 64520 or higher"
+    # the built fabric fits, so every switch got its loopback and ASN
+    switches = [d for d in c.fabric.devices if d.group == "f"]
+    assert len(switches) == 6 and all("loopback" in d.attrs and "asn" in d.attrs for d in switches)
+
+
 def test_pool_checks_count_needs():
     # 8 leaves (32 hosts of radix 8) + 4 spines = 12 loopbacks; a /29 holds 6. 8 x 4 = 32 links; a /27 holds 16.
     eth = {"loopbacks": "10.0.0.0/29", "p2p": "10.64.0.0/27", "asn_first": 64512, "asn_last": 64516}
