@@ -27,8 +27,10 @@ from __future__ import annotations
 import argparse
 import math
 import tempfile
+from fractions import Fraction
 from pathlib import Path
 
+from supernodeiac.build.clos import plan_clos, split_ports
 from supernodeiac.catalog import builtin_data
 from supernodeiac.catalog.types import Catalogue
 
@@ -53,21 +55,31 @@ AGG_PER_RACK = 20  # 2U sn4600c, U2-U41
 
 
 def _design(nodes: int) -> dict:
-    """Switch models and counts of the fat tree (mirrors the Clos builder's arithmetic)."""
-    sus = math.ceil(nodes / SU_NODES)
-    leaves = sus * RAILS
+    """Switch models and counts of the fat tree, from the Clos builder's own planner."""
     if nodes <= NDR_MAX_NODES:
-        per_pod, spine, spines_per_pod, spines_per_rack = 32, "qm9700", 32, 32
+        per_pod, spine, spines_per_rack = K_LEAF // 2, "qm9700", 32
     else:
-        per_pod, spine, spines_per_pod, spines_per_rack = 64, "q3400", 32, 10
-    pods = math.ceil(leaves / per_pod)
+        per_pod, spine, spines_per_rack = 64, "q3400", 10
+    k_spine = _DEVICES[spine].port_count("data")
+    non_blocking = Fraction(1)
+    plan = plan_clos(
+        tiers=3,
+        rail_optimized=True,
+        nics=RAILS,
+        leaf=split_ports(K_LEAF, non_blocking),
+        spine=split_ports(k_spine, non_blocking),
+        core_radix=k_spine,
+        nodes=nodes,
+        su_nodes=SU_NODES,
+        leaves_per_pod=per_pod,
+    )
     return {
-        "sus": sus,
-        "leaves": leaves,
+        "sus": plan.built_sus,
+        "leaves": plan.leaves,
         "spine_switch": spine,
         "leaves_per_pod": per_pod,
-        "pods": pods,
-        "spines": pods * spines_per_pod,
+        "pods": plan.built_pods,
+        "spines": plan.spines,
         "spines_per_rack": spines_per_rack,
     }
 
