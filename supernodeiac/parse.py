@@ -41,7 +41,7 @@ def parse(doc: Document) -> Blueprint:
         blueprint = Blueprint.model_validate(doc.data)
     except ValidationError as exc:
         raise ParseError(validation_findings(doc, exc, Blueprint, doc.data)) from None
-    findings = template_findings(doc, blueprint) + catalogue_findings(doc, blueprint)
+    findings = name_findings(doc, blueprint) + template_findings(doc, blueprint) + catalogue_findings(doc, blueprint)
     if not findings:
         findings = media_reference_findings(doc, blueprint)
     if findings:
@@ -295,6 +295,41 @@ def _container_item(root: Any, loc: tuple, data: Any) -> Any:
 
 def _lower(msg: str) -> str:
     return msg[:1].lower() + msg[1:] if msg[:2] != msg[:2].upper() else msg
+
+
+# -- names of groups and networks ----------------------------------------------------------------
+
+MANAGEMENT_NAME = "mgmt"  # the management builder's group and fabric name
+
+
+def name_findings(doc: Document, bp: Blueprint) -> list[Finding]:
+    """Node groups, scale-up domains, scale-out fabrics, CXL pools (and the hosts a pool makes)
+    share one namespace: endpoints and hosts name a group, a device's group and a link's fabric
+    are these names, and Fabric.facts is keyed by them. The management network takes 'mgmt'."""
+    named: list[tuple[str, tuple]] = [(g.name, ("nodes", i, "name")) for i, g in enumerate(bp.nodes)]
+    named += [(d.name, ("scaleup", i, "name")) for i, d in enumerate(bp.scaleup)]
+    named += [(x.name, ("scaleout", i, "name")) for i, x in enumerate(bp.scaleout)]
+    for i, pool in enumerate(bp.cxl):
+        named.append((pool.name, ("cxl", i, "name")))
+        named += [(h.name, ("cxl", i, "hosts", j, "name")) for j, h in enumerate(pool.hosts) if h.name is not None]
+    seen: dict[str, tuple] = {MANAGEMENT_NAME: ("management",)} if bp.management is not None else {}
+    findings = []
+    for name, path in named:
+        first = seen.setdefault(name, path)
+        if first is path:
+            continue
+        what = "the management network" if first == ("management",) else format_path(first[:-1])
+        findings.append(
+            Finding(
+                "names-unique",
+                Severity.ERROR,
+                f"{name!r} is already the name of {what}",
+                path,
+                "node groups, scale-up domains, fabrics and CXL pools share one namespace: give this one its own name",
+                doc.locate(path),
+            )
+        )
+    return findings
 
 
 # -- naming templates --------------------------------------------------------------------------

@@ -313,6 +313,18 @@ def test_hosts_made_by_the_pool_have_their_naming_checked_before_the_build():
     assert [d.name for d in good.fabric.devices if d.group == "kv"] == ["kv-1", "kv-2"]
 
 
+def test_pool_and_its_hosts_need_names_of_their_own():
+    c = compile_text(blueprint().replace(f"  - name: {POOL}\n", "  - name: cpu\n"))
+    assert c.exit_code == 2
+    (err,) = c.findings
+    assert (err.rule, err.path, err.message) == ("names-unique", ("cxl", 0, "name"), "'cpu' is already the name of nodes[0]")
+    made = "- name: kvpool\n        model: cxl-host-2s\n        count: 2\n"
+    made += "        placement: {row: A, first_rack: 2, per_rack: 2, first_u: 12}\n        promised_gb: 1\n      - group: cpu"
+    c = compile_text(blueprint().replace("- group: cpu", made))
+    (err,) = c.findings
+    assert (err.rule, err.path) == ("names-unique", ("cxl", 0, "hosts", 0, "name")) and "cxl[0]" in err.message
+
+
 # -- growth leaves existing cables where they are -------------------------------------------------
 
 

@@ -169,6 +169,10 @@ CASES = [
          1, "names-unique", (13, 5), "device name 'n1' is given to 2 devices (cpu, gpu); 1 more name(s)", "add a coordinate"),
     Case("cable-ids-collide", edit(M, "naming: {cable_id: '{fabric}-{a}'}\n" + M), 1, "names-unique", (23, 10),
          "cable ID 'ib-gpu-0001' is used twice (gpu-0001:", "include {a_port}"),
+    Case("fabric-named-like-a-group", edit("  - name: ib\n", "  - name: gpu\n"), 2, "names-unique", (15, 5),
+         "'gpu' is already the name of nodes[0]", "share one namespace"),
+    Case("fabric-named-mgmt", edit("  - name: ib\n", "  - name: mgmt\n"), 2, "names-unique", (15, 5),
+         "'mgmt' is already the name of the management network", "share one namespace"),
 ]
 # fmt: on
 

@@ -40,14 +40,7 @@ def _with_cxl(ctx: BuildContext, kinds: tuple[str, ...]) -> list[str]:
 @BUILDERS.register("cxl-pool")
 def build_cxl_pool(ctx: BuildContext, spec: CxlPool, path: tuple) -> None:
     f = ctx.fabric
-    name, n_sw = spec.name, spec.switches
-    if name in f.facts or name in ctx.groups:
-        raise ctx.fail(
-            "names-unique",
-            f"{name!r} already names another fabric or group",
-            path + ("name",),
-            "give the pool a name of its own (it names its cables and devices)",
-        )
+    name, n_sw = spec.name, spec.switches  # unique among groups and networks: parse.name_findings
 
     ctx.model(spec.switch, path + ("switch",), "switch")
     sw_ports = f.layouts[spec.switch].ports_of("cxl")
@@ -177,13 +170,6 @@ def _hosts(ctx: BuildContext, spec: CxlPool, j: int, entry: CxlHosts, path: tupl
         devs = list(ctx.groups[entry.group])
     else:
         assert entry.name is not None and entry.model is not None and entry.count is not None
-        if entry.name in ctx.groups or entry.name == spec.name:
-            raise ctx.fail(
-                "names-unique",
-                f"a group named {entry.name!r} already exists",
-                path + ("name",),
-                "name the pool's hosts differently, or attach the existing group with 'group:'",
-            )
         ctx.model(entry.model, path + ("model",), ("node", "appliance"))
         template = entry.naming or NODE_NAMING  # checked by parse.template_findings
         devs = []

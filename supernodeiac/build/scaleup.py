@@ -148,16 +148,6 @@ def build_switched(ctx: BuildContext, spec: SwitchedDomain, path: tuple) -> None
     _build_one_level(ctx, spec, path, _SWITCHED, spec.compute_tray, spec.switch_tray, spec.compute_trays, spec.switch_trays)
 
 
-def _check_name_free(ctx: BuildContext, name: str, path: tuple) -> None:
-    if name in ctx.groups or name in ctx.fabric.facts:
-        raise ctx.fail(
-            "names-unique",
-            f"{name!r} is already the name of a node group, domain or fabric",
-            path + ("name",),
-            "give the domain its own name: scale-out fabrics refer to it as an endpoint group",
-        )
-
-
 def _spread_hint(form: _Form, links: int, chips: int, n: int, acc: int, ports: int) -> str:
     valid = [m for m in range(1, links + 1) if links % (m * chips) == 0 and n * acc * (links // (m * chips)) <= ports]
     if valid:
@@ -176,7 +166,6 @@ def _build_one_level(
     m: int,
 ) -> None:
     f = ctx.fabric
-    _check_name_free(ctx, spec.name, path)
     cm = ctx.model(compute, path + (form.compute_key,), "compute-board")
     sm = ctx.model(switch, path + (form.switch_key,), "switch-board")
     acc, chips = cm.accelerators, sm.switch_chips
@@ -304,7 +293,6 @@ def _build_one_level(
 @BUILDERS.register("two-level")
 def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> None:
     f = ctx.fabric
-    _check_name_free(ctx, spec.name, path)
     one_level = sorted(n for n, fa in f.facts.items() if fa.get("kind") in ONE_LEVEL)
     order: dict[str, int] = {}
     for i, dname in enumerate(spec.domains):
