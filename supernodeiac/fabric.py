@@ -241,6 +241,10 @@ class Fabric:
             self._sorted = (len(self.links), sorted(self.links, key=lambda link: link.id))
         return self._sorted[1]
 
+    def has_unique_names(self) -> bool:
+        """Whether no two devices share a name (the name index keeps one entry per name)."""
+        return len(self._by_name) == len(self.devices)
+
     def links_of(self, fabric: str) -> Iterator[Link]:
         return (link for link in self.links if link.fabric == fabric)
 

@@ -71,10 +71,16 @@ def measure(f: Fabric) -> Measure:
     two = {n for n, fa in f.facts.items() if fa.get("kind") == "two-level"}
     pm = PortMap(f)
     devices, models = f.devices, f.models
+    # Only the models some device has: a fabric without accelerators (a plain Dragonfly) then
+    # has nothing to measure, and skips the walk over its 10^5-10^6 links.
     data_ports: dict[str, frozenset[int]] = {
-        name: frozenset(f.layouts[name].ports_of("data")) for name, m in models.items() if m.accelerators and name in f.layouts
+        name: frozenset(f.layouts[name].ports_of("data"))
+        for name in sorted({d.model for d in devices})
+        if models[name].accelerators and name in f.layouts
     }
     out = Measure()
+    if not (one or two or data_ports):
+        return out
     data_gbps = out.data_gbps
     for link in f.links:
         fab = link.fabric
