@@ -313,7 +313,23 @@ def name_findings(doc: Document, bp: Blueprint) -> list[Finding]:
         named.append((pool.name, ("cxl", i, "name")))
         named += [(h.name, ("cxl", i, "hosts", j, "name")) for j, h in enumerate(pool.hosts) if h.name is not None]
     seen: dict[str, tuple] = {MANAGEMENT_NAME: ("management",)} if bp.management is not None else {}
+    rows: dict[str, tuple] = {}
     findings = []
+    for i, row in enumerate(bp.site.rows):  # rows are a namespace of their own (placements name them)
+        path = ("site", "rows", i, "name")
+        first = rows.setdefault(row.name, path)
+        if first is not path:
+            hint = "give each row its own name (placements find a row by name)"
+            findings.append(
+                Finding(
+                    "names-unique",
+                    Severity.ERROR,
+                    f"row {row.name!r} is already the name of {format_path(first[:-1])}",
+                    path,
+                    hint,
+                    doc.locate(path),
+                )
+            )
     for name, path in named:
         first = seen.setdefault(name, path)
         if first is path:

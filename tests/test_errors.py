@@ -171,6 +171,8 @@ CASES = [
          "cable ID 'ib-gpu-0001' is used twice (gpu-0001:", "include {a_port}"),
     Case("fabric-named-like-a-group", edit("  - name: ib\n", "  - name: gpu\n"), 2, "names-unique", (15, 5),
          "'gpu' is already the name of nodes[0]", "share one namespace"),
+    Case("row-named-twice", edit("{name: N, racks: 2}", "{name: A, racks: 2}"), 2, "names-unique", (8, 8),
+         "row 'A' is already the name of site.rows[0]", "its own name"),
     Case("fabric-named-mgmt", edit("  - name: ib\n", "  - name: mgmt\n"), 2, "names-unique", (15, 5),
          "'mgmt' is already the name of the management network", "share one namespace"),
 ]
