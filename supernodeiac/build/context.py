@@ -77,6 +77,9 @@ class BuildContext:
     _choosers: dict[int, MediaChooser] = field(default_factory=dict)
     _placement_paths: dict[tuple, tuple] = field(default_factory=dict)
     _linkers: dict[tuple, Callable[[int, int, int, int], Link]] = field(default_factory=dict)
+    # Per media chooser (by id()): (id of both port groups, length) -> (lanes, lane Gb/s, medium,
+    # pinned). Shared by every linker of that chooser: a builder may make a linker per loop.
+    _decided: dict[int, dict[tuple[int, int, float], tuple[int, float, str, bool]]] = field(default_factory=dict)
 
     # -- catalogue --------------------------------------------------------------------------
     def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
@@ -207,19 +210,19 @@ class BuildContext:
         # Per device model: (port count, port -> group, port -> name), looked up once per link end
         # (the layout's ``names`` is a property: a call per access).
         ports_of: dict[str, tuple[int, list[PortGroup], list[str]]] = {}
-        # Rate, medium and origin depend only on the two port groups and the exact length, and a
-        # fabric has few distinct such triples: one memo lookup per link decides all of them.
-        decided: dict[tuple[int, int, float], tuple[int, float, str, tuple, bool]] = {}
+        # Rate and medium depend only on the two port groups and the exact length (for one media
+        # policy), and a fabric has few distinct such triples: one memo lookup per link decides both.
+        decided = self._decided.setdefault(id(chooser), {})
 
         def model_ports(model: str) -> tuple[int, list[PortGroup], list[str]]:
             layout = layouts[model]
             found = ports_of[model] = (layout.total, layout.port_groups, layout.names)
             return found
 
-        def decide(ga: PortGroup, gb: PortGroup, length: float) -> tuple[int, float, str, tuple, bool]:
+        def decide(ga: PortGroup, gb: PortGroup, length: float) -> tuple[int, float, str, bool]:
             lanes, lane_gbps = link_rate(ga, gb)
             medium, pinned = choose(lane_gbps, ga.cage, gb.cage, length)
-            found = decided[(id(ga), id(gb), length)] = (lanes, lane_gbps, medium, pinned_origin if pinned else origin, pinned)
+            found = decided[(id(ga), id(gb), length)] = (lanes, lane_gbps, medium, pinned)
             return found
 
         def link(a: int, a_port: int, b: int, b_port: int) -> Link:
@@ -230,7 +233,7 @@ class BuildContext:
                 raise IndexError(f"port {a_port} of {da.name} or {b_port} of {db.name} does not exist")
             ga, gb = groups_a[a_port], groups_b[b_port]
             length = 0.0 if connector else cable_length(da, db)
-            lanes, lane_gbps, medium, link_origin, pinned = decided.get((id(ga), id(gb), length)) or decide(ga, gb, length)
+            lanes, lane_gbps, medium, pinned = decided.get((id(ga), id(gb), length)) or decide(ga, gb, length)
             new = Link(
                 cable_id(fabric, da.name, names_a[a_port], db.name, names_b[b_port]),
                 fabric,
@@ -243,7 +246,7 @@ class BuildContext:
                 lane_gbps,
                 length,
                 medium,
-                link_origin,
+                pinned_origin if pinned else origin,
                 pinned,
             )
             append(new)
