@@ -197,8 +197,8 @@ class BuildContext:
         """``link(a, a_port, b, b_port)``: ``connect`` for the many links of one loop.
 
         Fabric, media policy, origin and kind are fixed for the loop, and the per-link work that
-        does not depend on the link is done once (lane rates per pair of port groups, the cable-ID
-        format), so a builder that makes 10^5-10^6 links pays for the link and little else.
+        does not depend on the link is done once (lane rate and medium per pair of port groups and
+        length, the cable-ID format), so a builder that makes 10^5-10^6 links pays for the link and little else.
         """
         f = self.fabric
         devices, layouts, append = f.devices, f.layouts, f.links.append
