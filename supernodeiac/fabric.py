@@ -217,12 +217,6 @@ class Fabric:
     def device(self, name: str) -> Device:
         return self.devices[self._by_name[name]]
 
-    def has_device(self, name: str) -> bool:
-        return name in self._by_name
-
-    def model_of(self, device: Device) -> DeviceModel:
-        return self.models[device.model]
-
     def layout(self, device: Device) -> PortLayout:
         return self.layouts[device.model]
 
@@ -247,9 +241,6 @@ class Fabric:
 
     def links_of(self, fabric: str) -> Iterator[Link]:
         return (link for link in self.links if link.fabric == fabric)
-
-    def devices_with_role(self, role: str) -> Iterator[Device]:
-        return (d for d in self.devices if d.role == role)
 
     def fabrics(self) -> list[str]:
         return sorted({link.fabric for link in self.links})

@@ -97,7 +97,7 @@ def _compile(doc: Document) -> Compiled:
         return Compiled(doc.path, Stage.UNREADABLE, _located(doc, exc.findings), doc)
     try:
         catalogue = load_catalogue(blueprint)
-        fabric, build_findings = build(blueprint)
+        fabric, build_findings = build(blueprint, catalogue)
     except BuildError as exc:
         return Compiled(doc.path, Stage.UNBUILDABLE, _located(doc, exc.findings), doc, blueprint)
     findings = build_findings + run_checks(CheckContext(blueprint, catalogue, fabric))

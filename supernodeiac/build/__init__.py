@@ -36,9 +36,13 @@ def load_catalogue(blueprint: Blueprint) -> Catalogue:
         raise BuildError(findings) from None
 
 
-def build(blueprint: Blueprint) -> tuple[Fabric, list[Finding]]:
-    """Compile the blueprint into a Fabric. Raises BuildError when it cannot be built."""
-    catalogue = load_catalogue(blueprint)
+def build(blueprint: Blueprint, catalogue: Catalogue | None = None) -> tuple[Fabric, list[Finding]]:
+    """Compile the blueprint into a Fabric. Raises BuildError when it cannot be built.
+
+    ``catalogue`` is the blueprint's merged catalogue when the caller already has it (the
+    pipeline does: validating it again would cost a second pass over every entry).
+    """
+    catalogue = catalogue if catalogue is not None else load_catalogue(blueprint)
     fabric = Fabric(blueprint.metadata.name, dict(catalogue.devices))
     ctx = BuildContext(blueprint, catalogue, fabric, Geometry(blueprint.site, fabric))
     for i, group in enumerate(blueprint.nodes):

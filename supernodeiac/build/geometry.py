@@ -87,9 +87,6 @@ class Geometry:
         per, step, u0 = placement.per_rack, height_u + placement.gap_u, placement.first_u
         return [(first + slot // per, u0 + (slot % per) * step) for slot in range(count)]
 
-    def rack_of(self, row: str, position: int) -> int | None:
-        return self._rack_index.get((row, position))
-
     def cable_length(self, a: Device, b: Device) -> float:
         return self.length_fn()(a, b)
 
