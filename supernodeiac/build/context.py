@@ -4,12 +4,11 @@ helpers that keep names, placement, lengths and media consistent across builders
 from __future__ import annotations
 
 import difflib
-import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
+from ..cable_naming import cable_id_format
 from ..catalog.types import Catalogue, DeviceModel, PortGroup
 from ..fabric import Coords, Device, Fabric, Link
 from ..findings import BuildError, Finding, error
@@ -31,37 +30,6 @@ def link_rate(ga: PortGroup, gb: PortGroup) -> tuple[int, float]:
     """(lanes, lane Gb/s) of a link between two ports: the narrower width at the slower lane rate
     of its two ends (x16 into a x8 port runs x8)."""
     return min(ga.lanes, gb.lanes), min(ga.lane_gbps, gb.lane_gbps)
-
-
-_CABLE_ID_FIELDS = ("fabric", "a", "a_port", "b", "b_port")
-
-
-@lru_cache(maxsize=16)
-def cable_id_format(template: str) -> Callable[..., str]:
-    """``f(fabric, a, a_port, b, b_port) -> str`` for a naming.cable_id template.
-
-    The template is rewritten with positional fields once (``{a}`` -> ``{1}``), which formats
-    three times faster than keyword fields: it runs once per link. Templates with other fields
-    keep keyword formatting, so their errors read as before.
-    """
-    out = []
-    try:
-        for literal, name, spec, conversion in string.Formatter().parse(template):
-            out.append(literal.replace("{", "{{").replace("}", "}}"))
-            if name is None:
-                continue
-            if name not in _CABLE_ID_FIELDS:
-                raise ValueError(name)
-            out.append(
-                "{"
-                + str(_CABLE_ID_FIELDS.index(name))
-                + ("!" + conversion if conversion else "")
-                + (":" + spec if spec else "")
-                + "}"
-            )
-    except ValueError:
-        return lambda fabric, a, a_port, b, b_port: template.format(fabric=fabric, a=a, a_port=a_port, b=b, b_port=b_port)
-    return "".join(out).format
 
 
 @dataclass

@@ -6,7 +6,7 @@ import csv
 import io
 from collections.abc import Iterator
 
-from ..build.context import cable_id_format
+from ..cable_naming import cable_id_format
 from . import RENDERERS, Artifacts, RenderContext
 from .stock import ordered_length
 

@@ -1,0 +1,40 @@
+"""Cable ID and label templates (naming.cable_id, naming.cable_label), formatted once per link.
+
+Shared by the builders (cable IDs) and the cabling renderer (labels): both take the same fields.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable
+from functools import lru_cache
+
+_CABLE_ID_FIELDS = ("fabric", "a", "a_port", "b", "b_port")
+
+
+@lru_cache(maxsize=16)
+def cable_id_format(template: str) -> Callable[..., str]:
+    """``f(fabric, a, a_port, b, b_port) -> str`` for a naming.cable_id template.
+
+    The template is rewritten with positional fields once (``{a}`` -> ``{1}``), which formats
+    three times faster than keyword fields: it runs once per link. Templates with other fields
+    keep keyword formatting, so their errors read as before.
+    """
+    out = []
+    try:
+        for literal, name, spec, conversion in string.Formatter().parse(template):
+            out.append(literal.replace("{", "{{").replace("}", "}}"))
+            if name is None:
+                continue
+            if name not in _CABLE_ID_FIELDS:
+                raise ValueError(name)
+            out.append(
+                "{"
+                + str(_CABLE_ID_FIELDS.index(name))
+                + ("!" + conversion if conversion else "")
+                + (":" + spec if spec else "")
+                + "}"
+            )
+    except ValueError:
+        return lambda fabric, a, a_port, b, b_port: template.format(fabric=fabric, a=a, a_port=a_port, b=b, b_port=b_port)
+    return "".join(out).format
