@@ -32,11 +32,10 @@ from .stock import ordered_length
 NO_MEDIUM = "(none)"  # a link the media policy found nothing for; the reach check reports it
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceLine:
-    model: str
-    role: str
-    description: str
+class _Priced:
+    """Totals of a BOM line from its count and unit figures (both line kinds carry them)."""
+
+    __slots__ = ()
     count: int
     unit_power_w: float
     unit_cost: float
@@ -51,7 +50,17 @@ class DeviceLine:
 
 
 @dataclass(frozen=True, slots=True)
-class LinkLine:
+class DeviceLine(_Priced):
+    model: str
+    role: str
+    description: str
+    count: int
+    unit_power_w: float
+    unit_cost: float
+
+
+@dataclass(frozen=True, slots=True)
+class LinkLine(_Priced):
     fabric: str
     kind: str  # cable | connector | cartridge
     medium: str
@@ -59,14 +68,6 @@ class LinkLine:
     count: int
     unit_power_w: float  # both ends
     unit_cost: float  # cable plus both ends
-
-    @property
-    def power_w(self) -> float:
-        return self.count * self.unit_power_w
-
-    @property
-    def cost(self) -> float:
-        return self.count * self.unit_cost
 
 
 @dataclass(frozen=True, slots=True)
