@@ -66,6 +66,7 @@ from itertools import chain, cycle, repeat
 from ..findings import BuildError, error
 from ..model.base import ratio_value
 from ..model.dragonfly import Dragonfly, DragonflyPlus
+from ..model.site import Placement
 from . import BUILDERS
 from .clos import data_radix, split_ports
 from .context import BuildContext, did_you_mean
@@ -219,6 +220,39 @@ def _more_groups(want: int, switches: int, h: int, label_s: str, label_h: str, r
     return out
 
 
+def _group_switches(
+    ctx: BuildContext,
+    path: tuple,
+    fabric: str,
+    role: str,
+    default_name: str,
+    model: str,
+    placement: Placement,
+    group: int,
+    count: int,
+    *,
+    tier: int,
+) -> list[int]:
+    """The ``count`` switches of one role in group ``group``, placed by (group, index) and named
+    with the role's template (the field named like the role is the 1-based index)."""
+    out = []
+    for x in range(count):
+        out.append(
+            ctx.add_device(
+                name=ctx.name(role, default_name, path, fabric=fabric, group=group + 1, **{role: x + 1}),
+                role=role,
+                model=model,
+                group=fabric,
+                placement=placement,
+                slot=group * count + x,
+                origin=path,
+                coords=(("fabric", fabric), ("group", group), (role, x)),
+                tier=tier,
+            ).index
+        )
+    return out
+
+
 def _wire_globals(
     ctx: BuildContext,
     name: str,
@@ -286,20 +320,9 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
     placement = spec.placement.resolve(a)
     routers: list[int] = []
     for j in range(g):
-        for r in range(a):
-            routers.append(
-                ctx.add_device(
-                    name=ctx.name("router", "{fabric}-g{group:03d}-r{router:02d}", path, fabric=name, group=j + 1, router=r + 1),
-                    role="router",
-                    model=spec.router,
-                    group=name,
-                    placement=placement,
-                    slot=j * a + r,
-                    origin=path,
-                    coords=(("fabric", name), ("group", j), ("router", r)),
-                    tier=1,
-                ).index
-            )
+        routers += _group_switches(
+            ctx, path, name, "router", "{fabric}-g{group:03d}-r{router:02d}", spec.router, placement, j, a, tier=1
+        )
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
     link = ctx.linker(name, chooser=chooser, origin=path)
@@ -422,34 +445,12 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
     leaf_ids: list[int] = []
     spine_ids: list[int] = []
     for j in range(g):
-        for x in range(leaves):
-            leaf_ids.append(
-                ctx.add_device(
-                    name=ctx.name("leaf", "{fabric}-g{group:03d}-leaf{leaf:02d}", path, fabric=name, group=j + 1, leaf=x + 1),
-                    role="leaf",
-                    model=leaf_name,
-                    group=name,
-                    placement=leaf_place,
-                    slot=j * leaves + x,
-                    origin=path,
-                    coords=(("fabric", name), ("group", j), ("leaf", x)),
-                    tier=1,
-                ).index
-            )
-        for s in range(spines):
-            spine_ids.append(
-                ctx.add_device(
-                    name=ctx.name("spine", "{fabric}-g{group:03d}-spine{spine:02d}", path, fabric=name, group=j + 1, spine=s + 1),
-                    role="spine",
-                    model=spine_name,
-                    group=name,
-                    placement=spine_place,
-                    slot=j * spines + s,
-                    origin=path,
-                    coords=(("fabric", name), ("group", j), ("spine", s)),
-                    tier=2,
-                ).index
-            )
+        leaf_ids += _group_switches(
+            ctx, path, name, "leaf", "{fabric}-g{group:03d}-leaf{leaf:02d}", leaf_name, leaf_place, j, leaves, tier=1
+        )
+        spine_ids += _group_switches(
+            ctx, path, name, "spine", "{fabric}-g{group:03d}-spine{spine:02d}", spine_name, spine_place, j, spines, tier=2
+        )
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
     link = ctx.linker(name, chooser=chooser, origin=path)
