@@ -38,3 +38,23 @@ def cable_id_format(template: str) -> Callable[..., str]:
     except ValueError:
         return lambda fabric, a, a_port, b, b_port: template.format(fabric=fabric, a=a, a_port=a_port, b=b, b_port=b_port)
     return "".join(out).format
+
+
+def a_end_affixes(template: str) -> tuple[str, str, str] | None:
+    """``(before, between, after)`` when the template is ``before{a}between{a_port}after`` with
+    plain fields (the default ``{a}-{a_port}`` is), else None.
+
+    Such IDs are the A device's name and port name joined by fixed text, so a fabric can
+    format 10^6 of them by concatenation: one prefix per device, one join per link.
+    """
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError:
+        return None
+    if len(parts) not in (2, 3) or any(spec or conv for _, _, spec, conv in parts):
+        return None
+    if [name for _, name, _, _ in parts] not in (["a", "a_port"], ["a", "a_port", None]):
+        return None
+    if any("{" in lit or "}" in lit for lit, _, _, _ in parts):
+        return None  # escaped braces: leave them to str.format
+    return parts[0][0], parts[1][0], parts[2][0] if len(parts) == 3 else ""

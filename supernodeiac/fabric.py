@@ -7,11 +7,15 @@ Renderers and checks read this; none of them re-derives topology from the bluepr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .cable_naming import a_end_affixes, cable_id_format
 from .catalog.types import DeviceModel, PortGroup
+from .link_table import Link, LinkSpec, LinkTable
+
+__all__ = ["Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable", "PortLayout", "PortSlot", "Rack"]
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -50,27 +54,6 @@ class Device:
             if k == key:
                 return v
         return default
-
-
-@dataclass(slots=True)
-class Link:
-    id: str  # stable cable/connector ID
-    fabric: str  # the network it belongs to (a scale-out fabric's name, a domain's name, "mgmt")
-    kind: str  # cable | connector | cartridge
-    a: int  # device index of the A end
-    a_port: int  # port index on the A device
-    b: int
-    b_port: int
-    lanes: int
-    lane_gbps: float
-    length_m: float  # routed length before rounding to stock
-    medium: str  # catalogue medium key
-    origin: tuple = ()  # blueprint path of what asked for this link (a fabric, a domain, a pin)
-    pinned: bool = False  # medium forced by the blueprint rather than chosen by policy
-
-    @property
-    def gbps(self) -> float:
-        return self.lanes * self.lane_gbps
 
 
 @dataclass(slots=True)
@@ -179,15 +162,21 @@ class Fabric:
     models: dict[str, DeviceModel]
     racks: list[Rack] = field(default_factory=list)
     devices: list[Device] = field(default_factory=list)
-    links: list[Link] = field(default_factory=list)
+    # Given as a table (shared, e.g. by dataclasses.replace) or as Link values (copied in).
+    links: LinkTable = field(default=None)  # type: ignore[assignment]
     layouts: dict[str, PortLayout] = field(default_factory=dict)
     # Facts a builder knows that checks and reports need (declared vs built sizes, growth limits),
     # keyed by the fabric or domain name. Plain data only.
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cable_id: str = "{a}-{a_port}"  # naming.cable_id: IDs are formatted from it when asked for
     _by_name: dict[str, int] = field(default_factory=dict, repr=False)
-    _sorted: tuple[int, list[Link]] | None = field(default=None, repr=False)
+    _sorted: tuple[tuple[int, int], list[Link]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.links, LinkTable):
+            given = self.links or []
+            self.links = LinkTable(self._cable_ids)
+            self.links.extend(given)
         # A layout for every model up front: a builder may read the ports of a model (a spine
         # switch) before it has placed the first device of it.
         for name, model in self.models.items():
@@ -213,6 +202,34 @@ class Fabric:
         self.links.append(link)
         return link
 
+    def _cable_ids(self, table: LinkTable, indices: Sequence[int] | None) -> list[str]:
+        """Cable IDs of the links at ``indices`` (all when None), from ``cable_id`` and the names."""
+        devices, layouts = self.devices, self.layouts
+        fabric_of = [s.fabric for s in table.specs]
+        A, AP, B, BP, S = table.a, table.a_port, table.b, table.b_port, table.spec
+        fmt = cable_id_format(self.cable_id)
+        if indices is not None:  # a few: no per-device tables
+            out = []
+            for i in indices:
+                da, db = devices[A[i]], devices[B[i]]
+                a_port, b_port = layouts[da.model].names[AP[i]], layouts[db.model].names[BP[i]]
+                out.append(fmt(fabric_of[S[i]], da.name, a_port, db.name, b_port))
+            return out
+        names_of_model = {m: layout.names for m, layout in layouts.items()}
+        port_names = [names_of_model[d.model] for d in devices]
+        affixes = a_end_affixes(self.cable_id)
+        if affixes is not None:
+            # before{a}between{a_port}after: one prefix per device, one concatenation per link.
+            before, between, after = affixes
+            prefix = [before + d.name + between for d in devices]
+            ids = [prefix[a] + port_names[a][p] for a, p in zip(A, AP)]
+            return [x + after for x in ids] if after else ids
+        names = [d.name for d in devices]
+        return [
+            fmt(fabric_of[s], names[a], port_names[a][ap], names[b], port_names[b][bp])
+            for s, a, ap, b, bp in zip(S, A, AP, B, BP)
+        ]
+
     # -- reading --------------------------------------------------------------------------
     def device(self, name: str) -> Device:
         return self.devices[self._by_name[name]]
@@ -229,10 +246,14 @@ class Fabric:
     def sorted_links(self) -> list[Link]:
         """Every link in cable-ID order, sorted once and shared by the renderers that need it.
 
-        Do not mutate the list. It is re-sorted when links were added since the last call.
+        Do not mutate the list. It is re-sorted when the links changed since the last call.
         """
-        if self._sorted is None or self._sorted[0] != len(self.links):
-            self._sorted = (len(self.links), sorted(self.links, key=lambda link: link.id))
+        table = self.links
+        stamp = table.stamp()
+        if self._sorted is None or self._sorted[0] != stamp:
+            ids = table.ids()
+            order = sorted(range(len(ids)), key=ids.__getitem__)
+            self._sorted = (stamp, [table.link(i, ids[i]) for i in order])
         return self._sorted[1]
 
     def has_unique_names(self) -> bool:
@@ -240,10 +261,10 @@ class Fabric:
         return len(self._by_name) == len(self.devices)
 
     def links_of(self, fabric: str) -> Iterator[Link]:
-        return (link for link in self.links if link.fabric == fabric)
+        return iter(self.links.links(self.links.indices_of(fabric)))
 
     def fabrics(self) -> list[str]:
-        return sorted({link.fabric for link in self.links})
+        return self.links.fabrics()
 
     def graph(self, fabric: str | None = None) -> nx.MultiGraph:
         """A networkx view (device index nodes, one edge per link) for graph algorithms.
@@ -256,7 +277,10 @@ class Fabric:
         g = nx.MultiGraph()
         for d in self.devices:
             g.add_node(d.index, name=d.name, role=d.role, tier=d.tier)
-        for link in self.links:
-            if fabric is None or link.fabric == fabric:
-                g.add_edge(link.a, link.b, fabric=link.fabric, gbps=link.gbps)
+        t = self.links
+        specs = t.specs
+        for a, b, s in zip(t.a, t.b, t.spec):
+            spec = specs[s]
+            if fabric is None or spec.fabric == fabric:
+                g.add_edge(a, b, fabric=spec.fabric, gbps=spec.gbps)
         return g

@@ -236,7 +236,7 @@ def test_tampered_fabric_fails_the_pair_check(balanced: Compiled) -> None:
     f = balanced.fabric
     grp = groups_of(f, "df", "router")
     victim = next(k for k in f.links if k.a in grp and k.b in grp and grp[k.a] != grp[k.b])
-    tampered = Fabric(f.name, f.models, f.racks, f.devices, [k for k in f.links if k is not victim], f.layouts, f.facts)
+    tampered = Fabric(f.name, f.models, f.racks, f.devices, [k for k in f.links if k != victim], f.layouts, f.facts)
     findings = list(check_wiring(CheckContext(balanced.blueprint, balanced.catalogue, tampered)))
     assert [x.rule for x in findings] == ["dragonfly-global-links"]
     assert f"groups {grp[victim.a] + 1} and {grp[victim.b] + 1}" in findings[0].message or "have none" in findings[0].message
@@ -256,13 +256,14 @@ def test_linker_makes_the_links_connect_makes(extra: str) -> None:
     c = compile_text(dragonfly(extra="").replace("site:", extra + "site:"))
     assert c.fabric is not None, [f.message for f in c.findings]
     f, bp = c.fabric, c.blueprint
-    copy = Fabric(f.name, f.models, f.racks, f.devices, [], f.layouts, f.facts)
+    copy = Fabric(f.name, f.models, f.racks, f.devices, [], f.layouts, f.facts, cable_id=bp.naming.cable_id)
     ctx = BuildContext(bp, c.catalogue, copy, Geometry(bp.site, Fabric("racks", f.models)))
     chooser = ctx.chooser(None, ("media",))
     link = ctx.linker("df", chooser=chooser, origin=("scaleout", 0))
     for k in f.links_of("df"):
         made = ctx.connect("df", k.a, k.a_port, k.b, k.b_port, chooser=chooser, origin=("scaleout", 0))
-        assert made == k == link(k.a, k.a_port, k.b, k.b_port)
+        link(k.a, k.a_port, k.b, k.b_port)
+        assert made == k == copy.links[-1]
     if "pin" in extra:
         assert {k.medium for k in f.links_of("df")} == {"aoc"} and all(k.pinned for k in f.links_of("df"))
         assert next(iter(f.links_of("df"))).id.startswith("df|")

@@ -118,10 +118,12 @@ def test_sorted_links_follow_additions():
     f = c.fabric
     first = f.sorted_links()
     assert [link.id for link in first] == sorted(link.id for link in f.links)
-    extra = copy.copy(f.links[0])
-    extra.id = "0-first"
+    # A second cable from the A end of the first link in ID order sorts right beside it.
+    extra = copy.copy(first[0])
     f.add_link(extra)
-    assert f.sorted_links()[0] is extra and len(f.sorted_links()) == len(first) + 1
+    again = f.sorted_links()
+    assert len(again) == len(first) + 1 and again[0] == again[1] == first[0]
+    assert [link.id for link in again] == sorted(link.id for link in f.links)
 
 
 def test_port_check_falls_back_to_per_link_findings():
@@ -130,15 +132,14 @@ def test_port_check_falls_back_to_per_link_findings():
     ctx = CheckContext(c.blueprint, c.catalogue, f)
     assert list(check_ports(ctx)) == []
     # a second cable on both ports of an existing one, and a port a leaf does not have
-    twice = copy.copy(f.links[0])
-    twice.id = "dup"
+    twice = copy.copy(f.links[0])  # the same ends: so the same cable ID
     leaf = next(d for d in f.devices if d.role == "leaf" and d.index not in (twice.a, twice.b))
     beyond = copy.copy(next(link for link in f.links if link.b == leaf.index))
     total = f.layouts[leaf.model].total
-    beyond.id, beyond.b_port = "beyond", total
+    beyond.b_port = total
     f.links.extend([twice, beyond])
     expected = [
-        f"{f.devices[dev].name} port {f.port_name(dev, port)} carries two links (second: dup)"
+        f"{f.devices[dev].name} port {f.port_name(dev, port)} carries two links (second: {twice.id})"
         for dev, port in ((twice.a, twice.a_port), (twice.b, twice.b_port))
     ]
     expected.append(f"{leaf.name} ({leaf.model}) has {total} ports; a link uses port {total + 1}")
@@ -150,11 +151,12 @@ def test_management_check_finds_ports_on_the_data_plane_and_uncabled():
     f = c.fabric
     ctx = CheckContext(c.blueprint, c.catalogue, f)
     assert list(check_management(ctx)) == []
-    mgmt = [link for link in f.links if link.fabric == "mgmt" and f.devices[link.b].role == "mgmt"]
+    links = list(f.links)
+    mgmt = [link for link in links if link.fabric == "mgmt" and f.devices[link.b].role == "mgmt"]
     bmc = next(link for link in mgmt if f.devices[link.a].role == "node")
-    bmc.fabric = "ib"  # a BMC cable counted on the data plane
+    bmc.fabric = "ib"  # a BMC cable counted on the data plane (edited as a value, stored below)
     dropped = next(link for link in mgmt if f.devices[link.a].role == "leaf")
-    f.links.remove(dropped)  # a leaf's management port left without a cable
+    f.links[:] = [link for link in links if link is not dropped]  # a leaf's management port left without a cable
     found = sorted((x.severity.value, x.message) for x in check_management(ctx))
     assert found == [
         ("error", f"{f.devices[bmc.a].name} management port is on the data plane (ib)"),

@@ -43,7 +43,7 @@ def build(blueprint: Blueprint, catalogue: Catalogue | None = None) -> tuple[Fab
     pipeline does: validating it again would cost a second pass over every entry).
     """
     catalogue = catalogue if catalogue is not None else load_catalogue(blueprint)
-    fabric = Fabric(blueprint.metadata.name, dict(catalogue.devices))
+    fabric = Fabric(blueprint.metadata.name, dict(catalogue.devices), cable_id=blueprint.naming.cable_id)
     ctx = BuildContext(blueprint, catalogue, fabric, Geometry(blueprint.site, fabric))
     for i, group in enumerate(blueprint.nodes):
         BUILDERS.get("nodes")(ctx, group, ("nodes", i))

@@ -8,9 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cable_naming import cable_id_format
 from ..catalog.types import Catalogue, DeviceModel, PortGroup
-from ..fabric import Coords, Device, Fabric, Link
+from ..fabric import Coords, Device, Fabric, Link, LinkSpec
 from ..findings import BuildError, Finding, error
 from ..model.blueprint import Blueprint
 from ..model.common import MediaPolicy
@@ -44,7 +43,7 @@ class BuildContext:
     groups: dict[str, list[int]] = field(default_factory=dict)
     _choosers: dict[int, MediaChooser] = field(default_factory=dict)
     _placement_paths: dict[tuple, tuple] = field(default_factory=dict)
-    _linkers: dict[tuple, Callable[[int, int, int, int], Link]] = field(default_factory=dict)
+    _linkers: dict[tuple, Callable[[int, int, int, int], None]] = field(default_factory=dict)
     # Per media chooser (by id()): (id of both port groups, length) -> (lanes, lane Gb/s, medium,
     # pinned). Shared by every linker of that chooser: a builder may make a linker per loop.
     _decided: dict[int, dict[tuple[int, int, float], tuple[int, float, str, bool]]] = field(default_factory=dict)
@@ -152,73 +151,75 @@ class BuildContext:
         origin: tuple,
         kind: str = "cable",
     ) -> Link:
-        """Cable (or mate) port ``a_port`` of device ``a`` to ``b_port`` of ``b``: length, rate, medium, ID."""
+        """Cable (or mate) port ``a_port`` of device ``a`` to ``b_port`` of ``b``: length, rate, medium.
+
+        Returns the link as a value (for builders that add up bandwidth); loops of 10^5 links
+        use :meth:`linker`, which returns nothing.
+        """
         key = (fabric, id(chooser), origin, kind)
         link = self._linkers.get(key)
         if link is None:
             link = self._linkers[key] = self.linker(fabric, chooser=chooser, origin=origin, kind=kind)
-        return link(a, a_port, b, b_port)
+        link(a, a_port, b, b_port)
+        return self.fabric.links[-1]
 
     def linker(
         self, fabric: str, *, chooser: MediaChooser, origin: tuple, kind: str = "cable"
-    ) -> Callable[[int, int, int, int], Link]:
+    ) -> Callable[[int, int, int, int], None]:
         """``link(a, a_port, b, b_port)``: ``connect`` for the many links of one loop.
 
         Fabric, media policy, origin and kind are fixed for the loop, and the per-link work that
-        does not depend on the link is done once (lane rate and medium per pair of port groups and
-        length, the cable-ID format), so a builder that makes 10^5-10^6 links pays for the link and little else.
+        does not depend on the link is done once (lane rate and medium per pair of port groups
+        and length), so a builder that makes 10^5-10^6 links pays for six column appends, the
+        routed length and one memo lookup per link. Cable IDs are the Fabric's to format later.
         """
         f = self.fabric
-        devices, layouts, append = f.devices, f.layouts, f.links.append
+        devices, layouts, table = f.devices, f.layouts, f.links
+        add_a, add_ap, add_b, add_bp = table.a.append, table.a_port.append, table.b.append, table.b_port.append
+        add_len, add_spec = table.length_m.append, table.spec.append
         cable_length = self.geometry.length_fn()
         choose = chooser.choose
-        cable_id = cable_id_format(self.blueprint.naming.cable_id)
         pinned_origin = chooser.path + ("pin",)
         connector = kind == "connector"
-        # Per device model: (port count, port -> group, port -> name), looked up once per link end
-        # (the layout's ``names`` is a property: a call per access).
-        ports_of: dict[str, tuple[int, list[PortGroup], list[str]]] = {}
+        # Per device model: (port count, port -> group), looked up once per link end.
+        ports_of: dict[str, tuple[int, list[PortGroup]]] = {}
         # Rate and medium depend only on the two port groups and the exact length (for one media
         # policy), and a fabric has few distinct such triples: one memo lookup per link decides both.
         decided = self._decided.setdefault(id(chooser), {})
+        specs: dict[tuple[int, int, float], int] = {}  # the same key -> this loop's spec index
 
-        def model_ports(model: str) -> tuple[int, list[PortGroup], list[str]]:
+        def model_ports(model: str) -> tuple[int, list[PortGroup]]:
             layout = layouts[model]
-            found = ports_of[model] = (layout.total, layout.port_groups, layout.names)
+            found = ports_of[model] = (layout.total, layout.port_groups)
             return found
 
-        def decide(ga: PortGroup, gb: PortGroup, length: float) -> tuple[int, float, str, bool]:
-            lanes, lane_gbps = link_rate(ga, gb)
-            medium, pinned = choose(lane_gbps, ga.cage, gb.cage, length)
-            found = decided[(id(ga), id(gb), length)] = (lanes, lane_gbps, medium, pinned)
+        def spec_of(ga: PortGroup, gb: PortGroup, length: float) -> int:
+            key = (id(ga), id(gb), length)
+            rate = decided.get(key)
+            if rate is None:
+                lanes, lane_gbps = link_rate(ga, gb)
+                medium, pinned = choose(lane_gbps, ga.cage, gb.cage, length)
+                rate = decided[key] = (lanes, lane_gbps, medium, pinned)
+            lanes, lane_gbps, medium, pinned = rate
+            spec = LinkSpec(fabric, kind, lanes, lane_gbps, medium, pinned_origin if pinned else origin, pinned)
+            found = specs[key] = table.spec_id(spec)
             return found
 
-        def link(a: int, a_port: int, b: int, b_port: int) -> Link:
+        def link(a: int, a_port: int, b: int, b_port: int) -> None:
             da, db = devices[a], devices[b]
-            ta, groups_a, names_a = ports_of.get(da.model) or model_ports(da.model)
-            tb, groups_b, names_b = ports_of.get(db.model) or model_ports(db.model)
+            ta, groups_a = ports_of.get(da.model) or model_ports(da.model)
+            tb, groups_b = ports_of.get(db.model) or model_ports(db.model)
             if not (0 <= a_port < ta and 0 <= b_port < tb):
                 raise IndexError(f"port {a_port} of {da.name} or {b_port} of {db.name} does not exist")
             ga, gb = groups_a[a_port], groups_b[b_port]
             length = 0.0 if connector else cable_length(da, db)
-            lanes, lane_gbps, medium, pinned = decided.get((id(ga), id(gb), length)) or decide(ga, gb, length)
-            new = Link(
-                cable_id(fabric, da.name, names_a[a_port], db.name, names_b[b_port]),
-                fabric,
-                kind,
-                a,
-                a_port,
-                b,
-                b_port,
-                lanes,
-                lane_gbps,
-                length,
-                medium,
-                pinned_origin if pinned else origin,
-                pinned,
-            )
-            append(new)
-            return new
+            spec = specs.get((id(ga), id(gb), length))
+            add_a(a)
+            add_ap(a_port)
+            add_b(b)
+            add_bp(b_port)
+            add_len(length)
+            add_spec(spec if spec is not None else spec_of(ga, gb, length))
 
         return link
 
