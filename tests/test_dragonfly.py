@@ -252,7 +252,7 @@ def test_tampered_fabric_fails_the_pair_check(balanced: Compiled) -> None:
     ],
 )
 def test_linker_makes_the_links_connect_makes(extra: str) -> None:
-    """The builder's fast path (BuildContext.linker) and connect agree on every field of every link."""
+    """The builders' bulk path (BuildContext.add_links), linker and connect agree on every field of every link."""
     c = compile_text(dragonfly(extra="").replace("site:", extra + "site:"))
     assert c.fabric is not None, [f.message for f in c.findings]
     f, bp = c.fabric, c.blueprint
@@ -262,8 +262,20 @@ def test_linker_makes_the_links_connect_makes(extra: str) -> None:
     link = ctx.linker("df", chooser=chooser, origin=("scaleout", 0))
     for k in f.links_of("df"):
         made = ctx.connect("df", k.a, k.a_port, k.b, k.b_port, chooser=chooser, origin=("scaleout", 0))
+        assert made.medium == k.medium and made.gbps == k.gbps and copy.links[-1] == k
         link(k.a, k.a_port, k.b, k.b_port)
-        assert made == k == copy.links[-1]
+        assert copy.links[-1] == k
+    ctx.add_links(
+        "df",
+        [k.a for k in f.links_of("df")],
+        [k.a_port for k in f.links_of("df")],
+        [k.b for k in f.links_of("df")],
+        [k.b_port for k in f.links_of("df")],
+        chooser=chooser,
+        origin=("scaleout", 0),
+    )
+    n = len(f.links.indices_of("df"))
+    assert copy.links[-n:] == list(f.links_of("df"))
     if "pin" in extra:
         assert {k.medium for k in f.links_of("df")} == {"aoc"} and all(k.pinned for k in f.links_of("df"))
         assert next(iter(f.links_of("df"))).id.startswith("df|")

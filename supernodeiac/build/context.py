@@ -4,12 +4,12 @@ helpers that keep names, placement, lengths and media consistent across builders
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog.types import Catalogue, DeviceModel, PortGroup
-from ..fabric import Coords, Device, Fabric, Link, LinkSpec
+from ..fabric import Coords, Device, Fabric, LinkSpec
 from ..findings import BuildError, Finding, error
 from ..model.blueprint import Blueprint
 from ..model.common import MediaPolicy
@@ -43,10 +43,11 @@ class BuildContext:
     groups: dict[str, list[int]] = field(default_factory=dict)
     _choosers: dict[int, MediaChooser] = field(default_factory=dict)
     _placement_paths: dict[tuple, tuple] = field(default_factory=dict)
-    _linkers: dict[tuple, Callable[[int, int, int, int], None]] = field(default_factory=dict)
-    # Per media chooser (by id()): (id of both port groups, length) -> (lanes, lane Gb/s, medium,
-    # pinned). Shared by every linker of that chooser: a builder may make a linker per loop.
-    _decided: dict[int, dict[tuple[int, int, float], tuple[int, float, str, bool]]] = field(default_factory=dict)
+    # (fabric, id of the media chooser, origin, kind) -> {(port group id a, b, length): spec index}
+    _specs: dict[tuple, dict[tuple[int, int, float], int]] = field(default_factory=dict)
+    _port_group_ids: dict[str, list[int]] = field(default_factory=dict)  # model -> port -> group id
+    _port_groups: list[PortGroup] = field(default_factory=list)  # group id -> group
+    _group_index: dict[int, int] = field(default_factory=dict)  # id(group) -> group id
 
     # -- catalogue --------------------------------------------------------------------------
     def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
@@ -150,78 +151,105 @@ class BuildContext:
         chooser: MediaChooser,
         origin: tuple,
         kind: str = "cable",
-    ) -> Link:
+    ) -> LinkSpec:
         """Cable (or mate) port ``a_port`` of device ``a`` to ``b_port`` of ``b``: length, rate, medium.
 
-        Returns the link as a value (for builders that add up bandwidth); loops of 10^5 links
-        use :meth:`linker`, which returns nothing.
+        Returns what the link is (lanes, lane rate, medium), for builders that add up bandwidth.
+        Loops of 10^5 links pass whole lists to :meth:`add_links`.
         """
-        key = (fabric, id(chooser), origin, kind)
-        link = self._linkers.get(key)
-        if link is None:
-            link = self._linkers[key] = self.linker(fabric, chooser=chooser, origin=origin, kind=kind)
-        link(a, a_port, b, b_port)
-        return self.fabric.links[-1]
+        self.add_links(fabric, [a], [a_port], [b], [b_port], chooser=chooser, origin=origin, kind=kind)
+        table = self.fabric.links
+        return table.specs[table.spec[-1]]
 
     def linker(
         self, fabric: str, *, chooser: MediaChooser, origin: tuple, kind: str = "cable"
     ) -> Callable[[int, int, int, int], None]:
-        """``link(a, a_port, b, b_port)``: ``connect`` for the many links of one loop.
-
-        Fabric, media policy, origin and kind are fixed for the loop, and the per-link work that
-        does not depend on the link is done once (lane rate and medium per pair of port groups
-        and length), so a builder that makes 10^5-10^6 links pays for six column appends, the
-        routed length and one memo lookup per link. Cable IDs are the Fabric's to format later.
-        """
-        f = self.fabric
-        devices, layouts, table = f.devices, f.layouts, f.links
-        add_a, add_ap, add_b, add_bp = table.a.append, table.a_port.append, table.b.append, table.b_port.append
-        add_len, add_spec = table.length_m.append, table.spec.append
-        cable_length = self.geometry.length_fn()
-        choose = chooser.choose
-        pinned_origin = chooser.path + ("pin",)
-        connector = kind == "connector"
-        # Per device model: (port count, port -> group), looked up once per link end.
-        ports_of: dict[str, tuple[int, list[PortGroup]]] = {}
-        # Rate and medium depend only on the two port groups and the exact length (for one media
-        # policy), and a fabric has few distinct such triples: one memo lookup per link decides both.
-        decided = self._decided.setdefault(id(chooser), {})
-        specs: dict[tuple[int, int, float], int] = {}  # the same key -> this loop's spec index
-
-        def model_ports(model: str) -> tuple[int, list[PortGroup]]:
-            layout = layouts[model]
-            found = ports_of[model] = (layout.total, layout.port_groups)
-            return found
-
-        def spec_of(ga: PortGroup, gb: PortGroup, length: float) -> int:
-            key = (id(ga), id(gb), length)
-            rate = decided.get(key)
-            if rate is None:
-                lanes, lane_gbps = link_rate(ga, gb)
-                medium, pinned = choose(lane_gbps, ga.cage, gb.cage, length)
-                rate = decided[key] = (lanes, lane_gbps, medium, pinned)
-            lanes, lane_gbps, medium, pinned = rate
-            spec = LinkSpec(fabric, kind, lanes, lane_gbps, medium, pinned_origin if pinned else origin, pinned)
-            found = specs[key] = table.spec_id(spec)
-            return found
+        """``link(a, a_port, b, b_port)``: :meth:`connect` with the loop's fixed arguments bound."""
 
         def link(a: int, a_port: int, b: int, b_port: int) -> None:
-            da, db = devices[a], devices[b]
-            ta, groups_a = ports_of.get(da.model) or model_ports(da.model)
-            tb, groups_b = ports_of.get(db.model) or model_ports(db.model)
-            if not (0 <= a_port < ta and 0 <= b_port < tb):
-                raise IndexError(f"port {a_port} of {da.name} or {b_port} of {db.name} does not exist")
-            ga, gb = groups_a[a_port], groups_b[b_port]
-            length = 0.0 if connector else cable_length(da, db)
-            spec = specs.get((id(ga), id(gb), length))
-            add_a(a)
-            add_ap(a_port)
-            add_b(b)
-            add_bp(b_port)
-            add_len(length)
-            add_spec(spec if spec is not None else spec_of(ga, gb, length))
+            self.add_links(fabric, [a], [a_port], [b], [b_port], chooser=chooser, origin=origin, kind=kind)
 
         return link
+
+    def add_links(
+        self,
+        fabric: str,
+        a: Sequence[int],
+        a_port: Sequence[int],
+        b: Sequence[int],
+        b_port: Sequence[int],
+        *,
+        chooser: MediaChooser,
+        origin: tuple,
+        kind: str = "cable",
+    ) -> None:
+        """Cable ``a[i]``'s port ``a_port[i]`` to ``b[i]``'s ``b_port[i]`` for every i, in order.
+
+        The builders' hot path: a fabric's 10^5-10^6 links go through here in a few calls, each
+        a handful of passes over the lists rather than a Python call per link. Rate and medium
+        depend only on the two port groups and the exact length (for one media policy) and a
+        fabric has few distinct such triples, so they are decided once per triple. Cable IDs are
+        the Fabric's to format later.
+        """
+        n = len(a)
+        if not len(a_port) == len(b) == len(b_port) == n:
+            raise ValueError("add_links: the four lists differ in length")
+        if n == 0:
+            return
+        f = self.fabric
+        devices, table = f.devices, f.links
+        da = [devices[x] for x in a]
+        db = [devices[x] for x in b]
+        group_ids = self._port_group_ids
+        for d in {d.model for d in da} | {d.model for d in db}:
+            if d not in group_ids:
+                group_ids[d] = [self._group_id(g) for g in f.layouts[d].port_groups]
+        try:
+            if min(a_port) < 0 or min(b_port) < 0:
+                raise IndexError
+            ga = [group_ids[d.model][p] for d, p in zip(da, a_port)]
+            gb = [group_ids[d.model][p] for d, p in zip(db, b_port)]
+        except IndexError:
+            bad = next(
+                i
+                for i in range(n)
+                if not (0 <= a_port[i] < len(group_ids[da[i].model]) and 0 <= b_port[i] < len(group_ids[db[i].model]))
+            )
+            raise IndexError(f"port {a_port[bad]} of {da[bad].name} or {b_port[bad]} of {db[bad].name} does not exist") from None
+        lengths = [0.0] * n if kind == "connector" else list(map(self.geometry.length_fn(), da, db))
+        memo = self._specs.setdefault((fabric, id(chooser), origin, kind), {})
+        get = memo.get
+        spec = [get(key, -1) for key in zip(ga, gb, lengths)]
+        if -1 in spec:
+            for i, s in enumerate(spec):
+                if s < 0:
+                    key = (ga[i], gb[i], lengths[i])
+                    found = get(key)
+                    if found is None:
+                        found = memo[key] = self._spec(fabric, kind, chooser, origin, key)
+                    spec[i] = found
+        table.a.extend(a)
+        table.a_port.extend(a_port)
+        table.b.extend(b)
+        table.b_port.extend(b_port)
+        table.length_m.extend(lengths)
+        table.spec.extend(spec)
+
+    def _group_id(self, group: PortGroup) -> int:
+        """A small int per port group object (a memo key that hashes well and keeps the group alive)."""
+        found = self._group_index.get(id(group))
+        if found is None:
+            found = self._group_index[id(group)] = len(self._port_groups)
+            self._port_groups.append(group)
+        return found
+
+    def _spec(self, fabric: str, kind: str, chooser: MediaChooser, origin: tuple, key: tuple[int, int, float]) -> int:
+        """The spec index of a link of ``fabric`` between two port groups at one length."""
+        ga, gb, length = self._port_groups[key[0]], self._port_groups[key[1]], key[2]
+        lanes, lane_gbps = link_rate(ga, gb)
+        medium, pinned = chooser.choose(lane_gbps, ga.cage, gb.cage, length)
+        where = chooser.path + ("pin",) if pinned else origin
+        return self.fabric.links.spec_id(LinkSpec(fabric, kind, lanes, lane_gbps, medium, where, pinned))
 
     def fail(self, rule: str, message: str, path: tuple, hint: str = "") -> BuildError:
         return BuildError([error(rule, message, path, hint)])

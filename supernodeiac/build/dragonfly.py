@@ -61,7 +61,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import chain, cycle, repeat
 
 from ..findings import BuildError, error
 from ..model.base import ratio_value
@@ -137,10 +136,11 @@ def global_links(plan: GlobalPlan, built: int) -> Iterator[tuple[int, int, int, 
 # -- shared pieces ------------------------------------------------------------------------------
 
 
-def _endpoint_ports(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tuple) -> list[tuple[int, int]]:
-    """(device, data port) of every endpoint, in terminal-slot order."""
+def _endpoint_ports(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tuple) -> tuple[list[int], list[int]]:
+    """(devices, data ports) of every endpoint, index-aligned, in terminal-slot order."""
     f = ctx.fabric
-    out: list[tuple[int, int]] = []
+    out: list[int] = []  # the device of every endpoint port
+    out_ports: list[int] = []
     data_ports: dict[str, list[int]] = {}  # per model, not per device: endpoints number 10^5
     for e, ep in enumerate(spec.endpoints):
         devices = ctx.groups.get(ep.group)
@@ -157,7 +157,8 @@ def _endpoint_ports(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tu
             ports = data_ports.get(model)
             if ports is None:
                 ports = data_ports[model] = f.layouts[model].ports_of("data")
-            out.extend([(dev, port) for port in ports])
+            out.extend([dev] * len(ports))
+            out_ports.extend(ports)
         if len(out) == before:
             raise ctx.fail(
                 "no-data-ports",
@@ -165,7 +166,24 @@ def _endpoint_ports(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tu
                 path + ("endpoints", e, "group"),
                 "list a node group whose model has ports of role 'data'",
             )
-    return out
+    return out, out_ports
+
+
+def _attach_endpoints(
+    ctx: BuildContext,
+    name: str,
+    endpoints: tuple[list[int], list[int]],
+    switches: list[int],
+    ports: list[int],
+    chooser: MediaChooser,
+    path: tuple,
+) -> None:
+    """Terminal slot t is switch t // len(ports) (switches numbered across groups), port t mod len(ports)."""
+    devs, dev_ports = endpoints
+    n, per = len(devs), len(ports)
+    sw = [switches[t // per] for t in range(n)]
+    sw_ports = [ports[t % per] for t in range(n)]
+    ctx.add_links(name, devs, dev_ports, sw, sw_ports, chooser=chooser, origin=path)
 
 
 def _groups(
@@ -265,13 +283,20 @@ def _wire_globals(
     chooser: MediaChooser,
     path: tuple,
 ) -> None:
-    link = ctx.linker(name, chooser=chooser, origin=path)
     # Group port q of group i is switch q // h of the group, global port q mod h: both tabled
     # by q once, as a 10^5-link loop should not divide twice per link.
     switch_of = [q // h for q in range(plan.ports)]
     port_of = [glob_ports[q % h] for q in range(plan.ports)]
-    for i, q, j, q2 in global_links(plan, built):
-        link(switches[i * per_group + switch_of[q]], port_of[q], switches[j * per_group + switch_of[q2]], port_of[q2])
+    ends = list(global_links(plan, built))
+    ctx.add_links(
+        name,
+        [switches[i * per_group + switch_of[q]] for i, q, _, _ in ends],
+        [port_of[q] for _, q, _, _ in ends],
+        [switches[j * per_group + switch_of[q2]] for _, _, j, q2 in ends],
+        [port_of[q2] for _, _, _, q2 in ends],
+        chooser=chooser,
+        origin=path,
+    )
 
 
 def _global_facts(plan: GlobalPlan, built: int) -> dict:
@@ -311,10 +336,10 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         need = p + a2 - 1 + h2
         return f"radix p + a - 1 + h = {need}, " + ("fits" if need <= k else "exceeds") + f" {spec.router}'s {k}"
 
-    want = spec.groups or math.ceil(len(endpoints) / per_group)
+    want = spec.groups or math.ceil(len(endpoints[0]) / per_group)
     alternatives = [f"groups: {max_groups} ({a * p * max_groups:,} terminal ports)"]
     alternatives += _more_groups(want, a, h, "routers_per_group", "global_links", radix_of)
-    g, planned = _groups(ctx, spec, path, len(endpoints), per_group, max_groups, alternatives, f"a={a}, h={h}")
+    g, planned = _groups(ctx, spec, path, len(endpoints[0]), per_group, max_groups, alternatives, f"a={a}, h={h}")
     plan = global_plan(spec.arrangement, planned, a, h)
 
     placement = spec.placement.resolve(a)
@@ -325,21 +350,21 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         )
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
-    link = ctx.linker(name, chooser=chooser, origin=path)
     data = f.layouts[spec.router].ports_of("data")
     term, local, glob = data[:p], data[p : p + a - 1], data[p + a - 1 : used]
-    # Terminal slot t is router t // p (routers numbered across groups), terminal port t mod p:
-    # each router repeated p times, the terminal ports cycled, zipped with the endpoints in order.
-    slot_router = chain.from_iterable(repeat(router, p) for router in routers)
-    for (dev, port), router, tport in zip(endpoints, slot_router, cycle(term)):
-        link(dev, port, router, tport)
+    _attach_endpoints(ctx, name, endpoints, routers, term, chooser, path)
     # Router r's local port towards r2 (> r) is r2 - 1; r2's towards r (< r2) is r. The same
     # (r, port, r2, port) for every group, so listed once.
     pairs = [(r, local[r2 - 1], r2, local[r]) for r in range(a) for r2 in range(r + 1, a)]
-    for j in range(g):
-        group = routers[j * a : (j + 1) * a]
-        for r, port, r2, port2 in pairs:
-            link(group[r], port, group[r2], port2)
+    ctx.add_links(
+        name,
+        [routers[j * a + r] for j in range(g) for r, _, _, _ in pairs],
+        [port for _ in range(g) for _, port, _, _ in pairs],
+        [routers[j * a + r2] for j in range(g) for _, _, r2, _ in pairs],
+        [port2 for _ in range(g) for _, _, _, port2 in pairs],
+        chooser=chooser,
+        origin=path,
+    )
     _wire_globals(ctx, name, routers, a, h, glob, plan, g, chooser, path)
 
     f.facts[name] = {
@@ -354,7 +379,7 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         "max_groups": max_groups,
         "capacity": a * p * max_groups,
         "routers": g * a,
-        "endpoint_ports": len(endpoints),
+        "endpoint_ports": len(endpoints[0]),
         "local_links": g * a * (a - 1) // 2,
         **_global_facts(plan, g),
     }
@@ -434,10 +459,10 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         divides = "" if u % s2 == 0 else f", and spines must divide the leaf's {u} up ports"
         return f"spine ports {need}, " + ("fits" if need <= ks else "exceeds") + f" {spine_name}'s {ks}{divides}"
 
-    want = spec.groups or math.ceil(len(endpoints) / per_group)
+    want = spec.groups or math.ceil(len(endpoints[0]) / per_group)
     alternatives = [f"groups: {max_groups} ({per_group * max_groups:,} terminal ports)"]
     alternatives += _more_groups(want, spines, h, "spines", "global_links", radix_of)
-    g, planned = _groups(ctx, spec, path, len(endpoints), per_group, max_groups, alternatives, f"S={spines} spines, h={h}")
+    g, planned = _groups(ctx, spec, path, len(endpoints[0]), per_group, max_groups, alternatives, f"S={spines} spines, h={h}")
     plan = global_plan(spec.arrangement, planned, spines, h)
 
     leaf_place = spec.placement.leaf.resolve(leaves)
@@ -453,21 +478,22 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         )
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
-    link = ctx.linker(name, chooser=chooser, origin=path)
     leaf_data = f.layouts[leaf_name].ports_of("data")
     spine_data = f.layouts[spine_name].ports_of("data")
     down, up = leaf_data[:d], leaf_data[d : d + u]
     spine_down, glob = spine_data[: leaves * p1], spine_data[leaves * p1 : leaves * p1 + h]
-    # Terminal slot t is leaf t // d (leaves numbered across groups), down port t mod d.
-    slot_leaf = chain.from_iterable(repeat(leaf, d) for leaf in leaf_ids)
-    for (dev, port), leaf, dport in zip(endpoints, slot_leaf, cycle(down)):
-        link(dev, port, leaf, dport)
-    for j in range(g):
-        for x in range(leaves):
-            leaf = leaf_ids[j * leaves + x]
-            for m in range(u):
-                spine = spine_ids[j * spines + m // p1]
-                link(leaf, up[m], spine, spine_down[x * p1 + m % p1])
+    _attach_endpoints(ctx, name, endpoints, leaf_ids, down, chooser, path)
+    # Leaf x of group j sends up-port m to spine m // p1 of its group, on that spine's port x * p1 + m mod p1.
+    ups = [(j * leaves + x, m, j * spines + m // p1, x * p1 + m % p1) for j in range(g) for x in range(leaves) for m in range(u)]
+    ctx.add_links(
+        name,
+        [leaf_ids[x] for x, _, _, _ in ups],
+        [up[m] for _, m, _, _ in ups],
+        [spine_ids[y] for _, _, y, _ in ups],
+        [spine_down[q] for _, _, _, q in ups],
+        chooser=chooser,
+        origin=path,
+    )
     _wire_globals(ctx, name, spine_ids, spines, h, glob, plan, g, chooser, path)
 
     f.facts[name] = {
@@ -487,7 +513,7 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         "capacity": per_group * max_groups,
         "leaves": g * leaves,
         "spines": g * spines,
-        "endpoint_ports": len(endpoints),
+        "endpoint_ports": len(endpoints[0]),
         "local_links": g * leaves * u,
         **_global_facts(plan, g),
     }
