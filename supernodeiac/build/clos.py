@@ -553,7 +553,8 @@ def _attach(
 ) -> None:
     """Endpoint NICs to leaf down ports: compute endpoints by slot, service ones on top ports."""
     f, name, lps = ctx.fabric, spec.name, plan.leaves_per_su
-    link = ctx.linker(name, chooser=chooser, origin=path)
+    ends: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
+    a, a_port, b, b_port = (column.append for column in ends)
     data_of: dict[str, list[int]] = {}
     for dev, (su, slot) in zip(compute, plan.node_slots(len(compute)), strict=True):
         model = f.devices[dev].model
@@ -563,14 +564,21 @@ def _attach(
         base = su * lps
         for nic, port in enumerate(ports):
             li, lp = plan.leaf_port(slot, nic)
-            link(dev, port, leaves[base + li], down_ports[lp])
+            a(dev)
+            a_port(port)
+            b(leaves[base + li])
+            b_port(down_ports[lp])
     taken: dict[int, int] = {}
     for su, dev in service:
         for port in f.layouts[f.devices[dev].model].ports_of("data"):
             k = taken.get(su, 0)
             taken[su] = k + 1
             li, lp = plan.service_port(k)
-            link(dev, port, leaves[su * lps + li], down_ports[lp])
+            a(dev)
+            a_port(port)
+            b(leaves[su * lps + li])
+            b_port(down_ports[lp])
+    ctx.add_links(name, *ends, chooser=chooser, origin=path)
 
 
 def _wire_up(
@@ -585,11 +593,16 @@ def _wire_up(
     path: tuple,
 ) -> None:
     """Lower switch at position pos sends up-port m to upper switch m // p, on its port pos * p + m % p."""
-    link = ctx.linker(fabric, chooser=chooser, origin=path)
-    for pos, dev in enumerate(lower):
-        base = pos * p
-        for m, port in enumerate(lower_up_ports):
-            link(dev, port, upper[m // p], upper_ports[base + m % p])
+    ups = range(len(lower_up_ports))
+    ctx.add_links(
+        fabric,
+        [dev for dev in lower for _ in ups],
+        [port for _ in lower for port in lower_up_ports],
+        [upper[m // p] for _ in lower for m in ups],
+        [upper_ports[pos * p + m % p] for pos in range(len(lower)) for m in ups],
+        chooser=chooser,
+        origin=path,
+    )
 
 
 def _alternatives(ctx: BuildContext, spec: FatTree, exc: TooBig, knobs: dict, leaf: TierPorts, spine_m: DeviceModel) -> str:

@@ -66,18 +66,23 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
         )
         sw.rack, sw.u = rack_index, u
         members = sorted(by_rack[rack_index], key=lambda i: (f.devices[i].u, i))
-        k = 0
-        for dev in members:
-            for port in f.layouts[f.devices[dev].model].ports_of("mgmt"):
-                if k >= len(access):
-                    raise ctx.fail(
-                        "port-budget",
-                        f"rack {rack.name} has more management ports than {spec.switch}'s {len(access)}",
-                        path + ("switch",),
-                        "use a larger management switch or fewer devices per rack",
-                    )
-                ctx.connect("mgmt", dev, port, sw.index, access[k], chooser=chooser, origin=path)
-                k += 1
+        ends = [(dev, port) for dev in members for port in f.layouts[f.devices[dev].model].ports_of("mgmt")]
+        if len(ends) > len(access):
+            raise ctx.fail(
+                "port-budget",
+                f"rack {rack.name} has more management ports than {spec.switch}'s {len(access)}",
+                path + ("switch",),
+                "use a larger management switch or fewer devices per rack",
+            )
+        ctx.add_links(
+            "mgmt",
+            [dev for dev, _ in ends],
+            [port for _, port in ends],
+            [sw.index] * len(ends),
+            access[: len(ends)],
+            chooser=chooser,
+            origin=path,
+        )
         if aggs:
             if spec.uplinks > len(uplinks):
                 raise ctx.fail(
@@ -86,6 +91,7 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                     path + ("uplinks",),
                     f"at most {len(uplinks)}",
                 )
+            up_ends: list[tuple[int, int]] = []  # (aggregation switch, its port) of each uplink
             for m in range(spec.uplinks):
                 # Spread round-robin so consecutive uplinks of a rack reach different switches.
                 n, a = divmod(rack_index * spec.uplinks + m, len(aggs))  # port n of aggregation switch a
@@ -100,5 +106,14 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                         path + ("aggregation", "count"),
                         f"at least {-(-slots // len(agg_ports))} aggregation switches",
                     )
-                ctx.connect("mgmt", sw.index, uplinks[m], aggs[a], agg_ports[n], chooser=chooser, origin=path + ("aggregation",))
+                up_ends.append((aggs[a], agg_ports[n]))
+            ctx.add_links(
+                "mgmt",
+                [sw.index] * len(up_ends),
+                uplinks[: len(up_ends)],
+                [agg for agg, _ in up_ends],
+                [port for _, port in up_ends],
+                chooser=chooser,
+                origin=path + ("aggregation",),
+            )
     f.facts["mgmt"] = {"kind": "management", "rack_switches": len(by_rack), "aggregation": len(aggs)}
