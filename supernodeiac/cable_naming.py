@@ -1,6 +1,7 @@
-"""Cable ID and label templates (naming.cable_id, naming.cable_label), formatted once per link.
+"""Cable ID and label templates (naming.cable_id, naming.cable_label), formatted once per link,
+and the positional rewrite that makes formatting 10^5-10^6 names cheap.
 
-Shared by the builders (cable IDs) and the cabling renderer (labels): both take the same fields.
+Shared by the Fabric (cable IDs), the cabling renderer (labels) and the node builder (names).
 """
 
 from __future__ import annotations
@@ -12,13 +13,18 @@ from functools import lru_cache
 _CABLE_ID_FIELDS = ("fabric", "a", "a_port", "b", "b_port")
 
 
-@lru_cache(maxsize=16)
 def cable_id_format(template: str) -> Callable[..., str]:
-    """``f(fabric, a, a_port, b, b_port) -> str`` for a naming.cable_id template.
+    """``f(fabric, a, a_port, b, b_port) -> str`` for a naming.cable_id template."""
+    return positional_format(template, _CABLE_ID_FIELDS)
+
+
+@lru_cache(maxsize=64)
+def positional_format(template: str, fields: tuple[str, ...]) -> Callable[..., str]:
+    """``f(*values) -> str``: ``template.format(**dict(zip(fields, values)))``, only faster.
 
     The template is rewritten with positional fields once (``{a}`` -> ``{1}``), which formats
-    three times faster than keyword fields: it runs once per link. Templates with other fields
-    keep keyword formatting, so their errors read as before.
+    three times faster than keyword fields: it runs once per link or node. Templates with other
+    fields keep keyword formatting, so their errors read as before.
     """
     out = []
     try:
@@ -26,17 +32,13 @@ def cable_id_format(template: str) -> Callable[..., str]:
             out.append(literal.replace("{", "{{").replace("}", "}}"))
             if name is None:
                 continue
-            if name not in _CABLE_ID_FIELDS:
+            if name not in fields:
                 raise ValueError(name)
             out.append(
-                "{"
-                + str(_CABLE_ID_FIELDS.index(name))
-                + ("!" + conversion if conversion else "")
-                + (":" + spec if spec else "")
-                + "}"
+                "{" + str(fields.index(name)) + ("!" + conversion if conversion else "") + (":" + spec if spec else "") + "}"
             )
     except ValueError:
-        return lambda fabric, a, a_port, b, b_port: template.format(fabric=fabric, a=a, a_port=a_port, b=b, b_port=b_port)
+        return lambda *values: template.format(**dict(zip(fields, values, strict=True)))
     return "".join(out).format
 
 

@@ -198,6 +198,19 @@ class Fabric:
             self.layouts[device.model] = PortLayout(self.models[device.model])
         return device
 
+    def add_devices(self, devices: list[Device]) -> range:
+        """Append many devices (a node group's 10^5); returns their indices."""
+        first = len(self.devices)
+        by_name = self._by_name
+        for i, device in enumerate(devices, first):
+            device.index = i
+            if device.name not in by_name:
+                by_name[device.name] = i
+        self.devices.extend(devices)
+        for model in {d.model for d in devices} - self.layouts.keys():
+            self.layouts[model] = PortLayout(self.models[model])
+        return range(first, len(self.devices))
+
     def add_link(self, link: Link) -> Link:
         self.links.append(link)
         return link
