@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import compress
 
 from ..build.cxl import ROLE_MEMORY, ROLE_SWITCH
 from ..fabric import Fabric, Link
@@ -42,13 +43,14 @@ def _pools(ctx: CheckContext) -> list[tuple[int, CxlPool]]:
 
 
 def measure(fabric: Fabric, names: set[str]) -> dict[str, PoolMeasure]:
-    """One pass over the links, for every pool at once."""
+    """One pass over the pools' links, for every pool at once."""
     out = {n: PoolMeasure() for n in sorted(names)}
     devices = fabric.devices
-    for link in fabric.links:
-        m = out.get(link.fabric)
-        if m is None:
-            continue
+    t = fabric.links
+    # The pools' links, chosen per spec (pools are small: these few become Link values).
+    wanted = [spec.fabric in out for spec in t.specs]
+    for link in t.links(list(compress(range(len(t)), map(wanted.__getitem__, t.spec)))):
+        m = out[link.fabric]
         a, b = devices[link.a], devices[link.b]
         sw, other = (a, b) if a.role == ROLE_SWITCH else (b, a)
         m.switches[sw.index] = None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..fabric import Link
 from ..findings import Finding, error, warning
 from . import CHECKS, CheckContext
 
@@ -16,21 +15,23 @@ def check_management(ctx: CheckContext) -> Iterator[Finding]:
         return  # no device has a management port: nothing to cable, nothing misplaced
     cabled: set[int] = set()
     roles = [f.layouts[d.model].port_roles for d in f.devices]
-    # The cable ends on management ports, in link order (the one pass over every link).
-    # An out-of-range port is the port-budget check's finding, not a crash here.
-    mgmt_ends: list[tuple[Link, int]] = []
-    for link in f.links:
-        ra, rb = roles[link.a], roles[link.b]
-        if 0 <= link.a_port < len(ra) and ra[link.a_port] == "mgmt":
-            mgmt_ends.append((link, link.a))
-        if 0 <= link.b_port < len(rb) and rb[link.b_port] == "mgmt":
-            mgmt_ends.append((link, link.b))
-    for link, dev in mgmt_ends:
-        if link.fabric != "mgmt":
+    t = f.links
+    # The cable ends on management ports, in link order (the one pass over every link's columns),
+    # as (link position, device). An out-of-range port is the port-budget check's finding, not a crash here.
+    mgmt_ends: list[tuple[int, int]] = []
+    for i, a, a_port, b, b_port in zip(range(len(t)), t.a, t.a_port, t.b, t.b_port):
+        ra, rb = roles[a], roles[b]
+        if 0 <= a_port < len(ra) and ra[a_port] == "mgmt":
+            mgmt_ends.append((i, a))
+        if 0 <= b_port < len(rb) and rb[b_port] == "mgmt":
+            mgmt_ends.append((i, b))
+    for i, dev in mgmt_ends:
+        spec = t.specs[t.spec[i]]
+        if spec.fabric != "mgmt":
             yield error(
                 "management",
-                f"{f.devices[dev].name} management port is on the data plane ({link.fabric})",
-                link.origin,
+                f"{f.devices[dev].name} management port is on the data plane ({spec.fabric})",
+                spec.origin,
                 "the management network never shares the data plane",
             )
         cabled.add(dev)

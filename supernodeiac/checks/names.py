@@ -48,22 +48,23 @@ def check_names(ctx: CheckContext) -> Iterator[Finding]:
         )
     if repeats:
         return  # cable IDs are made of device names: theirs would repeat the same mistake
-    links = ctx.fabric.links
-    if len({link.id for link in links}) == len(links):
+    t = ctx.fabric.links
+    ids = t.ids()
+    if len(set(ids)) == len(ids):
         return  # the common case, decided in one pass; otherwise find the first repeat below
     first: dict[str, int] = {}
-    for i, link in enumerate(links):
-        if link.id in first:
+    for i, cable_id in enumerate(ids):
+        if cable_id in first:
             f = ctx.fabric
             ends = [
-                f"{f.devices[x.a].name}:{f.port_name(x.a, x.a_port)} > {f.devices[x.b].name}:{f.port_name(x.b, x.b_port)}"
-                for x in (links[first[link.id]], link)
+                f"{f.devices[a].name}:{f.port_name(a, a_port)} > {f.devices[b].name}:{f.port_name(b, b_port)}"
+                for a, a_port, b, b_port in ((t.a[j], t.a_port[j], t.b[j], t.b_port[j]) for j in (first[cable_id], i))
             ]
             yield error(
                 "names-unique",
-                f"cable ID {link.id!r} is used twice ({ends[0]} and {ends[1]})",
+                f"cable ID {cable_id!r} is used twice ({ends[0]} and {ends[1]})",
                 ("naming", "cable_id"),
                 "include {a_port} (or {b}/{b_port}) in naming.cable_id",
             )
             break  # one is enough: a template that collides collides everywhere
-        first[link.id] = i
+        first[cable_id] = i

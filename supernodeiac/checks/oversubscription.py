@@ -24,19 +24,23 @@ def measure(fabric: Fabric, name: str) -> dict[int, Fraction]:
     up: defaultdict[int, float] = defaultdict(float)
     devices = fabric.devices
     tiers = [d.tier for d in devices]
-    for link in fabric.links:
-        if link.fabric != name:
+    t = fabric.links
+    # Per spec, decided once: whether its links are this fabric's, and their rate.
+    wanted = [spec.fabric == name for spec in t.specs]
+    gbps_of = [spec.gbps for spec in t.specs]
+    for a, b, s in zip(t.a, t.b, t.spec):
+        if not wanted[s]:
             continue
-        ta, tb = tiers[link.a], tiers[link.b]
+        ta, tb = tiers[a], tiers[b]
         if ta == tb:
             continue
-        gbps = link.lanes * link.lane_gbps  # Link.gbps, inlined: this loop sees every link
+        gbps = gbps_of[s]
         if ta < tb:
-            up[link.a] += gbps
-            down[link.b] += gbps
+            up[a] += gbps
+            down[b] += gbps
         else:
-            up[link.b] += gbps
-            down[link.a] += gbps
+            up[b] += gbps
+            down[a] += gbps
     worst: dict[int, Fraction] = {}
     for dev, u in up.items():
         tier = devices[dev].tier

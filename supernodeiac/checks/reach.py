@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import add, getitem, gt, lt
 
 from ..build.media import fits_cages
-from ..fabric import Link
 from ..findings import Finding, error
+from ..link_table import LinkTable
 from . import CHECKS, CheckContext
 
 
-def _margin(ctx: CheckContext, link) -> float:
+def _margin(ctx: CheckContext, origin: tuple) -> float:
     policy = ctx.blueprint.media
-    path = link.origin
     # A fabric's own media policy wins over the blueprint default.
     node = ctx.blueprint
-    for part in path:
+    for part in origin:
         node = node[part] if isinstance(part, int) else getattr(node, part, None)
         if node is None:
             break
@@ -30,80 +30,127 @@ _UNSEEN = (-1.0, -1.0)  # a limits entry not worked out yet (None is a real valu
 
 @CHECKS.register("reach")
 def check_reach(ctx: CheckContext) -> Iterator[Finding]:
+    f = ctx.fabric
+    # Each device's cage per port (one list per model, shared by its devices).
+    by_model = {m: [g.cage for g in f.layouts[m].port_groups] for m in {d.model for d in f.devices}}
+    cages = [by_model[d.model] for d in f.devices]
+    if not _clean(ctx, cages):
+        yield from _walk(ctx, cages)
+
+
+def _clean(ctx: CheckContext, cages: list[list[str]]) -> bool:
+    """True when no link has a finding: decided per (spec, cage, cage) and with one bulk pass
+    over the lengths (map/zip run in C). Anything doubtful is left to :func:`_walk`."""
+    t, media = ctx.fabric.links, ctx.catalogue.media
+    if not t:
+        return True
+    nports = list(map(len, cages))
+    if (
+        min(min(t.a_port), min(t.b_port)) < 0
+        or not all(map(lt, t.a_port, map(nports.__getitem__, t.a)))
+        or not all(map(lt, t.b_port, map(nports.__getitem__, t.b)))
+    ):
+        return False  # a port the device does not have: the walk skips such links
+    cage_a = map(getitem, map(cages.__getitem__, t.a), t.a_port)
+    cage_b = map(getitem, map(cages.__getitem__, t.b), t.b_port)
+    combos = set(zip(t.spec, cage_a, cage_b))
+    specs = t.specs
+    # Everything but the length comes from the spec: the bound each link's length + margin must keep.
+    margin_of = [0.0] * len(specs)
+    bound_of = [0.0] * len(specs)
+    for s, cage_a, cage_b in combos:
+        spec = specs[s]
+        medium = media.get(spec.medium) if spec.medium else None
+        if medium is None or not fits_cages(medium, cage_a, cage_b):
+            return False
+        reach = medium.reach_at(spec.lane_gbps)
+        if reach is None:
+            return False
+        margin_of[s] = _margin(ctx, spec.origin) if medium.needs_margin else 0.0
+        bound_of[s] = reach + 1e-9
+    spec_col = t.spec
+    return not any(map(gt, map(add, t.length_m, map(margin_of.__getitem__, spec_col)), map(bound_of.__getitem__, spec_col)))
+
+
+def _walk(ctx: CheckContext, cages: list[list[str]]) -> Iterator[Finding]:
+    """Every link in order: the findings of a fabric that has some."""
     f, media = ctx.fabric, ctx.catalogue.media
+    t = f.links
+    specs = t.specs
     reported: set[tuple] = set()
     margins: dict[tuple, float] = {}
-    # All but the length is shared by many links: (medium, lane rate, cages, origin) -> the
+    # All but the length is shared by the links of one spec between two kinds of cage: the
     # (reach, margin) to hold lengths to, or None when the medium itself is unusable there.
     limits: dict[tuple, tuple[float | None, float] | None] = {}
-    port_groups = [f.layouts[d.model].port_groups for d in f.devices]
-    for link in f.links:
-        pa, pb = port_groups[link.a], port_groups[link.b]
-        if not (0 <= link.a_port < len(pa) and 0 <= link.b_port < len(pb)):
+    for i, a, a_port, b, b_port, length_m, s in zip(range(len(t)), t.a, t.a_port, t.b, t.b_port, t.length_m, t.spec):
+        ca, cb = cages[a], cages[b]
+        if not (0 <= a_port < len(ca) and 0 <= b_port < len(cb)):
             continue  # a port the device does not have: the port-budget check reports it
-        ga, gb = pa[link.a_port], pb[link.b_port]
-        key = (link.medium, link.lane_gbps, ga.cage, gb.cage, link.origin)
+        cage_a, cage_b = ca[a_port], cb[b_port]
+        spec = specs[s]
+        key = (s, cage_a, cage_b)
         limit = limits.get(key, _UNSEEN)
         if limit is _UNSEEN:
-            problem = _unusable(ctx, link, ga.cage, gb.cage)
+            problem = _unusable(ctx, t, i, cage_a, cage_b)
             if problem is not None:
                 limit = None
                 if problem[0] not in reported:
                     reported.add(problem[0])
                     yield problem[1]
             else:
-                medium = media[link.medium]
+                medium = media[spec.medium]
                 margin = 0.0
                 if medium.needs_margin:
-                    margin = margins.get(link.origin, -1.0)
+                    margin = margins.get(spec.origin, -1.0)
                     if margin < 0:
-                        margin = margins[link.origin] = _margin(ctx, link)
-                limit = (medium.reach_at(link.lane_gbps), margin)
+                        margin = margins[spec.origin] = _margin(ctx, spec.origin)
+                limit = (medium.reach_at(spec.lane_gbps), margin)
             limits[key] = limit
         if limit is None:
             continue
         reach, margin = limit
-        if reach is None or link.length_m + margin > reach + 1e-9:
-            rkey = ("reach", link.medium, link.origin)
+        if reach is None or length_m + margin > reach + 1e-9:
+            rkey = ("reach", spec.medium, spec.origin)
             if rkey in reported:
                 continue
             reported.add(rkey)
-            a, b = f.devices[link.a], f.devices[link.b]
+            da, db = f.devices[a], f.devices[b]
             rating = "no rating" if reach is None else f"reach {reach:g} m"
             yield error(
                 "reach",
-                f"{link.id}: {link.length_m:.1f} m + {margin:g} m margin exceeds {link.medium} ({rating} at "
-                f"{link.lane_gbps:g} Gb/s per lane), {a.name} to {b.name}",
-                link.origin,
+                f"{t.id_of(i)}: {length_m:.1f} m + {margin:g} m margin exceeds {spec.medium} ({rating} at "
+                f"{spec.lane_gbps:g} Gb/s per lane), {da.name} to {db.name}",
+                spec.origin,
                 "use optics (e.g. drop the pin to let the policy choose) or place the devices closer",
             )
 
 
-def _unusable(ctx: CheckContext, link: Link, cage_a: str, cage_b: str) -> tuple[tuple, Finding] | None:
-    """(dedup key, finding) when the link has no medium, an unknown one, or one that does not plug in."""
+def _unusable(ctx: CheckContext, t: LinkTable, i: int, cage_a: str, cage_b: str) -> tuple[tuple, Finding] | None:
+    """(dedup key, finding) when link ``i`` has no medium, an unknown one, or one that does not plug in."""
     f, media = ctx.fabric, ctx.catalogue.media
-    if not link.medium:
-        a, b = f.devices[link.a], f.devices[link.b]
-        return ("none", link.origin, link.lane_gbps, cage_a, cage_b), error(
+    spec = t.specs[t.spec[i]]
+    if not spec.medium:
+        a, b = f.devices[t.a[i]], f.devices[t.b[i]]
+        return ("none", spec.origin, spec.lane_gbps, cage_a, cage_b), error(
             "reach",
-            f"no medium reaches {link.length_m:.1f} m at {link.lane_gbps:g} Gb/s per lane "
-            f"between {a.name} ({cage_a}) and {b.name} ({cage_b}) ({link.id})",
-            link.origin,
+            f"no medium reaches {t.length_m[i]:.1f} m at {spec.lane_gbps:g} Gb/s per lane "
+            f"between {a.name} ({cage_a}) and {b.name} ({cage_b}) ({t.id_of(i)})",
+            spec.origin,
             "move the racks closer, allow optics in the media policy, or add a medium to the catalogue",
         )
-    medium = media.get(link.medium)
+    medium = media.get(spec.medium)
     if medium is None:
-        return ("unknown", link.medium), error(
+        return ("unknown", spec.medium), error(
             "unknown-catalogue-item",
-            f"no medium named {link.medium!r} in the catalogue",
-            link.origin,
+            f"no medium named {spec.medium!r} in the catalogue",
+            spec.origin,
             f"known media: {', '.join(sorted(media))}",
         )
     if not fits_cages(medium, cage_a, cage_b):
-        return ("cage", link.medium, cage_a, cage_b), error(
+        return ("cage", spec.medium, cage_a, cage_b), error(
             "media-fit",
-            f"{link.medium} does not plug into {cage_a} <> {cage_b} ({link.id})",
-            link.origin,
-            f"{link.medium} fits: {', '.join(medium.cages)}",
+            f"{spec.medium} does not plug into {cage_a} <> {cage_b} ({t.id_of(i)})",
+            spec.origin,
+            f"{spec.medium} fits: {', '.join(medium.cages)}",
         )
     return None

@@ -82,10 +82,21 @@ def measure(f: Fabric) -> Measure:
     if not (one or two or data_ports):
         return out
     data_gbps = out.data_gbps
-    for link in f.links:
-        fab = link.fabric
-        if fab in one:
-            a, ap, b, bp = link.a, link.a_port, link.b, link.b_port
+    dev_ports = [data_ports.get(d.model) for d in devices]  # each device's data ports, or None
+    t = f.links
+    # Per spec, decided once: which level its links belong to (1, 2, or 0 for data links), their rate.
+    level_of = [1 if spec.fabric in one else 2 if spec.fabric in two else 0 for spec in t.specs]
+    gbps_of = [spec.gbps for spec in t.specs]
+    for a, ap, b, bp, s in zip(t.a, t.a_port, t.b, t.b_port, t.spec):
+        level = level_of[s]
+        if not level:  # the hot path on big fabrics: two list lookups and two set tests
+            ports = dev_ports[a]
+            if ports is not None and ap in ports:
+                data_gbps[a] += gbps_of[s]
+            ports = dev_ports[b]
+            if ports is not None and bp in ports:
+                data_gbps[b] += gbps_of[s]
+        elif level == 1:
             if models[devices[a].model].accelerators is None:
                 a, ap, b, bp = b, bp, a, ap
             acc, chip = pm.unit(a, ap), pm.unit(b, bp)
@@ -93,10 +104,9 @@ def measure(f: Fabric) -> Measure:
                 continue
             chips = out.acc_chips[(a, acc)]
             chips[(b, chip)] = chips.get((b, chip), 0) + 1
-            out.acc_gbps[(a, acc)] += link.gbps
-            out.chip_down[(b, chip)] += link.gbps
-        elif fab in two:
-            a, ap, b, bp = link.a, link.a_port, link.b, link.b_port
+            out.acc_gbps[(a, acc)] += gbps_of[s]
+            out.chip_down[(b, chip)] += gbps_of[s]
+        else:
             if devices[a].tier > devices[b].tier:
                 a, ap, b, bp = b, bp, a, ap
             lo, hi = pm.unit(a, ap), pm.unit(b, bp)
@@ -104,14 +114,7 @@ def measure(f: Fabric) -> Measure:
                 continue
             pairs = out.l2_pairs[(a, lo)]
             pairs[(b, hi)] = pairs.get((b, hi), 0) + 1
-            out.chip_up[(a, lo)] += link.gbps
-        else:  # the hot path on big fabrics: no tuples, two dict lookups
-            ports = data_ports.get(devices[link.a].model)
-            if ports is not None and link.a_port in ports:
-                data_gbps[link.a] += link.gbps
-            ports = data_ports.get(devices[link.b].model)
-            if ports is not None and link.b_port in ports:
-                data_gbps[link.b] += link.gbps
+            out.chip_up[(a, lo)] += gbps_of[s]
     return out
 
 
