@@ -48,6 +48,8 @@ class BuildContext:
     _port_group_ids: dict[str, list[int]] = field(default_factory=dict)  # model -> port -> group id
     _port_groups: list[PortGroup] = field(default_factory=list)  # group id -> group
     _group_index: dict[int, int] = field(default_factory=dict)  # id(group) -> group id
+    # (fabric, kind, id(chooser), origin, group id a, b) -> (lanes, lane Gb/s, cage a, cage b, {choice: spec})
+    _pairs: dict[tuple, tuple[int, float, str, str, dict[tuple[str, bool], int]]] = field(default_factory=dict)
 
     # -- catalogue --------------------------------------------------------------------------
     def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
@@ -244,12 +246,26 @@ class BuildContext:
         return found
 
     def _spec(self, fabric: str, kind: str, chooser: MediaChooser, origin: tuple, key: tuple[int, int, float]) -> int:
-        """The spec index of a link of ``fabric`` between two port groups at one length."""
-        ga, gb, length = self._port_groups[key[0]], self._port_groups[key[1]], key[2]
-        lanes, lane_gbps = link_rate(ga, gb)
-        medium, pinned = chooser.choose(lane_gbps, ga.cage, gb.cage, length)
-        where = chooser.path + ("pin",) if pinned else origin
-        return self.fabric.links.spec_id(LinkSpec(fabric, kind, lanes, lane_gbps, medium, where, pinned))
+        """The spec index of a link of ``fabric`` between two port groups at one length.
+
+        Lengths vary (one link in six has a length not seen before on the Dragonfly), rates and
+        specs do not: lanes and lane rate are worked out once per pair of port groups, and the
+        spec once per medium; only the medium is chosen per length (the chooser memoises it).
+        """
+        pair_key = (fabric, kind, id(chooser), origin, key[0], key[1])
+        pair = self._pairs.get(pair_key)
+        if pair is None:
+            ga, gb = self._port_groups[key[0]], self._port_groups[key[1]]
+            pair = self._pairs[pair_key] = (*link_rate(ga, gb), ga.cage, gb.cage, {})
+        lanes, lane_gbps, cage_a, cage_b, by_medium = pair
+        choice = chooser.choose(lane_gbps, cage_a, cage_b, key[2])
+        found = by_medium.get(choice)
+        if found is None:
+            medium, pinned = choice
+            where = chooser.path + ("pin",) if pinned else origin
+            spec = LinkSpec(fabric, kind, lanes, lane_gbps, medium, where, pinned)
+            found = by_medium[choice] = self.fabric.links.spec_id(spec)
+        return found
 
     def fail(self, rule: str, message: str, path: tuple, hint: str = "") -> BuildError:
         return BuildError([error(rule, message, path, hint)])

@@ -152,7 +152,12 @@ def _endpoint_ports(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tu
                 did_you_mean(ep.group, sorted(ctx.groups)),
             )
         before = len(out)
-        for dev in devices:
+        models = {f.devices[dev].model for dev in devices}
+        if len(models) == 1:  # a node group: one model, 10^5 devices, done in two comprehensions
+            ports = f.layouts[models.pop()].ports_of("data")
+            out.extend([dev for dev in devices for _ in ports])
+            out_ports.extend(ports * len(devices))
+        for dev in devices if models else ():
             model = f.devices[dev].model
             ports = data_ports.get(model)
             if ports is None:
