@@ -7,7 +7,6 @@ import gc
 import json
 import os
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import click
@@ -19,6 +18,8 @@ FORMATS = ["human", "json", "github", "sarif"]
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # 0.08 s to import: only when asked
+
     try:
         return version("supernodeiac")
     except PackageNotFoundError:  # running from a source tree that was never installed

@@ -199,17 +199,24 @@ class Fabric:
         return device
 
     def add_devices(self, devices: list[Device]) -> range:
-        """Append many devices (a node group's 10^5); returns their indices."""
-        first = len(self.devices)
+        """Append many devices (a node group's 10^5), each made with ``index`` already set to the
+        position it takes (``len(fabric.devices) + i``); returns those indices."""
+        first, n = len(self.devices), len(devices)
+        if n == 0:
+            return range(first, first)
+        if devices[0].index != first or devices[-1].index != first + n - 1:
+            raise ValueError("add_devices: devices must be made with their final indices")
+        names = [d.name for d in devices]
         by_name = self._by_name
-        for i, device in enumerate(devices, first):
-            device.index = i
-            if device.name not in by_name:
-                by_name[device.name] = i
+        if len(set(names)) == n and by_name.keys().isdisjoint(names):
+            by_name.update(zip(names, range(first, first + n)))  # the common case, in C
+        else:  # a repeated name (the names check reports it): the first device keeps it
+            for i, name in enumerate(names, first):
+                by_name.setdefault(name, i)
         self.devices.extend(devices)
         for model in {d.model for d in devices} - self.layouts.keys():
             self.layouts[model] = PortLayout(self.models[model])
-        return range(first, len(self.devices))
+        return range(first, first + n)
 
     def add_link(self, link: Link) -> Link:
         self.links.append(link)

@@ -48,8 +48,10 @@ class BuildContext:
     _port_group_ids: dict[str, list[int]] = field(default_factory=dict)  # model -> port -> group id
     _port_groups: list[PortGroup] = field(default_factory=list)  # group id -> group
     _group_index: dict[int, int] = field(default_factory=dict)  # id(group) -> group id
-    # (fabric, kind, id(chooser), origin, group id a, b) -> (lanes, lane Gb/s, cage a, cage b, {choice: spec})
-    _pairs: dict[tuple, tuple[int, float, str, str, dict[tuple[str, bool], int]]] = field(default_factory=dict)
+    # The same keys as _specs -> {(group id a, b): (lanes, lane Gb/s, cage a, cage b, {media choice: spec index})}
+    _pairs: dict[tuple, dict[tuple[int, int], tuple[int, float, str, str, dict[tuple[str, bool], int]]]] = field(
+        default_factory=dict
+    )
 
     # -- catalogue --------------------------------------------------------------------------
     def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
@@ -218,18 +220,23 @@ class BuildContext:
                 if not (0 <= a_port[i] < len(group_ids[da[i].model]) and 0 <= b_port[i] < len(group_ids[db[i].model]))
             )
             raise IndexError(f"port {a_port[bad]} of {da[bad].name} or {b_port[bad]} of {db[bad].name} does not exist") from None
-        lengths = [0.0] * n if kind == "connector" else list(map(self.geometry.length_fn(), da, db))
-        memo = self._specs.setdefault((fabric, id(chooser), origin, kind), {})
+        lengths = [0.0] * n if kind == "connector" else self.geometry.lengths(da, db)
+        loop = (fabric, id(chooser), origin, kind)
+        memo = self._specs.setdefault(loop, {})
+        pairs = self._pairs.setdefault(loop, {})
         get = memo.get
         spec = [get(key, -1) for key in zip(ga, gb, lengths)]
-        if -1 in spec:
-            for i, s in enumerate(spec):
-                if s < 0:
-                    key = (ga[i], gb[i], lengths[i])
-                    found = get(key)
-                    if found is None:
-                        found = memo[key] = self._spec(fabric, kind, chooser, origin, key)
-                    spec[i] = found
+        i = -1
+        while True:
+            try:
+                i = spec.index(-1, i + 1)  # the next link whose (groups, length) was new: a scan in C
+            except ValueError:
+                break
+            key = (ga[i], gb[i], lengths[i])
+            found = get(key)
+            if found is None:
+                found = memo[key] = self._spec(fabric, kind, chooser, origin, pairs, key)
+            spec[i] = found
         table.a.extend(a)
         table.a_port.extend(a_port)
         table.b.extend(b)
@@ -245,18 +252,20 @@ class BuildContext:
             self._port_groups.append(group)
         return found
 
-    def _spec(self, fabric: str, kind: str, chooser: MediaChooser, origin: tuple, key: tuple[int, int, float]) -> int:
+    def _spec(
+        self, fabric: str, kind: str, chooser: MediaChooser, origin: tuple, pairs: dict, key: tuple[int, int, float]
+    ) -> int:
         """The spec index of a link of ``fabric`` between two port groups at one length.
 
         Lengths vary (one link in six has a length not seen before on the Dragonfly), rates and
-        specs do not: lanes and lane rate are worked out once per pair of port groups, and the
-        spec once per medium; only the medium is chosen per length (the chooser memoises it).
+        specs do not: lanes and lane rate are worked out once per pair of port groups (``pairs``
+        holds them for one fabric, policy, origin and kind), and the spec once per medium; only
+        the medium is chosen per length (the chooser memoises it).
         """
-        pair_key = (fabric, kind, id(chooser), origin, key[0], key[1])
-        pair = self._pairs.get(pair_key)
+        pair = pairs.get(key[:2])
         if pair is None:
             ga, gb = self._port_groups[key[0]], self._port_groups[key[1]]
-            pair = self._pairs[pair_key] = (*link_rate(ga, gb), ga.cage, gb.cage, {})
+            pair = pairs[key[:2]] = (*link_rate(ga, gb), ga.cage, gb.cage, {})
         lanes, lane_gbps, cage_a, cage_b, by_medium = pair
         choice = chooser.choose(lane_gbps, cage_a, cage_b, key[2])
         found = by_medium.get(choice)

@@ -16,10 +16,10 @@ def build_nodes(ctx: BuildContext, group: NodeGroup, path: tuple) -> None:
     height = ctx.catalogue.devices[group.model].height_u
     where = ctx.geometry.place_many(group.placement, group.count, height, ctx.placement_path(path, group.placement))
     name = positional_format(template, ("group", "index"))
-    gname, model = group.name, group.model
+    gname, model, first = group.name, group.model, len(ctx.fabric.devices)
     # A group can hold 10^5 nodes: made in one comprehension and added to the Fabric at once.
     devices = [
-        Device(0, name(gname, i + 1), "node", model, gname, rack, u, height, (("index", i),), path, 0)
+        Device(first + i, name(gname, i + 1), "node", model, gname, rack, u, height, (("index", i),), path, 0)
         for i, (rack, u) in enumerate(where)
     ]
     ctx.groups.setdefault(gname, []).extend(ctx.fabric.add_devices(devices))
