@@ -92,3 +92,23 @@ def test_catalogue_override_changes_the_choice():
     media = "catalogue:\n  media:\n    dac:\n      reach_m: {100: 30}\n      stock_lengths_m: [1, 5, 10, 20, 30]\n"
     c = _compile(media=media, racks=12, leaf_rack=12)
     assert {link.medium for link in _node_leaf_links(c)} == {"dac"}
+
+
+def test_chooser_decides_each_exact_length_on_its_own():
+    """Lengths a hair apart on both sides of a reach limit get different media, in either order.
+
+    (An earlier chooser memoised by length rounded to 1 cm, so the first of two such lengths
+    decided for both: a 1.004 m link could get copper rated for 1 m, an error for the reach check.)
+    """
+    from supernodeiac.build.media import MediaChooser
+    from supernodeiac.model.common import MediaPolicy
+
+    c = _compile(racks=2, leaf_rack=1)
+    dac = c.catalogue.media["dac"]
+    limit = dac.reach_at(200)  # the DAC's reach at 200G/lane: the boundary under test
+    for order in ((limit - 0.004, limit + 0.004), (limit + 0.004, limit - 0.004)):
+        chooser = MediaChooser(c.catalogue, MediaPolicy(margin_m=0), ("media",))
+        picked = {length: chooser.choose(200, "osfp", "osfp", length)[0] for length in order}
+        assert picked[limit - 0.004] == "dac"
+        chosen = picked[limit + 0.004]
+        assert chosen not in ("", "dac") and c.catalogue.media[chosen].reach_at(200) >= limit + 0.004

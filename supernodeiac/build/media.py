@@ -18,46 +18,43 @@ class MediaChooser:
             ((n, catalogue.media[n]) for n in names if n in catalogue.media),
             key=lambda item: (item[1].relative_cost, item[0]),
         )
-        self._memo: dict[tuple[float, str, str, float], str] = {}
         self._exact: dict[tuple[float, str, str, float], str] = {}
-        self._usable_memo: dict[tuple[float, str, str], list[tuple[str, Medium, float]]] = {}
+        self._limits_memo: dict[tuple[float, str, str], list[tuple[str, float, float, float]]] = {}
 
     def choose(self, lane_gbps: float, cage_a: str, cage_b: str, length_m: float) -> tuple[str, bool]:
-        """(medium name, pinned). An empty name means nothing fits; the reach check reports it."""
+        """(medium name, pinned). An empty name means nothing fits; the reach check reports it.
+
+        The cheapest candidate whose reach covers the length plus its margin and that comes in a
+        stock length at least that long. Memoised by exact length (lengths repeat across a
+        fabric: same racks, same units); a new length costs a few float comparisons.
+        """
         if self.policy.pin is not None:
             return self.policy.pin, True
-        # Exact lengths repeat across a fabric (same racks, same units): looking them up first
-        # skips rounding and hashing a new float, half the cost of a call. The answer is always
-        # the one memoised for the rounded length.
-        exact = (lane_gbps, cage_a, cage_b, length_m)
-        found = self._exact.get(exact)
-        if found is not None:
-            return found, False
-        key = (lane_gbps, cage_a, cage_b, round(length_m, 2))
-        found = self._memo.get(key)
+        key = (lane_gbps, cage_a, cage_b, length_m)
+        found = self._exact.get(key)
         if found is None:
             found = ""
-            for name, medium, reach in self._usable(lane_gbps, cage_a, cage_b):
-                need = length_m + (self.policy.margin_m if medium.needs_margin else 0.0)
-                if reach >= need and medium.stock_length(length_m) is not None:
+            for name, reach, margin, longest in self._limits(lane_gbps, cage_a, cage_b):
+                # As Medium.stock_length(length) is not None: some stock length >= length - 1e-9.
+                if reach >= length_m + margin and longest >= length_m - 1e-9:
                     found = name
                     break
-            self._memo[key] = found
-        self._exact[exact] = found
+            self._exact[key] = found
         return found, False
 
-    def _usable(self, lane_gbps: float, cage_a: str, cage_b: str) -> list[tuple[str, Medium, float]]:
-        """(name, medium, reach) of the candidates that plug into both cages and are rated at
-        this lane rate, cheapest first; the same for every length, so worked out once."""
+    def _limits(self, lane_gbps: float, cage_a: str, cage_b: str) -> list[tuple[str, float, float, float]]:
+        """(name, reach, margin, longest stock length) of the candidates that plug into both cages
+        and are rated at this lane rate, cheapest first; the same for every length, so worked out once."""
         key = (lane_gbps, cage_a, cage_b)
-        usable = self._usable_memo.get(key)
-        if usable is None:
-            usable = self._usable_memo[key] = [
-                (name, medium, reach)
+        limits = self._limits_memo.get(key)
+        if limits is None:
+            margin = self.policy.margin_m
+            limits = self._limits_memo[key] = [
+                (name, reach, margin if medium.needs_margin else 0.0, max(medium.stock_lengths_m))
                 for name, medium in self._candidates
                 if fits_cages(medium, cage_a, cage_b) and (reach := medium.reach_at(lane_gbps)) is not None
             ]
-        return usable
+        return limits
 
 
 def fits_cages(medium: Medium, cage_a: str, cage_b: str) -> bool:
