@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .cable_naming import a_end_affixes, cable_id_format
 from .catalog.types import DeviceModel, PortGroup
+from .device_arrays import DeviceArrays
 from .link_table import Link, LinkSpec, LinkTable
 
 __all__ = ["Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable", "PortLayout", "PortSlot", "Rack"]
@@ -171,6 +172,7 @@ class Fabric:
     cable_id: str = "{a}-{a_port}"  # naming.cable_id: IDs are formatted from it when asked for
     _by_name: dict[str, int] = field(default_factory=dict, repr=False)
     _sorted: tuple[tuple[int, int], list[Link]] | None = field(default=None, repr=False)
+    _arrays: tuple[int, DeviceArrays] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.links, LinkTable):
@@ -275,6 +277,12 @@ class Fabric:
             order = sorted(range(len(ids)), key=ids.__getitem__)
             self._sorted = (stamp, [table.link(i, ids[i]) for i in order])
         return self._sorted[1]
+
+    def device_arrays(self) -> DeviceArrays:
+        """Per-device and per-port facts as numpy arrays (made once, remade when devices are added)."""
+        if self._arrays is None or self._arrays[0] != len(self.devices):
+            self._arrays = (len(self.devices), DeviceArrays(self))
+        return self._arrays[1]
 
     def has_unique_names(self) -> bool:
         """Whether no two devices share a name (the name index keeps one entry per name)."""

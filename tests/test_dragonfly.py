@@ -434,3 +434,34 @@ def test_shipped_balanced_dragonfly_is_the_full_textbook_size() -> None:
     assert terminal == a * p * (a * h + 1)
     assert set(global_pair_counts(f, name, "router").values()) == {1}
     assert len(global_pair_counts(f, name, "router")) == (a * h + 1) * a * h // 2
+
+
+def _wiring_findings(c: Compiled, links: list) -> list:
+    f = c.fabric
+    tampered = Fabric(f.name, f.models, f.racks, f.devices, links, f.layouts, f.facts)
+    return list(check_wiring(CheckContext(c.blueprint, c.catalogue, tampered)))
+
+
+def test_a_missing_local_link_names_the_first_router_short_of_peers(balanced: Compiled) -> None:
+    f = balanced.fabric
+    grp = groups_of(f, "df", "router")
+    local = [k for k in f.links if k.a in grp and k.b in grp and grp[k.a] == grp[k.b]]
+    victim = local[len(local) // 2]  # a link inside some group, between two of its routers
+    found = _wiring_findings(balanced, [k for k in f.links if k != victim])
+    assert [x.rule for x in found] == ["dragonfly-local"]
+    first = f.devices[min(victim.a, victim.b)]  # routers are checked in device order
+    assert found[0].message == (
+        f"df: {first.name} reaches 2 switches of its group (links [1]); the design wants 3, 1 link(s) each"
+    )
+
+
+def test_a_doubled_leaf_spine_link_is_reported_with_its_counts() -> None:
+    c = built(plus())  # 3 leaves, 2 spines, 4 up ports: 2 links from each leaf to each spine
+    f = c.fabric
+    up = next(k for k in f.links if f.devices[k.a].role == "leaf" and f.devices[k.b].role == "spine")
+    found = _wiring_findings(c, [*f.links, up])  # the same leaf and spine once more
+    local = [x for x in found if x.rule == "dragonfly-local"]
+    assert len(local) == 1
+    assert local[0].message == (
+        f"dfp: {f.devices[up.a].name} reaches 2 switches of its group (links [2, 3]); the design wants 2, 2 link(s) each"
+    )

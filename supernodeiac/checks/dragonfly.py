@@ -4,7 +4,7 @@ The radix budget (p + a - 1 + h <= radix) and the group count (g <= a*h + 1) are
 the builder, which cannot cable ports that do not exist; here the built Fabric is measured:
 
 * ``dragonfly-global-links``: the global links per unordered group pair, counted on the
-  Fabric's links (one dict entry per pair, linear in links), must all equal the planned ``m``
+  Fabric's links (in bulk: a sort of one key per link), must all equal the planned ``m``
   and every pair of built groups must have them;
 * ``dragonfly-local`` (same pass over the links): every router links to every other of its
   group (Dragonfly), every leaf to every spine of its group with the same number of links
@@ -16,9 +16,10 @@ the builder, which cannot cable ports that do not exist; here the built Fabric i
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from collections.abc import Iterator
-from itertools import compress
+from dataclasses import dataclass
+
+import numpy as np
 
 from ..fabric import Fabric
 from ..findings import Finding, error, info, warning
@@ -34,70 +35,94 @@ def _fabrics(ctx: CheckContext) -> Iterator[tuple[int, str, dict]]:
             yield i, spec.name, facts
 
 
-def measure_links(fabric: Fabric, name: str, global_role: str) -> tuple[dict[tuple[int, int], int], dict[int, dict[int, int]]]:
-    """(global links per unordered group pair, local links per switch by peer) of one fabric.
+@dataclass
+class Wiring:
+    """The global and local links of one Dragonfly fabric, counted on its links.
+
+    ``pairs``/``pair_links``: each unordered pair of groups that has global links (as
+    ``lo * groups + hi``, sorted) and how many; ``peer_*``: each (switch, peer in its group)
+    pair that has local links (as ``switch * devices + peer``, sorted) and how many.
+    """
+
+    groups: int  # the key base of ``pairs``
+    pairs: np.ndarray
+    pair_links: np.ndarray
+    devices: int  # the key base of ``peers``
+    peers: np.ndarray
+    peer_links: np.ndarray
+
+    def peers_of(self, switch: int) -> dict[int, int]:
+        """Peer -> local links, for one switch."""
+        lo, hi = np.searchsorted(self.peers, [switch * self.devices, (switch + 1) * self.devices])
+        return dict(zip((self.peers[lo:hi] % self.devices).tolist(), self.peer_links[lo:hi].tolist(), strict=True))
+
+
+def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys sorted, how often each occurs)."""
+    if not len(keys):
+        return keys, keys
+    s = np.sort(keys)
+    starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
+    return s[starts], np.diff(np.concatenate((starts, [len(s)])))
+
+
+def measure_links(fabric: Fabric, name: str, global_role: str) -> Wiring:
+    """Global links per unordered group pair and local links per switch and peer, of one fabric.
 
     ``global_role`` is the role of the switches that carry global links (router or spine);
-    local links are those between two switches of one group. One pass over the links, with the
-    switches' groups in a list indexed by device (a dict lookup per link end costs more).
+    local links are those between two switches of one group. Counted in bulk on numpy columns
+    (sort and compare), with each switch's group in an array indexed by device.
     """
     devices = fabric.devices
-    group_of: list[int] = [-1] * len(devices)
-    carries: list[bool] = [False] * len(devices)
+    group_of = np.full(len(devices), -1, dtype=np.int64)
+    carries = np.zeros(len(devices), dtype=bool)
     for d in devices:
         if d.group == name and d.tier > 0:
             group_of[d.index] = d.coord("group")
             carries[d.index] = d.role == global_role
-    pairs: dict[tuple[int, int], int] = {}
-    # Local links as each switch's list of peers, counted per switch at the end (Counter counts
-    # in C): two list appends per link cost less than making, hashing and counting a pair key.
-    peers: defaultdict[int, list[int]] = defaultdict(list)
     t = fabric.links
-    # This fabric's links, chosen per spec rather than per link (compress runs in C).
-    wanted = [spec.fabric == name for spec in t.specs]
-    if all(wanted):
-        ends = zip(t.a, t.b)
-    else:
-        keep = list(map(wanted.__getitem__, t.spec))
-        ends = zip(compress(t.a, keep), compress(t.b, keep))
-    for a, b in ends:
-        ga, gb = group_of[a], group_of[b]
-        if ga < 0 or gb < 0:
-            continue
-        if ga != gb:
-            if carries[a] and carries[b]:
-                key = (ga, gb) if ga < gb else (gb, ga)
-                pairs[key] = pairs.get(key, 0) + 1
-            continue
-        peers[a].append(b)
-        if a != b:
-            peers[b].append(a)
-    local = {switch: dict(Counter(found)) for switch, found in peers.items()}
-    return pairs, local
+    arr = t.arrays()
+    # This fabric's links, chosen per spec rather than per link.
+    mine = np.array([spec.fabric == name for spec in t.specs], dtype=bool)[arr.spec] if t.specs else np.zeros(0, dtype=bool)
+    a, b = arr.a[mine], arr.b[mine]
+    ga, gb = group_of[a], group_of[b]
+    switches = (ga >= 0) & (gb >= 0)
+    glob = switches & (ga != gb) & carries[a] & carries[b]
+    g = int(group_of.max()) + 1 if len(group_of) else 0
+    lo, hi = np.minimum(ga[glob], gb[glob]), np.maximum(ga[glob], gb[glob])
+    pairs, pair_links = _counted(lo * g + hi)
+    # Local links count once for each end (a link from a switch to itself, once).
+    local = switches & (ga == gb)
+    la, lb = a[local], b[local]
+    twice = la != lb
+    n = len(devices)
+    peers, peer_links = _counted(np.concatenate((la * n + lb, lb[twice] * n + la[twice])))
+    return Wiring(g, pairs, pair_links, n, peers, peer_links)
 
 
 @CHECKS.register("dragonfly-global-links")
 def check_wiring(ctx: CheckContext) -> Iterator[Finding]:
-    """Global links per group pair, and the groups' local wiring, from one pass over the links."""
+    """Global links per group pair, and the groups' local wiring, counted on the links."""
     for i, name, facts in _fabrics(ctx):
         role = "router" if facts["kind"] == "dragonfly" else "spine"
-        pairs, local = measure_links(ctx.fabric, name, role)
-        yield from _global_findings(name, facts, pairs, ("scaleout", i))
-        yield from _local_findings(ctx.fabric, name, facts, local, ("scaleout", i))
+        wiring = measure_links(ctx.fabric, name, role)
+        yield from _global_findings(name, facts, wiring, ("scaleout", i))
+        yield from _local_findings(ctx.fabric, name, facts, wiring, ("scaleout", i))
 
 
-def _global_findings(name: str, facts: dict, pairs: dict[tuple[int, int], int], path: tuple) -> Iterator[Finding]:
+def _global_findings(name: str, facts: dict, w: Wiring, path: tuple) -> Iterator[Finding]:
     g, m = facts["g"], facts["global_parallel"]
     expected = g * (g - 1) // 2 if m else 0
-    off = {pair: n for pair, n in pairs.items() if n != m}
-    missing = expected - len(pairs)
-    if not off and missing <= 0:
+    off = np.flatnonzero(w.pair_links != m)
+    missing = expected - len(w.pairs)
+    if not len(off) and missing <= 0:
         return
-    counts = sorted(set(pairs.values()))
+    counts = sorted(set(w.pair_links.tolist()))
     detail = []
-    if off:
-        pair, n = min(off.items())
-        detail.append(f"groups {pair[0] + 1} and {pair[1] + 1} have {n}")
+    if len(off):
+        first = int(off[0])  # the lowest pair: keys are sorted as (lo, hi)
+        lo, hi = divmod(int(w.pairs[first]), w.groups)
+        detail.append(f"groups {lo + 1} and {hi + 1} have {int(w.pair_links[first])}")
     if missing > 0:
         detail.append(f"{missing} of {expected} group pairs have none")
     yield error(
@@ -108,24 +133,29 @@ def _global_findings(name: str, facts: dict, pairs: dict[tuple[int, int], int], 
     )
 
 
-def _local_findings(f: Fabric, name: str, facts: dict, local: dict[int, dict[int, int]], path: tuple) -> Iterator[Finding]:
+def _local_findings(f: Fabric, name: str, facts: dict, w: Wiring, path: tuple) -> Iterator[Finding]:
     if facts["kind"] == "dragonfly":
         want_peers, want_links, role = facts["a"] - 1, 1, "router"
     else:
         want_peers, want_links, role = facts["spines_per_group"], facts["leaf_spine_parallel"], "leaf"
-    for d in f.devices:
-        if d.group != name or d.role != role:
-            continue
-        peers = local.get(d.index, {})
-        if len(peers) != want_peers or any(n != want_links for n in peers.values()):
-            yield error(
-                "dragonfly-local",
-                f"{name}: {d.name} reaches {len(peers)} switches of its group (links {sorted(set(peers.values()))}); "
-                f"the design wants {want_peers}, {want_links} link(s) each",
-                path,
-                "a group must be all to all (Dragonfly) or a full leaf/spine Clos (Dragonfly+)",
-            )
-            return  # one is enough: the rest of the group says the same
+    switches = np.array([d.index for d in f.devices if d.group == name and d.role == role], dtype=np.int64)
+    owner = w.peers // w.devices  # the switch of each (switch, peer) entry
+
+    def per_switch(weights: np.ndarray | None = None) -> np.ndarray:
+        return np.bincount(owner, weights=weights, minlength=len(f.devices))[switches]
+
+    # A switch is wired as designed when it has the wanted peers, each with the wanted links.
+    bad = np.flatnonzero((per_switch() != want_peers) | (per_switch(w.peer_links != want_links) > 0))
+    if len(bad):
+        d = f.devices[int(switches[bad[0]])]
+        peers = w.peers_of(d.index)
+        yield error(
+            "dragonfly-local",
+            f"{name}: {d.name} reaches {len(peers)} switches of its group (links {sorted(set(peers.values()))}); "
+            f"the design wants {want_peers}, {want_links} link(s) each",
+            path,
+            "a group must be all to all (Dragonfly) or a full leaf/spine Clos (Dragonfly+)",
+        )
 
 
 @CHECKS.register("dragonfly-balance")

@@ -7,8 +7,8 @@ cage, so the budget is the layout's port count.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import accumulate
-from operator import add, lt
+
+import numpy as np
 
 from ..findings import Finding, error
 from . import CHECKS, CheckContext
@@ -17,21 +17,17 @@ from . import CHECKS, CheckContext
 @CHECKS.register("port-budget")
 def check_ports(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
-    totals = [f.layouts[d.model].total for d in f.devices]
-    # Every port of the fabric numbered 0.. (device by device): small, dense keys hash well.
-    first = list(accumulate(totals, initial=0))
     t = f.links
-    # The common case, a clean fabric, is decided in bulk on the columns (map/zip run in C):
-    # every port in range, no port twice.
-    if (
-        (not t or min(min(t.a_port), min(t.b_port)) >= 0)
-        and all(map(lt, t.a_port, map(totals.__getitem__, t.a)))
-        and all(map(lt, t.b_port, map(totals.__getitem__, t.b)))
-    ):
-        ends = list(map(add, map(first.__getitem__, t.a), t.a_port))
-        ends += map(add, map(first.__getitem__, t.b), t.b_port)
-        if len(set(ends)) == len(ends):
+    # The common case, a clean fabric, is decided in bulk on numpy columns: every port in
+    # range, and no port twice (ports numbered densely across the fabric, counted per number).
+    dv, arr = f.device_arrays(), t.arrays()
+    if dv.ports_in_range(arr.a, arr.a_port) and dv.ports_in_range(arr.b, arr.b_port):
+        first = np.concatenate(([0], np.cumsum(dv.total)))
+        ends = np.concatenate((first[arr.a] + arr.a_port, first[arr.b] + arr.b_port))
+        if not len(ends) or np.bincount(ends).max() <= 1:
             return
+    totals = dv.total.tolist()
+    first = [0, *np.cumsum(dv.total).tolist()]
     used: set[int] = set()
     reported: set[int] = set()
     specs = t.specs

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from operator import add, getitem, gt, lt
+
+import numpy as np
 
 from ..build.media import fits_cages
+from ..device_arrays import unique_ints
 from ..findings import Finding, error
 from ..link_table import LinkTable
 from . import CHECKS, CheckContext
@@ -30,46 +32,44 @@ _UNSEEN = (-1.0, -1.0)  # a limits entry not worked out yet (None is a real valu
 
 @CHECKS.register("reach")
 def check_reach(ctx: CheckContext) -> Iterator[Finding]:
-    f = ctx.fabric
-    # Each device's cage per port (one list per model, shared by its devices).
-    by_model = {m: [g.cage for g in f.layouts[m].port_groups] for m in {d.model for d in f.devices}}
-    cages = [by_model[d.model] for d in f.devices]
-    if not _clean(ctx, cages):
-        yield from _walk(ctx, cages)
+    if not _clean(ctx):
+        f = ctx.fabric
+        # Each device's cage per port (one list per model, shared by its devices).
+        by_model = {m: [g.cage for g in f.layouts[m].port_groups] for m in {d.model for d in f.devices}}
+        yield from _walk(ctx, [by_model[d.model] for d in f.devices])
 
 
-def _clean(ctx: CheckContext, cages: list[list[str]]) -> bool:
-    """True when no link has a finding: decided per (spec, cage, cage) and with one bulk pass
-    over the lengths (map/zip run in C). Anything doubtful is left to :func:`_walk`."""
-    t, media = ctx.fabric.links, ctx.catalogue.media
+def _clean(ctx: CheckContext) -> bool:
+    """True when no link has a finding, decided in bulk: the medium, rate and margin per
+    (spec, cage, cage) combination, then one vectorised comparison of every length with its
+    bound (the same float arithmetic as the walk). Anything doubtful is left to :func:`_walk`."""
+    f, media = ctx.fabric, ctx.catalogue.media
+    t = f.links
     if not t:
         return True
-    nports = list(map(len, cages))
-    if (
-        min(min(t.a_port), min(t.b_port)) < 0
-        or not all(map(lt, t.a_port, map(nports.__getitem__, t.a)))
-        or not all(map(lt, t.b_port, map(nports.__getitem__, t.b)))
-    ):
+    dv, arr = f.device_arrays(), t.arrays()
+    if not (dv.ports_in_range(arr.a, arr.a_port) and dv.ports_in_range(arr.b, arr.b_port)):
         return False  # a port the device does not have: the walk skips such links
-    cage_a = map(getitem, map(cages.__getitem__, t.a), t.a_port)
-    cage_b = map(getitem, map(cages.__getitem__, t.b), t.b_port)
-    combos = set(zip(t.spec, cage_a, cage_b))
+    cage_of, cages = dv.port_table("cage", lambda g: g.cage)
+    n = len(cages)
+    cage_a, cage_b = cage_of[dv.rows(arr.a, arr.a_port)], cage_of[dv.rows(arr.b, arr.b_port)]
     specs = t.specs
     # Everything but the length comes from the spec: the bound each link's length + margin must keep.
     margin_of = [0.0] * len(specs)
     bound_of = [0.0] * len(specs)
-    for s, cage_a, cage_b in combos:
+    for combo in unique_ints((arr.spec * n + cage_a) * n + cage_b).tolist():
+        s, rest = divmod(combo, n * n)
         spec = specs[s]
         medium = media.get(spec.medium) if spec.medium else None
-        if medium is None or not fits_cages(medium, cage_a, cage_b):
+        if medium is None or not fits_cages(medium, cages[rest // n], cages[rest % n]):
             return False
         reach = medium.reach_at(spec.lane_gbps)
         if reach is None:
             return False
         margin_of[s] = _margin(ctx, spec.origin) if medium.needs_margin else 0.0
         bound_of[s] = reach + 1e-9
-    spec_col = t.spec
-    return not any(map(gt, map(add, t.length_m, map(margin_of.__getitem__, spec_col)), map(bound_of.__getitem__, spec_col)))
+    margins, bounds = np.array(margin_of, dtype=np.float64), np.array(bound_of, dtype=np.float64)
+    return not bool((arr.length_m + margins[arr.spec] > bounds[arr.spec]).any())
 
 
 def _walk(ctx: CheckContext, cages: list[list[str]]) -> Iterator[Finding]:

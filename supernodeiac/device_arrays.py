@@ -1,0 +1,59 @@
+"""Per-device and per-port facts of a Fabric as numpy arrays, for checks that work in bulk.
+
+A check that asks "what is the cage (role, port count) at this end of every link" for 10^6
+links indexes these arrays instead of walking Device objects: devices map to a model id, and
+each model's ports lie end to end in flat per-port tables, so the port ``p`` of device ``d``
+is row ``port_base[model[d]] + p``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .catalog.types import PortGroup
+
+if TYPE_CHECKING:
+    from .fabric import Fabric
+
+
+class DeviceArrays:
+    __slots__ = ("models", "model", "total", "port_base", "_layouts", "_tables")
+
+    def __init__(self, fabric: Fabric) -> None:
+        self.models: list[str] = sorted({d.model for d in fabric.devices})
+        model_id = {m: i for i, m in enumerate(self.models)}
+        self._layouts = [fabric.layouts[m] for m in self.models]
+        self.model = np.array([model_id[d.model] for d in fabric.devices], dtype=np.int64)  # device -> model id
+        per_model = np.array([layout.total for layout in self._layouts], dtype=np.int64)
+        self.total = per_model[self.model] if len(self.models) else np.zeros(0, dtype=np.int64)  # device -> ports
+        self.port_base = np.concatenate(([0], np.cumsum(per_model)[:-1])).astype(np.int64)  # model id -> first row
+        self._tables: dict[Hashable, tuple[np.ndarray, list]] = {}
+
+    def ports_in_range(self, device: np.ndarray, port: np.ndarray) -> bool:
+        """Whether every (device, port) names a port the device has."""
+        return not len(port) or bool(((port >= 0) & (port < self.total[device])).all())
+
+    def rows(self, device: np.ndarray, port: np.ndarray) -> np.ndarray:
+        """Row of each (device, port) in the flat per-port tables (ports must be in range)."""
+        return self.port_base[self.model[device]] + port
+
+    def port_table(self, key: Hashable, value: Callable[[PortGroup], Hashable]) -> tuple[np.ndarray, list]:
+        """(row -> value id, value id -> value) of ``value(port group)`` over every port of every
+        model; made once per ``key`` and kept."""
+        found = self._tables.get(key)
+        if found is None:
+            ids: dict = {}  # value -> id, in first-seen order
+            column = [ids.setdefault(v, len(ids)) for layout in self._layouts for v in map(value, layout.port_groups)]
+            found = self._tables[key] = (np.array(column, dtype=np.int64), list(ids))
+        return found
+
+
+def unique_ints(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (a sort and a compare: np.unique is slower on large int arrays)."""
+    if not len(values):
+        return values
+    s = np.sort(values)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))]
