@@ -35,6 +35,9 @@ class Geometry:
         self._trays_m = 2 * site.tray_height_m  # up to the tray and back down
         self._slack_m = site.slack_m
         self._in_rack_slack_m = site.in_rack_slack_m
+        # Rack centres by rack index (every rack is made above): read per link by ``lengths``.
+        self._rack_x = [k.x_m for k in fabric.racks]
+        self._rack_y = [k.y_m for k in fabric.racks]
 
     def place(self, placement: Placement, slot: int, height_u: int, path: tuple) -> tuple[int, int]:
         """(rack index, lowest U) of the device in placement slot ``slot``."""
@@ -95,8 +98,7 @@ class Geometry:
         same floats), as comprehensions rather than a Python call per link."""
         uh, top, trays = self._unit_m, self._top_m, self._trays_m
         slack, in_rack = self._slack_m, self._in_rack_slack_m
-        racks = self.fabric.racks
-        rx, ry = [k.x_m for k in racks], [k.y_m for k in racks]
+        rx, ry = self._rack_x, self._rack_y
         ra, rb = [d.rack for d in a], [d.rack for d in b]
         # Ports sit at the middle of a device's height.
         ya = [(d.u - 1 + d.height_u / 2) * uh for d in a]
