@@ -112,3 +112,22 @@ def test_chooser_decides_each_exact_length_on_its_own():
         assert picked[limit - 0.004] == "dac"
         chosen = picked[limit + 0.004]
         assert chosen not in ("", "dac") and c.catalogue.media[chosen].reach_at(200) >= limit + 0.004
+
+
+def test_choose_many_agrees_with_choose_length_by_length():
+    """The sorted sweep of choose_many makes the same choice as choose, on both sides of every limit."""
+    import random
+
+    from supernodeiac.build.media import MediaChooser
+    from supernodeiac.model.common import MediaPolicy
+
+    c = _compile(racks=2, leaf_rack=1)
+    rng = random.Random(7)
+    edges = [m.reach_at(100) for m in c.catalogue.media.values() if m.reach_at(100)]
+    edges += [max(m.stock_lengths_m) for m in c.catalogue.media.values()]
+    lengths = {rng.uniform(0, 2500) for _ in range(2000)} | {e + d for e in edges for d in (-0.5, -1e-9, 0, 1e-9, 0.5)}
+    for margin in (0.0, 0.5):
+        sweep = MediaChooser(c.catalogue, MediaPolicy(margin_m=margin), ("media",)).choose_many(100, "osfp", "osfp", lengths)
+        one = MediaChooser(c.catalogue, MediaPolicy(margin_m=margin), ("media",))
+        assert sweep == {length: one.choose(100, "osfp", "osfp", length) for length in lengths}
+        assert {medium for medium, _ in sweep.values()} >= {"dac", ""}  # the lengths span copper to out of reach

@@ -224,19 +224,30 @@ class BuildContext:
         loop = (fabric, id(chooser), origin, kind)
         memo = self._specs.setdefault(loop, {})
         pairs = self._pairs.setdefault(loop, {})
-        get = memo.get
-        spec = [get(key, -1) for key in zip(ga, gb, lengths)]
-        i = -1
-        while True:
-            try:
-                i = spec.index(-1, i + 1)  # the next link whose (groups, length) was new: a scan in C
-            except ValueError:
-                break
-            key = (ga[i], gb[i], lengths[i])
-            found = get(key)
-            if found is None:
-                found = memo[key] = self._spec(fabric, kind, chooser, origin, pairs, key)
-            spec[i] = found
+        if len(set(ga)) == 1 and len(set(gb)) == 1:
+            # One pair of port groups (a builder loop's usual case): the medium per distinct
+            # length in one sorted sweep, then one dict lookup per link.
+            pair = self._pair(pairs, ga[0], gb[0])
+            lanes, lane_gbps, cage_a, cage_b, _ = pair
+            choices = chooser.choose_many(lane_gbps, cage_a, cage_b, set(lengths))
+            by_length = {length: self._spec_for(fabric, kind, chooser, origin, pair, c) for length, c in choices.items()}
+            spec = list(map(by_length.__getitem__, lengths))
+        else:
+            get = memo.get
+            spec = [get(key, -1) for key in zip(ga, gb, lengths)]
+            i = -1
+            while True:
+                try:
+                    i = spec.index(-1, i + 1)  # the next link whose (groups, length) was new: a scan in C
+                except ValueError:
+                    break
+                key = (ga[i], gb[i], lengths[i])
+                found = get(key)
+                if found is None:
+                    pair = self._pair(pairs, key[0], key[1])
+                    choice = chooser.choose(pair[1], pair[2], pair[3], key[2])
+                    found = memo[key] = self._spec_for(fabric, kind, chooser, origin, pair, choice)
+                spec[i] = found
         table.a.extend(a)
         table.a_port.extend(a_port)
         table.b.extend(b)
@@ -252,22 +263,21 @@ class BuildContext:
             self._port_groups.append(group)
         return found
 
-    def _spec(
-        self, fabric: str, kind: str, chooser: MediaChooser, origin: tuple, pairs: dict, key: tuple[int, int, float]
-    ) -> int:
-        """The spec index of a link of ``fabric`` between two port groups at one length.
-
-        Lengths vary (one link in six has a length not seen before on the Dragonfly), rates and
-        specs do not: lanes and lane rate are worked out once per pair of port groups (``pairs``
-        holds them for one fabric, policy, origin and kind), and the spec once per medium; only
-        the medium is chosen per length (the chooser memoises it).
-        """
-        pair = pairs.get(key[:2])
+    def _pair(self, pairs: dict, ga: int, gb: int) -> tuple[int, float, str, str, dict[tuple[str, bool], int]]:
+        """(lanes, lane Gb/s, cage a, cage b, {media choice: spec index}) of a pair of port groups:
+        lengths vary (one link in six has a new one on the Dragonfly), rates do not. ``pairs``
+        holds them for one fabric, media policy, origin and kind."""
+        pair = pairs.get((ga, gb))
         if pair is None:
-            ga, gb = self._port_groups[key[0]], self._port_groups[key[1]]
-            pair = pairs[key[:2]] = (*link_rate(ga, gb), ga.cage, gb.cage, {})
-        lanes, lane_gbps, cage_a, cage_b, by_medium = pair
-        choice = chooser.choose(lane_gbps, cage_a, cage_b, key[2])
+            group_a, group_b = self._port_groups[ga], self._port_groups[gb]
+            pair = pairs[(ga, gb)] = (*link_rate(group_a, group_b), group_a.cage, group_b.cage, {})
+        return pair
+
+    def _spec_for(
+        self, fabric: str, kind: str, chooser: MediaChooser, origin: tuple, pair: tuple, choice: tuple[str, bool]
+    ) -> int:
+        """The spec index of a link of ``fabric`` between the port groups of ``pair`` on the chosen medium."""
+        lanes, lane_gbps, _, _, by_medium = pair
         found = by_medium.get(choice)
         if found is None:
             medium, pinned = choice
