@@ -162,3 +162,32 @@ def test_management_check_finds_ports_on_the_data_plane_and_uncabled():
         ("error", f"{f.devices[bmc.a].name} management port is on the data plane (ib)"),
         ("error", f"{f.devices[dropped.a].name} has a management port with no cable"),
     ]
+
+
+def test_bulk_lengths_are_the_plain_definition_bit_for_bit():
+    """Geometry.lengths (numpy, used by the builders) equals Geometry.cable_length for every
+    link of every shipped blueprint (in-rack and across rows), and with some devices unplaced
+    (length 0); and it is what the Fabric holds for every cable."""
+    from conftest import BLUEPRINTS
+
+    from supernodeiac.build.geometry import Geometry
+    from supernodeiac.pipeline import compile_file
+
+    for path in sorted(BLUEPRINTS.glob("*.yaml")):
+        c = compile_file(str(path))
+        f, t = c.fabric, c.fabric.links
+        cables = [t.specs[s].kind != "connector" for s in t.spec]  # mated connectors have no length
+        for unplace in (False, True):
+            devices = [copy.copy(d) for d in f.devices]
+            for d in devices[::7] if unplace else ():
+                d.rack = -1
+            # A second geometry over the same racks, reading these devices.
+            geo = Geometry(c.blueprint.site, type(f)(f.name, f.models, [], devices, [], f.layouts))
+            bulk = geo.lengths(t.a, t.b)
+            assert bulk == [geo.cable_length(devices[a], devices[b]) for a, b in zip(t.a, t.b, strict=True)], path.name
+            if unplace:
+                assert 0.0 in bulk
+            else:
+                assert [x for x, k in zip(bulk, cables, strict=True) if k] == [
+                    x for x, k in zip(t.length_m, cables, strict=True) if k
+                ], path.name

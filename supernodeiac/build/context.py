@@ -108,10 +108,12 @@ class BuildContext:
         tier: int = 0,
         u_offset: int = 0,
         per_slot_u: int | None = None,
+        at: tuple[int, int] | None = None,
     ) -> Device:
-        """Create and place a device. ``slot`` is its index within its placement."""
+        """Create and place a device. ``slot`` is its index within its placement; ``at`` places
+        it at (rack index, lowest U) instead, for a device the builder places itself."""
         height = self.catalogue.devices[model].height_u
-        rack, u = -1, 0
+        rack, u = at if at is not None else (-1, 0)
         if placement is not None:
             rack, u = self.geometry.place(placement, slot, per_slot_u or height, self.placement_path(origin, placement))
             u += u_offset
@@ -220,7 +222,7 @@ class BuildContext:
                 if not (0 <= a_port[i] < len(group_ids[da[i].model]) and 0 <= b_port[i] < len(group_ids[db[i].model]))
             )
             raise IndexError(f"port {a_port[bad]} of {da[bad].name} or {b_port[bad]} of {db[bad].name} does not exist") from None
-        lengths = [0.0] * n if kind == "connector" else self.geometry.lengths(da, db)
+        lengths = [0.0] * n if kind == "connector" else self.geometry.lengths(a, b)
         loop = (fabric, id(chooser), origin, kind)
         memo = self._specs.setdefault(loop, {})
         pairs = self._pairs.setdefault(loop, {})
@@ -230,7 +232,8 @@ class BuildContext:
             pair = self._pair(pairs, ga[0], gb[0])
             lanes, lane_gbps, cage_a, cage_b, _ = pair
             choices = chooser.choose_many(lane_gbps, cage_a, cage_b, set(lengths))
-            by_length = {length: self._spec_for(fabric, kind, chooser, origin, pair, c) for length, c in choices.items()}
+            spec_of = {c: self._spec_for(fabric, kind, chooser, origin, pair, c) for c in set(choices.values())}
+            by_length = {length: spec_of[c] for length, c in choices.items()}
             spec = list(map(by_length.__getitem__, lengths))
         else:
             get = memo.get

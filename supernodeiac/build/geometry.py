@@ -7,7 +7,9 @@ loop; inside one rack it runs between the two devices' units plus a smaller loop
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
+
+import numpy as np
 
 from ..fabric import Device, Fabric
 from ..findings import BuildError, error
@@ -30,14 +32,17 @@ class Geometry:
                 )
                 self._rack_index[(row.name, pos)] = rack.index
         self._top_m = site.rack_units * site.unit_height_m
-        # The site's figures as plain floats: cable_length runs once per link.
+        # The site's figures as plain floats.
         self._unit_m = site.unit_height_m
         self._trays_m = 2 * site.tray_height_m  # up to the tray and back down
         self._slack_m = site.slack_m
         self._in_rack_slack_m = site.in_rack_slack_m
         # Rack centres by rack index (every rack is made above): read per link by ``lengths``.
-        self._rack_x = [k.x_m for k in fabric.racks]
-        self._rack_y = [k.y_m for k in fabric.racks]
+        self._rack_x = np.array([k.x_m for k in fabric.racks], dtype=np.float64)
+        self._rack_y = np.array([k.y_m for k in fabric.racks], dtype=np.float64)
+        self._dev_rack = np.zeros(0, dtype=np.int64)  # device -> rack index, the first _placed rows filled
+        self._dev_y = np.zeros(0, dtype=np.float64)  # device -> height of its ports
+        self._placed = 0
 
     def place(self, placement: Placement, slot: int, height_u: int, path: tuple) -> tuple[int, int]:
         """(rack index, lowest U) of the device in placement slot ``slot``."""
@@ -91,44 +96,49 @@ class Geometry:
         return [(first + slot // per, u0 + (slot % per) * step) for slot in range(count)]
 
     def cable_length(self, a: Device, b: Device) -> float:
-        return self.length_fn()(a, b)
-
-    def lengths(self, a: list[Device], b: list[Device]) -> list[float]:
-        """``cable_length(a[i], b[i])`` for every i: the same arithmetic in the same order (so the
-        same floats), as comprehensions rather than a Python call per link."""
-        uh, top, trays = self._unit_m, self._top_m, self._trays_m
-        slack, in_rack = self._slack_m, self._in_rack_slack_m
-        rx, ry = self._rack_x, self._rack_y
-        ra, rb = [d.rack for d in a], [d.rack for d in b]
+        """The routed length between two devices (the definition ``lengths`` computes in bulk)."""
+        if a.rack < 0 or b.rack < 0:
+            return 0.0
+        uh, top = self._unit_m, self._top_m
         # Ports sit at the middle of a device's height.
-        ya = [(d.u - 1 + d.height_u / 2) * uh for d in a]
-        yb = [(d.u - 1 + d.height_u / 2) * uh for d in b]
-        return [
-            0.0
-            if i < 0 or j < 0
-            else abs(y - z) + in_rack
-            if i == j
-            else (top - y) + (top - z) + trays + (abs(rx[i] - rx[j]) + abs(ry[i] - ry[j])) + slack
-            for i, y, j, z in zip(ra, ya, rb, yb)
-        ]
+        ya = (a.u - 1 + a.height_u / 2) * uh
+        yb = (b.u - 1 + b.height_u / 2) * uh
+        if a.rack == b.rack:
+            return abs(ya - yb) + self._in_rack_slack_m
+        ka, kb = self.fabric.racks[a.rack], self.fabric.racks[b.rack]
+        horizontal = abs(ka.x_m - kb.x_m) + abs(ka.y_m - kb.y_m)
+        return (top - ya) + (top - yb) + self._trays_m + horizontal + self._slack_m
 
-    def length_fn(self) -> Callable[[Device, Device], float]:
-        """``cable_length`` with the site's figures bound as locals: it runs once per link."""
-        racks = self.fabric.racks
-        uh, top, trays = self._unit_m, self._top_m, self._trays_m
-        slack, in_rack = self._slack_m, self._in_rack_slack_m
+    def lengths(self, a: Sequence[int], b: Sequence[int]) -> list[float]:
+        """``cable_length(devices[a[i]], devices[b[i]])`` for every i, in bulk (numpy): the same
+        arithmetic in the same order, so the same floats."""
+        if not len(self._rack_x):  # a site without racks: nothing is placed
+            return [0.0] * len(a)
+        rack, y = self._device_positions()
+        ia, ib = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+        ra, rb, ya, yb = rack[ia], rack[ib], y[ia], y[ib]
+        placed = (ra >= 0) & (rb >= 0)
+        sa, sb = np.where(placed, ra, 0), np.where(placed, rb, 0)
+        horizontal = np.abs(self._rack_x[sa] - self._rack_x[sb]) + np.abs(self._rack_y[sa] - self._rack_y[sb])
+        across = (self._top_m - ya) + (self._top_m - yb) + self._trays_m + horizontal + self._slack_m
+        inside = np.abs(ya - yb) + self._in_rack_slack_m
+        return np.where(placed, np.where(ra == rb, inside, across), 0.0).tolist()
 
-        def length(a: Device, b: Device) -> float:
-            ra, rb = a.rack, b.rack
-            if ra < 0 or rb < 0:
-                return 0.0
-            # Ports sit at the middle of a device's height.
-            ya = (a.u - 1 + a.height_u / 2) * uh
-            yb = (b.u - 1 + b.height_u / 2) * uh
-            if ra == rb:
-                return abs(ya - yb) + in_rack
-            ka, kb = racks[ra], racks[rb]
-            horizontal = abs(ka.x_m - kb.x_m) + abs(ka.y_m - kb.y_m)
-            return (top - ya) + (top - yb) + trays + horizontal + slack
-
-        return length
+    def _device_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rack index, height of the ports above the floor) of every device, as arrays; devices
+        are placed when made, so each is read once. Builders add devices between calls (the
+        management network one switch per rack), so the arrays grow by doubling, not by copying."""
+        devices = self.fabric.devices
+        done, total = self._placed, len(devices)
+        if done < total:
+            rack, y = self._dev_rack, self._dev_y
+            if total > len(rack):
+                size = max(total, 2 * len(rack))
+                rack = self._dev_rack = np.concatenate((rack[:done], np.zeros(size - done, dtype=np.int64)))
+                y = self._dev_y = np.concatenate((y[:done], np.zeros(size - done, dtype=np.float64)))
+            new = devices[done:]
+            rack[done:total] = [d.rack for d in new]
+            uh = self._unit_m
+            y[done:total] = [(d.u - 1 + d.height_u / 2) * uh for d in new]  # ports sit mid-height
+            self._placed = total
+        return self._dev_rack, self._dev_y

@@ -63,8 +63,8 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
             origin=path,
             coords=(("rack", rack.name),),
             tier=1,
+            at=(rack_index, u),
         )
-        sw.rack, sw.u = rack_index, u
         members = sorted(by_rack[rack_index], key=lambda i: (f.devices[i].u, i))
         ends = [(dev, port) for dev in members for port in f.layouts[f.devices[dev].model].ports_of("mgmt")]
         if len(ends) > len(access):
