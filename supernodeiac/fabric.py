@@ -266,16 +266,15 @@ class Fabric:
         return self.layouts[self.devices[device_index].model].group(port)
 
     def sorted_links(self) -> list[Link]:
-        """Every link in cable-ID order, sorted once and shared by the renderers that need it.
+        """Every link in cable-ID order, made once and shared by the renderers that need it.
 
-        Do not mutate the list. It is re-sorted when the links changed since the last call.
+        Do not mutate the list. It is made again when the links changed since the last call.
         """
         table = self.links
         stamp = table.stamp()
         if self._sorted is None or self._sorted[0] != stamp:
             ids = table.ids()
-            order = sorted(range(len(ids)), key=ids.__getitem__)
-            self._sorted = (stamp, [table.link(i, ids[i]) for i in order])
+            self._sorted = (stamp, [table.link(i, ids[i]) for i in table.id_order()])
         return self._sorted[1]
 
     def device_arrays(self) -> DeviceArrays:

@@ -100,6 +100,7 @@ class LinkTable:
         "_spec_ids",
         "_id_source",
         "_ids",
+        "_order",
         "_arrays",
         "_edits",
     )
@@ -115,6 +116,7 @@ class LinkTable:
         self._spec_ids: dict[LinkSpec, int] = {}
         self._id_source = id_source
         self._ids: tuple[tuple[int, int], list[str]] | None = None  # (stamp, IDs) cache
+        self._order: tuple[tuple[int, int], list[int]] | None = None  # (stamp, positions by cable ID) cache
         self._arrays: tuple[tuple[int, int], LinkArrays] | None = None  # (stamp, arrays) cache
         self._edits = 0  # bumped by every change other than an append
 
@@ -178,6 +180,14 @@ class LinkTable:
         if self._ids is None or self._ids[0] != stamp:
             self._ids = (stamp, self._id_source(self, None))
         return self._ids[1]
+
+    def id_order(self) -> list[int]:
+        """Positions of the links in cable-ID order (sorted once, kept until the next change)."""
+        stamp = self.stamp()
+        if self._order is None or self._order[0] != stamp:
+            ids = self.ids()
+            self._order = (stamp, sorted(range(len(ids)), key=ids.__getitem__))
+        return self._order[1]
 
     def arrays(self) -> LinkArrays:
         """The columns as numpy arrays: converted once (a few ms per 10^5 links), kept until the next change."""

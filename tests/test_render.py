@@ -92,7 +92,7 @@ def test_bom_devices_match_fabric_and_catalogue(small_ib):
 def test_bom_cables_by_fabric_medium_and_stock_length(small_ib):
     rows, summary = _bom(small_ib)
     f, cat = small_ib.fabric, small_ib.catalogue
-    expected = Counter((k.fabric, k.kind, k.medium, ordered_length(cat, k)) for k in f.links)
+    expected = Counter((k.fabric, k.kind, k.medium, ordered_length(cat, k.medium, k.length_m)) for k in f.links)
     got = Counter()
     for r in rows:
         if r["section"] in ("cable", "connector", "cartridge"):

@@ -122,12 +122,15 @@ def bill_of_materials(catalogue: Catalogue, fabric: Fabric) -> Bom:
 
     # Count by routed length first, then round each distinct (medium, length) up to stock once,
     # through one link that has it: a fabric has far fewer distinct lengths than links.
-    routed = Counter((k.fabric, k.kind, k.medium, k.length_m) for k in fabric.links)
-    sample = {(k.medium, k.length_m): k for k in fabric.links}
-    stock = {key: ordered_length(catalogue, link) for key, link in sample.items()}
+    t = fabric.links
+    stock: dict[tuple[str, float], float] = {}
     by_link: Counter[tuple[str, str, str, float]] = Counter()
-    for (fab, kind, medium, length_m), count in routed.items():
-        by_link[(fab, kind, medium or NO_MEDIUM, stock[(medium, length_m)])] += count
+    for (s, length_m), count in Counter(zip(t.spec, t.length_m)).items():
+        spec = t.specs[s]
+        ordered = stock.get((spec.medium, length_m))
+        if ordered is None:
+            ordered = stock[(spec.medium, length_m)] = ordered_length(catalogue, spec.medium, length_m)
+        by_link[(spec.fabric, spec.kind, spec.medium or NO_MEDIUM, ordered)] += count
     links = []
     per_medium: Counter[tuple[str, str]] = Counter()
     for (fab, kind, medium, length), count in sorted(by_link.items()):

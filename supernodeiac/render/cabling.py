@@ -74,24 +74,29 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
     lengths: dict[tuple[str, float], tuple[str, str]] = {}
     rates: dict[tuple[float, int], tuple[str, str, str]] = {}
     label = cable_id_format(ctx.blueprint.naming.cable_label)  # same fields as the cable ID, formatted positionally
-    for link in f.sorted_links():
-        a_row, a_rack, a_u, a_name = ends[link.a]
-        b_row, b_rack, b_u, b_name = ends[link.b]
-        a_port, b_port = layouts[link.a].name(link.a_port), layouts[link.b].name(link.b_port)
-        length = lengths.get((link.medium, link.length_m))
+    t = f.links
+    ids, specs = t.ids(), t.specs
+    col_a, col_ap, col_b, col_bp, col_len, col_spec = t.a, t.a_port, t.b, t.b_port, t.length_m, t.spec
+    for i in t.id_order():
+        a, b, spec = col_a[i], col_b[i], specs[col_spec[i]]
+        medium, length_m = spec.medium, col_len[i]
+        a_row, a_rack, a_u, a_name = ends[a]
+        b_row, b_rack, b_u, b_name = ends[b]
+        a_port, b_port = layouts[a].name(col_ap[i]), layouts[b].name(col_bp[i])
+        length = lengths.get((medium, length_m))
         if length is None:
-            length = lengths[(link.medium, link.length_m)] = (
-                _fmt(ordered_length(ctx.catalogue, link)),
-                f"{link.length_m:.2f}",
+            length = lengths[(medium, length_m)] = (
+                _fmt(ordered_length(ctx.catalogue, medium, length_m)),
+                f"{length_m:.2f}",
             )
-        rate = rates.get((link.lane_gbps, link.lanes))
+        rate = rates.get((spec.lane_gbps, spec.lanes))
         if rate is None:
-            rate = rates[(link.lane_gbps, link.lanes)] = (_fmt(link.lane_gbps), str(link.lanes), _fmt(link.gbps))
+            rate = rates[(spec.lane_gbps, spec.lanes)] = (_fmt(spec.lane_gbps), str(spec.lanes), _fmt(spec.gbps))
         yield [
-            link.id,
-            label(link.fabric, a_name, a_port, b_name, b_port),
-            link.fabric,
-            link.kind,
+            ids[i],
+            label(spec.fabric, a_name, a_port, b_name, b_port),
+            spec.fabric,
+            spec.kind,
             a_row,
             a_rack,
             a_u,
@@ -102,8 +107,8 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
             b_u,
             b_name,
             b_port,
-            link.medium,
-            fibres.get(link.medium, ""),
+            medium,
+            fibres.get(medium, ""),
             length[0],
             length[1],
             rate[0],

@@ -41,9 +41,9 @@ def render_connectors(ctx: RenderContext) -> Artifacts:
     f = ctx.fabric
     devices, models = f.devices, f.models
     bundles: dict[str, dict[tuple[int, int], list[Link]]] = {kind: defaultdict(list) for kind in FILES}
-    for link in f.links:
-        if link.kind not in FILES:
-            continue
+    t = f.links
+    wanted = [spec.kind in FILES for spec in t.specs]
+    for link in t.links([i for i, s in enumerate(t.spec) if wanted[s]]):
         a, b = link.a, link.b
         if models[devices[a].model].accelerators is None:
             a, b = b, a
