@@ -458,7 +458,7 @@ def test_roce_3tier_asns_and_ipv6_links(roce3):
     leaf_asns = [d.attrs["asn"] for d in f.devices if d.role == "leaf"]
     assert sorted(leaf_asns) == list(range(64512, 64512 + 40))
     addresses = LinkAddresses(f, "roce")
-    blocks = [addresses.block(link) for link in f.links_of("roce")]
+    blocks = [addresses.block(k.a, k.a_port, k.b, k.b_port) for k in f.links_of("roce")]
     numbered = [b for b in blocks if b is not None]
     assert len(numbered) == len(set(numbered)) == 40 * 64 + 32 * 32
     spine_core = next(
@@ -606,3 +606,22 @@ def test_131k_gpu_designs_plan(leaf_k, top_k, su_nodes, per_pod, pods, p2, cores
     assert plan.built_sus * su_nodes >= 16_384 > (plan.built_sus - 1) * su_nodes
     assert (plan.built_pods, plan.p2, plan.cores) == (pods, p2, cores)
     assert plan.leaves_per_pod * plan.p1 <= plan.spine.down and plan.built_pods * plan.p2 <= top_k
+
+
+def test_two_links_on_one_point_to_point_block_are_reported_by_their_cable_ids():
+    from supernodeiac.checks import CheckContext
+    from supernodeiac.checks.clos import check_duplicates
+
+    c = compile_text(fat_tree(hosts=8, radix=8, transport="ethernet"))
+    assert c.exit_code == 0, [x.message for x in c.findings]
+    f = c.fabric
+    leaves = [d for d in f.devices if d.role == "leaf"]
+    assert len(leaves) >= 2
+    # The second leaf takes the first's blocks: each of its uplinks now collides with one of the first's.
+    leaves[1].attrs = {**leaves[1].attrs, "p2p_block": leaves[0].attrs["p2p_block"]}
+    found = [x for x in check_duplicates(CheckContext(c.blueprint, c.catalogue, f)) if "point-to-point" in x.message]
+    ups = {d.index: [k for k in f.links_of("f") if k.a == d.index and f.devices[k.b].role == "spine"] for d in leaves[:2]}
+    assert len(found) == 1
+    assert (
+        found[0].message == f"f: links {ups[leaves[0].index][0].id} and {ups[leaves[1].index][0].id} share a point-to-point block"
+    )

@@ -150,20 +150,20 @@ class LinkAddresses:
             "spine": {port: m for m, port in enumerate(facts["spine_up_ports"])},
         }
 
-    def block(self, link: Link) -> int | None:
-        """The /31 (/127) block index of a switch-to-switch link; None for endpoint links or unnumbered."""
+    def block(self, a_index: int, a_port: int, b_index: int, b_port: int) -> int | None:
+        """The /31 (/127) block index of the link between these ends; None for endpoint links or unnumbered."""
         devices = self.fabric.devices
-        a, b = devices[link.a], devices[link.b]
+        a, b = devices[a_index], devices[b_index]
         if not self.numbered or a.tier == 0 or b.tier == 0 or a.tier == b.tier:
             return None
-        low, port = (a, link.a_port) if a.tier < b.tier else (b, link.b_port)
+        low, port = (a, a_port) if a.tier < b.tier else (b, b_port)
         if low.attrs is None or "p2p_block" not in low.attrs:
             return None  # the pool was too small: the addressing check reports it
         return low.attrs["p2p_block"] + self._up[low.role][port]
 
     def __call__(self, link: Link) -> tuple[str, str] | None:
         """(A-end address, B-end address) with prefix length, e.g. ('10.64.0.1/31', '10.64.0.0/31')."""
-        block = self.block(link)
+        block = self.block(link.a, link.a_port, link.b, link.b_port)
         if block is None or self._net is None:
             return None
         even = self._net.network_address + 2 * block

@@ -169,13 +169,15 @@ def check_duplicates(ctx: CheckContext) -> Iterator[Finding]:
         addresses = LinkAddresses(f, name)
         if not addresses.numbered:
             continue
-        seen: dict[int, str] = {}
-        for link in f.links_of(name):
-            block = addresses.block(link)
+        t = f.links
+        seen: dict[int, int] = {}  # block -> the first link (position) that has it
+        for i in t.indices_of(name):
+            block = addresses.block(t.a[i], t.a_port[i], t.b[i], t.b_port[i])
             if block is None:
                 continue
-            other = seen.setdefault(block, link.id)
-            if other != link.id:
+            first = seen.setdefault(block, i)
+            if first != i:
+                other, link = t.id_of(first), t.link(i)
                 yield error("address-duplicate", f"{name}: links {other} and {link.id} share a point-to-point block", link.origin)
                 break
 
