@@ -5,12 +5,32 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
+import numpy as np
+
 from ..findings import Finding, error
 from . import CHECKS, CheckContext
 
 
+def _clean(ctx: CheckContext) -> bool:
+    """No device out of its rack and no two overlapping, decided in bulk (numpy): the devices
+    sorted by rack and lowest unit, each compared with the one below it, as the walk does."""
+    devices = ctx.fabric.devices
+    rack = np.array([d.rack for d in devices], dtype=np.int64)
+    low = np.array([d.u for d in devices], dtype=np.int64)
+    high = low + np.array([d.height_u for d in devices], dtype=np.int64) - 1
+    placed = rack >= 0
+    rack, low, high = rack[placed], low[placed], high[placed]
+    if ((low < 1) | (high > ctx.blueprint.site.rack_units)).any():
+        return False
+    order = np.lexsort((high, low, rack))
+    rack, low, high = rack[order], low[order], high[order]
+    return not ((rack[1:] == rack[:-1]) & (low[1:] <= high[:-1])).any()
+
+
 @CHECKS.register("rack-space")
 def check_rack_space(ctx: CheckContext) -> Iterator[Finding]:
+    if _clean(ctx):
+        return
     f = ctx.fabric
     top = ctx.blueprint.site.rack_units
     by_rack: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
