@@ -1,8 +1,9 @@
 """The Fabric: every rack, device, port and link of a deployment (fact, not intent).
 
-Lean on purpose: slotted dataclasses, ports addressed as (device index, port index) and named
-through a per-model :class:`PortLayout`, so a million links fit in memory and build in seconds.
-Renderers and checks read this; none of them re-derives topology from the blueprint.
+Lean on purpose: slotted devices, ports addressed as (device index, port index) and named
+through a per-model :class:`PortLayout`, links held column by column in a :class:`LinkTable`
+(cable IDs and ``Link`` values made on demand), so a million links fit in memory and build in
+seconds. Renderers and checks read this; none of them re-derives topology from the blueprint.
 """
 
 from __future__ import annotations

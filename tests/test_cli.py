@@ -425,3 +425,23 @@ def test_documented_ethernet_settings_validate():
 
     [block] = [b for b in _yaml_blocks() if b.startswith("ethernet:")]
     EthernetSettings.model_validate(YAML(typ="safe").load(block)["ethernet"])
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "expect"),
+    [
+        (["validate", str(BLUEPRINTS / "small-ib.yaml")], 0, "0 error(s)"),
+        (["validate", "no-such-blueprint.yaml"], 2, "cannot read blueprint"),
+        (["--version"], 0, "version"),
+        (["frobnicate"], 2, "No such command"),
+    ],
+)
+def test_console_script_exits_with_the_code_and_every_line_flushed(args, code, expect):
+    """The installed entry point (cli.run) ends the process without teardown: its exit codes and
+    its output must be exactly those of main(), everything written before it ends."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "supernodeiac", *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == code, done.stderr
+    assert expect in done.stdout + done.stderr
