@@ -235,7 +235,9 @@ class LinkTable:
         return self.link(key)
 
     def __iter__(self) -> Iterator[Link]:
-        return iter(self.links())
+        """The links as values, one at a time (10^6 of them are not all held at once)."""
+        ids = self.ids()
+        return (self.link(i, ids[i]) for i in range(len(ids)))
 
     def links(self, indices: Sequence[int] | None = None) -> list[Link]:
         """Links as values (all, or those at ``indices``), with their IDs formatted in one pass."""
