@@ -94,7 +94,7 @@ def fabric_stats(f: Fabric) -> dict[str, FabricStats]:
     for name, links in sorted(links_by_fabric(f).items()):
         tiers = local_tiers(f, name, links)
         # One Counter pass over the links; the few distinct keys fold into tier-pair bundles.
-        raw = Counter((tiers[k.a], tiers[k.b], k.medium, k.lanes * k.lane_gbps) for k in links)
+        raw = links.count_by(tiers.__getitem__)
         bundles: dict[tuple[int, int, str], list] = {}
         for (ta, tb, medium, gbps), count in sorted(raw.items()):
             acc = bundles.setdefault((min(ta, tb), max(ta, tb), medium or "(none)"), [0, 0.0])

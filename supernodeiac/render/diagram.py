@@ -25,8 +25,8 @@ import subprocess
 from collections import Counter
 from dataclasses import dataclass
 
-from ..fabric import Device, Fabric, Link
-from ..fabric_views import links_by_fabric, local_tiers
+from ..fabric import Device, Fabric
+from ..fabric_views import FabricLinks, links_by_fabric, local_tiers
 from ..figures import gbps_text
 from . import RENDERERS, Artifacts, RenderContext
 
@@ -79,20 +79,22 @@ def _bundle_text(count: int, total: float, rate: float | None) -> str:
     return f"{count} x {gbps_text(rate)}" if rate is not None else f"{count} links, {gbps_text(total)}"
 
 
-def _device_view(f: Fabric, name: str, links: list[Link], tiers: dict[int, int], title: str) -> Diagram | None:
+def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int], title: str) -> Diagram | None:
     """One node per device, parallel links merged; None when the merged edges exceed the limit."""
     # (a, b) -> [links, total Gb/s, the rate of every link or None when they differ]
     pairs: dict[tuple[int, int], list] = {}
-    for link in links:
-        key = (link.a, link.b) if link.a <= link.b else (link.b, link.a)
+    gbps_of = [spec.gbps for spec in links.specs]
+    for a, b, s in zip(links.a, links.b, links.spec, strict=True):
+        key = (a, b) if a <= b else (b, a)
+        gbps = gbps_of[s]
         acc = pairs.get(key)
         if acc is None:
             if len(pairs) == DETAIL_MAX_EDGES:
                 return None
-            acc = pairs[key] = [0, 0.0, link.gbps]
+            acc = pairs[key] = [0, 0.0, gbps]
         acc[0] += 1
-        acc[1] += link.gbps
-        if acc[2] != link.gbps:
+        acc[1] += gbps
+        if acc[2] != gbps:
             acc[2] = None
     devices = f.devices
     by_tier: dict[int, list[int]] = {}
@@ -195,7 +197,7 @@ def _merge_parts(sizes: Counter[GroupKey], edges: dict[tuple[GroupKey, GroupKey]
     return merged_sizes, merged
 
 
-def _group_view(f: Fabric, name: str, links: list[Link], tiers: dict[int, int], title: str) -> Diagram:
+def _group_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int], title: str) -> Diagram:
     devices = f.devices
     key_of: dict[int, GroupKey] = {}
     for i in tiers:
@@ -203,7 +205,7 @@ def _group_view(f: Fabric, name: str, links: list[Link], tiers: dict[int, int], 
         key_of[i] = (tiers[i], d.role, d.model, d.group, _part(d) if d.group == name else ())
     sizes: Counter[GroupKey] = Counter(key_of.values())
     # Count in one Counter pass over the links, then fold the few distinct keys into edges.
-    raw = Counter((key_of[k.a], key_of[k.b], k.medium, k.lanes * k.lane_gbps) for k in links)
+    raw = links.count_by(key_of.__getitem__)
     edges: dict[tuple[GroupKey, GroupKey], list] = {}
     for (ka, kb, medium, gbps), count in sorted(raw.items()):
         pair = (ka, kb) if ka <= kb else (kb, ka)
@@ -233,7 +235,7 @@ def _group_view(f: Fabric, name: str, links: list[Link], tiers: dict[int, int], 
     return Diagram(name, "groups", len(sizes), len(edges), "\n".join(lines) + "\n")
 
 
-def diagram(f: Fabric, name: str, links: list[Link]) -> Diagram:
+def diagram(f: Fabric, name: str, links: FabricLinks) -> Diagram:
     """The diagram of one fabric (its links given), at the level of detail its size allows."""
     tiers = local_tiers(f, name, links)
     kind = (f.facts.get(name) or {}).get("kind", "")
