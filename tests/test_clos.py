@@ -18,11 +18,11 @@ import networkx as nx
 import pytest
 from conftest import BLUEPRINTS, cable_ends, compile_text
 
-from supernodeiac.build.addressing import LinkAddresses
 from supernodeiac.build.clos import TierPorts, largest_parallel, plan_clos, split_ports
 from supernodeiac.checks.oversubscription import measure
 from supernodeiac.fabric import Fabric
 from supernodeiac.findings import Severity
+from supernodeiac.link_addresses import LinkAddresses
 from supernodeiac.pipeline import Compiled, Stage, compile_file
 
 HEADER = """\

@@ -13,11 +13,11 @@ from collections import Counter, defaultdict
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
-from supernodeiac.build.scaleup import PortMap
 from supernodeiac.checks import CheckContext
 from supernodeiac.checks.scaleup import SUPERNODE_MIN, SUPERPOD_MIN, check_scaleup, system_class
 from supernodeiac.findings import Severity
 from supernodeiac.pipeline import compile_file, render
+from supernodeiac.port_map import PortMap
 
 
 def oex(n: int = 4, m: int = 8, count: int = 1, *, board: str = "oex-cb8", switch: str = "oex-sb2", extra: str = "") -> str:

@@ -24,13 +24,10 @@ memory side's total link bandwidth), host_groups (one row per hosts entry).
 
 from __future__ import annotations
 
-from ..model.cxl import CxlHosts, CxlPool
+from ..model.cxl import ROLE_MEMORY, ROLE_SWITCH, CxlHosts, CxlPool
 from ..model.nodes import NODE_NAMING
 from . import BUILDERS
 from .context import BuildContext, did_you_mean
-
-ROLE_SWITCH = "cxl-switch"
-ROLE_MEMORY = "cxl-memory"
 
 
 def _with_cxl(ctx: BuildContext, kinds: tuple[str, ...]) -> list[str]:

@@ -74,12 +74,6 @@ class MediaChooser:
             limits = self._limits_memo[key] = [
                 (name, reach, margin if medium.needs_margin else 0.0, max(medium.stock_lengths_m))
                 for name, medium in self._candidates
-                if fits_cages(medium, cage_a, cage_b) and (reach := medium.reach_at(lane_gbps)) is not None
+                if medium.plugs_into(cage_a, cage_b) and (reach := medium.reach_at(lane_gbps)) is not None
             ]
         return limits
-
-
-def fits_cages(medium: Medium, cage_a: str, cage_b: str) -> bool:
-    if cage_a not in medium.cages or cage_b not in medium.cages:
-        return False
-    return medium.requires_cage is None or medium.requires_cage in (cage_a, cage_b)

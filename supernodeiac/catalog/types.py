@@ -133,6 +133,12 @@ class Medium(Strict):
         rates = sorted(r for r in self.reach_m if r >= lane_gbps - 1e-9)
         return self.reach_m[rates[0]] if rates else None
 
+    def plugs_into(self, cage_a: str, cage_b: str) -> bool:
+        """Both ends' cages take this medium, and one of them is the cage it requires (if any)."""
+        if cage_a not in self.cages or cage_b not in self.cages:
+            return False
+        return self.requires_cage is None or self.requires_cage in (cage_a, cage_b)
+
     def stock_length(self, length_m: float) -> float | None:
         for stock in sorted(self.stock_lengths_m):
             if stock >= length_m - 1e-9:

@@ -12,9 +12,9 @@ import ipaddress
 from collections.abc import Iterator
 from typing import Any
 
-from ..build.addressing import LinkAddresses, network
 from ..fabric import Device
 from ..findings import Finding, error, warning
+from ..link_addresses import LinkAddresses, network
 from ..model.clos import PRIVATE_ASN_RANGES
 from . import CHECKS, CheckContext
 

@@ -14,10 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import compress
 
-from ..build.cxl import ROLE_MEMORY, ROLE_SWITCH
 from ..fabric import Fabric, Link
 from ..findings import Finding, error, info, warning
-from ..model.cxl import CxlPool
+from ..model.cxl import ROLE_MEMORY, ROLE_SWITCH, CxlPool
 from . import CHECKS, CheckContext
 
 

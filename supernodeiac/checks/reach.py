@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..build.media import fits_cages
 from ..device_arrays import unique_ints
 from ..findings import Finding, error
 from ..link_table import LinkTable
@@ -61,7 +60,7 @@ def _clean(ctx: CheckContext) -> bool:
         s, rest = divmod(combo, n * n)
         spec = specs[s]
         medium = media.get(spec.medium) if spec.medium else None
-        if medium is None or not fits_cages(medium, cages[rest // n], cages[rest % n]):
+        if medium is None or not medium.plugs_into(cages[rest // n], cages[rest % n]):
             return False
         reach = medium.reach_at(spec.lane_gbps)
         if reach is None:
@@ -146,7 +145,7 @@ def _unusable(ctx: CheckContext, t: LinkTable, i: int, cage_a: str, cage_b: str)
             spec.origin,
             f"known media: {', '.join(sorted(media))}",
         )
-    if not fits_cages(medium, cage_a, cage_b):
+    if not medium.plugs_into(cage_a, cage_b):
         return ("cage", spec.medium, cage_a, cage_b), error(
             "media-fit",
             f"{spec.medium} does not plug into {cage_a} <> {cage_b} ({t.id_of(i)})",

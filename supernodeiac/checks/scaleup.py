@@ -23,10 +23,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..build.scaleup import ONE_LEVEL, PortMap
 from ..fabric import Fabric
 from ..findings import Finding, error, info, warning
 from ..model.base import format_fraction, ratio_value
+from ..model.scaleup import ONE_LEVEL
+from ..port_map import PortMap
 from . import CHECKS, CheckContext
 
 # domain.md's class table: SuperNode from 16 accelerators (8 is the mature baseline), SuperPoD

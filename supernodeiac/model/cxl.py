@@ -16,6 +16,10 @@ from .base import Name, NonNegFloat, PositiveFloat, PositiveInt, Strict
 from .common import MediaPolicy
 from .site import Placement
 
+# Device roles of a pool's switches and memory devices (Device.role).
+ROLE_SWITCH = "cxl-switch"
+ROLE_MEMORY = "cxl-memory"
+
 
 class CxlHosts(Strict):
     """Hosts attached to the pool and the capacity each one is promised."""

@@ -16,6 +16,9 @@ from .base import Name, PositiveFloat, PositiveInt, Ratio, Strict
 from .common import MediaPolicy
 from .site import Placement
 
+# Kinds of the domains with one switching level (a two-level entry joins these).
+ONE_LEVEL = ("orthogonal", "switched")
+
 
 class OrthogonalDomain(Strict):
     """OEX: N compute boards x M switch boards, each pair mated once by an orthogonal connector."""

@@ -1,0 +1,57 @@
+"""A link's point-to-point addresses, derived from the Fabric (facts and switch attrs) alone.
+
+The builder (build/addressing.py) stores per switch only its first point-to-point block; a
+link's pair of addresses is derived here, so the Ethernet checks need not import the builder.
+See build/addressing.py for the numbering.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from functools import lru_cache
+
+from .fabric import Fabric, Link
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@lru_cache(maxsize=64)
+def network(text: str) -> IPNetwork:
+    return ipaddress.ip_network(text)
+
+
+class LinkAddresses:
+    """Point-to-point addresses of a fabric's switch-to-switch links, derived in O(1) per link."""
+
+    def __init__(self, fabric: Fabric, name: str) -> None:
+        facts = fabric.facts[name]
+        plan = facts["ethernet"]["addressing"]
+        self.fabric = fabric
+        self.numbered = plan["p2p"] != "unnumbered"
+        self.prefixlen = plan["p2p_prefixlen"]
+        self._net = network(plan["p2p"]) if self.numbered else None
+        self._up: dict[str, dict[int, int]] = {
+            "leaf": {port: m for m, port in enumerate(facts["leaf_up_ports"])},
+            "spine": {port: m for m, port in enumerate(facts["spine_up_ports"])},
+        }
+
+    def block(self, a_index: int, a_port: int, b_index: int, b_port: int) -> int | None:
+        """The /31 (/127) block index of the link between these ends; None for endpoint links or unnumbered."""
+        devices = self.fabric.devices
+        a, b = devices[a_index], devices[b_index]
+        if not self.numbered or a.tier == 0 or b.tier == 0 or a.tier == b.tier:
+            return None
+        low, port = (a, a_port) if a.tier < b.tier else (b, b_port)
+        if low.attrs is None or "p2p_block" not in low.attrs:
+            return None  # the pool was too small: the addressing check reports it
+        return low.attrs["p2p_block"] + self._up[low.role][port]
+
+    def __call__(self, link: Link) -> tuple[str, str] | None:
+        """(A-end address, B-end address) with prefix length, e.g. ('10.64.0.1/31', '10.64.0.0/31')."""
+        block = self.block(link.a, link.a_port, link.b, link.b_port)
+        if block is None or self._net is None:
+            return None
+        even = self._net.network_address + 2 * block
+        upper, lower = f"{even}/{self.prefixlen}", f"{even + 1}/{self.prefixlen}"
+        a_lower = self.fabric.devices[link.a].tier < self.fabric.devices[link.b].tier
+        return (lower, upper) if a_lower else (upper, lower)
