@@ -222,7 +222,12 @@ class BuildContext:
                 if not (0 <= a_port[i] < len(group_ids[da[i].model]) and 0 <= b_port[i] < len(group_ids[db[i].model]))
             )
             raise IndexError(f"port {a_port[bad]} of {da[bad].name} or {b_port[bad]} of {db[bad].name} does not exist") from None
-        lengths = [0.0] * n if kind == "connector" else self.geometry.lengths(a, b)
+        if kind == "connector":
+            lengths = [0.0] * n
+        elif n < 32:  # a few links (connect, small pools): numpy's per-call cost would dominate
+            lengths = [self.geometry.cable_length(x, y) for x, y in zip(da, db)]
+        else:
+            lengths = self.geometry.lengths(a, b)
         loop = (fabric, id(chooser), origin, kind)
         memo = self._specs.setdefault(loop, {})
         pairs = self._pairs.setdefault(loop, {})
