@@ -480,7 +480,7 @@ def test_pools_too_small_only_for_growth_warn():
     warnings = {(x.rule, x.path[-1]): x for x in c.findings if x.severity is Severity.WARNING}
     assert sorted(warnings) == [("address-pool", "loopbacks"), ("address-pool", "p2p"), ("asn-range", "bgp")]
     lo, p2p, asn = warnings[("address-pool", "loopbacks")], warnings[("address-pool", "p2p")], warnings[("asn-range", "bgp")]
-    assert lo.message == "f: loopback pool 10.0.0.0/29 holds 6; growing to grow_to_sus needs 12"
+    assert lo.message == "f: loopback pool 10.0.0.0/29 holds 6 switch addresses; growing to grow_to_sus needs 12"
     assert lo.hint == "a /28 or larger, before the fabric grows"
     assert p2p.message == "f: point-to-point pool 10.64.0.0/27 holds 16 /31 links; growing to grow_to_sus needs 32"
     assert p2p.hint == "a /26 or larger, before the fabric grows"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..fabric import Device
@@ -34,49 +35,76 @@ def _prefix_for(count: int, version: int, per: int, spare: int) -> int:
     return bits - max(need - 1, 0).bit_length()
 
 
+@dataclass(frozen=True)
+class _Pool:
+    """One address pool of a fabric and what it must hold, now and once grown."""
+
+    label: str  # "loopback", "point-to-point"
+    key: str  # its field under addressing
+    text: str  # the pool as written
+    version: int
+    per: int  # addresses per allocation
+    spare: int  # addresses a pool of that prefix cannot hand out
+    unit: str  # what one allocation is, as counted in messages
+    capacity: int
+    need: int
+    planned: int
+    need_text: str  # what the fabric needs, for the error
+    alternative: str = ""  # another way out, for the error's hint
+
+
+def _pool_findings(name: str, path: tuple, pool: _Pool) -> Iterator[Finding]:
+    holds = f"{name}: {pool.label} pool {pool.text} holds {pool.capacity} {pool.unit}"
+    if pool.need > pool.capacity:
+        hint = f"a /{_prefix_for(pool.need, pool.version, pool.per, pool.spare)} or larger{pool.alternative}"
+        yield error("address-pool", f"{holds}; {pool.need_text}", path + (pool.key,), hint)
+    elif pool.planned > pool.capacity:
+        hint = f"a /{_prefix_for(pool.planned, pool.version, pool.per, pool.spare)} or larger, before the fabric grows"
+        yield warning("address-pool", f"{holds}; growing to grow_to_sus needs {pool.planned}", path + (pool.key,), hint)
+
+
 @CHECKS.register("address-pool")
 def check_pools(ctx: CheckContext) -> Iterator[Finding]:
     for name, facts in _ethernet(ctx):
         plan = facts["ethernet"]["addressing"]
-        path, version = plan["path"], plan["family"]
+        path = plan["path"]
+        need = plan["loopbacks_needed"]
         sizes = f"{facts['leaves']} leaves, {facts['spines']} spines, {facts['cores']} cores"
-        need, cap = plan["loopbacks_needed"], plan["loopbacks_capacity"]
-        if need > cap:
-            yield error(
-                "address-pool",
-                f"{name}: loopback pool {plan['loopbacks']} holds {cap} switch addresses; the fabric needs {need} ({sizes})",
-                path + ("loopbacks",),
-                f"a /{_prefix_for(need, version, 1, 2)} or larger",
+        pools = [
+            _Pool(
+                label="loopback",
+                key="loopbacks",
+                text=plan["loopbacks"],
+                version=plan["family"],
+                per=1,
+                spare=2,
+                unit="switch addresses",
+                capacity=plan["loopbacks_capacity"],
+                need=need,
+                planned=plan["loopbacks_needed_planned"],
+                need_text=f"the fabric needs {need} ({sizes})",
             )
-        elif plan["loopbacks_needed_planned"] > cap:
-            want = plan["loopbacks_needed_planned"]
-            yield warning(
-                "address-pool",
-                f"{name}: loopback pool {plan['loopbacks']} holds {cap}; growing to grow_to_sus needs {want}",
-                path + ("loopbacks",),
-                f"a /{_prefix_for(want, version, 1, 2)} or larger, before the fabric grows",
+        ]
+        if plan["p2p"] != "unnumbered":
+            need = plan["p2p_needed"]
+            pools.append(
+                _Pool(
+                    label="point-to-point",
+                    key="p2p",
+                    text=plan["p2p"],
+                    version=network(plan["p2p"]).version,
+                    per=2,
+                    spare=0,
+                    unit=f"/{plan['p2p_prefixlen']} links",
+                    capacity=plan["p2p_capacity"],
+                    need=need,
+                    planned=plan["p2p_needed_planned"],
+                    need_text=f"the fabric has {need} switch-to-switch links ({2 * need} addresses)",
+                    alternative=", or p2p: unnumbered",
+                )
             )
-        if plan["p2p"] == "unnumbered":
-            continue
-        p2p_version = network(plan["p2p"]).version
-        need, cap = plan["p2p_needed"], plan["p2p_capacity"]
-        what = f"/{plan['p2p_prefixlen']}"
-        if need > cap:
-            yield error(
-                "address-pool",
-                f"{name}: point-to-point pool {plan['p2p']} holds {cap} {what} links; "
-                f"the fabric has {need} switch-to-switch links ({2 * need} addresses)",
-                path + ("p2p",),
-                f"a /{_prefix_for(need, p2p_version, 2, 0)} or larger, or p2p: unnumbered",
-            )
-        elif plan["p2p_needed_planned"] > cap:
-            want = plan["p2p_needed_planned"]
-            yield warning(
-                "address-pool",
-                f"{name}: point-to-point pool {plan['p2p']} holds {cap} {what} links; growing to grow_to_sus needs {want}",
-                path + ("p2p",),
-                f"a /{_prefix_for(want, p2p_version, 2, 0)} or larger, before the fabric grows",
-            )
+        for pool in pools:
+            yield from _pool_findings(name, path, pool)
 
 
 @CHECKS.register("asn-range")
