@@ -382,6 +382,22 @@ def test_schema_rejects_what_the_compiler_rejects(schema):
     assert not validator.is_valid(count)
 
 
+@pytest.mark.parametrize(("ratio", "ok"), [("1:2", True), ("2 : 1", True), (2, True), (1.5, True), ("two", False), (0, False)])
+def test_schema_takes_ratios_as_the_compiler_does(schema, ratio, ok):
+    """A ratio is a 'down:up' text or a number for the compiler, so for the schema too."""
+    from supernodeiac.pipeline import compile_document
+    from supernodeiac.source import load_text
+
+    data = load_file(SMALL).data
+    doc = json.loads(json.dumps(data))
+    doc["scaleout"][0]["oversubscription"] = {"leaf": ratio}
+    assert jsonschema.Draft202012Validator(schema).is_valid(doc) is ok
+    text = SMALL.read_text().replace('oversubscription: {leaf: "1:1"}', f"oversubscription: {{leaf: {json.dumps(ratio)}}}")
+    assert "oversubscription: {leaf: " in text
+    compiled = compile_document(load_text(text, "ratio.yaml"))
+    assert (compiled.exit_code != 2) is ok
+
+
 def test_schema_is_stable():
     first = CliRunner().invoke(main, ["schema"]).output
     assert first == CliRunner().invoke(main, ["schema"]).output

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 
 class Strict(BaseModel):
@@ -22,6 +22,10 @@ def _parse_ratio(value: object) -> str:
     thing the tool plans.
     """
     if isinstance(value, int | float) and not isinstance(value, bool):
+        if not value > 0:  # also NaN
+            raise ValueError(f"a ratio given as a number must be positive, not {value!r}")
+        if value == float("inf"):
+            raise ValueError("a ratio must be finite")
         n = Fraction(value).limit_denominator(1000)
     elif isinstance(value, str) and value.count(":") == 1:
         left, right = (part.strip() for part in value.split(":"))
@@ -48,7 +52,14 @@ def ratio_value(ratio: str) -> Fraction:
     return Fraction(ratio.split(":")[1])
 
 
-Ratio = Annotated[str, BeforeValidator(_parse_ratio)]
+# The schema says what the validator takes (a 'down:up' text or a number), not the '1:N' it keeps.
+RATIO_SCHEMA = {
+    "anyOf": [
+        {"type": "string", "pattern": r"^\s*[0-9]+(\.[0-9]+)?\s*:\s*[0-9]+(\.[0-9]+)?\s*$"},
+        {"type": "number", "exclusiveMinimum": 0},
+    ]
+}
+Ratio = Annotated[str, BeforeValidator(_parse_ratio), WithJsonSchema(RATIO_SCHEMA)]
 PositiveInt = Annotated[int, Field(gt=0)]
 NonNegInt = Annotated[int, Field(ge=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
