@@ -131,6 +131,12 @@ CASES = [
          "nodes[0].count: expected a whole number, got 'many'"),
     Case("wrong-shape", edit("count: 16", "count: [16]"), 2, "schema", (12, 5), "nodes[0].count: expected a whole number"),
     Case("out-of-range", edit("count: 16", "count: 0"), 2, "schema", (12, 5), "nodes[0].count: input should be greater than 0"),
+    Case("count-extra-digits", edit("count: 16", "count: 1600000000"), 2, "schema", (12, 5),
+         "nodes[0].count: input should be less than or equal to 2000000"),
+    Case("racks-extra-digits", edit("{name: A, racks: 4}", "{name: A, racks: 4000000}"), 2, "schema", (7, 17),
+         "site.rows[0].racks: input should be less than or equal to 100000"),
+    Case("ratio-zero", edit("    kind: fat-tree\n", "    kind: fat-tree\n    oversubscription: {leaf: 0}\n"), 2, "schema",
+         (17, 24), "a ratio given as a number must be positive"),
     Case("wrong-literal", edit("    kind: fat-tree\n", "    kind: fat-tree\n    transport: infinband\n"), 2, "schema", (17, 5),
          "'infinband' is not allowed", "did you mean 'infiniband'?"),
     Case("unknown-kind", edit("kind: fat-tree", "kind: fat-tre"), 2, "schema", (16, 5), "unknown kind 'fat-tre' in scaleout[0]",
@@ -293,3 +299,17 @@ def test_bad_input_leaves_the_output_folder_alone(case: Case, tmp_path):
     assert "nothing written" in result.output
     assert read_tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == listing  # no staging folder left behind
+
+
+def test_devices_beyond_the_limit_are_refused_before_they_are_built(tmp_path, monkeypatch):
+    """The total over every entry is capped too: the entry that crosses it is named, and nothing is built."""
+    import supernodeiac.build.context as context
+
+    monkeypatch.setattr(context, "MAX_DEVICES", 19)
+    text = BASE.replace("nodes:\n", "nodes:\n" + CPU.replace("count: 2", "count: 4"))
+    result = _run(["validate", "--format", "json", str(_write(tmp_path, text))])
+    assert result.exit_code == 1, result.output
+    [report] = json.loads(result.output)
+    [err] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert err["rule"] == "size-limit" and (err["line"], err["col"]) == (13, 5)  # the gpu group's count
+    assert err["message"] == "this entry adds 16 devices to the 4 already built; snc builds at most 19"

@@ -11,6 +11,7 @@ from typing import Any
 from ..catalog.types import Catalogue, DeviceModel, PortGroup
 from ..fabric import Coords, Device, Fabric, LinkSpec
 from ..findings import BuildError, Finding, error
+from ..model.base import MAX_DEVICES
 from ..model.blueprint import Blueprint
 from ..model.common import MediaPolicy
 from ..model.site import Placement
@@ -94,6 +95,18 @@ class BuildContext:
                 ]
             ) from None
 
+    def reserve(self, count: int, path: tuple) -> None:
+        """Refuse, at ``path``, a blueprint entry whose ``count`` devices would take the Fabric past
+        MAX_DEVICES: before they are made, so a mistyped count is an error, not an exhausted machine."""
+        have = len(self.fabric.devices)
+        if have + count > MAX_DEVICES:
+            raise self.fail(
+                "size-limit",
+                f"this entry adds {count:,} devices to the {have:,} already built; snc builds at most {MAX_DEVICES:,}",
+                path,
+                "check the count (a digit too many?) or split the deployment into several blueprints",
+            )
+
     def add_device(
         self,
         *,
@@ -112,6 +125,7 @@ class BuildContext:
     ) -> Device:
         """Create and place a device. ``slot`` is its index within its placement; ``at`` places
         it at (rack index, lowest U) instead, for a device the builder places itself."""
+        self.reserve(1, origin)
         height = self.catalogue.devices[model].height_u
         rack, u = at if at is not None else (-1, 0)
         if placement is not None:

@@ -13,6 +13,7 @@ from .context import BuildContext
 def build_nodes(ctx: BuildContext, group: NodeGroup, path: tuple) -> None:
     ctx.model(group.model, path + ("model",), ("node", "appliance", "compute-board", "memory"))
     template = group.naming or NODE_NAMING  # checked by parse.template_findings
+    ctx.reserve(group.count, path + ("count",))
     height = ctx.catalogue.devices[group.model].height_u
     where = ctx.geometry.place_many(group.placement, group.count, height, ctx.placement_path(path, group.placement))
     name = positional_format(template, ("group", "index"))

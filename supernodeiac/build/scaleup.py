@@ -179,6 +179,7 @@ def _build_one_level(
     policy_path = path + ("media",) if spec.media else ("media",)
     chooser = ctx.chooser(spec.media, policy_path)
     name = spec.name
+    ctx.reserve(spec.count * (n + m), path + ("count",))
     boards_all: list[int] = []
     for s in range(spec.count):
         boards: list[int] = []

@@ -61,6 +61,13 @@ RATIO_SCHEMA = {
 }
 Ratio = Annotated[str, BeforeValidator(_parse_ratio), WithJsonSchema(RATIO_SCHEMA)]
 PositiveInt = Annotated[int, Field(gt=0)]
+# The most devices one blueprint may ask for: 2,000,000 is seven times the largest benchmark
+# (279,072 devices) and ten times a 200k-accelerator deployment of 8-GPU nodes. A count typed with
+# extra digits is a located error here rather than a build that fills the machine's memory.
+MAX_DEVICES = 2_000_000
+DeviceCount = Annotated[int, Field(gt=0, le=MAX_DEVICES)]
+MAX_RACKS = 100_000
+RackCount = Annotated[int, Field(gt=0, le=MAX_RACKS)]
 NonNegInt = Annotated[int, Field(ge=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegFloat = Annotated[float, Field(ge=0)]

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from .base import Name, NonNegFloat, PositiveFloat, PositiveInt, Strict
+from .base import DeviceCount, Name, NonNegFloat, PositiveFloat, PositiveInt, Strict
 from .common import MediaPolicy
 from .site import Placement
 
@@ -27,7 +27,7 @@ class CxlHosts(Strict):
     group: Name | None = Field(None, description="an existing node group whose devices attach (its model needs CXL ports)")
     name: Name | None = Field(None, description="hosts made by the pool: their group name")
     model: str | None = Field(None, description="hosts made by the pool: catalogue node with CXL ports")
-    count: PositiveInt | None = Field(None, description="hosts made by the pool: how many")
+    count: DeviceCount | None = Field(None, description="hosts made by the pool: how many")
     placement: Placement | None = Field(None, description="hosts made by the pool: where they go")
     naming: str | None = Field(
         None, description="hosts made by the pool: {group} and {index} (1-based); default {group}-{index:04d}"

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .base import PositiveInt, Strict
+from .base import DeviceCount, PositiveInt, Strict
 from .common import MediaPolicy
 from .site import Placement
 
 
 class Aggregation(Strict):
     switch: str = Field(description="catalogue switch the rack switches uplink to")
-    count: PositiveInt = 2
+    count: DeviceCount = 2
     placement: Placement
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from .base import Name, PositiveFloat, PositiveInt, Ratio, Strict
+from .base import DeviceCount, Name, PositiveFloat, PositiveInt, Ratio, Strict
 from .common import MediaPolicy
 from .site import Placement
 
@@ -29,7 +29,7 @@ class OrthogonalDomain(Strict):
     switch_board: str = Field(description="catalogue switch-board")
     compute_boards: PositiveInt = Field(description="N compute boards per supernode")
     switch_boards: PositiveInt = Field(description="M switch boards per supernode")
-    count: PositiveInt = Field(1, description="how many such supernodes")
+    count: DeviceCount = Field(1, description="how many such supernodes")
     per_accelerator_gbytes: PositiveFloat | None = Field(
         None, description="declared scale-up bandwidth per accelerator, GB/s both directions"
     )
@@ -46,7 +46,7 @@ class SwitchedDomain(Strict):
     switch_tray: str = Field(description="catalogue switch-board")
     compute_trays: PositiveInt = 18
     switch_trays: PositiveInt = 9
-    count: PositiveInt = Field(1, description="how many such domains (racks)")
+    count: DeviceCount = Field(1, description="how many such domains (racks)")
     per_accelerator_gbytes: PositiveFloat | None = Field(
         None, description="declared scale-up bandwidth per accelerator, GB/s both directions"
     )

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .base import Name, NonNegFloat, PositiveFloat, PositiveInt, Strict
+from .base import Name, NonNegFloat, PositiveFloat, PositiveInt, RackCount, Strict
 
 
 class Row(Strict):
     name: Name
-    racks: PositiveInt = Field(description="racks in the row, numbered 1.. along it")
+    racks: RackCount = Field(description="racks in the row, numbered 1.. along it")
     position: int | None = Field(None, ge=0, description="row index across the hall; default: order in the list")
 
 
