@@ -131,13 +131,23 @@ class LinkTable:
 
     def add(self, a: int, a_port: int, b: int, b_port: int, length_m: float, spec: int) -> int:
         """Append one link; returns its position."""
-        self.a.append(a)
-        self.a_port.append(a_port)
-        self.b.append(b)
-        self.b_port.append(b_port)
-        self.length_m.append(length_m)
-        self.spec.append(spec)
+        self.add_many([a], [a_port], [b], [b_port], [length_m], [spec])
         return len(self.spec) - 1
+
+    def add_many(
+        self,
+        a: Sequence[int],
+        a_port: Sequence[int],
+        b: Sequence[int],
+        b_port: Sequence[int],
+        length_m: Sequence[float],
+        spec: Sequence[int],
+    ) -> None:
+        """Append many links given as index-aligned columns (the builders' path: six extends)."""
+        if not len(a) == len(a_port) == len(b) == len(b_port) == len(length_m) == len(spec):
+            raise ValueError("add_many: the columns differ in length")
+        for column, values in zip(self._columns(), (a, a_port, b, b_port, length_m, spec), strict=True):
+            column.extend(values)
 
     def append(self, link: Link) -> None:
         """Append a link given as a value (its ``id`` is not kept: IDs come from the naming)."""

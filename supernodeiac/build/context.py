@@ -270,12 +270,7 @@ class BuildContext:
                     choice = chooser.choose(pair[1], pair[2], pair[3], key[2])
                     found = memo[key] = self._spec_for(fabric, kind, chooser, origin, pair, choice)
                 spec[i] = found
-        table.a.extend(a)
-        table.a_port.extend(a_port)
-        table.b.extend(b)
-        table.b_port.extend(b_port)
-        table.length_m.extend(lengths)
-        table.spec.extend(spec)
+        table.add_many(a, a_port, b, b_port, lengths, spec)
 
     def _group_id(self, group: PortGroup) -> int:
         """A small int per port group object (a memo key that hashes well and keeps the group alive)."""
