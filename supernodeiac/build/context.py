@@ -216,32 +216,43 @@ class BuildContext:
             raise ValueError("add_links: the four lists differ in length")
         if n == 0:
             return
-        f = self.fabric
-        devices, table = f.devices, f.links
+        devices = self.fabric.devices
         da = [devices[x] for x in a]
         db = [devices[x] for x in b]
-        group_ids = self._port_group_ids
-        for d in {d.model for d in da} | {d.model for d in db}:
-            if d not in group_ids:
-                group_ids[d] = [self._group_id(g) for g in f.layouts[d].port_groups]
-        try:
-            if min(a_port) < 0 or min(b_port) < 0:
-                raise IndexError
-            ga = [group_ids[d.model][p] for d, p in zip(da, a_port)]
-            gb = [group_ids[d.model][p] for d, p in zip(db, b_port)]
-        except IndexError:
-            bad = next(
-                i
-                for i in range(n)
-                if not (0 <= a_port[i] < len(group_ids[da[i].model]) and 0 <= b_port[i] < len(group_ids[db[i].model]))
-            )
-            raise IndexError(f"port {a_port[bad]} of {da[bad].name} or {b_port[bad]} of {db[bad].name} does not exist") from None
+        ga, gb = self._group_ids(da, a_port), self._group_ids(db, b_port)
         if kind == "connector":
             lengths = [0.0] * n
         elif n < 32:  # a few links (connect, small pools): numpy's per-call cost would dominate
             lengths = [self.geometry.cable_length(x, y) for x, y in zip(da, db)]
         else:
             lengths = self.geometry.lengths(a, b)
+        spec = self._link_specs(fabric, kind, chooser, origin, ga, gb, lengths)
+        self.fabric.links.add_many(a, a_port, b, b_port, lengths, spec)
+
+    def _group_ids(self, devices: list[Device], ports: Sequence[int]) -> list[int]:
+        """The port group (as its small id) of each (device, port); IndexError for a port the device lacks."""
+        group_ids = self._port_group_ids
+        for model in {d.model for d in devices} - group_ids.keys():
+            group_ids[model] = [self._group_id(g) for g in self.fabric.layouts[model].port_groups]
+        try:
+            if min(ports) < 0:
+                raise IndexError
+            return [group_ids[d.model][p] for d, p in zip(devices, ports)]
+        except IndexError:
+            bad = next(i for i, (d, p) in enumerate(zip(devices, ports)) if not 0 <= p < len(group_ids[d.model]))
+            raise IndexError(f"port {ports[bad]} of {devices[bad].name} does not exist") from None
+
+    def _link_specs(
+        self,
+        fabric: str,
+        kind: str,
+        chooser: MediaChooser,
+        origin: tuple,
+        ga: list[int],
+        gb: list[int],
+        lengths: list[float],
+    ) -> list[int]:
+        """The spec index of every link, from its two port groups and its length."""
         loop = (fabric, id(chooser), origin, kind)
         memo = self._specs.setdefault(loop, {})
         pairs = self._pairs.setdefault(loop, {})
@@ -249,28 +260,26 @@ class BuildContext:
             # One pair of port groups (a builder loop's usual case): the medium per distinct
             # length in one sorted sweep, then one dict lookup per link.
             pair = self._pair(pairs, ga[0], gb[0])
-            lanes, lane_gbps, cage_a, cage_b, _ = pair
+            _, lane_gbps, cage_a, cage_b, _ = pair
             choices = chooser.choose_many(lane_gbps, cage_a, cage_b, set(lengths))
             spec_of = {c: self._spec_for(fabric, kind, chooser, origin, pair, c) for c in set(choices.values())}
             by_length = {length: spec_of[c] for length, c in choices.items()}
-            spec = list(map(by_length.__getitem__, lengths))
-        else:
-            get = memo.get
-            spec = [get(key, -1) for key in zip(ga, gb, lengths)]
-            i = -1
-            while True:
-                try:
-                    i = spec.index(-1, i + 1)  # the next link whose (groups, length) was new: a scan in C
-                except ValueError:
-                    break
-                key = (ga[i], gb[i], lengths[i])
-                found = get(key)
-                if found is None:
-                    pair = self._pair(pairs, key[0], key[1])
-                    choice = chooser.choose(pair[1], pair[2], pair[3], key[2])
-                    found = memo[key] = self._spec_for(fabric, kind, chooser, origin, pair, choice)
-                spec[i] = found
-        table.add_many(a, a_port, b, b_port, lengths, spec)
+            return list(map(by_length.__getitem__, lengths))
+        get = memo.get
+        spec = [get(key, -1) for key in zip(ga, gb, lengths)]
+        i = -1
+        while True:
+            try:
+                i = spec.index(-1, i + 1)  # the next link whose (groups, length) was new: a scan in C
+            except ValueError:
+                return spec
+            key = (ga[i], gb[i], lengths[i])
+            found = get(key)
+            if found is None:
+                pair = self._pair(pairs, key[0], key[1])
+                choice = chooser.choose(pair[1], pair[2], pair[3], key[2])
+                found = memo[key] = self._spec_for(fabric, kind, chooser, origin, pair, choice)
+            spec[i] = found
 
     def _group_id(self, group: PortGroup) -> int:
         """A small int per port group object (a memo key that hashes well and keeps the group alive)."""
