@@ -553,8 +553,7 @@ def _attach(
 ) -> None:
     """Endpoint NICs to leaf down ports: compute endpoints by slot, service ones on top ports."""
     f, name, lps = ctx.fabric, spec.name, plan.leaves_per_su
-    ends: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
-    a, a_port, b, b_port = (column.append for column in ends)
+    ends: list[tuple[int, int, int, int]] = []
     data_of: dict[str, list[int]] = {}
     for dev, (su, slot) in zip(compute, plan.node_slots(len(compute)), strict=True):
         model = f.devices[dev].model
@@ -564,21 +563,15 @@ def _attach(
         base = su * lps
         for nic, port in enumerate(ports):
             li, lp = plan.leaf_port(slot, nic)
-            a(dev)
-            a_port(port)
-            b(leaves[base + li])
-            b_port(down_ports[lp])
+            ends.append((dev, port, leaves[base + li], down_ports[lp]))
     taken: dict[int, int] = {}
     for su, dev in service:
         for port in f.layouts[f.devices[dev].model].ports_of("data"):
             k = taken.get(su, 0)
             taken[su] = k + 1
             li, lp = plan.service_port(k)
-            a(dev)
-            a_port(port)
-            b(leaves[su * lps + li])
-            b_port(down_ports[lp])
-    ctx.add_links(name, *ends, chooser=chooser, origin=path)
+            ends.append((dev, port, leaves[su * lps + li], down_ports[lp]))
+    ctx.add_link_rows(name, ends, chooser=chooser, origin=path)
 
 
 def _wire_up(

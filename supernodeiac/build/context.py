@@ -229,6 +229,21 @@ class BuildContext:
         spec = self._link_specs(fabric, kind, chooser, origin, ga, gb, lengths)
         self.fabric.links.add_many(a, a_port, b, b_port, lengths, spec)
 
+    def add_link_rows(
+        self,
+        fabric: str,
+        ends: Sequence[tuple[int, int, int, int]],
+        *,
+        chooser: MediaChooser,
+        origin: tuple,
+        kind: str = "cable",
+    ) -> None:
+        """:meth:`add_links` for links listed as ``(a, a_port, b, b_port)`` rows, the shape most
+        builder loops produce (transposed into columns in C)."""
+        if ends:
+            a, a_port, b, b_port = zip(*ends, strict=True)
+            self.add_links(fabric, a, a_port, b, b_port, chooser=chooser, origin=origin, kind=kind)
+
     def _group_ids(self, devices: list[Device], ports: Sequence[int]) -> list[int]:
         """The port group (as its small id) of each (device, port); IndexError for a port the device lacks."""
         group_ids = self._port_group_ids

@@ -292,16 +292,11 @@ def _wire_globals(
     # by q once, as a 10^5-link loop should not divide twice per link.
     switch_of = [q // h for q in range(plan.ports)]
     port_of = [glob_ports[q % h] for q in range(plan.ports)]
-    ends = list(global_links(plan, built))
-    ctx.add_links(
-        name,
-        [switches[i * per_group + switch_of[q]] for i, q, _, _ in ends],
-        [port_of[q] for _, q, _, _ in ends],
-        [switches[j * per_group + switch_of[q2]] for _, _, j, q2 in ends],
-        [port_of[q2] for _, _, _, q2 in ends],
-        chooser=chooser,
-        origin=path,
-    )
+    ends = [
+        (switches[i * per_group + switch_of[q]], port_of[q], switches[j * per_group + switch_of[q2]], port_of[q2])
+        for i, q, j, q2 in global_links(plan, built)
+    ]
+    ctx.add_link_rows(name, ends, chooser=chooser, origin=path)
 
 
 def _global_facts(plan: GlobalPlan, built: int) -> dict:
@@ -361,12 +356,9 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
     # Router r's local port towards r2 (> r) is r2 - 1; r2's towards r (< r2) is r. The same
     # (r, port, r2, port) for every group, so listed once.
     pairs = [(r, local[r2 - 1], r2, local[r]) for r in range(a) for r2 in range(r + 1, a)]
-    ctx.add_links(
+    ctx.add_link_rows(
         name,
-        [routers[j * a + r] for j in range(g) for r, _, _, _ in pairs],
-        [port for _ in range(g) for _, port, _, _ in pairs],
-        [routers[j * a + r2] for j in range(g) for _, _, r2, _ in pairs],
-        [port2 for _ in range(g) for _, _, _, port2 in pairs],
+        [(routers[j * a + r], port, routers[j * a + r2], port2) for j in range(g) for r, port, r2, port2 in pairs],
         chooser=chooser,
         origin=path,
     )
@@ -489,16 +481,13 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
     spine_down, glob = spine_data[: leaves * p1], spine_data[leaves * p1 : leaves * p1 + h]
     _attach_endpoints(ctx, name, endpoints, leaf_ids, down, chooser, path)
     # Leaf x of group j sends up-port m to spine m // p1 of its group, on that spine's port x * p1 + m mod p1.
-    ups = [(j * leaves + x, m, j * spines + m // p1, x * p1 + m % p1) for j in range(g) for x in range(leaves) for m in range(u)]
-    ctx.add_links(
-        name,
-        [leaf_ids[x] for x, _, _, _ in ups],
-        [up[m] for _, m, _, _ in ups],
-        [spine_ids[y] for _, _, y, _ in ups],
-        [spine_down[q] for _, _, _, q in ups],
-        chooser=chooser,
-        origin=path,
-    )
+    ups = [
+        (leaf_ids[j * leaves + x], up[m], spine_ids[j * spines + m // p1], spine_down[x * p1 + m % p1])
+        for j in range(g)
+        for x in range(leaves)
+        for m in range(u)
+    ]
+    ctx.add_link_rows(name, ups, chooser=chooser, origin=path)
     _wire_globals(ctx, name, spine_ids, spines, h, glob, plan, g, chooser, path)
 
     f.facts[name] = {

@@ -74,15 +74,8 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                 path + ("switch",),
                 "use a larger management switch or fewer devices per rack",
             )
-        ctx.add_links(
-            "mgmt",
-            [dev for dev, _ in ends],
-            [port for _, port in ends],
-            [sw.index] * len(ends),
-            access[: len(ends)],
-            chooser=chooser,
-            origin=path,
-        )
+        rows = [(dev, port, sw.index, access[k]) for k, (dev, port) in enumerate(ends)]
+        ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path)
         if aggs:
             if spec.uplinks > len(uplinks):
                 raise ctx.fail(
@@ -91,7 +84,7 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                     path + ("uplinks",),
                     f"at most {len(uplinks)}",
                 )
-            up_ends: list[tuple[int, int]] = []  # (aggregation switch, its port) of each uplink
+            up_ends: list[tuple[int, int, int, int]] = []
             for m in range(spec.uplinks):
                 # Spread round-robin so consecutive uplinks of a rack reach different switches.
                 n, a = divmod(rack_index * spec.uplinks + m, len(aggs))  # port n of aggregation switch a
@@ -106,14 +99,6 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                         path + ("aggregation", "count"),
                         f"at least {-(-slots // len(agg_ports))} aggregation switches",
                     )
-                up_ends.append((aggs[a], agg_ports[n]))
-            ctx.add_links(
-                "mgmt",
-                [sw.index] * len(up_ends),
-                uplinks[: len(up_ends)],
-                [agg for agg, _ in up_ends],
-                [port for _, port in up_ends],
-                chooser=chooser,
-                origin=path + ("aggregation",),
-            )
+                up_ends.append((sw.index, uplinks[m], aggs[a], agg_ports[n]))
+            ctx.add_link_rows("mgmt", up_ends, chooser=chooser, origin=path + ("aggregation",))
     f.facts["mgmt"] = {"kind": "management", "rack_switches": len(by_rack), "aggregation": len(aggs)}

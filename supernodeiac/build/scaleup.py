@@ -213,19 +213,15 @@ def _build_one_level(
                 per_slot_u=stack_u,
             )
             switches.append(dev.index)
-        ends: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
-        add_a, add_ap, add_b, add_bp = (column.append for column in ends)
+        ends: list[tuple[int, int, int, int]] = []
         for b, board in enumerate(boards):
             for j, sw in enumerate(switches):  # connector (b, j): board b's links with l % m == j
                 for a in range(a_count):
                     g = b * a_count + a
                     for link in range(j, links, m):
                         _, c, p = spread.target(g, link)
-                        add_a(board)
-                        add_ap(cb_ports[a * links + link])
-                        add_b(sw)
-                        add_bp(sb_ports[c * ports + p])
-        ctx.add_links(name, *ends, chooser=chooser, origin=path, kind=form.link_kind)
+                        ends.append((board, cb_ports[a * links + link], sw, sb_ports[c * ports + p]))
+        ctx.add_link_rows(name, ends, chooser=chooser, origin=path, kind=form.link_kind)
         boards_all.extend(boards)
     # Only the compute boards are endpoints: a scale-out fabric takes their data ports (NICs).
     ctx.groups[name] = boards_all
@@ -366,16 +362,12 @@ def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> Non
     l2_ports = f.layouts[spec.switch].ports_of("scaleup")
     policy_path = path + ("media",) if spec.media else ("media",)
     chooser = ctx.chooser(spec.media, policy_path)
-    ups = [(i, sb, first_up, u) for i, (sb, _chip, first_up) in enumerate(l1) for u in range(uplinks)]
-    ctx.add_links(
-        spec.name,
-        [sb for _, sb, _, _ in ups],
-        [first_up + u for _, _, first_up, u in ups],
-        [l2[(u // p) // c2] for _, _, _, u in ups],
-        [l2_ports[((u // p) % c2) * r2 + i * p + u % p] for i, _, _, u in ups],
-        chooser=chooser,
-        origin=path,
-    )
+    ups = [
+        (sb, first_up + u, l2[(u // p) // c2], l2_ports[((u // p) % c2) * r2 + i * p + u % p])
+        for i, (sb, _chip, first_up) in enumerate(l1)
+        for u in range(uplinks)
+    ]
+    ctx.add_link_rows(spec.name, ups, chooser=chooser, origin=path)
     # The joined domain is one accelerator domain: a scale-out fabric may take it as an endpoint group.
     ctx.groups[spec.name] = [b for d in order for b in ctx.groups[d]]
     accelerators = 0
