@@ -86,8 +86,8 @@ IdSource = Callable[["LinkTable", Sequence[int] | None], list[str]]
 
 
 class LinkTable:
-    """The links of a Fabric, in build order. Append through :meth:`add` (or a builder's bound
-    column appends, see ``BuildContext.linker``); read columns, or iterate :class:`Link` values."""
+    """The links of a Fabric, in build order. Append through :meth:`add` or :meth:`add_many` (the
+    builders' path, via ``BuildContext.add_links``); read columns, or iterate :class:`Link` values."""
 
     __slots__ = (
         "a",

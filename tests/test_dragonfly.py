@@ -251,8 +251,8 @@ def test_tampered_fabric_fails_the_pair_check(balanced: Compiled) -> None:
         'naming: {cable_id: "{a}-{a_port}-{{x}}"}\n',
     ],
 )
-def test_linker_makes_the_links_connect_makes(extra: str) -> None:
-    """The builders' bulk path (BuildContext.add_links), linker and connect agree on every field of every link."""
+def test_bulk_links_are_the_links_connect_makes(extra: str) -> None:
+    """The builders' bulk paths (BuildContext.add_links, add_link_rows) and connect agree on every field of every link."""
     c = compile_text(dragonfly(extra="").replace("site:", extra + "site:"))
     assert c.fabric is not None, [f.message for f in c.findings]
     f, bp = c.fabric, c.blueprint
@@ -261,12 +261,9 @@ def test_linker_makes_the_links_connect_makes(extra: str) -> None:
     ctx = BuildContext(bp, c.catalogue, copy, Geometry(bp.site, copy))
     assert copy.racks == f.racks
     chooser = ctx.chooser(None, ("media",))
-    link = ctx.linker("df", chooser=chooser, origin=("scaleout", 0))
     for k in f.links_of("df"):
         made = ctx.connect("df", k.a, k.a_port, k.b, k.b_port, chooser=chooser, origin=("scaleout", 0))
         assert made.medium == k.medium and made.gbps == k.gbps and copy.links[-1] == k
-        link(k.a, k.a_port, k.b, k.b_port)
-        assert copy.links[-1] == k
     ctx.add_links(
         "df",
         [k.a for k in f.links_of("df")],
@@ -277,6 +274,9 @@ def test_linker_makes_the_links_connect_makes(extra: str) -> None:
         origin=("scaleout", 0),
     )
     n = len(f.links.indices_of("df"))
+    assert copy.links[-n:] == list(f.links_of("df"))
+    rows = [(k.a, k.a_port, k.b, k.b_port) for k in f.links_of("df")]
+    ctx.add_link_rows("df", rows, chooser=chooser, origin=("scaleout", 0))
     assert copy.links[-n:] == list(f.links_of("df"))
     if "pin" in extra:
         assert {k.medium for k in f.links_of("df")} == {"aoc"} and all(k.pinned for k in f.links_of("df"))

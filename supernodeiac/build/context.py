@@ -4,7 +4,7 @@ helpers that keep names, placement, lengths and media consistent across builders
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,21 +175,11 @@ class BuildContext:
         """Cable (or mate) port ``a_port`` of device ``a`` to ``b_port`` of ``b``: length, rate, medium.
 
         Returns what the link is (lanes, lane rate, medium), for builders that add up bandwidth.
-        Loops of 10^5 links pass whole lists to :meth:`add_links`.
+        Loops of 10^5 links pass whole lists to :meth:`add_links` or :meth:`add_link_rows`.
         """
         self.add_links(fabric, [a], [a_port], [b], [b_port], chooser=chooser, origin=origin, kind=kind)
         table = self.fabric.links
         return table.specs[table.spec[-1]]
-
-    def linker(
-        self, fabric: str, *, chooser: MediaChooser, origin: tuple, kind: str = "cable"
-    ) -> Callable[[int, int, int, int], None]:
-        """``link(a, a_port, b, b_port)``: :meth:`connect` with the loop's fixed arguments bound."""
-
-        def link(a: int, a_port: int, b: int, b_port: int) -> None:
-            self.add_links(fabric, [a], [a_port], [b], [b_port], chooser=chooser, origin=origin, kind=kind)
-
-        return link
 
     def add_links(
         self,
