@@ -8,9 +8,9 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from .types import Catalogue, DeviceModel, Medium, PortGroup
+from .types import Catalogue, DeviceModel, Medium, PortGroup, PortMap
 
-__all__ = ["Catalogue", "DeviceModel", "Medium", "PortGroup", "builtin_data", "merged"]
+__all__ = ["Catalogue", "DeviceModel", "Medium", "PortGroup", "PortMap", "builtin_data", "merged"]
 
 
 @lru_cache(maxsize=1)
@@ -21,6 +21,7 @@ def builtin_data() -> dict[str, Any]:
     return {
         "devices": yaml.load((root / "devices.yaml").read_text(encoding="utf-8")),
         "media": yaml.load((root / "media.yaml").read_text(encoding="utf-8")),
+        "port_maps": yaml.load((root / "port_maps.yaml").read_text(encoding="utf-8")),
     }
 
 
@@ -33,7 +34,7 @@ def merged(overrides: dict[str, Any] | None) -> dict[str, Any]:
     """
     base = builtin_data()
     out: dict[str, Any] = {}
-    for section in ("devices", "media"):
+    for section in ("devices", "media", "port_maps"):
         entries = {name: dict(entry) for name, entry in base[section].items()}
         for name, entry in ((overrides or {}).get(section) or {}).items():
             entries[name] = {**entries.get(name, {}), **entry}

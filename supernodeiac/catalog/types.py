@@ -146,6 +146,49 @@ class Medium(Strict):
         return None
 
 
+class SonicPortGroup(Strict):
+    """How SONiC names one catalogue port group (port_config.ini / platform.json of the hwsku).
+
+    Port ``i`` of the group (0-based) is ``{prefix}{first_name + i * name_step}`` on lanes
+    ``first_lane + i * lane_step`` .. ``+ lanes - 1``; its cage is ``first_cage + i // ports_per_cage``
+    (ports_per_cage from the catalogue port group), its alias ``alias`` with ``{cage}`` and ``{sub}``
+    (a, b, c, ... when a cage carries several ports, empty otherwise) and its index the cage.
+    """
+
+    role: PortRole
+    prefix: str = "Ethernet"
+    first_name: int = Field(0, ge=0)
+    name_step: PositiveInt
+    first_lane: int = Field(0, ge=0)
+    lane_step: PositiveInt
+    lanes: PositiveInt = Field(description="SerDes lanes per port")
+    first_cage: PositiveInt = 1
+    alias: str = "etp{cage}{sub}"
+    speed_mbps: PositiveInt = Field(description="the port speed SONiC takes (PORT.speed, Mb/s)")
+    fec: Literal["rs", "fc", "none", "auto"] | None = None
+    breakout_mode: str | None = Field(None, description="BREAKOUT_CFG mode of each cage, as platform.json spells it")
+
+
+class SonicBuffers(Strict):
+    """The per-ASIC figure SONiC's dynamic buffer model cannot compute itself."""
+
+    egress_lossless_pool_bytes: PositiveInt
+
+
+class PortMap(Strict):
+    """A switch model as its network OS sees it: hwsku, platform and the name and lanes of every port."""
+
+    os: Literal["sonic"] = "sonic"
+    hwsku: str
+    platform: str
+    mgmt_port: str = "eth0"
+    groups: list[SonicPortGroup] = Field(min_length=1, description="one per catalogue port group that SONiC runs, by role")
+    buffers: SonicBuffers | None = Field(None, description="for the lossless (RoCEv2) buffer tables")
+    sources: list[Source] = Field(min_length=1)
+
+
 class Catalogue(Strict):
     devices: dict[str, DeviceModel]
     media: dict[str, Medium]
+    # Network-OS port maps by device model (catalog/data/port_maps.yaml), read by the config renderers.
+    port_maps: dict[str, PortMap] = Field(default_factory=dict)
