@@ -141,7 +141,8 @@ def render_cmd(file: str, out: str | None, fmt: str, only: tuple[str, ...], quie
         click.echo(f"unknown output(s): {', '.join(unknown)}; known: {', '.join(known)}", err=True)
         sys.exit(2)
     try:
-        artifacts, notices = render(compiled, list(only) or None)
+        # Large outputs stay streams: the writer produces them chunk by chunk into the staging folder.
+        artifacts, notices = render(compiled, list(only) or None, stream=True)
     except Exception as exc:  # noqa: BLE001 - nothing has been written yet
         _internal_error(f"while rendering {file} (nothing written)", exc)
     assert compiled.blueprint is not None
@@ -151,6 +152,8 @@ def render_cmd(file: str, out: str | None, fmt: str, only: tuple[str, ...], quie
     except (OSError, WriteError) as exc:
         click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
         sys.exit(1)
+    except Exception as exc:  # noqa: BLE001 - a streamed renderer failed; the staging folder is gone
+        _internal_error(f"while rendering {file} ({target} is unchanged)", exc)
     _emit([compiled], fmt, quiet=True if fmt == "human" else quiet)
     for notice in notices:
         click.echo(f"notice: {notice}", err=True)
@@ -195,6 +198,38 @@ def explain_cmd(file: str, fmt: str) -> None:
         else:
             click.echo(_summary(compiled), err=True)
     sys.exit(compiled.exit_code)
+
+
+@main.command(name="verify")
+@click.argument("blueprint", type=click.Path())
+@click.argument("discovered", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+def verify_cmd(blueprint: str, discovered: tuple[str, ...], fmt: str) -> None:
+    """Compare the as-built fabric with the plan: DISCOVERED files are ibnetdiscover output or LLDP
+    tables (`lldpctl -f json`, SONiC `show lldp table`), each LLDP table as DEVICE=FILE or in a file
+    named after its device. Exit 0 as planned, 1 differences, 2 an unreadable blueprint or input.
+    """
+    from .verify import DiscoveryError, verify
+    from .verify.report import FORMATS as REPORTS
+
+    compiled = _compile(blueprint)
+    if compiled.fabric is None:
+        for f in compiled.findings:
+            if f.severity is Severity.ERROR:
+                click.echo(_human(f), err=True)
+        click.echo(f"snc verify: {blueprint} cannot be built, so there is no plan to compare with", err=True)
+        sys.exit(2)
+    assert compiled.blueprint is not None and compiled.catalogue is not None
+    try:
+        result = verify(compiled.blueprint, compiled.catalogue, compiled.fabric, list(discovered))
+    except DiscoveryError as exc:
+        click.echo(f"snc verify: {exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the inputs
+        _internal_error(f"while verifying {blueprint}", exc)
+        raise
+    click.echo(REPORTS[fmt](result), nl=False)
+    sys.exit(result.exit_code)
 
 
 @main.command()

@@ -104,6 +104,7 @@ def _compile(doc: Document) -> Compiled:
     return Compiled(doc.path, Stage.BUILT, _located(doc, findings), doc, blueprint, catalogue, fabric)
 
 
-def render(compiled: Compiled, only: list[str] | None = None) -> tuple[Artifacts, list[str]]:
+def render(compiled: Compiled, only: list[str] | None = None, stream: bool = False) -> tuple[Artifacts, list[str]]:
+    """Every artifact as bytes; with ``stream``, large ones may stay :class:`render.Stream` for the writer."""
     with _bulk():
-        return render_all(compiled.render_context(), only)
+        return render_all(compiled.render_context(), only, stream)

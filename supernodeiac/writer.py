@@ -11,7 +11,9 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 MANIFEST = "MANIFEST.json"
 
@@ -20,7 +22,25 @@ def manifest(artifacts: dict[str, bytes], blueprint_name: str) -> bytes:
     entries = [
         {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()} for path, data in sorted(artifacts.items())
     ]
+    return _manifest(entries, blueprint_name)
+
+
+def _manifest(entries: list[dict], blueprint_name: str) -> bytes:
     return (json.dumps({"blueprint": blueprint_name, "files": entries}, indent=2) + "\n").encode()
+
+
+def _write_one(dest: Path, data: Any) -> dict:
+    """Write bytes, or a stream chunk by chunk (hashing as it goes); the manifest entry's size and hash."""
+    if isinstance(data, bytes | bytearray):
+        dest.write_bytes(data)
+        return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    digest, size = hashlib.sha256(), 0
+    with dest.open("wb") as out:
+        for chunk in data.chunks():
+            out.write(chunk)
+            digest.update(chunk)
+            size += len(chunk)
+    return {"bytes": size, "sha256": digest.hexdigest()}
 
 
 class WriteError(Exception):
@@ -49,8 +69,9 @@ def _replaceable(target: Path) -> None:
     raise WriteError(f"{target} is not empty and was not written by snc (no {MANIFEST}); choose another -o folder")
 
 
-def write(artifacts: dict[str, bytes], target: Path, blueprint_name: str) -> Path:
-    """Write ``artifacts`` as the new content of ``target``, all or nothing.
+def write(artifacts: Mapping[str, Any], target: Path, blueprint_name: str) -> Path:
+    """Write ``artifacts`` (bytes, or ``render.Stream`` values written chunk by chunk) as the new
+    content of ``target``, all or nothing.
 
     The files go into a staging folder beside the target, which then replaces it by rename;
     on any failure the staging folder is removed and the old target is put back.
@@ -62,11 +83,12 @@ def write(artifacts: dict[str, bytes], target: Path, blueprint_name: str) -> Pat
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     old: Path | None = None
     try:
+        entries = []
         for rel, data in sorted(artifacts.items()):
             dest = staging.joinpath(*paths[rel].parts)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(data)
-        (staging / MANIFEST).write_bytes(manifest(artifacts, blueprint_name))
+            entries.append({"path": rel, **_write_one(dest, data)})
+        (staging / MANIFEST).write_bytes(_manifest(entries, blueprint_name))
         os.chmod(staging, 0o755)
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))

@@ -14,6 +14,7 @@ from .nodes import NodeGroup
 from .scaleout import ScaleoutFabric
 from .scaleup import ScaleupDomain
 from .site import Site
+from .tenants import Tenant
 
 API_VERSION = "supernodeiac/v1"
 
@@ -29,6 +30,9 @@ class CatalogueOverrides(Strict):
 
     devices: dict[str, dict[str, Any]] = Field(default_factory=dict)
     media: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    port_maps: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="network-OS port maps by device model (hwsku, platform, port names and lanes)"
+    )
 
 
 class Planning(Strict):
@@ -56,3 +60,4 @@ class Blueprint(Strict):
     scaleout: list[ScaleoutFabric] = Field(default_factory=list)
     cxl: list[CxlPool] = Field(default_factory=list)
     management: Management | None = None
+    tenants: list[Tenant] = Field(default_factory=list, description="tenants: InfiniBand partitions (partitions.conf)")

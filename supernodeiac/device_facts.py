@@ -1,0 +1,263 @@
+"""What each switch must know, computed once from the Fabric: the facts every config renderer
+(SONiC config_db, LLDP expectations, OpenSM files) and ``snc verify`` read.
+
+Nothing here re-derives the topology or the plans: interfaces come from the link table (every
+link end, sorted by device and port once with numpy), addresses and ASNs from what the builders
+stored (``Device.attrs``, ``Fabric.facts``, ``link_addresses``), management addresses from the
+stable (rack, access port) coordinates, port names and lanes from the catalogue's port maps.
+
+A :class:`FabricFacts` is made once per render (``facts_for``) and hands out one
+:class:`SwitchFacts` per switch on demand, kept for the renderers that come after.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .catalog.types import Catalogue, DeviceModel
+from .fabric import Device, Fabric
+from .link_addresses import LinkAddresses
+from .mgmt_addresses import MgmtPlan
+from .model.blueprint import Blueprint
+from .sonic_ports import SonicPorts, sonic_ports
+
+# SONiC's DEVICE_METADATA.type for each role (the sonic-device_metadata.yang vocabulary). A
+# back-end (GPU) fabric's tiers are T0/T1/T2 as SONiC counts them: the switch that faces the
+# servers is the ToR, the tier above it the leaf, the top the spine.
+SONIC_TYPE = {
+    ("roce", 1): "BackEndToRRouter",
+    ("roce", 2): "BackEndLeafRouter",
+    ("roce", 3): "BackEndSpineRouter",
+    ("mgmt", 1): "MgmtToRRouter",
+    ("mgmt-agg", 2): "MgmtLeafRouter",
+}
+
+
+@dataclass(slots=True)
+class Interface:
+    """One cabled port of a device."""
+
+    port: int  # port index on the device
+    name: str  # OS name (the catalogue's port name)
+    role: str  # the port's group role: data, uplink, mgmt, ...
+    peer: int  # device index of the far end
+    peer_name: str
+    peer_port: int
+    peer_port_name: str
+    link: int  # position in the Fabric's link table
+    network: str  # the fabric the link belongs to
+    gbps: float
+    length_m: float
+    address: str | None = None  # point-to-point address with prefix, e.g. 10.64.0.1/31
+    peer_address: str | None = None
+
+
+@dataclass(slots=True)
+class BgpNeighbor:
+    address: str  # the far end's address (no prefix)
+    asn: int
+    name: str
+    local_address: str
+
+
+@dataclass(slots=True)
+class SwitchFacts:
+    device: Device
+    model: DeviceModel
+    network: str  # the blueprint entry that made it (fabric name, "mgmt")
+    kind: str  # roce, ib, mgmt, mgmt-agg, ethernet, other
+    sonic_type: str | None
+    asn: int | None
+    loopback: str | None  # with prefix
+    interfaces: list[Interface]
+    bgp: list[BgpNeighbor]
+    lossless: dict[str, Any] | None  # the fabric's lossless plan (blueprint ethernet.lossless)
+    ports: SonicPorts | None  # None when the catalogue has no port map for the model
+    mgmt_address: str | None = None  # with prefix: on eth0 (MGMT_INTERFACE) or in-band (VLAN)
+    mgmt_inband: bool = False  # the address sits on the management VLAN, not on eth0
+    mgmt_gateway: str | None = None
+    mgmt_vlan: int | None = None
+    by_port: dict[int, Interface] = field(default_factory=dict)
+
+
+class LinkEnds:
+    """Every link end grouped by device and sorted by port: one numpy sort over 2 x links, then
+    one device's (port, peer, peer port, link) rows are four slices."""
+
+    def __init__(self, fabric: Fabric) -> None:
+        arr = fabric.links.arrays()
+        n = len(arr.a)
+        dev = np.concatenate((arr.a, arr.b))
+        port = np.concatenate((arr.a_port, arr.b_port))
+        order = np.lexsort((port, dev))
+        self.port = port[order]
+        self.peer = np.concatenate((arr.b, arr.a))[order]
+        self.peer_port = np.concatenate((arr.b_port, arr.a_port))[order]
+        self.link = np.concatenate((np.arange(n), np.arange(n)))[order]
+        self.start = np.searchsorted(dev[order], np.arange(len(fabric.devices) + 1))
+
+    def of(self, device: int) -> tuple[list[int], list[int], list[int], list[int]]:
+        s, e = int(self.start[device]), int(self.start[device + 1])
+        return self.port[s:e].tolist(), self.peer[s:e].tolist(), self.peer_port[s:e].tolist(), self.link[s:e].tolist()
+
+
+class FabricFacts:
+    """The per-device facts of one compiled blueprint (made once; switch facts on demand, kept)."""
+
+    def __init__(self, blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> None:
+        self.blueprint = blueprint
+        self.catalogue = catalogue
+        self.fabric = fabric
+        self.ends = LinkEnds(fabric)
+        self._switches: dict[int, SwitchFacts] = {}
+        self._addresses: dict[str, LinkAddresses | None] = {}
+        self._names = [d.name for d in fabric.devices]
+        self._port_names = [fabric.layouts[d.model].names for d in fabric.devices]
+        self._roles = [fabric.layouts[d.model].port_roles for d in fabric.devices]
+        self.mgmt: MgmtPlan | None = None
+        m = blueprint.management
+        if m is not None and m.addressing is not None and m.switch in fabric.layouts:
+            self.mgmt = MgmtPlan(m.addressing, len(fabric.layouts[m.switch].ports_of("data")))
+
+    # -- which devices --------------------------------------------------------------------
+    def switches(self, transport: str | None = None) -> list[int]:
+        """Device indices of every switch (of one transport), in Fabric order."""
+        models = self.fabric.models
+        return [
+            d.index
+            for d in self.fabric.devices
+            if models[d.model].kind == "switch" and (transport is None or models[d.model].transport == transport)
+        ]
+
+    # -- one switch -----------------------------------------------------------------------
+    def switch(self, device: int) -> SwitchFacts:
+        found = self._switches.get(device)
+        if found is None:
+            found = self._switches[device] = self._make(device)
+        return found
+
+    def _link_addresses(self, network: str) -> LinkAddresses | None:
+        if network not in self._addresses:
+            facts = self.fabric.facts.get(network, {})
+            self._addresses[network] = LinkAddresses(self.fabric, network) if "ethernet" in facts else None
+        return self._addresses[network]
+
+    def _make(self, index: int) -> SwitchFacts:
+        f = self.fabric
+        dev = f.devices[index]
+        model = f.models[dev.model]
+        facts = f.facts.get(dev.group, {})
+        ethernet = facts.get("ethernet")
+        kind = _kind(dev, model, facts)
+        attrs = dev.attrs or {}
+        port_map = self.catalogue.port_maps.get(dev.model)
+        ports = sonic_ports(model, port_map) if port_map is not None else None
+
+        t = f.links
+        specs, spec_col, length_col = t.specs, t.spec, t.length_m
+        names, port_names = self._names, self._port_names
+        own_names, own_roles = port_names[index], self._roles[index]
+        addresses = self._link_addresses(dev.group) if ethernet is not None else None
+        interfaces: list[Interface] = []
+        bgp: list[BgpNeighbor] = []
+        devices = f.devices
+        for port, peer, peer_port, link in zip(*self.ends.of(index)):
+            spec = specs[spec_col[link]]
+            iface = Interface(
+                port,
+                own_names[port],
+                own_roles[port],
+                peer,
+                names[peer],
+                peer_port,
+                port_names[peer][peer_port],
+                link,
+                spec.fabric,
+                spec.gbps,
+                length_col[link],
+            )
+            if addresses is not None and spec.fabric == dev.group:
+                pair = addresses.pair(index, port, peer, peer_port)
+                if pair is not None:
+                    iface.address, iface.peer_address = pair
+                    peer_attrs = devices[peer].attrs or {}
+                    if "asn" in peer_attrs:
+                        bgp.append(BgpNeighbor(pair[1].split("/")[0], peer_attrs["asn"], names[peer], pair[0].split("/")[0]))
+            interfaces.append(iface)
+        out = SwitchFacts(
+            device=dev,
+            model=model,
+            network=dev.group,
+            kind=kind,
+            sonic_type=SONIC_TYPE.get((kind, dev.tier)),
+            asn=attrs.get("asn"),
+            loopback=attrs.get("loopback"),
+            interfaces=interfaces,
+            bgp=bgp,
+            lossless=ethernet["lossless"] if ethernet is not None else None,
+            ports=ports,
+            by_port={i.port: i for i in interfaces},
+        )
+        self._management(out)
+        return out
+
+    def _management(self, sw: SwitchFacts) -> None:
+        """The switch's management address: on eth0 when its management port is cabled to a rack
+        switch, in-band on the management VLAN for a rack switch itself."""
+        plan = self.mgmt
+        if plan is None:
+            return
+        sw.mgmt_gateway, sw.mgmt_vlan = plan.gateway, plan.vlan
+        if sw.kind == "mgmt" and sw.device.rack >= 0:
+            sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(sw.device.rack)), True
+            return
+        for iface in sw.interfaces:
+            if iface.role == "mgmt":
+                address = self.mgmt_address_of(iface.peer, iface.peer_port)
+                if address is not None:
+                    sw.mgmt_address = plan.with_prefix(address)
+                return
+
+    def mgmt_address_of(self, rack_switch: int, access_port: int) -> str | None:
+        """The address of whatever is cabled to ``access_port`` of a rack management switch."""
+        plan = self.mgmt
+        sw = self.fabric.devices[rack_switch]
+        if plan is None or sw.role != "mgmt" or sw.rack < 0:
+            return None
+        access = self.fabric.layouts[sw.model].ports_of("data")
+        if access_port not in access:
+            return None
+        return plan.device(sw.rack, access.index(access_port))
+
+    # -- cables ---------------------------------------------------------------------------
+    def cable_id(self, link: int) -> str:
+        return self.fabric.links.id_of(link)
+
+    def cable_length_m(self, link: int) -> int:
+        """The cable's routed length in whole metres, rounded up (SONiC's CABLE_LENGTH takes '5m')."""
+        return max(1, math.ceil(self.fabric.links.length_m[link] - 1e-9))
+
+
+def _kind(dev: Device, model: DeviceModel, facts: dict[str, Any]) -> str:
+    if model.kind != "switch":
+        return "other"
+    if dev.role in ("mgmt", "mgmt-agg"):
+        return dev.role
+    if model.transport == "infiniband":
+        return "ib"
+    if model.transport == "ethernet":
+        return "roce" if "ethernet" in facts else "ethernet"
+    return "other"
+
+
+def facts_for(ctx: Any) -> FabricFacts:
+    """The facts of a render context, made on first use and kept on the context for the next renderer."""
+    memo = ctx.memo
+    found = memo.get("device_facts")
+    if found is None:
+        found = memo["device_facts"] = FabricFacts(ctx.blueprint, ctx.catalogue, ctx.fabric)
+    return found

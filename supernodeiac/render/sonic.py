@@ -1,0 +1,41 @@
+"""SONiC config_db.json for every Ethernet switch: ``sonic/<switch>/config_db.json``.
+
+RoCE leaves, spines and cores, management rack switches and aggregation switches. The tables
+and their values are built in ``sonic_config``; this module only picks the switches, streams one
+file per switch (a 131,072-GPU RoCE design has thousands of them) and says which it could not
+render (a model without a SONiC port map).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from ..device_facts import FabricFacts, facts_for
+from ..sonic_config import config_db, dumps
+from . import RENDERERS, RenderContext, Stream
+
+
+def _produce(facts: FabricFacts, device: int) -> Iterator[str]:
+    sw = facts.switch(device)
+    lengths = [facts.cable_length_m(i.link) for i in sw.interfaces] if sw.lossless is not None else None
+    return dumps(config_db(sw, lengths))
+
+
+@RENDERERS.register("sonic")
+def render_sonic(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    facts = facts_for(ctx)
+    out: dict[str, bytes | Stream] = {}
+    unmapped: Counter[str] = Counter()
+    for device in facts.switches("ethernet"):
+        dev = ctx.fabric.devices[device]
+        if dev.model not in ctx.catalogue.port_maps:
+            unmapped[dev.model] += 1
+            continue
+        out[f"sonic/{dev.name}/config_db.json"] = Stream(lambda device=device: _produce(facts, device))
+    for model, count in sorted(unmapped.items()):
+        out[f"notice:sonic:{model}"] = (
+            f"sonic: no SONiC port map for {model} ({count} switches): their config_db.json is not rendered; "
+            f"add one under 'catalogue: port_maps: {model}:'"
+        ).encode()
+    return out

@@ -1,0 +1,297 @@
+"""A SONiC config_db.json for one switch, built as data from its :class:`SwitchFacts`.
+
+Tables (shared/reference/formats.md 2.1; field names and ranges from the SONiC YANG models):
+DEVICE_METADATA, PORT (from the catalogue's port map: names, lanes, aliases, cages, speeds),
+BREAKOUT_CFG, INTERFACE and LOOPBACK_INTERFACE (point-to-point and loopback addresses of the
+plan), BGP_NEIGHBOR (the far end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN /
+VLAN_MEMBER / VLAN_INTERFACE on management switches, and for a lossless RoCEv2 fabric the QoS
+and buffer tables of SONiC's own templates (qos_config.j2, buffers_config.j2): DSCP_TO_TC_MAP,
+TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, MAP_PFC_PRIORITY_TO_QUEUE, PORT_QOS_MAP (pfc_enable),
+SCHEDULER, WRED_PROFILE (ECN), QUEUE, BUFFER_POOL / PROFILE / PG / QUEUE in the dynamic buffer
+model (SONiC computes each lossless PG's headroom from the port speed and CABLE_LENGTH, which
+carries the real cable lengths), DEFAULT_LOSSLESS_BUFFER_PARAMETER, LOSSLESS_TRAFFIC_PATTERN,
+PFC_WD.
+
+Values that repeat on every port (a queue's scheduler, a port's QoS maps) are one shared dict, so
+:func:`dumps` encodes each once: 576 configs of a 512 x 64 Clos serialise in well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from .device_facts import SwitchFacts
+from .model.management import MgmtAddressing
+
+Config = dict[str, dict[str, dict[str, Any]]]
+
+MTU = "9100"  # SONiC's default port MTU (jumbo frames: a 4096-byte RoCE payload fits)
+# eBGP timers of FRR's "datacenter" defaults profile: keepalive 3 s, hold 9 s (fast failure detection).
+BGP_KEEPALIVE, BGP_HOLDTIME = "3", "9"
+MAP = "AZURE"  # SONiC's own map and profile names: its qos/buffer templates and tools look for them
+LOSSLESS_WRED = "AZURE_LOSSLESS"
+# Scheduler weights of SONiC's default qos_config.j2 (scheduler.0 lossy 14, scheduler.1 lossless 15);
+# DCQCN congestion notifications go strict priority so that they overtake the data they throttle.
+SCHEDULERS = {
+    "scheduler.0": {"type": "DWRR", "weight": "14"},
+    "scheduler.1": {"type": "DWRR", "weight": "15"},
+    "scheduler.2": {"type": "STRICT"},
+}
+# PFC watchdog: detection and restoration 200 ms, polled every 200 ms (SONiC's pfcwd defaults).
+PFCWD = {"action": "drop", "detection_time": "200", "restoration_time": "200"}
+PFCWD_POLL_MS = "200"
+# The dynamic buffer model's lossless traffic assumptions (SONiC buffers_config.j2 defaults).
+LOSSLESS_PATTERN = {"mtu": "1024", "small_packet_percentage": "100"}
+DEFAULT_MGMT_VLAN = MgmtAddressing.model_fields["vlan"].default
+
+
+def ranges(values: list[int]) -> list[str]:
+    """Contiguous runs as SONiC keys write them: [0, 1, 2, 5, 6] -> ['0-2', '5-6']."""
+    out: list[str] = []
+    run: list[int] = []
+    for v in sorted(values):
+        if run and v == run[-1] + 1:
+            run.append(v)
+            continue
+        if run:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+        run = [v]
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return out
+
+
+def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Config:
+    """The config_db tables of one switch. ``cable_length_m`` is each interface's cable length in
+    whole metres (same order as ``sw.interfaces``), needed for the lossless buffer tables."""
+    assert sw.ports is not None, "config_db needs the model's port map"
+    dev, ports = sw.device, sw.ports
+    pm = ports.port_map
+    cfg: Config = {}
+    meta: dict[str, Any] = {"hostname": dev.name, "hwsku": pm.hwsku, "platform": pm.platform}
+    if sw.sonic_type:
+        meta["type"] = sw.sonic_type
+    if sw.asn is not None:
+        meta["bgp_asn"] = str(sw.asn)
+    if sw.loopback and ":" not in sw.loopback:
+        meta["bgp_router_id"] = sw.loopback.split("/")[0]
+    lossless = sw.lossless is not None and pm.buffers is not None
+    if lossless:
+        meta["buffer_model"] = "dynamic"
+    cfg["DEVICE_METADATA"] = {"localhost": dict(sorted(meta.items()))}
+
+    # -- ports --------------------------------------------------------------------------------
+    by_port = sw.by_port
+    port_table: dict[str, dict[str, Any]] = {}
+    breakout: dict[str, dict[str, Any]] = {}
+    for index, sp in enumerate(ports.ports):
+        if sp is None:
+            continue
+        iface = by_port.get(index)
+        speed = sp.speed_mbps if iface is None else min(sp.speed_mbps, int(iface.gbps * 1000))
+        entry = {"admin_status": "up" if iface is not None else "down", "alias": sp.alias}
+        if iface is not None:
+            entry["description"] = f"{iface.peer_name}:{iface.peer_port_name}"
+        if sp.fec:
+            entry["fec"] = sp.fec
+        entry.update({"index": sp.index, "lanes": sp.lanes, "mtu": MTU, "speed": str(speed)})
+        port_table[sp.name] = entry
+        if sp.first_in_cage and sp.group.breakout_mode:
+            breakout[sp.cage_master] = {"brkout_mode": sp.group.breakout_mode}
+    cfg["PORT"] = port_table
+    if breakout:
+        cfg["BREAKOUT_CFG"] = breakout
+
+    # -- layer 3 ------------------------------------------------------------------------------
+    empty: dict[str, Any] = {}
+    routed = [i for i in sw.interfaces if i.address is not None and ports.ports[i.port] is not None]
+    if routed:
+        interface: dict[str, dict[str, Any]] = {}
+        for i in routed:
+            interface[i.name] = empty
+            interface[f"{i.name}|{i.address}"] = empty
+        cfg["INTERFACE"] = interface
+    if sw.loopback:
+        cfg["LOOPBACK_INTERFACE"] = {"Loopback0": empty, f"Loopback0|{sw.loopback}": empty}
+    if sw.bgp:
+        cfg["BGP_NEIGHBOR"] = {
+            n.address: {
+                "admin_status": "up",
+                "asn": str(n.asn),
+                "holdtime": BGP_HOLDTIME,
+                "keepalive": BGP_KEEPALIVE,
+                "local_addr": n.local_address,
+                "name": n.name,
+                "nhopself": "0",
+                "rrclient": "0",
+            }
+            for n in sw.bgp
+        }
+
+    # -- management ---------------------------------------------------------------------------
+    mgmt = next((i for i in sw.interfaces if i.role == "mgmt"), None)
+    has_mgmt_port = any(g.role == "mgmt" for g in sw.model.ports)
+    if has_mgmt_port:
+        entry = {"admin_status": "up", "alias": pm.mgmt_port}
+        if mgmt is not None:
+            entry["description"] = f"{mgmt.peer_name}:{mgmt.peer_port_name}"
+        cfg["MGMT_PORT"] = {pm.mgmt_port: entry}
+        if sw.mgmt_address and not sw.mgmt_inband:
+            cfg["MGMT_INTERFACE"] = {f"{pm.mgmt_port}|{sw.mgmt_address}": {"gwaddr": sw.mgmt_gateway}}
+    if sw.kind in ("mgmt", "mgmt-agg"):
+        _vlan(cfg, sw)
+
+    if sw.lossless is not None:
+        _qos(cfg, sw, cable_length_m or [], buffers=lossless)
+    return dict(sorted(cfg.items()))
+
+
+def _vlan(cfg: Config, sw: SwitchFacts) -> None:
+    """The management VLAN: a rack switch's access ports untagged and its uplinks tagged; every
+    cabled port of an aggregation switch tagged (it carries the VLAN between racks)."""
+    vlan = sw.mgmt_vlan or DEFAULT_MGMT_VLAN
+    name = f"Vlan{vlan}"
+    ports = sw.ports
+    assert ports is not None
+    untagged, tagged = {"tagging_mode": "untagged"}, {"tagging_mode": "tagged"}
+    members: dict[str, dict[str, Any]] = {}
+    for i in sw.interfaces:
+        if ports.ports[i.port] is None:
+            continue
+        access = sw.kind == "mgmt" and i.role == "data"
+        members[f"{name}|{i.name}"] = untagged if access else tagged
+    cfg["VLAN"] = {name: {"vlanid": str(vlan)}}
+    if members:
+        cfg["VLAN_MEMBER"] = members
+    if sw.mgmt_address and sw.mgmt_inband:
+        cfg["VLAN_INTERFACE"] = {name: {}, f"{name}|{sw.mgmt_address}": {}}
+
+
+def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> None:
+    """Lossless RoCEv2 on every cabled data port: PFC on the declared priorities, ECN marking on
+    their queues, the CNP class strict, headroom from the cable lengths (dynamic buffer model)."""
+    plan = sw.lossless
+    ports = sw.ports
+    assert plan is not None and ports is not None
+    pfc = sorted(plan["pfc_priorities"])
+    dscp_map = {int(k): v for k, v in plan["dscp_to_tc"].items()}
+    default_tc = plan["default_tc"]
+    cnp_tc = dscp_map.get(plan["cnp_dscp"]) if plan.get("cnp_dscp") is not None else None
+    if cnp_tc in pfc:
+        cnp_tc = None  # a CNP class with PFC stays a lossless DWRR queue
+    ecn = plan["ecn"]
+    pfc_text = ",".join(map(str, pfc))
+
+    cfg["DSCP_TO_TC_MAP"] = {MAP: {str(d): str(dscp_map.get(d, default_tc)) for d in range(64)}}
+    cfg["TC_TO_QUEUE_MAP"] = {MAP: {str(tc): str(tc) for tc in range(8)}}
+    cfg["MAP_PFC_PRIORITY_TO_QUEUE"] = {MAP: {str(p): str(p) for p in range(8)}}
+    cfg["TC_TO_PRIORITY_GROUP_MAP"] = {MAP: {str(tc): str(tc) if tc in pfc else "0" for tc in range(8)}}
+    used = {"scheduler.0", "scheduler.1"} | ({"scheduler.2"} if cnp_tc is not None else set())
+    cfg["SCHEDULER"] = {k: v for k, v in SCHEDULERS.items() if k in used}
+    threshold = {
+        f"{colour}_{what}": str(value)
+        for colour in ("green", "yellow", "red")
+        for what, value in (
+            ("min_threshold", ecn["min_threshold_bytes"]),
+            ("max_threshold", ecn["max_threshold_bytes"]),
+            ("drop_probability", ecn["max_probability_pct"]),
+        )
+    }
+    wred = {"ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true", **threshold}
+    cfg["WRED_PROFILE"] = {LOSSLESS_WRED: dict(sorted(wred.items()))}
+
+    qos_map = {
+        "dscp_to_tc_map": MAP,
+        "pfc_enable": pfc_text,
+        "pfc_to_queue_map": MAP,
+        "pfcwd_sw_enable": pfc_text,
+        "tc_to_pg_map": MAP,
+        "tc_to_queue_map": MAP,
+    }
+    lossless_queue = {"scheduler": "scheduler.1", "wred_profile": LOSSLESS_WRED}
+    cnp_queue = {"scheduler": "scheduler.2"}
+    lossy_queue = {"scheduler": "scheduler.0"}
+    others = [q for q in range(8) if q not in pfc and q != cnp_tc]
+    lossy_ranges, lossless_ranges = ranges(others), ranges(pfc)
+    lossy_pg = {"profile": "ingress_lossy_profile"}
+    lossless_pg = {"profile": "NULL"}  # dynamic model: SONiC computes the headroom
+    egress_lossless, egress_lossy = {"profile": "egress_lossless_profile"}, {"profile": "egress_lossy_profile"}
+
+    port_qos: dict[str, dict[str, Any]] = {"global": {"dscp_to_tc_map": MAP}}
+    queue: dict[str, dict[str, Any]] = {}
+    pg: dict[str, dict[str, Any]] = {}
+    bq: dict[str, dict[str, Any]] = {}
+    cable: dict[str, str] = {}
+    pfcwd: dict[str, dict[str, Any]] = {"GLOBAL": {"POLL_INTERVAL": PFCWD_POLL_MS}}
+    for k, i in enumerate(sw.interfaces):
+        if i.role != "data" or ports.ports[i.port] is None:
+            continue
+        name = i.name
+        port_qos[name] = qos_map
+        for q in pfc:
+            queue[f"{name}|{q}"] = lossless_queue
+        if cnp_tc is not None:
+            queue[f"{name}|{cnp_tc}"] = cnp_queue
+        for r in lossy_ranges:
+            queue[f"{name}|{r}"] = lossy_queue
+        pfcwd[name] = PFCWD
+        if buffers:
+            pg[f"{name}|0"] = lossy_pg
+            for r in lossless_ranges:
+                pg[f"{name}|{r}"] = lossless_pg
+                bq[f"{name}|{r}"] = egress_lossless
+            for r in ranges([q for q in range(8) if q not in pfc]):
+                bq[f"{name}|{r}"] = egress_lossy
+            if k < len(lengths):
+                cable[name] = f"{lengths[k]}m"
+    cfg["PORT_QOS_MAP"] = port_qos
+    cfg["QUEUE"] = queue
+    cfg["PFC_WD"] = pfcwd
+    if not buffers:
+        return
+    pm = ports.port_map
+    assert pm.buffers is not None
+    cfg["BUFFER_POOL"] = {
+        "egress_lossless_pool": {"mode": "dynamic", "size": str(pm.buffers.egress_lossless_pool_bytes), "type": "egress"},
+        "egress_lossy_pool": {"mode": "dynamic", "type": "egress"},
+        "ingress_lossless_pool": {"mode": "dynamic", "type": "ingress"},
+    }
+    # Profiles of SONiC's Mellanox buffer templates (buffers_defaults_objects.j2).
+    cfg["BUFFER_PROFILE"] = {
+        "egress_lossless_profile": {"dynamic_th": "7", "pool": "egress_lossless_pool", "size": "0"},
+        "egress_lossy_profile": {"dynamic_th": "7", "pool": "egress_lossy_pool", "size": "9216"},
+        "ingress_lossy_profile": {"dynamic_th": "7", "pool": "ingress_lossless_pool", "size": "0"},
+    }
+    cfg["BUFFER_PG"] = pg
+    cfg["BUFFER_QUEUE"] = bq
+    cfg["CABLE_LENGTH"] = {MAP: cable}
+    cfg["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {MAP: {"default_dynamic_th": "0"}}
+    cfg["LOSSLESS_TRAFFIC_PATTERN"] = {MAP: dict(LOSSLESS_PATTERN)}
+
+
+_encode = json.JSONEncoder(separators=(", ", ": ")).encode
+_key = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+
+
+def dumps(cfg: Config) -> Iterator[str]:
+    """config_db text: tables and entries one per line (``"key": {fields}``), readable, diffable, and
+    fast: a value dict shared by many entries is encoded once. The result parses back to ``cfg``."""
+    cache: dict[int, str] = {}
+    yield "{\n"
+    last_table = len(cfg) - 1
+    for t, (table, entries) in enumerate(cfg.items()):
+        lines = []
+        for key, value in entries.items():
+            text = cache.get(id(value))
+            if text is None:
+                text = cache[id(value)] = _encode(value)
+            lines.append(f"        {_key(key)}: {text}")
+        body = ",\n".join(lines)
+        yield (
+            f"    {_key(table)}: {{\n{body}\n    }}" + (",\n" if t < last_table else "\n")
+            if lines
+            else (f"    {_key(table)}: {{}}" + (",\n" if t < last_table else "\n"))
+        )
+    yield "}\n"

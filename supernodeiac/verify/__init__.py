@@ -1,0 +1,256 @@
+"""``snc verify``: the as-built fabric against the plan.
+
+Inputs are discovery files: ``ibnetdiscover`` output for an InfiniBand fabric, LLDP neighbour
+tables (``lldpctl -f json``, SONiC ``show lldp table``) for Ethernet, each taken on one device
+(``DEVICE=FILE``, or a file named after the device). Each file is read, its nodes and ports mapped
+onto the plan (InfiniBand: by the plan's GUIDs, else by node description; LLDP: by system name and
+port name or alias), and the links compared (``compare.py``). Pure: paths in, a :class:`Result` out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..catalog.types import Catalogue
+from ..fabric import Fabric
+from ..guid_plan import GuidPlan
+from ..ib_fabric import IbFabric, infiniband_fabrics
+from ..model.blueprint import Blueprint
+from ..sonic_ports import sonic_ports
+from .compare import AnyEnd, Comparison, Discrepancy, Seen
+from .errors import DiscoveryError
+from .ibnetdiscover import Topology, looks_like_ibnetdiscover, parse_ibnetdiscover
+from .lldp import LldpEntry, looks_like_lldpctl, looks_like_sonic_table, parse_lldpctl_json, parse_sonic_table
+
+__all__ = ["DiscoveryError", "Result", "verify"]
+
+
+@dataclass
+class Result:
+    blueprint: str
+    inputs: list[dict[str, str]] = field(default_factory=list)
+    checked: int = 0  # planned cables in scope
+    matched: int = 0
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.discrepancies if d.severity == "error")
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.errors else 0
+
+
+class _Plan:
+    """Name lookups over the Fabric, made once per verify."""
+
+    def __init__(self, blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> None:
+        self.blueprint, self.catalogue, self.fabric = blueprint, catalogue, fabric
+        self.by_name = {d.name: d.index for d in fabric.devices}
+        self.by_lower = {d.name.lower(): d.index for d in fabric.devices}
+        self._ports: dict[int, dict[str, int]] = {}
+
+    def device(self, name: str) -> int | None:
+        """A device by its name, or by the first label of a fully qualified name (LLDP system names)."""
+        for candidate in (name, name.split(".")[0]):
+            found = self.by_name.get(candidate)
+            if found is None:
+                found = self.by_lower.get(candidate.lower())
+            if found is not None:
+                return found
+        return None
+
+    def port(self, device: int, name: str) -> int | None:
+        """A port of a device by its name or its SONiC alias (what a SONiC neighbour sends as port ID)."""
+        table = self._ports.get(device)
+        if table is None:
+            d = self.fabric.devices[device]
+            table = {n: p for p, n in enumerate(self.fabric.layouts[d.model].names)}
+            port_map = self.catalogue.port_maps.get(d.model)
+            if port_map is not None:
+                names = self.fabric.layouts[d.model].names
+                for p, sp in enumerate(sonic_ports(self.fabric.models[d.model], port_map).ports):
+                    if sp is not None:
+                        table.setdefault(sp.alias, p)
+                        table.setdefault(sp.name, names.index(sp.name) if sp.name in names else p)
+            self._ports[device] = table
+        return table.get(name)
+
+    def describe(self, end: AnyEnd) -> str:
+        if isinstance(end, str):
+            return end
+        d = self.fabric.devices[end[0]]
+        return f"{d.name} {self.fabric.layouts[d.model].name(end[1])}"
+
+
+# -- InfiniBand ----------------------------------------------------------------------------------
+
+
+def _ib_seen(plan: _Plan, topo: Topology) -> tuple[list[Seen], set[str], Callable[[AnyEnd], str]]:
+    """Discovered links in plan ends, the IB fabrics they belong to, and a describer that adds the
+    IB port number to switch ports ('ib-leaf-01 IB1/9/1 (port 17)')."""
+    f = plan.fabric
+    guids = GuidPlan(f)
+    fabrics = [IbFabric(f, name, guids) for name in infiniband_fabrics(f)]
+    by_guid = {n.guid: (ib, n) for ib in fabrics for n in ib.nodes.values()}
+    by_desc = {n.description: (ib, n) for ib in fabrics for n in ib.nodes.values()}
+    switch_names = {f.devices[n.device].name: (ib, n) for ib in fabrics for n in ib.switches}
+    ib_port_of: dict[tuple[int, int], int] = {}
+    data_ports: dict[int, list[int]] = {}
+    for ib in fabrics:
+        for n in ib.switches:
+            ports = f.layouts[f.devices[n.device].model].ports_of("data")
+            data_ports[n.device] = ports
+            for k, p in enumerate(ports):
+                ib_port_of[(n.device, p)] = k + 1
+    matched: dict[int, tuple[IbFabric, object]] = {}
+    for node in topo.nodes.values():
+        hit = by_guid.get(node.guid) or by_desc.get(node.description)
+        if hit is None and node.kind == "switch":
+            # A real switch's description carries its name among other words ("MF0;leaf-01:MQM9700/U1").
+            for token in node.description.replace(";", " ").replace(":", " ").split():
+                if token in switch_names:
+                    hit = switch_names[token]
+                    break
+        if hit is not None:
+            matched[node.guid] = hit
+    used = {hit[0].name for hit in matched.values()}
+
+    def end(guid: int, port: int) -> AnyEnd:
+        hit = matched.get(guid)
+        node = topo.nodes.get(guid)
+        label = f"{'switch' if node is not None and node.kind == 'switch' else 'node'} 0x{guid:016x}"
+        if node is not None and node.description:
+            label = f"'{node.description}'"
+        if hit is None:
+            return f"{label} port {port} (not in the plan)"
+        n = hit[1]
+        if n.is_switch:  # type: ignore[attr-defined]
+            ports = data_ports[n.device]  # type: ignore[attr-defined]
+            if not 1 <= port <= len(ports):
+                return f"{f.devices[n.device].name} port {port} (the model has {len(ports)})"  # type: ignore[attr-defined]
+            return (n.device, ports[port - 1])  # type: ignore[attr-defined]
+        return (n.device, n.port)  # type: ignore[attr-defined]
+
+    seen = [Seen(end(a, pa), end(b, pb), f"{topo.path}:{line}") for a, pa, b, pb, line in topo.links()]
+
+    def describe(e: AnyEnd) -> str:
+        text = plan.describe(e)
+        if isinstance(e, tuple) and e in ib_port_of:
+            text += f" (port {ib_port_of[e]})"
+        return text
+
+    return seen, used, describe
+
+
+# -- LLDP ----------------------------------------------------------------------------------------
+
+
+def _lldp_seen(plan: _Plan, device: int, entries: list[LldpEntry], path: str) -> list[Seen]:
+    f = plan.fabric
+    name = f.devices[device].name
+    out = []
+    for e in entries:
+        local = plan.port(device, e.local_port)
+        a: AnyEnd = (device, local) if local is not None else f"{name} {e.local_port} (no such port in the plan)"
+        peer = plan.device(e.remote_system) if e.remote_system else None
+        b: AnyEnd
+        if peer is None:
+            b = f"'{e.remote_system or '?'}' {e.remote_port} (not in the plan)"
+        else:
+            port = plan.port(peer, e.remote_port)
+            if port is None and e.remote_port_descr:
+                port = plan.port(peer, e.remote_port_descr)
+            b = (peer, port) if port is not None else f"{f.devices[peer].name} {e.remote_port} (no such port in the plan)"
+        out.append(Seen(a, b, f"{path}:{e.line}"))
+    return out
+
+
+def _lldp_device(plan: _Plan, spec: str, path: Path) -> int:
+    if "=" in spec and not Path(spec).exists():
+        name = spec.split("=", 1)[0]
+        found = plan.device(name)
+        if found is None:
+            raise DiscoveryError(str(path), 0, f"no device named {name!r} in the plan")
+        return found
+    stem = path.name
+    while True:
+        found = plan.device(stem)
+        if found is not None:
+            return found
+        if "." not in stem:
+            break
+        stem = stem.rsplit(".", 1)[0]
+    raise DiscoveryError(str(path), 0, "cannot tell which device this LLDP table was taken on: pass it as DEVICE=FILE")
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: list[str]) -> Result:
+    """Compare the discovery files named by ``specs`` (``FILE`` or ``DEVICE=FILE``) with the plan.
+    Raises DiscoveryError for a file that cannot be read or understood."""
+    plan = _Plan(blueprint, catalogue, fabric)
+    result = Result(fabric.name)
+    ib_seen: list[Seen] = []
+    ib_fabrics: set[str] = set()
+    ib_describe: Callable[[AnyEnd], str] | None = None
+    lldp_seen: list[Seen] = []
+    reporting: set[int] = set()
+    for spec in specs:
+        path = Path(spec.split("=", 1)[1]) if "=" in spec and not Path(spec).exists() else Path(spec)
+        try:
+            text = path.read_text(encoding="utf-8", errors="strict")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DiscoveryError(str(path), 0, f"cannot read: {exc}") from None
+        if looks_like_lldpctl(text) or looks_like_sonic_table(text):
+            device = _lldp_device(plan, spec, path)
+            entries = parse_lldpctl_json(text, str(path)) if looks_like_lldpctl(text) else parse_sonic_table(text, str(path))
+            lldp_seen += _lldp_seen(plan, device, entries, str(path))
+            reporting.add(device)
+            kind = "lldpctl -f json" if looks_like_lldpctl(text) else "show lldp table"
+            result.inputs.append({"path": str(path), "format": kind, "device": fabric.devices[device].name})
+        elif looks_like_ibnetdiscover(text):
+            topo = parse_ibnetdiscover(text, str(path))
+            seen, used, ib_describe = _ib_seen(plan, topo)
+            if not used:
+                raise DiscoveryError(str(path), 0, "no node of this topology matches the plan (by GUID or node description)")
+            ib_seen += seen
+            ib_fabrics |= used
+            result.inputs.append({"path": str(path), "format": "ibnetdiscover", "fabrics": ", ".join(sorted(used))})
+        else:
+            raise DiscoveryError(str(path), 1, "not ibnetdiscover output, `lldpctl -f json` or SONiC `show lldp table`")
+
+    label = blueprint.naming.cable_label
+    t = fabric.links
+    if ib_seen:
+        planned = [i for name in sorted(ib_fabrics) for i in t.indices_of(name)]
+        comparison = Comparison(fabric, label, planned, ib_describe or plan.describe)
+        found = comparison.run(_unique(ib_seen), observed=lambda e: True, announces=lambda e: True)
+        result.discrepancies += found
+        result.checked += len(planned)
+    if lldp_seen:
+        switch = {d.index for d in fabric.devices if fabric.models[d.model].kind == "switch"}
+        planned = [i for i in range(len(t)) if t.a[i] in reporting or t.b[i] in reporting]
+        comparison = Comparison(fabric, label, planned, plan.describe)
+        found = comparison.run(
+            _unique(lldp_seen),
+            observed=lambda e: e[0] in reporting,
+            announces=lambda e: e[0] in switch or e[0] in reporting,
+        )
+        result.discrepancies += found
+        result.checked += len(planned)
+    involved = {c["id"] for d in result.discrepancies for c in d.cables}
+    result.matched = result.checked - len(involved)
+    return result
+
+
+def _unique(seen: list[Seen]) -> list[Seen]:
+    """One Seen per link (LLDP tables of both ends report it twice)."""
+    out: dict[frozenset, Seen] = {}
+    for s in seen:
+        out.setdefault(frozenset((s.a, s.b)), s)
+    return list(out.values())
