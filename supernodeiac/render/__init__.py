@@ -67,4 +67,5 @@ def render_all(ctx: RenderContext, only: list[str] | None = None, stream: bool =
 
 
 # Registration: importing a renderer module registers it (kept last: they import RENDERERS).
-from . import bom, cabling, connectors, diagram, opensm, sonic  # noqa: E402,F401
+from . import bom, cabling, connectors, diagram  # noqa: E402,F401,I001
+from . import lldp, opensm, p2p, sonic  # noqa: E402,F401

@@ -207,8 +207,8 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
         except (OSError, UnicodeDecodeError) as exc:
             raise DiscoveryError(str(path), 0, f"cannot read: {exc}") from None
         if looks_like_lldpctl(text) or looks_like_sonic_table(text):
-            device = _lldp_device(plan, spec, path)
             entries = parse_lldpctl_json(text, str(path)) if looks_like_lldpctl(text) else parse_sonic_table(text, str(path))
+            device = _lldp_device(plan, spec, path)
             lldp_seen += _lldp_seen(plan, device, entries, str(path))
             reporting.add(device)
             kind = "lldpctl -f json" if looks_like_lldpctl(text) else "show lldp table"

@@ -213,7 +213,8 @@ class Comparison:
         else:
             x, y = b, a2
         if self._same_device(x, y):
-            assert isinstance(x, tuple)
+            assert isinstance(x, tuple) and isinstance(y, tuple)
+            x, y = min(x, y), max(x, y)  # in port order, as an installer walks the panel
             where = f"on {self.fabric.devices[x[0]].name}, exchange the plugs in {self._port_only(x)} and {self._port_only(y)}"
         else:
             where = f"exchange the plugs in {self.describe(x)} and {self.describe(y)}"

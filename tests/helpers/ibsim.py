@@ -1,0 +1,336 @@
+"""Run the real subnet manager on a simulated fabric: ibsim + OpenSM through the umad2sim preload
+(shared/reference/ibsim.md), and read back what it did.
+
+A :class:`Simulation` starts ``ibsim`` on a topology file under its own socket name (runs can go
+in parallel), hands out the environment every client needs, runs ``opensm`` once (``-o``) with a
+given configuration, and reads the switches back with ``dump_fts`` and ``ibnetdiscover``. It
+stops only the processes it started, by PID.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from supernodeiac.verify.ibnetdiscover import Topology, parse_ibnetdiscover
+
+TOOLS = ("ibsim", "opensm", "dump_fts", "ibnetdiscover")
+
+
+def _which(name: str) -> str | None:
+    return shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/usr/bin/{name}") if os.path.exists(p)), None)
+
+
+def preload() -> str | None:
+    found = sorted(glob.glob("/usr/lib/*/umad2sim/libumad2sim.so")) + sorted(glob.glob("/usr/lib/umad2sim/libumad2sim.so"))
+    return found[0] if found else None
+
+
+def missing() -> str | None:
+    """Why the simulation cannot run here (None when it can)."""
+    absent = [t for t in TOOLS if _which(t) is None]
+    if preload() is None:
+        absent.append("libumad2sim.so")
+    if absent:
+        return "ibsim/OpenSM not installed (" + ", ".join(absent) + "): apt-get install opensm ibsim-utils infiniband-diags"
+    return None
+
+
+@dataclass
+class OpenSMRun:
+    log: str
+    returncode: int | None
+    subnet_up: bool
+    engine: str | None  # from "<engine> tables configured on all switches"
+    errors: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        lines = [ln for ln in self.log.splitlines() if re.search(r"ERR|SUBNET UP|tables configured|routing engine", ln)]
+        return "\n".join(lines[-40:])
+
+
+def _sizes(text: str) -> list[str]:
+    """ibsim's -N/-S/-P limits for a topology (its defaults stop at 2,048 nodes and 256 switches)."""
+    switches = cas = ports = 0
+    for m in re.finditer(r"^(Switch|Ca|Hca)\s+(\d+)\s", text, re.M):
+        if m.group(1) == "Switch":
+            switches += 1
+        else:
+            cas += 1
+        ports += int(m.group(2)) + 1
+    nodes = switches + cas
+    return ["-N", str(max(2048, nodes + 64)), "-S", str(max(256, switches + 16)), "-P", str(max(13312, ports + 256))]
+
+
+class Simulation:
+    def __init__(self, topology: Path, workdir: Path, sim_host: str, ready_timeout: float = 120) -> None:
+        self.topology = topology
+        self.workdir = workdir
+        self.sim_host = sim_host
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.sockname = f"snc-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.log_path = workdir / "ibsim.log"
+        env = {**os.environ, "IBSIM_SOCKNAME": self.sockname}
+        env.pop("LD_PRELOAD", None)
+        args = [_which("ibsim"), "-s", "-n", *_sizes(topology.read_text()), str(topology)]
+        self._log = self.log_path.open("w")
+        self.proc = subprocess.Popen(
+            args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=workdir
+        )  # type: ignore[list-item]
+        deadline = time.monotonic() + ready_timeout
+        while "Network simulator ready." not in self.log_path.read_text():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"ibsim exited {self.proc.returncode}:\n{self.ibsim_log()[-3000:]}")
+            if time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError(f"ibsim not ready after {ready_timeout} s:\n{self.ibsim_log()[-3000:]}")
+            time.sleep(0.05)
+
+    def ibsim_log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def env(self) -> dict[str, str]:
+        run = self.workdir / "run"
+        run.mkdir(exist_ok=True)
+        return {
+            **os.environ,
+            "LD_PRELOAD": preload() or "",
+            "IBSIM_SOCKNAME": self.sockname,
+            "SIM_HOST": self.sim_host,
+            "OSM_TMP_DIR": str(run),
+            "OSM_CACHE_DIR": str(run),
+        }
+
+    def _client(self, args: list[str], timeout: float) -> subprocess.CompletedProcess:
+        return subprocess.run(args, env=self.env(), cwd=self.workdir / "run", capture_output=True, text=True, timeout=timeout)
+
+    def opensm(self, conf: Path, timeout: float = 300) -> OpenSMRun:
+        """One OpenSM pass (-o: configure once, then exit) with ``conf``; routing dumps off (-D 0x03)."""
+        run = self.workdir / "run"
+        run.mkdir(exist_ok=True)
+        log = run / "opensm.log"
+        args = [
+            _which("opensm"),
+            "-F",
+            str(conf),
+            "-o",
+            "-e",
+            "-s",
+            "0",
+            "-f",
+            str(log),
+            "--dump_files_dir",
+            str(run),
+            "-D",
+            "0x03",
+        ]
+        proc = subprocess.Popen(args, env=self.env(), cwd=run, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # type: ignore[list-item]
+        try:
+            code: int | None = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGTERM)  # the PID we started, nothing else
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait()
+            code = None
+        text = log.read_text(errors="replace") if log.exists() else ""
+        engines = re.findall(r"osm_ucast_mgr_process: (\S+) tables configured on all switches", text)
+        errors = [
+            ln
+            for ln in text.splitlines()
+            if " ERR " in ln and "Failed to setup routing engine 'no_fallback'" not in ln  # a bogus error of 3.3.23
+        ]
+        return OpenSMRun(text, code, "SUBNET UP" in text, engines[-1] if engines else None, errors)
+
+    def dump_fts(self, timeout: float = 300) -> str:
+        return self._client([_which("dump_fts")], timeout).stdout  # type: ignore[list-item]
+
+    def ibnetdiscover(self, timeout: float = 300) -> str:
+        return self._client([_which("ibnetdiscover")], timeout).stdout  # type: ignore[list-item]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()  # the ibsim we started (SIGTERM is fine, ibsim.md section 7)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+
+    def __enter__(self) -> Simulation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- reading the forwarding tables back ----------------------------------------------------------
+
+_FT_HEAD = re.compile(r"^Unicast lids \[0x([0-9a-f]+)-0x([0-9a-f]+)\] of switch .* guid 0x([0-9a-f]+) ")
+_FT_ROW = re.compile(r"^0x([0-9a-f]+) (\d+) : \((Channel Adapter|Switch|Router) portguid 0x([0-9a-f]+):")
+
+
+def parse_dump_fts(text: str) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
+    """(switch GUID -> {LID: out port}, LID -> port GUID) from dump_fts output."""
+    tables: dict[int, dict[int, int]] = {}
+    lids: dict[int, int] = {}
+    current: dict[int, int] | None = None
+    for line in text.splitlines():
+        m = _FT_HEAD.match(line)
+        if m:
+            current = tables.setdefault(int(m.group(3), 16), {})
+            continue
+        m = _FT_ROW.match(line)
+        if m and current is not None:
+            lid = int(m.group(1), 16)
+            current[lid] = int(m.group(2))
+            lids[lid] = int(m.group(4), 16)
+    return tables, lids
+
+
+@dataclass
+class RouteCheck:
+    pairs: int = 0
+    routed: int = 0
+    unroutable: list[str] = field(default_factory=list)
+    loops: list[str] = field(default_factory=list)
+    max_hops: int = 0
+
+
+def walk_routes(topology: Topology, tables: dict[int, dict[int, int]], lids: dict[int, int]) -> RouteCheck:
+    """Follow the LFTs from every HCA port to every other: each walk must reach its destination
+    without a loop or a missing entry (an independent check of what OpenSM programmed)."""
+    nodes = topology.nodes
+    port_guid_of: dict[tuple[int, int], int] = {}
+    for n in nodes.values():
+        for p, g in n.port_guids.items():
+            port_guid_of[(n.guid, p)] = g
+    ca_ports = [(n.guid, p) for n in nodes.values() if n.kind == "ca" for p in n.ports]
+    lid_of_port = {g: lid for lid, g in lids.items()}
+    top = max(lids, default=0)
+    result = RouteCheck()
+    limit = 4 * len(nodes) + 4
+    for src in ca_ports:
+        src_node = nodes[src[0]]
+        first_sw, first_port = src_node.ports[src[1]][:2]
+        for dst in ca_ports:
+            if dst == src:
+                continue
+            dst_guid = port_guid_of.get(dst) or nodes[dst[0]].port_guids.get(dst[1])
+            dlid = lid_of_port.get(dst_guid)  # type: ignore[arg-type]
+            result.pairs += 1
+            if dlid is None:
+                result.unroutable.append(f"{nodes[dst[0]].description}: no LID")
+                continue
+            sw, hops = first_sw, 0
+            while True:
+                hops += 1
+                if hops > limit:
+                    result.loops.append(f"{src_node.description} -> {nodes[dst[0]].description}")
+                    break
+                out = tables.get(sw, {}).get(dlid)
+                if out is None:
+                    if dlid == top and top % 64 == 0:
+                        result.routed += 1  # infiniband-diags 44 never prints a top LID that is a multiple of 64
+                    else:
+                        result.unroutable.append(
+                            f"{src_node.description} -> {nodes[dst[0]].description} at {nodes[sw].description}"
+                        )
+                    break
+                peer, peer_port = nodes[sw].ports.get(out, (None, None, 0))[:2]
+                if peer is None:
+                    result.unroutable.append(f"{nodes[sw].description} port {out} is not connected")
+                    break
+                if (peer, peer_port) == dst:
+                    result.routed += 1
+                    result.max_hops = max(result.max_hops, hops)
+                    break
+                if nodes[peer].kind != "switch":
+                    result.unroutable.append(
+                        f"{src_node.description} -> {nodes[dst[0]].description} ends at {nodes[peer].description}"
+                    )
+                    break
+                sw = peer
+    return result
+
+
+# -- faults: a topology rewired as a careless installer would -----------------------------------
+
+
+class Rewire:
+    """An ibnetdiscover topology (as snc renders it) whose links can be moved, swapped and
+    removed, then written back, both ends of every link consistent (ibsim insists)."""
+
+    def __init__(self, text: str) -> None:
+        self.topo = parse_ibnetdiscover(text)
+        self.headers: dict[int, list[str]] = {}
+        self.rates: dict[frozenset, str] = {}
+        guid = None
+        for line in text.splitlines():
+            m = re.match(r'^(Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"', line)
+            if m:
+                guid = int(m.group(2), 16)
+                self.headers[guid] = []
+            if line.startswith("sysimgguid="):
+                guid = None
+                pending = [line]
+                continue
+            if line.startswith(("switchguid=", "caguid=")):
+                pending.append(line)
+                continue
+            if m:
+                self.headers[guid] = [*pending, line]  # type: ignore[index]
+        self.links: dict[tuple[int, int], tuple[int, int]] = {}
+        for a, pa, b, pb, _ in self.topo.links():
+            self.links[(a, pa)] = (b, pb)
+            self.links[(b, pb)] = (a, pa)
+
+    def guid(self, description: str) -> int:
+        return next(n.guid for n in self.topo.nodes.values() if n.description == description)
+
+    def peer(self, guid: int, port: int) -> tuple[int, int]:
+        return self.links[(guid, port)]
+
+    def remove(self, guid: int, port: int) -> None:
+        other = self.links.pop((guid, port))
+        self.links.pop(other)
+
+    def move(self, guid: int, port: int, to_guid: int, to_port: int) -> None:
+        """The cable plugged into (guid, port) goes into (to_guid, to_port) instead."""
+        assert (to_guid, to_port) not in self.links, "target port is taken"
+        other = self.links.pop((guid, port))
+        self.links[other] = (to_guid, to_port)
+        self.links[(to_guid, to_port)] = other
+
+    def swap(self, guid: int, port1: int, port2: int) -> None:
+        """Exchange the plugs in two ports of one node."""
+        p1, p2 = self.links.pop((guid, port1)), self.links.pop((guid, port2))
+        self.links[(guid, port1)], self.links[p2] = p2, (guid, port1)
+        self.links[(guid, port2)], self.links[p1] = p1, (guid, port2)
+
+    def text(self) -> str:
+        nodes = self.topo.nodes
+        out = []
+        for guid, node in nodes.items():
+            lines = list(self.headers[guid])
+            for (g, port), (peer, peer_port) in sorted(self.links.items()):
+                if g != guid:
+                    continue
+                pn = nodes[peer]
+                peer_id = f"{'S' if pn.kind == 'switch' else 'H'}-{peer:016x}"
+                peer_guid = f"({pn.port_guids[peer_port]:x}) " if pn.kind != "switch" else ""
+                own_guid = f"({node.port_guids[port]:x}) " if node.kind != "switch" else ""
+                lines.append(f'[{port}]{own_guid}\t"{peer_id}"[{peer_port}]{peer_guid}\t\t# "{pn.description}" lid 0 4xNDR')
+            out.append("\n".join(lines) + "\n")
+        return "\n".join(out)

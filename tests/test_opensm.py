@@ -1,0 +1,260 @@
+"""The subnet manager's files: the real OpenSM (Debian opensm, through ibsim's umad2sim preload)
+brings every shipped InfiniBand fabric up from the rendered topology with the rendered
+configuration and routes it with the intended engine; the forwarding tables it wrote reach every
+host from every host; a broken root GUID file fails; the tenants' partitions reach the HCAs.
+
+Without ibsim/OpenSM installed these tests are skipped (CI installs them: .ci/run); the GUID
+plan and file-content tests below them run everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+from conftest import BLUEPRINTS, compile_text
+from helpers import ibsim
+
+from supernodeiac.guid_plan import GuidPlan
+from supernodeiac.ib_fabric import IbFabric, infiniband_fabrics
+from supernodeiac.pipeline import compile_file, render
+from supernodeiac.verify.ibnetdiscover import parse_ibnetdiscover
+
+ENGINE = {"fat-tree": "ftree", "dragonfly": "dfsssp", "dragonfly-plus": "dfsssp"}
+NEEDS_SIM = pytest.mark.skipif(ibsim.missing() is not None, reason=ibsim.missing() or "")
+
+
+@cache
+def _compiled(name: str):
+    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
+    assert c.exit_code == 0
+    return c
+
+
+def _ib_cases() -> list[tuple[str, str]]:
+    out = []
+    for path in sorted(BLUEPRINTS.glob("*.yaml")):
+        c = _compiled(path.stem)
+        out += [(path.stem, name) for name in infiniband_fabrics(c.fabric)]
+    return out
+
+
+CASES = _ib_cases()
+
+
+@cache
+def _opensm_files(name: str) -> dict[str, bytes]:
+    artifacts, _ = render(_compiled(name), ["opensm"])
+    return artifacts
+
+
+def _install(name: str, fabric: str, folder: Path) -> Path:
+    """The fabric's rendered files in ``folder``, with opensm.conf's /etc/opensm paths pointed there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = f"opensm/{fabric}/"
+    for path, data in _opensm_files(name).items():
+        if path.startswith(prefix):
+            (folder / path[len(prefix) :]).write_bytes(data)
+    conf = folder / "opensm.conf"
+    conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
+    return conf
+
+
+def _first_hca(topology: Path) -> str:
+    return re.search(r'^Ca\s+\d+\s+"(H-[0-9a-f]+)"', topology.read_text(), re.M).group(1)  # type: ignore[union-attr]
+
+
+# -- with the real tools ---------------------------------------------------------------------------
+
+
+def test_every_shipped_infiniband_fabric_is_tested():
+    names = {n for n, _ in CASES}
+    assert {"small-ib", "ib-3tier", "dragonfly-balanced", "dragonfly-plus", "nvl72-pod", "nebula-x128-ib"} <= names
+
+
+@NEEDS_SIM
+@pytest.mark.parametrize("name, fabric", CASES)
+def test_opensm_brings_the_fabric_up_with_the_intended_engine(name, fabric, tmp_path):
+    conf = _install(name, fabric, tmp_path / "etc")
+    topology = conf.parent / "ibnetdiscover.topo"
+    ib = IbFabric(_compiled(name).fabric, fabric)
+    with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+        run = sim.opensm(conf)
+        assert run.subnet_up, run.summary()
+        assert run.engine == ENGINE[ib.kind], run.summary()  # no silent fallback to minhop
+        assert run.errors == [], run.summary()
+        assert f"{run.engine} tables configured on all switches" in run.log
+        # The simulated fabric is the whole plan (OpenSM only sees the component of its own port).
+        assert _discovered_counts(sim) == (len(ib.switches), len(ib.cas))
+
+
+def _discovered_counts(sim: ibsim.Simulation) -> tuple[int, int]:
+    topo = parse_ibnetdiscover(sim.ibnetdiscover())
+    kinds = [n.kind for n in topo.nodes.values()]
+    return kinds.count("switch"), kinds.count("ca")
+
+
+@NEEDS_SIM
+@pytest.mark.parametrize("name, fabric", [("small-ib", "ib"), ("nebula-x128-ib", "ib"), ("dragonfly-plus", "dfp")])
+def test_routes_reach_every_host_from_every_host(name, fabric, tmp_path):
+    """An independent walk of the forwarding tables OpenSM programmed (read back with dump_fts)."""
+    conf = _install(name, fabric, tmp_path / "etc")
+    topology = conf.parent / "ibnetdiscover.topo"
+    ib = IbFabric(_compiled(name).fabric, fabric)
+    with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+        run = sim.opensm(conf)
+        assert run.subnet_up and run.engine == ENGINE[ib.kind], run.summary()
+        discovered = parse_ibnetdiscover(sim.ibnetdiscover())
+        tables, lids = ibsim.parse_dump_fts(sim.dump_fts())
+    assert len(tables) == len(ib.switches)
+    check = ibsim.walk_routes(discovered, tables, lids)
+    n = len(ib.cas)
+    assert check.pairs == n * (n - 1)
+    assert check.unroutable == [] and check.loops == []
+    assert check.routed == check.pairs
+    tiers = _compiled(name).fabric.facts[fabric].get("tiers", 0)
+    if ib.kind == "fat-tree":
+        assert check.max_hops <= 2 * tiers - 1  # up to the top tier and down: minimal
+
+
+@NEEDS_SIM
+@pytest.mark.parametrize("broken", ["leaves as roots", "unknown GUID"])
+def test_a_broken_root_guid_file_fails(broken, tmp_path):
+    conf = _install("small-ib", "ib", tmp_path / "etc")
+    topology = conf.parent / "ibnetdiscover.topo"
+    ib = IbFabric(_compiled("small-ib").fabric, "ib")
+    roots = conf.parent / "root_guids.conf"
+    if broken == "leaves as roots":
+        leaves = [n for n in ib.switches if n not in ib.top_switches()]
+        roots.write_text("".join(f"0x{n.guid:016x}\n" for n in leaves))
+    else:
+        roots.write_text("0x0123456789abcdef\n")
+    with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+        run = sim.opensm(conf)
+    ok = run.subnet_up and run.engine == "ftree" and run.errors == []
+    assert not ok, run.summary()
+
+
+@NEEDS_SIM
+def test_tenant_partitions_reach_the_hcas(tmp_path):
+    """ib-3tier's tenants: OpenSM programs each HCA's P_Key table from partitions.conf."""
+    conf = _install("ib-3tier", "ib", tmp_path / "etc")
+    topology = conf.parent / "ibnetdiscover.topo"
+    c = _compiled("ib-3tier")
+    ib = IbFabric(c.fabric, "ib")
+    first = {}
+    for n in ib.cas:
+        first.setdefault(c.fabric.devices[n.device].group, n)
+    with ibsim.Simulation(topology, tmp_path / "sim", first["gpu-d"].node_id) as sim:
+        run = sim.opensm(conf)
+        assert run.subnet_up and run.errors == [], run.summary()
+        guid2lid = (tmp_path / "sim" / "run" / "guid2lid").read_text()
+        lids = {int(g, 16): int(lid, 16) for g, lid in re.findall(r"^(0x[0-9a-f]+) (0x[0-9a-f]+)", guid2lid, re.M)}
+        tables = {}
+        for group in ("gpu-b", "gpu-c", "ufm"):
+            lid = lids[ib.port_guid(first[group])]
+            out = subprocess.run(
+                [shutil.which("smpquery") or "/usr/sbin/smpquery", "pkeys", str(lid)],
+                env=sim.env(),
+                cwd=tmp_path / "sim" / "run",
+                capture_output=True,
+                text=True,
+                timeout=60,
+            ).stdout
+            tables[group] = {int(k, 16) for k in re.findall(r"0x([0-9a-f]{4})", out)} - {0}
+    # Full members of their tenant's partition (top bit set), limited members of the Default one.
+    assert tables["gpu-b"] == {0x7FFF, 0x8101}
+    assert tables["gpu-c"] == {0x7FFF, 0x8102}
+    assert tables["ufm"] == {0x7FFF}
+
+
+# -- the files themselves (no tools needed) ---------------------------------------------------------
+
+
+def test_engine_and_files_follow_the_topology():
+    for name, fabric in CASES:
+        files = _opensm_files(name)
+        conf = files[f"opensm/{fabric}/opensm.conf"].decode()
+        ib = IbFabric(_compiled(name).fabric, fabric)
+        assert f"\nrouting_engine {ENGINE[ib.kind]}\n" in conf
+        assert ("root_guid_file /etc/opensm/root_guids.conf" in conf) == (ib.kind == "fat-tree")
+        assert "lmc 0" in conf and "partition_config_file /etc/opensm/partitions.conf" in conf
+        cn = files[f"opensm/{fabric}/cn_guids.conf"].decode().split()
+        io = files.get(f"opensm/{fabric}/io_guids.conf", b"").decode().split()
+        assert len(cn) + len(io) == len(ib.cas) and not set(cn) & set(io)
+        if ib.kind == "fat-tree":
+            roots = files[f"opensm/{fabric}/root_guids.conf"].decode().split()
+            top = max(_compiled(name).fabric.devices[n.device].tier for n in ib.switches)
+            assert len(roots) == sum(1 for n in ib.switches if _compiled(name).fabric.devices[n.device].tier == top)
+
+
+def test_rendered_topology_is_the_plan():
+    c = _compiled("small-ib")
+    topo = parse_ibnetdiscover(_opensm_files("small-ib")["opensm/ib/ibnetdiscover.topo"].decode())
+    ib = IbFabric(c.fabric, "ib")
+    assert len(topo.nodes) == len(ib.switches) + len(ib.cas) == 8 + 4 + 130
+    links = topo.links()
+    assert len(links) == len(c.fabric.links.indices_of("ib")) == 386
+    for node in topo.nodes.values():  # every link listed on both ends, consistently
+        for port, (peer, peer_port, _) in node.ports.items():
+            assert topo.nodes[peer].ports[peer_port][:2] == (node.guid, port)
+    spine = next(n for n in topo.nodes.values() if n.description == "ib-spine-001")
+    assert spine.kind == "switch" and spine.nports == 64 and len(spine.ports) == 64
+    host = next(n for n in topo.nodes.values() if n.description == "gpu-0003 mlx5_2")
+    leaf = topo.nodes[host.ports[1][0]]
+    assert leaf.description == "ib-leaf-su001-03" and host.ports[1][1] == 3
+
+
+def test_guids_are_unique_and_survive_growth():
+    base = (BLUEPRINTS / "small-ib.yaml").read_text()
+    c1 = _compiled("small-ib")
+    grown = base.replace("count: 16\n    placement: {row: A", "count: 24\n    placement: {row: A").replace(
+        "- {name: A, racks: 4}", "- {name: A, racks: 6}"
+    )
+    c2 = compile_text(grown)
+    assert c2.exit_code == 0, [f.message for f in c2.findings]
+    g1, g2 = GuidPlan(c1.fabric), GuidPlan(c2.fabric)
+    ib1, ib2 = IbFabric(c1.fabric, "ib", g1), IbFabric(c2.fabric, "ib", g2)
+    assert len(ib2.cas) > len(ib1.cas)
+    by_desc2 = {n.description: n.guid for n in ib2.nodes.values()}
+    for n in ib1.nodes.values():
+        assert by_desc2[n.description] == n.guid, n.description
+    guids = [n.guid for n in ib2.nodes.values()] + [ib2.port_guid(n) for n in ib2.cas]
+    assert len(guids) == len(set(guids))
+    assert all(g >> 40 == 0x02534E for g in guids)  # locally administered, never a vendor's OUI
+
+
+def test_partitions_file():
+    files = _opensm_files("ib-3tier")
+    text = files["opensm/ib/partitions.conf"].decode()
+    assert "Default=0x7fff, ipoib, defmember=limited : ALL, ALL_SWITCHES=full, SELF=full ;" in text
+    assert "team-a=0x0101, ipoib, defmember=full :" in text
+    assert "team-b=0x0102, ipoib, mtu=5, defmember=full :" in text
+    c = _compiled("ib-3tier")
+    ib = IbFabric(c.fabric, "ib")
+    team_a = {f"0x{ib.port_guid(n):016x}" for n in ib.cas if c.fabric.devices[n.device].group in ("gpu-a", "gpu-b")}
+    body = text.split("team-a=")[1].split(";")[0]
+    assert set(re.findall(r"0x[0-9a-f]{16}", body)) == team_a
+    small = _opensm_files("small-ib")["opensm/ib/partitions.conf"].decode()
+    assert "Default=0x7fff, ipoib, defmember=full : ALL, ALL_SWITCHES=full, SELF=full ;" in small
+
+
+@pytest.mark.parametrize(
+    "tenants, message",
+    [
+        ("[{name: t1, pkey: 0x10, groups: [gpu]}, {name: t2, pkey: 0x10, groups: [gpu]}]", "share the P_Key 0x0010"),
+        ("[{name: t1, pkey: 0x10, groups: [nope]}]", "which is no node group"),
+        ("[{name: t1, pkey: 0x7fff, groups: [gpu]}]", "0x7fff is the Default partition"),
+        ("[{name: t1, pkey: 0, groups: [gpu]}]", "between 0x0001 and 0x7ffe"),
+    ],
+)
+def test_tenant_mistakes_are_located_errors(tenants, message):
+    text = (BLUEPRINTS / "small-ib.yaml").read_text() + f"\ntenants: {tenants}\n"
+    c = compile_text(text)
+    assert c.exit_code in (1, 2)
+    found = [f for f in c.findings if message in f.message]
+    assert found and all(f.location is not None and f.location.line > 40 for f in found), [f.message for f in c.findings]
