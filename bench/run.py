@@ -36,9 +36,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402  (bench/generate.py, beside this file)
+import roce_gen  # noqa: E402  (bench/roce_gen.py: the RoCE designs whose switch configs are rendered)
 
 TARGETS = {"validate_s": 5.0, "render_s": 20.0, "peak_mb": 1536.0}
 TARGET_SIZE = "131k"
+# Ethernet designs (bench/roce_gen.py): their rows are validated and rendered; roce131k has the
+# 131k targets, clos512's figure is its config renderer's CPU time (--phases), under 2 s.
+ROCE_LABELS = {"roce131k": "131,072 GPUs (RoCE)", "clos512": "512 x 64 Clos, 576 switches"}
 
 
 @dataclass
@@ -188,7 +192,7 @@ def phases(path: Path, out: Path) -> list[tuple[str, float]]:
     from supernodeiac.build import build, load_catalogue
     from supernodeiac.checks import CHECKS, CheckContext
     from supernodeiac.parse import parse
-    from supernodeiac.render import RENDERERS, RenderContext
+    from supernodeiac.render import RENDERERS, RenderContext, Stream
     from supernodeiac.source import load_file
     from supernodeiac.writer import write
 
@@ -204,14 +208,19 @@ def phases(path: Path, out: Path) -> list[tuple[str, float]]:
     blueprint = timed("parse", lambda: parse(doc))
     gc.disable()
     catalogue = timed("catalogue", lambda: load_catalogue(blueprint))
-    fabric, _ = timed("build", lambda: build(blueprint))
+    fabric, _ = timed("build", lambda: build(blueprint, catalogue))
     ctx = CheckContext(blueprint, catalogue, fabric)
     for name, check in CHECKS.items():
         timed(f"check {name}", lambda check=check: list(check(ctx)))
     rctx = RenderContext(blueprint, catalogue, fabric)
     artifacts: dict[str, bytes] = {}
+
+    def produce(renderer: Callable) -> dict[str, bytes]:
+        # Streamed artifacts are produced here, so that each renderer's time is its own.
+        return {k: bytes(v) if isinstance(v, Stream) else v for k, v in renderer(rctx).items()}
+
     for name, renderer in RENDERERS.items():
-        artifacts.update(timed(f"render {name}", lambda renderer=renderer: renderer(rctx)))
+        artifacts.update(timed(f"render {name}", lambda renderer=renderer: produce(renderer)))
     gc.enable()
     timed("write", lambda: write({k: v for k, v in artifacts.items() if not k.startswith("notice:")}, out, "phases"))
     return stages
@@ -221,7 +230,7 @@ def verdict(rows: list[Row]) -> list[str]:
     """Pass/fail lines against the issue's targets for the 131k size (and the Dragonfly's validate)."""
     lines = []
     for r in rows:
-        if r.size not in (TARGET_SIZE, "dragonfly"):
+        if r.size not in (TARGET_SIZE, "dragonfly", "roce131k"):
             continue
         checks = [("validate_s", r.best(r.validate)), ("peak_mb", r.peak())]
         if r.render:
@@ -236,7 +245,9 @@ def verdict(rows: list[Row]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="snc validate/render benchmark")
-    parser.add_argument("sizes", nargs="*", help=f"any of {', '.join(generate.SIZES)}, dragonfly (default: all)")
+    parser.add_argument(
+        "sizes", nargs="*", help=f"any of {', '.join(generate.SIZES)}, dragonfly, {', '.join(roce_gen.GENERATORS)} (default: all)"
+    )
     parser.add_argument("--repeat", type=int, default=1, help="runs per command; the best time is reported")
     parser.add_argument("--no-render", action="store_true", help="validate only")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
@@ -248,8 +259,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="snc-phases-") as tmp:
             print(json.dumps(phases(args.phases_of, Path(tmp) / "out")))
         return
-    sizes = args.sizes or [*generate.SIZES, "dragonfly"]
-    unknown = [s for s in sizes if s not in generate.SIZES and s != "dragonfly"]
+    sizes = args.sizes or [*generate.SIZES, "dragonfly", *roce_gen.GENERATORS]
+    unknown = [s for s in sizes if s not in generate.SIZES and s != "dragonfly" and s not in roce_gen.GENERATORS]
     if unknown:
         parser.error(f"unknown size(s) {', '.join(unknown)}")
 
@@ -266,6 +277,10 @@ def main() -> None:
                 path, endpoints = found
                 row = Row(size, endpoints)
                 measure(row, path, args.repeat, do_render=False, work=work)
+            elif size in roce_gen.GENERATORS:
+                path = roce_gen.write(size, work)
+                row = Row(size, ROCE_LABELS[size])
+                measure(row, path, args.repeat, do_render=not args.no_render, work=work)
             else:
                 path = generate.write(size, work)
                 row = Row(size, f"{generate.SIZES[size] * generate.GPUS_PER_NODE:,}")

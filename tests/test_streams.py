@@ -1,0 +1,52 @@
+"""Streamed artifacts: written chunk by chunk with the manifest's size and hash right, joined into
+bytes for library callers, and a stream that fails mid-way leaves the output folder as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from click.testing import CliRunner
+from conftest import BLUEPRINTS, read_tree
+
+from supernodeiac import writer
+from supernodeiac.cli import main
+from supernodeiac.pipeline import compile_file, render
+from supernodeiac.render import RENDERERS, Stream
+
+SMALL = str(BLUEPRINTS / "small-ib.yaml")
+
+
+def test_a_stream_is_written_chunk_by_chunk_with_its_hash(tmp_path):
+    chunks = ["a" * 1000, b"b" * 10, "\u00e9"]
+    data = "".join(c if isinstance(c, str) else c.decode() for c in chunks).encode()
+    out = writer.write({"big/x.txt": Stream(lambda: iter(chunks)), "small.txt": b"s"}, tmp_path / "o", "t")
+    assert (out / "big" / "x.txt").read_bytes() == data
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    entry = next(e for e in manifest["files"] if e["path"] == "big/x.txt")
+    assert entry == {"path": "big/x.txt", "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    assert bytes(Stream(lambda: iter(chunks))) == data
+
+
+def test_library_callers_get_bytes_and_the_cli_streams():
+    artifacts, _ = render(compile_file(SMALL))
+    assert all(isinstance(v, bytes) for v in artifacts.values())
+    streamed, _ = render(compile_file(SMALL), stream=True)
+    assert any(isinstance(v, Stream) for v in streamed.values())
+    assert {k: bytes(v) for k, v in streamed.items()} == artifacts
+
+
+def test_a_stream_that_fails_while_writing_leaves_the_folder_as_it_was(tmp_path, monkeypatch):
+    out = tmp_path / "o"
+    assert CliRunner().invoke(main, ["render", SMALL, "-o", str(out)]).exit_code == 0
+    before = read_tree(out)
+
+    def broken():
+        yield "partial"
+        raise RuntimeError("stream broke")
+
+    monkeypatch.setitem(RENDERERS._entries, "zz-broken", lambda ctx: {"zz/x.txt": Stream(broken)})
+    result = CliRunner().invoke(main, ["render", SMALL, "-o", str(out)])
+    assert result.exit_code == 3 and "stream broke" in result.output and "unchanged" in result.output
+    assert read_tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
