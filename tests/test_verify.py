@@ -223,6 +223,23 @@ def test_lldp_finds_swapped_uplinks_and_a_missing_one(tmp_path):
     assert missing["cables"][0]["id"] == ups[5]["cable"]
 
 
+def test_hosts_announcing_a_mac_as_port_id_match_their_planned_port(tmp_path):
+    """lldpd on a Linux host sends its MAC as port ID: the host name on the planned far end is enough."""
+    leaf = "roce-leaf-su001-01"
+    rows = [
+        (n["port"], n["neighbor"], "b8:3f:d2:00:00:01" if not n["neighbor_speaks_lldp"] else n["neighbor_port_id"], "")
+        for n in _expected_lldp(leaf)
+    ]
+    wrong = rows[1]
+    rows[1] = (wrong[0], "gpu-b-0001", "b8:3f:d2:00:00:02", "")  # a host the plan puts elsewhere
+    (tmp_path / f"{leaf}.json").write_text(_lldpctl(rows))
+    code, out = _verify(ROCE, str(tmp_path / f"{leaf}.json"), "--format", "json")
+    doc = json.loads(out)
+    assert code == 1
+    [diff] = doc["differences"]
+    assert diff["kind"] == "miscabled" and "gpu-b-0001" in diff["message"], diff
+
+
 def test_an_lldp_table_of_an_unknown_device_asks_for_its_name(tmp_path):
     path = tmp_path / "table.txt"
     path.write_text(_sonic_table([("Ethernet0", "x", "y", "")]))

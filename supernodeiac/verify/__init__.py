@@ -16,10 +16,10 @@ from pathlib import Path
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
 from ..guid_plan import GuidPlan
-from ..ib_fabric import IbFabric, infiniband_fabrics
+from ..ib_fabric import IbFabric, IbNode, infiniband_fabrics
 from ..model.blueprint import Blueprint
 from ..sonic_ports import sonic_ports
-from .compare import AnyEnd, Comparison, Discrepancy, Seen
+from .compare import AnyEnd, Comparison, Discrepancy, End, Seen
 from .errors import DiscoveryError
 from .ibnetdiscover import Topology, looks_like_ibnetdiscover, parse_ibnetdiscover
 from .lldp import LldpEntry, looks_like_lldpctl, looks_like_sonic_table, parse_lldpctl_json, parse_sonic_table
@@ -106,7 +106,7 @@ def _ib_seen(plan: _Plan, topo: Topology) -> tuple[list[Seen], set[str], Callabl
             data_ports[n.device] = ports
             for k, p in enumerate(ports):
                 ib_port_of[(n.device, p)] = k + 1
-    matched: dict[int, tuple[IbFabric, object]] = {}
+    matched: dict[int, tuple[IbFabric, IbNode]] = {}
     for node in topo.nodes.values():
         hit = by_guid.get(node.guid) or by_desc.get(node.description)
         if hit is None and node.kind == "switch":
@@ -128,12 +128,12 @@ def _ib_seen(plan: _Plan, topo: Topology) -> tuple[list[Seen], set[str], Callabl
         if hit is None:
             return f"{label} port {port} (not in the plan)"
         n = hit[1]
-        if n.is_switch:  # type: ignore[attr-defined]
-            ports = data_ports[n.device]  # type: ignore[attr-defined]
+        if n.is_switch:
+            ports = data_ports[n.device]
             if not 1 <= port <= len(ports):
-                return f"{f.devices[n.device].name} port {port} (the model has {len(ports)})"  # type: ignore[attr-defined]
-            return (n.device, ports[port - 1])  # type: ignore[attr-defined]
-        return (n.device, n.port)  # type: ignore[attr-defined]
+                return f"{f.devices[n.device].name} port {port} (the model has {len(ports)})"
+            return (n.device, ports[port - 1])
+        return (n.device, n.port)
 
     seen = [Seen(end(a, pa), end(b, pb), f"{topo.path}:{line}") for a, pa, b, pb, line in topo.links()]
 
@@ -149,7 +149,7 @@ def _ib_seen(plan: _Plan, topo: Topology) -> tuple[list[Seen], set[str], Callabl
 # -- LLDP ----------------------------------------------------------------------------------------
 
 
-def _lldp_seen(plan: _Plan, device: int, entries: list[LldpEntry], path: str) -> list[Seen]:
+def _lldp_seen(plan: _Plan, device: int, entries: list[LldpEntry], path: str, planned: dict[End, End]) -> list[Seen]:
     f = plan.fabric
     name = f.devices[device].name
     out = []
@@ -164,6 +164,10 @@ def _lldp_seen(plan: _Plan, device: int, entries: list[LldpEntry], path: str) ->
             port = plan.port(peer, e.remote_port)
             if port is None and e.remote_port_descr:
                 port = plan.port(peer, e.remote_port_descr)
+            if port is None and isinstance(a, tuple) and planned.get(a, (-1, -1))[0] == peer:
+                # A host's lldpd announces its MAC as port ID: the right device on the planned
+                # port's far end is all LLDP can tell, and it agrees with the plan.
+                port = planned[a][1]
             b = (peer, port) if port is not None else f"{f.devices[peer].name} {e.remote_port} (no such port in the plan)"
         out.append(Seen(a, b, f"{path}:{e.line}"))
     return out
@@ -200,6 +204,7 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
     ib_describe: Callable[[AnyEnd], str] | None = None
     lldp_seen: list[Seen] = []
     reporting: set[int] = set()
+    planned_peer: dict[End, End] | None = None
     for spec in specs:
         path = Path(spec.split("=", 1)[1]) if "=" in spec and not Path(spec).exists() else Path(spec)
         try:
@@ -209,7 +214,9 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
         if looks_like_lldpctl(text) or looks_like_sonic_table(text):
             entries = parse_lldpctl_json(text, str(path)) if looks_like_lldpctl(text) else parse_sonic_table(text, str(path))
             device = _lldp_device(plan, spec, path)
-            lldp_seen += _lldp_seen(plan, device, entries, str(path))
+            if planned_peer is None:
+                planned_peer = _planned_peers(fabric)
+            lldp_seen += _lldp_seen(plan, device, entries, str(path), planned_peer)
             reporting.add(device)
             kind = "lldpctl -f json" if looks_like_lldpctl(text) else "show lldp table"
             result.inputs.append({"path": str(path), "format": kind, "device": fabric.devices[device].name})
@@ -246,6 +253,15 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
     involved = {c["id"] for d in result.discrepancies for c in d.cables}
     result.matched = result.checked - len(involved)
     return result
+
+
+def _planned_peers(fabric: Fabric) -> dict[End, End]:
+    t = fabric.links
+    out: dict[End, End] = {}
+    for a, ap, b, bp in zip(t.a, t.a_port, t.b, t.b_port):
+        out[(a, ap)] = (b, bp)
+        out[(b, bp)] = (a, ap)
+    return out
 
 
 def _unique(seen: list[Seen]) -> list[Seen]:
