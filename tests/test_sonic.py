@@ -282,3 +282,13 @@ def test_dumps_is_json_of_the_data():
     text = "".join(dumps(cfg))
     assert json.loads(text) == cfg
     assert list(json.loads(text)) == sorted(cfg)  # tables sorted; entries keep port order
+
+
+def test_a_port_map_that_names_ports_otherwise_is_a_located_error():
+    text = (BLUEPRINTS / "small-ib.yaml").read_text() + (
+        "\ncatalogue:\n  port_maps:\n    sn2201: {hwsku: x, platform: y, sources: [{ref: x}],\n"
+        "      groups: [{role: uplink, name_step: 1, lane_step: 4, lanes: 4, speed_mbps: 100000}]}\n"
+    )
+    c = compile_text(text)
+    [finding] = [f for f in c.findings if f.rule == "port-map"]
+    assert c.exit_code == 1 and "Ethernet48 is Ethernet0" in finding.message and finding.location.line > 50
