@@ -223,7 +223,7 @@ def walk_routes(topology: Topology, tables: dict[int, dict[int, int]], lids: dic
     limit = 4 * len(nodes) + 4
     for src in ca_ports:
         src_node = nodes[src[0]]
-        first_sw, first_port = src_node.ports[src[1]][:2]
+        first_sw = src_node.ports[src[1]][0]
         for dst in ca_ports:
             if dst == src:
                 continue
