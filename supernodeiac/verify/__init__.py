@@ -70,12 +70,10 @@ class _Plan:
             d = self.fabric.devices[device]
             table = {n: p for p, n in enumerate(self.fabric.layouts[d.model].names)}
             port_map = self.catalogue.port_maps.get(d.model)
-            if port_map is not None:
-                names = self.fabric.layouts[d.model].names
+            if port_map is not None:  # its names are the catalogue's (the port-map check holds them so)
                 for p, sp in enumerate(sonic_ports(self.fabric.models[d.model], port_map).ports):
                     if sp is not None:
                         table.setdefault(sp.alias, p)
-                        table.setdefault(sp.name, names.index(sp.name) if sp.name in names else p)
             self._ports[device] = table
         return table.get(name)
 
