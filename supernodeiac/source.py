@@ -15,7 +15,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.composer import Composer
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from ruamel.yaml.events import AliasEvent, MappingStartEvent, SequenceStartEvent
 from ruamel.yaml.scalarbool import ScalarBoolean
 
 from .findings import Finding, Location, Severity
@@ -110,6 +110,9 @@ MAX_VALUES = 100_000  # keys, list items and scalars, with every alias expanded
 MAX_NUMBER_DIGITS = 100  # a plain number longer than this is a typo (and Python refuses 4,300+)
 
 
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
 class _LimitError(MarkedYAMLError):
     """A document past one of the limits above, at the node that crosses it."""
 
@@ -155,16 +158,15 @@ class _BoundedComposer(Composer):
                     event.start_mark,
                     f"a blueprint nests 5 to 7 levels; at most {MAX_DEPTH} are read (is a bracket never closed?)",
                 )
-        elif isinstance(event, ScalarEvent) and event.style is None and len(event.value) > MAX_NUMBER_DIGITS:
-            if event.value.lstrip("+-.")[:1].isdigit() and event.value.replace("_", "").lstrip("+-").replace(".", "", 1).isdigit():
-                raise _LimitError(
-                    f"a number with {len(event.value):,} digits",
-                    event.start_mark,
-                    f"numbers in a blueprint have at most {MAX_NUMBER_DIGITS} digits: is this a typo?",
-                )
         node = super().compose_node(parent, index)
         if nested:
             self._depth -= 1
+        elif len(event.value) > MAX_NUMBER_DIGITS and str(getattr(node.tag, "value", node.tag)) in _NUMBER_TAGS:
+            raise _LimitError(
+                f"a number with {len(event.value):,} digits",
+                event.start_mark,
+                f"numbers in a blueprint have at most {MAX_NUMBER_DIGITS} digits: is this a typo?",
+            )
         if event.anchor is not None:
             self._sizes[id(node)] = self._values - start
         return node

@@ -6,11 +6,17 @@ files beside this module (each entry cites its source) or from a blueprint's ove
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ..model.base import NonNegFloat, PositiveFloat, PositiveInt, Strict
+from ..model.base import MAX_FIGURE, MAX_PORTS, NonNegFloat, PortCount, PositiveFloat, PositiveInt, Strict
+
+# Lanes of a port, ports of a cage: 32 is twice the widest (CXL x16, OSFP 8 lanes, 2 ports a cage).
+Lanes = Annotated[int, Field(gt=0, le=32)]
+# reach_m is keyed by lane rate (Gb/s); a blueprint's YAML keys arrive as text ("53.125"), so the
+# key alone is read as a number from text too.
+LaneRate = Annotated[float, Field(gt=0, le=MAX_FIGURE, allow_inf_nan=False, strict=False)]
 
 PortRole = Literal["data", "scaleup", "mgmt", "inband", "storage", "cxl", "uplink"]
 
@@ -19,11 +25,11 @@ class PortGroup(Strict):
     """A run of identical ports on a device, numbered after the groups listed before it."""
 
     role: PortRole
-    count: PositiveInt
+    count: PortCount
     speed_gbps: PositiveFloat = Field(description="per port, per direction")
-    lanes: PositiveInt = 1
+    lanes: Lanes = 1
     cage: str = Field(description="osfp, qsfp112, qsfp28, sfp28, rj45, cpo, orthogonal, cartridge, cxl-x16 ...")
-    ports_per_cage: PositiveInt = 1
+    ports_per_cage: Lanes = 1
     name: str = Field(
         "p{n}",
         description="port name template: {n} 1-based number in the group, {i} 0-based, "
@@ -31,7 +37,7 @@ class PortGroup(Strict):
         "{acc}/{link} accelerator and link on a compute board, {chip}/{chipport} on a switch board",
     )
     breakout: list[str] = Field(default_factory=list, description="supported breakout modes, e.g. 2x400G")
-    first_index: int = Field(0, ge=0, description="added to {i} and {n} (ports numbered on from another group)")
+    first_index: int = Field(0, ge=0, le=MAX_PORTS, description="added to {i} and {n} (ports numbered on from another group)")
 
     @property
     def lane_gbps(self) -> float:
@@ -39,9 +45,9 @@ class PortGroup(Strict):
 
 
 class Accelerators(Strict):
-    count: PositiveInt
+    count: PortCount
     model: str
-    links: PositiveInt = Field(description="scale-up links per accelerator")
+    links: PortCount = Field(description="scale-up links per accelerator")
     link_gbps: PositiveFloat = Field(description="per link, per direction")
     hbm_gb: NonNegFloat = 0
 
@@ -54,15 +60,15 @@ class Accelerators(Strict):
 class InternalScaleup(Strict):
     """A board whose accelerators meet on switch chips of its own (HGX): no cables to plan."""
 
-    switch_chips: PositiveInt
-    links_per_chip: list[PositiveInt] = Field(description="links each accelerator has to each chip")
+    switch_chips: PortCount
+    links_per_chip: list[PortCount] = Field(description="links each accelerator has to each chip", max_length=MAX_PORTS)
 
 
 class SwitchChips(Strict):
     """Scale-up switch chips on a switch board or tray; port p of the scaleup group is on chip p // ports_per_chip."""
 
-    count: PositiveInt
-    ports_per_chip: PositiveInt
+    count: PortCount
+    ports_per_chip: PortCount
     model: str = ""
 
 
@@ -110,7 +116,7 @@ class Medium(Strict):
 
     kind: Literal["dac", "acc", "aec", "lpo", "aoc", "sr", "dr", "fr", "npo", "cpo", "copper-utp", "cartridge", "pcb"]
     description: str
-    reach_m: dict[float, PositiveFloat] = Field(
+    reach_m: dict[LaneRate, PositiveFloat] = Field(
         description="reach in metres by lane rate in Gb/s; a rate not listed uses the next higher one"
     )
     cages: list[str] = Field(description="cage types either end may be")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .base import Name, NonNegFloat, PositiveFloat, PositiveInt, RackCount, Strict
+from .base import Name, NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, RackCount, Strict
 
 
 class Row(Strict):
     name: Name
     racks: RackCount = Field(description="racks in the row, numbered 1.. along it")
-    position: int | None = Field(None, ge=0, description="row index across the hall; default: order in the list")
+    position: NonNegInt | None = Field(None, description="row index across the hall; default: order in the list")
 
 
 class Site(Strict):
@@ -37,4 +37,4 @@ class Placement(Strict):
     first_rack: PositiveInt = 1
     per_rack: PositiveInt = 1
     first_u: PositiveInt = 1
-    gap_u: int = Field(0, ge=0, description="free units between devices in a rack")
+    gap_u: NonNegInt = Field(0, description="free units between devices in a rack")
