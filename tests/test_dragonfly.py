@@ -247,8 +247,8 @@ def test_tampered_fabric_fails_the_pair_check(balanced: Compiled) -> None:
     "extra",
     [
         "",
-        'naming: {cable_id: "{fabric}|{b}:{b_port!s}|{a:>14}"}\nmedia: {pin: aoc}\n',
-        'naming: {cable_id: "{a}-{a_port}-{{x}}"}\n',
+        'naming: {cable_id: "{fabric}:{b}:{b_port}#{a}"}\nmedia: {pin: aoc}\n',
+        'naming: {cable_id: "{a}-{a_port}-x"}\n',
     ],
 )
 def test_bulk_links_are_the_links_connect_makes(extra: str) -> None:
@@ -280,7 +280,7 @@ def test_bulk_links_are_the_links_connect_makes(extra: str) -> None:
     assert copy.links[-n:] == list(f.links_of("df"))
     if "pin" in extra:
         assert {k.medium for k in f.links_of("df")} == {"aoc"} and all(k.pinned for k in f.links_of("df"))
-        assert next(iter(f.links_of("df"))).id.startswith("df|")
+        assert next(iter(f.links_of("df"))).id.startswith("df:")
 
 
 # -- impossible designs -------------------------------------------------------------------------

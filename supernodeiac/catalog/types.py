@@ -8,15 +8,30 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from ..model.base import MAX_FIGURE, MAX_PORTS, NonNegFloat, PortCount, PositiveFloat, PositiveInt, Strict
+from ..name_rules import PORT, template_problem
 
 # Lanes of a port, ports of a cage: 32 is twice the widest (CXL x16, OSFP 8 lanes, 2 ports a cage).
 Lanes = Annotated[int, Field(gt=0, le=32)]
 # reach_m is keyed by lane rate (Gb/s); a blueprint's YAML keys arrive as text ("53.125"), so the
 # key alone is read as a number from text too.
 LaneRate = Annotated[float, Field(gt=0, le=MAX_FIGURE, allow_inf_nan=False, strict=False)]
+
+# The fields a port name template may use (PortLayout fills them); acc/link and chip/chipport
+# only on the scale-up ports of a device with accelerators or switch chips.
+PORT_FIELDS = ("i", "n", "cage", "sub", "lane0")
+ACCELERATOR_PORT_FIELDS = ("acc", "link")
+CHIP_PORT_FIELDS = ("chip", "chipport")
+
+
+def _port_template(template: str) -> str:
+    problem = template_problem(template, PORT, PORT_FIELDS + ACCELERATOR_PORT_FIELDS + CHIP_PORT_FIELDS)
+    if problem is not None:
+        raise ValueError(f"{problem[0]} ({problem[1]})")
+    return template
+
 
 PortRole = Literal["data", "scaleup", "mgmt", "inband", "storage", "cxl", "uplink"]
 
@@ -30,7 +45,7 @@ class PortGroup(Strict):
     lanes: Lanes = 1
     cage: str = Field(description="osfp, qsfp112, qsfp28, sfp28, rj45, cpo, orthogonal, cartridge, cxl-x16 ...")
     ports_per_cage: Lanes = 1
-    name: str = Field(
+    name: Annotated[str, AfterValidator(_port_template)] = Field(
         "p{n}",
         description="port name template: {n} 1-based number in the group, {i} 0-based, "
         "{cage} 1-based cage, {sub} 1-based port within the cage, {lane0} first lane (i x lanes), "
@@ -101,6 +116,14 @@ class DeviceModel(Strict):
         internal, acc = self.internal_scaleup, self.accelerators
         if internal is not None and acc is not None and sum(internal.links_per_chip) != acc.links:
             raise ValueError("internal_scaleup.links_per_chip must add up to accelerators.links")
+        for group in self.ports:
+            fields = PORT_FIELDS
+            if group.role == "scaleup":
+                fields += ACCELERATOR_PORT_FIELDS if acc is not None else ()
+                fields += CHIP_PORT_FIELDS if chips is not None else ()
+            problem = template_problem(group.name, PORT, fields)
+            if problem is not None:
+                raise ValueError(f"port group {group.role!r}: {problem[0]} ({problem[1]})")
         return self
 
     def ports_of(self, role: str) -> list[PortGroup]:

@@ -27,8 +27,8 @@ class Metadata(Strict):
 class CatalogueOverrides(Strict):
     """Entries laid over the built-in catalogue (same name: the keys given replace the built-in ones)."""
 
-    devices: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    media: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    devices: dict[Name, dict[str, Any]] = Field(default_factory=dict)
+    media: dict[Name, dict[str, Any]] = Field(default_factory=dict)
 
 
 class Planning(Strict):
