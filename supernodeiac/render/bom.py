@@ -16,8 +16,6 @@ Where the figures come from (catalogue fields, never literals here):
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections import Counter
@@ -27,6 +25,7 @@ from ..catalog.types import Catalogue
 from ..fabric import Fabric
 from ..figures import rounded
 from . import RENDERERS, Artifacts, RenderContext
+from .csv_safe import CsvWriter
 from .stock import ordered_length
 
 NO_MEDIUM = "(none)"  # a link the media policy found nothing for; the reach check reports it
@@ -167,9 +166,7 @@ CSV_COLUMNS = [
 
 
 def _csv(bom: Bom, catalogue: Catalogue) -> bytes:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
+    w = CsvWriter(CSV_COLUMNS)
     for d in bom.devices:
         figures = [rounded(d.unit_power_w), rounded(d.power_w), rounded(d.unit_cost), rounded(d.cost)]
         w.writerow(["device", "", d.model, d.role, "", d.count, *figures, d.description])
@@ -184,7 +181,7 @@ def _csv(bom: Bom, catalogue: Catalogue) -> bytes:
     sums = totals(bom)
     for name in ("devices", "media", "total"):
         w.writerow(["total", "", name, "", "", "", "", sums["power_w"][name], "", sums["relative_cost"][name], ""])
-    return buf.getvalue().encode()
+    return w.getvalue()
 
 
 def totals(bom: Bom) -> dict:
