@@ -260,11 +260,9 @@ def test_render_writes_and_says_how_many(tmp_path):
 
 def test_render_replaces_a_previous_render_atomically(tmp_path):
     out = tmp_path / "o"
-    out.mkdir()
-    (out / "MANIFEST.json").write_text("{}")
-    (out / "stale.csv").write_text("from an older render")
+    writer.write({"cabling/cables.csv": b"old", "stale.csv": b"from an older render"}, out, "small-ib")
     assert _invoke("render", str(SMALL), "-o", str(out)).exit_code == 0
-    assert "stale.csv" not in read_tree(out)
+    assert "stale.csv" not in read_tree(out) and read_tree(out)["cabling/cables.csv"] != b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
 
 
@@ -310,16 +308,26 @@ def test_an_escaping_artifact_path_is_refused(bad, tmp_path, monkeypatch):
     assert not (tmp_path / "escape.txt").exists()
 
 
-def test_a_failure_during_the_swap_puts_the_old_render_back(tmp_path, monkeypatch):
+@pytest.mark.parametrize("exchange", [True, False])
+def test_a_failure_during_the_swap_keeps_the_old_render(tmp_path, monkeypatch, exchange):
+    """The swap fails (the disk, a permission): the old render is in place, no staging left;
+    with renameat2's exchange (one step) and with the two-rename fallback."""
     out, before, listing = _first_render(tmp_path)
     real_rename = os.rename
 
+    def no_space(*args):
+        raise OSError(28, "No space left on device")
+
     def rename(src, dst):
-        if Path(src).name.startswith(".o.new-"):
-            raise OSError(28, "No space left on device")
+        if Path(src).name.startswith(".o.snc-") and Path(src).suffix != ".old" and Path(dst) == out:
+            no_space()
         real_rename(src, dst)
 
-    monkeypatch.setattr(writer.os, "rename", rename)
+    if exchange:
+        monkeypatch.setattr(writer, "exchange", no_space)
+    else:
+        monkeypatch.setattr(writer, "exchange", lambda a, b: False)
+        monkeypatch.setattr(writer.os, "rename", rename)
     with pytest.raises(OSError):
         writer.write({"x.txt": b"new"}, out, "t")
     assert read_tree(out) == before
