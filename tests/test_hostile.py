@@ -200,3 +200,58 @@ def test_every_template_field_is_covered():
         "catalogue.devices.ports.name",
     }
     assert found == covered, found ^ covered
+
+
+# -- numbers -----------------------------------------------------------------------------------------
+
+
+def _unbounded(schema: dict, node: object, path: str, seen: set) -> typing.Iterator[str]:
+    """Paths of numeric fields in a JSON schema without both a lower and an upper bound."""
+    if isinstance(node, list):
+        for item in node:
+            yield from _unbounded(schema, item, path, seen)
+        return
+    if not isinstance(node, dict):
+        return
+    if "$ref" in node:
+        name = node["$ref"].rsplit("/", 1)[-1]
+        if (name, path) not in seen:
+            seen.add((name, path))
+            yield from _unbounded(schema, schema["$defs"][name], path, seen)
+        return
+    if node.get("type") in ("integer", "number") and "enum" not in node and "const" not in node:
+        low = "minimum" in node or "exclusiveMinimum" in node
+        high = "maximum" in node or "exclusiveMaximum" in node
+        if not (low and high):
+            yield path
+    for key, value in node.items():
+        if key == "properties":
+            for name, sub in value.items():
+                yield from _unbounded(schema, sub, f"{path}.{name}", seen)
+        elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems"):
+            yield from _unbounded(schema, value, f"{path}[]" if key != "anyOf" else path, seen)
+
+
+@pytest.mark.parametrize("model", [Blueprint, Catalogue], ids=lambda m: m.__name__)
+def test_every_number_in_the_schema_is_bounded(model):
+    """No number a blueprint (or a catalogue override) gives can be infinite or unboundedly large:
+    each has a minimum and a maximum in the schema, which the compiler enforces too."""
+    schema = model.model_json_schema(by_alias=True)
+    assert list(_unbounded(schema, schema, model.__name__, set())) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("count: 16", 'count: "16"', "expected a whole number, got '16'"),
+        ("count: 16", "count: 16.0", "expected a whole number, got 16.0"),
+        ("count: 16", "count: true", "expected a whole number, got True"),
+        ("rail_optimized: true", "rail_optimized: 1", "expected true or false, got 1"),
+        ("rack_pitch_m: 0.6", 'rack_pitch_m: "0.6"', "expected a number, got '0.6'"),
+        ("tiers: 2", 'tiers: "2"', "'2' is not allowed"),
+    ],
+)
+def test_no_silent_coercion(old, new, words):
+    """The docs call a wrong type an error: a quoted number is text, not a number."""
+    c = compile_text(SMALL.replace(old, new, 1))
+    assert c.exit_code == 2 and words in c.findings[0].message, [f.message for f in c.findings]
