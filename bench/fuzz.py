@@ -140,39 +140,50 @@ def _get(node: Any, path: tuple) -> Any:
     return node
 
 
-def _value(rng: random.Random, old: Any, doc: Any) -> Any:
+def _value(rng: random.Random, old: Any, doc: Any, path: tuple = ()) -> Any:
     """A replacement for ``old``: often a plausible one of the same kind (so that the mutant
     gets past the schema into the build, the checks and the renderers), sometimes another
     value of the same blueprint (a name in the wrong place), often a hostile one."""
     roll = rng.random()
-    if roll < 0.45:
+    if roll < 0.35:
         if isinstance(old, bool):
             return not old
         if isinstance(old, int):
             return rng.choice([old + 1, old - 1, old * 2, max(1, old // 2), rng.randint(0, 2 * abs(old) + 2)])
         if isinstance(old, float):
             return old * rng.choice([0.0, 0.5, 2.0, 10.0, 100.0])
-    if roll < 0.6:
+    if roll < 0.5:
         leaves = [v for p in _paths(doc) if not isinstance(v := _get(doc, p), dict | list) and type(v) is type(old)]
         if leaves:
             return rng.choice(leaves)
-    if roll < 0.85:
+    if roll < 0.8:  # hostile, of a kind that fits: a number for a number, text or a number for text
         if isinstance(old, bool):
             return rng.choice(SHAPES + ["yes", 1, 0])
-        if isinstance(old, int):
-            return rng.choice([*NUMBERS, float(old), str(old)])
-        if isinstance(old, float):
-            return rng.choice([*FLOATS, *NUMBERS[:6], str(old)])
+        if isinstance(old, int | float):
+            return rng.choice([*NUMBERS, *FLOATS, str(old)])
         if isinstance(old, str):
-            return rng.choice([*TEXTS, old + "x", old[:-1], old.upper(), _template(rng)])
+            key = str(path[-1]) if path else ""
+            return rng.choice([*TEXTS, *FLOATS, 0, 2, old + "x", old[:-1], old.upper(), _template(rng, key)])
     return rng.choice(NUMBERS + FLOATS + TEXTS + SHAPES)
 
 
-def _template(rng: random.Random) -> str:
+# The fields each template is filled with (a template of known fields gets past the field check
+# to what its specs and text do).
+TEMPLATE_FIELDS = {
+    "cable_id": ["a", "a_port", "b", "b_port", "fabric"],
+    "cable_label": ["a", "a_port", "b", "b_port", "fabric"],
+    "rack_name": ["row", "rack"],
+    "devices": ["fabric", "index", "su", "leaf", "spine", "group", "rack"],
+    "naming": ["group", "index"],
+}
+
+
+def _template(rng: random.Random, key: str = "") -> str:
+    known = TEMPLATE_FIELDS.get(key, [])
     parts = []
     for _ in range(rng.randint(1, 4)):
         parts.append(rng.choice(LITERALS))
-        name = rng.choice(FIELDS)
+        name = rng.choice(known) if known and rng.random() < 0.8 else rng.choice(FIELDS)
         spec = rng.choice(SPECS) if rng.random() < 0.4 else ""
         parts.append("{" + name + spec + "}")
     parts.append(rng.choice(LITERALS))
@@ -187,7 +198,7 @@ def _mutate_once(rng: random.Random, doc: dict) -> str:
     path = rng.choice(leaves if op == "set" and leaves and rng.random() < 0.85 else paths)
     parent, key = _get(doc, path[:-1]), path[-1]
     if op == "set":
-        parent[key] = _value(rng, parent[key], doc)
+        parent[key] = _value(rng, parent[key], doc, path)
     elif op == "delete":
         del parent[key]
     elif op == "typo" and isinstance(parent, dict):
@@ -211,9 +222,9 @@ def _mutate_once(rng: random.Random, doc: dict) -> str:
         if where[1] == "devices":
             section.setdefault("devices", {})
             if isinstance(section["devices"], dict):
-                section["devices"][rng.choice(ROLES)] = _template(rng)
+                section["devices"][rng.choice(ROLES)] = _template(rng, "devices")
         else:
-            section[where[1]] = _template(rng)
+            section[where[1]] = _template(rng, where[1])
         return f"template {'.'.join(where)}"
     elif op == "clear" and isinstance(parent[key], dict | list):
         parent[key] = type(parent[key])()
