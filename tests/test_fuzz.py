@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 SETTINGS = settings(
-    max_examples=120,
+    max_examples=200,
     deadline=None,
     derandomize=True,
     database=None,
@@ -48,7 +48,7 @@ def _assert_sound(text: str) -> None:
     assert outcome.kind in ("located", "rendered"), f"{outcome.kind}: {outcome.detail}\n{text}"
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=400)
 @given(source=st.sampled_from(SHIPPED), rng=st.randoms(use_true_random=False), steps=st.integers(1, 3))
 def test_mutated_shipped_blueprints(source, rng, steps):
     doc = YAML(typ="safe", pure=True).load(source.read_text())
