@@ -27,8 +27,8 @@ with an instant between them where the folder is missing.
 **Debris.** Every staging folder has a lock file beside it (``<staging>.lock``: tool, pid,
 the pid's start time, host) written before the folder is made and removed after it is gone. The
 next run into the same folder removes the staging folders of runs that are no longer alive on
-this host (only those: a live run's, or another host's, are left, and a live run's is refused as
-a concurrent render).
+this host, and only those: a run that may still be alive (on this host, or any run on another
+host) is left alone, and the new render is refused as a concurrent one.
 """
 
 from __future__ import annotations
