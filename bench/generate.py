@@ -31,14 +31,14 @@ from fractions import Fraction
 from pathlib import Path
 
 from supernodeiac.build.clos import plan_clos, split_ports
-from supernodeiac.catalog import builtin_data
+from supernodeiac.catalog import merged
 from supernodeiac.catalog.types import Catalogue
 
 # Nodes per size (8 GPUs each).
 SIZES: dict[str, int] = {"1k": 128, "8k": 1_024, "32k": 4_096, "131k": 16_384}
 
 # Hardware figures come from the catalogue, like everywhere else; only layout choices live here.
-_DEVICES = Catalogue.model_validate(builtin_data()).devices
+_DEVICES = Catalogue.model_validate(merged(None)).devices
 _NODE, _LEAF, _AGG = _DEVICES["hgx-h100"], _DEVICES["qm9700"], _DEVICES["sn4600c"]
 assert _NODE.accelerators is not None
 GPUS_PER_NODE = _NODE.accelerators.count

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -29,6 +29,22 @@ class CatalogueOverrides(Strict):
 
     devices: dict[str, dict[str, Any]] = Field(default_factory=dict)
     media: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    transceivers: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    cords: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    lines: dict[str, dict[float, list[str]]] = Field(
+        default_factory=dict, description="media the default policy offers, per transport and lane rate"
+    )
+
+
+SpareClass = Literal["switch", "node", "transceiver", "cable", "fibre", "connector", "cartridge"]
+
+
+class BomSettings(Strict):
+    """How the bill of materials orders."""
+
+    spares_pct: dict[SpareClass, Annotated[float, Field(ge=0, le=100)]] = Field(
+        default_factory=dict, description="spares to order per part class, in percent of the count (rounded up)"
+    )
 
 
 class Planning(Strict):
@@ -51,6 +67,7 @@ class Blueprint(Strict):
     naming: Naming = Field(default_factory=Naming)
     media: MediaPolicy = Field(default_factory=MediaPolicy)
     planning: Planning = Field(default_factory=Planning)
+    bom: BomSettings = Field(default_factory=BomSettings)
     nodes: list[NodeGroup] = Field(default_factory=list)
     scaleup: list[ScaleupDomain] = Field(default_factory=list)
     scaleout: list[ScaleoutFabric] = Field(default_factory=list)
