@@ -372,11 +372,26 @@ def _template_problem(template: str, sample: dict[str, Any]) -> tuple[str, str] 
     return None
 
 
+# A sample end of a cable for naming.end_label: the local end's fields, then the far end's.
+_END_SAMPLE: dict[str, Any] = {
+    "site": "dc1",
+    "row": "A",
+    "rack": "A01",
+    "u": 2,
+    "device": "gpu-0001",
+    "port": "OSFP 1 port 1",
+    "os_port": "mlx5_0",
+    "cable": "gpu-0001-mlx5_0",
+}
+_END_LABEL_SAMPLE: dict[str, Any] = {**_END_SAMPLE, **{"far_" + k: v for k, v in _END_SAMPLE.items()}}
+
+
 def template_findings(doc: Document, bp: Blueprint) -> list[Finding]:
     """Templates whose fields are fixed (cables, racks, node groups); builders check the rest."""
     checks: list[tuple[str, dict[str, Any], tuple]] = [
         (bp.naming.cable_id, _CABLE_FIELDS, ("naming", "cable_id")),
         (bp.naming.cable_label, _CABLE_FIELDS, ("naming", "cable_label")),
+        (bp.naming.end_label, _END_LABEL_SAMPLE, ("naming", "end_label")),
         (bp.site.rack_name, {"row": "A", "rack": 1}, ("site", "rack_name")),
     ]
     for i, group in enumerate(bp.nodes):
@@ -407,6 +422,7 @@ def catalogue_findings(doc: Document, bp: Blueprint) -> list[Finding]:
         Catalogue.model_validate(data)
     except ValidationError as exc:
         findings = validation_findings(doc, exc, Catalogue, data, prefix=("catalogue",))
+        findings = [g for f in findings for g in _cross_entry(doc, f, overrides)]
         # An error in a built-in entry the blueprint did not touch points at 'catalogue:'.
         out = []
         for f in findings:
@@ -416,6 +432,24 @@ def catalogue_findings(doc: Document, bp: Blueprint) -> list[Finding]:
             out.append(f)
         return out
     return []
+
+
+def _cross_entry(doc: Document, f: Finding, overrides: dict[str, Any]) -> list[Finding]:
+    """The catalogue's cross-entry checks (a medium's modules against its cord, a line's names)
+    report at the catalogue as a whole, several problems in one message: one finding each, at the
+    override entry that caused it when the blueprint made one (rule ``media-fit``)."""
+    if f.path != ("catalogue",) or not f.message.startswith("catalogue: "):
+        return [f]
+    out = []
+    for problem in f.message[len("catalogue: ") :].split("; "):
+        head, _, _ = problem.partition(":")
+        section, _, name = head.partition(".")
+        path: tuple = ("catalogue",)
+        if name and name in (overrides.get(section) or {}):
+            path = ("catalogue", section, name)
+        hint = "a transceiver medium's modules and its fibre cord must take the same fibre and connector"
+        out.append(Finding("media-fit", Severity.ERROR, f"catalogue {problem}", path, hint, doc.locate(path)))
+    return out
 
 
 # -- media references --------------------------------------------------------------------------
