@@ -184,14 +184,11 @@ def test_labels_per_end_carry_both_ends_locations(small_ib):
 
 
 def test_end_label_template_from_the_blueprint():
+    template = "{site}:{rack}-U{u:02d}:{os_port} TO {far_rack}-U{far_u:02d}:{far_os_port} [{cable}]"
     text = (
         (BLUEPRINTS / "small-ib.yaml")
         .read_text()
-        .replace(
-            "site:\n",
-            'naming:\n  end_label: "{site}:{rack}-U{u:02d}:{os_port} TO {far_rack}-U{far_u:02d}:{far_os_port} [{cable}]"\nsite:\n  name: DC1\n',
-            1,
-        )
+        .replace("site:\n", f'naming:\n  end_label: "{template}"\nsite:\n  name: DC1\n', 1)
     )
     c = compile_text(text)
     cables, _, _ = _rendered(c)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cage_plan import CARTRIDGE, CONNECTOR, TRANSCEIVER, assemblies, link_cages, spec_columns
-from ..catalog.fit import SWITCH_KINDS, CageShape
+from ..catalog.fit import SWITCH_KINDS
 from ..catalog.types import Catalogue
 from ..fabric import Fabric, LinkSpec
 from ..figures import rounded
@@ -285,11 +285,13 @@ def fibres_per_link(catalogue: Catalogue, spec: LinkSpec) -> int:
 
 
 def _modules(catalogue: Catalogue, f: Fabric, tx: np.ndarray) -> list[tuple]:
-    """Module lines: the occupied optical cages of the transceiver links ``tx``, by module and side."""
+    """Module lines: the occupied optical cages of the transceiver links ``tx``, by module, side
+    and cage form (all in numpy: an 8-rail node's cages are 10^5 at scale)."""
     t = f.links
     specs = t.specs
     arr = t.arrays()
     cages = link_cages(f)
+    dv = f.device_arrays()
     keys = sorted({k for s in specs for k in (s.a_module, s.b_module) if k})
     kid = {k: i for i, k in enumerate(keys)}
     fabs = sorted({s.fabric for s in specs})
@@ -297,40 +299,31 @@ def _modules(catalogue: Catalogue, f: Fabric, tx: np.ndarray) -> list[tuple]:
     mod_a = np.array([kid.get(s.a_module, -1) for s in specs], dtype=np.int64)
     mod_b = np.array([kid.get(s.b_module, -1) for s in specs], dtype=np.int64)
     fab = np.array([fid[s.fabric] for s in specs], dtype=np.int64)
+    # (side, form) of every port row: a switch's cage is on the switch side, any other device's on the host side
+    where, kinds = dv.layout_table("side-form", lambda layout, g: (layout.model.kind in SWITCH_KINDS, g.cage))
     sp = arr.spec[tx]
     cage = np.concatenate((cages.a[tx], cages.b[tx]))
     module = np.concatenate((mod_a[sp], mod_b[sp]))
     fabric = np.concatenate((fab[sp], fab[sp]))
-    device = np.concatenate((arr.a[tx], arr.b[tx]))
-    port = np.concatenate((arr.a_port[tx], arr.b_port[tx]))
+    rows = np.concatenate((dv.rows(arr.a[tx], arr.a_port[tx]), dv.rows(arr.b[tx], arr.b_port[tx])))
+    kind = where[rows]
     order = np.argsort(cage, kind="stable")
     sc = cage[order]
     first = order[np.concatenate(([True], sc[1:] != sc[:-1]))]  # one end per occupied cage
-    counted: Counter[tuple[int, int, int, int]] = Counter()
-    devices, layouts = f.devices, f.layouts
-    shape_of: dict[tuple[str, int], CageShape] = {}
-    shapes: list[CageShape] = []
-    shape_id: dict[CageShape, int] = {}
-    for i in first.tolist():
-        d = devices[int(device[i])]
-        layout = layouts[d.model]
-        key = (d.model, int(port[i]))
-        shp = shape_of.get(key)
-        if shp is None:
-            shp = shape_of[key] = CageShape.of(layout.port_groups[int(port[i])], layout.model.kind)
-        sid = shape_id.setdefault(shp, len(shapes))
-        if sid == len(shapes):
-            shapes.append(shp)
-        counted[(int(fabric[i]), int(module[i]), sid, 0)] += 1
-    out = []
+    n_kind, n_mod = max(len(kinds), 1), max(len(keys), 1) + 1
+    code = (fabric[first] * n_mod + (module[first] + 1)) * n_kind + kind[first]
     merged: Counter[tuple[str, str, str, str]] = Counter()
-    for (fi, mi, sid, _), n in counted.items():
-        if mi < 0:
-            continue
-        module_t = catalogue.transceivers[keys[mi]]
+    for value, n in zip(*np.unique(code, return_counts=True), strict=True):
+        rest, k = divmod(int(value), n_kind)
+        fi, mi = divmod(rest, n_mod)
+        if mi == 0:
+            continue  # a transceiver link without a module (an edited link): the reach check reports it
+        module_t = catalogue.transceivers[keys[mi - 1]]
         if module_t.integrated:
             continue  # a CPO engine is part of its switch
-        merged[(fabs[fi], keys[mi], shapes[sid].side, shapes[sid].form)] += n
+        is_switch, form = kinds[k]
+        merged[(fabs[fi], keys[mi - 1], "switch" if is_switch else "host", form)] += int(n)
+    out = []
     for (fab_name, t_key, side, form), n in sorted(merged.items()):
         module_t = catalogue.transceivers[t_key]
         detail = f"{side} side, {form.upper()}, {module_t.pmd}"

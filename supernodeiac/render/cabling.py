@@ -16,7 +16,7 @@ import csv
 import io
 from collections.abc import Iterator
 
-from ..cable_naming import cable_id_format, positional_format
+from ..cable_naming import cable_id_format, end_label_affixes, positional_format
 from ..cage_plan import assemblies
 from ..model.common import END_LABEL_FIELDS
 from . import RENDERERS, Artifacts, RenderContext
@@ -71,7 +71,10 @@ def render_cabling(ctx: RenderContext) -> Artifacts:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(COLUMNS)
-    write = buf.write
+    chunks: list[bytes] = []
+    lines: list[str] = [buf.getvalue()[:-1]]
+    buf.seek(0)
+    buf.truncate()
     separators = len(COLUMNS) - 1
     for row in _rows(ctx):
         # A row with no comma, quote or line break inside a field is written by csv (minimal
@@ -79,10 +82,18 @@ def render_cabling(ctx: RenderContext) -> Artifacts:
         # that need quoting go through the csv writer.
         line = ",".join(row)
         if line.count(",") == separators and '"' not in line and "\n" not in line and "\r" not in line:
-            write(line + "\n")
+            lines.append(line)
         else:
             w.writerow(row)
-    return {"cabling/cables.csv": buf.getvalue().encode()}
+            lines.append(buf.getvalue()[:-1])
+            buf.seek(0)
+            buf.truncate()
+        if len(lines) == 8192:  # encoded in chunks: the text of 10^6 rows is never held twice
+            chunks.append(("\n".join(lines) + "\n").encode())
+            lines.clear()
+    if lines:
+        chunks.append(("\n".join(lines) + "\n").encode())
+    return {"cabling/cables.csv": b"".join(chunks)}
 
 
 def _rows(ctx: RenderContext) -> Iterator[list[str]]:
@@ -109,6 +120,15 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
     per_spec: dict[int, tuple[str, str, str, str, str]] = {}
     label = cable_id_format(bp.naming.cable_label)  # same fields as the cable ID, formatted positionally
     end_label = positional_format(bp.naming.end_label, LABEL_FIELDS)
+    # The default label (and any like it) is near[device] + port + far[device] + port + suffix:
+    # formatted once per device, joined per link.
+    affixes = end_label_affixes(bp.naming.end_label)
+    if affixes is not None:
+        near_tpl, near_port, far_tpl, far_port, suffix = affixes
+        fields = [dict(site=site, row=e[0], rack=e[1], u=e[4], device=e[3]) for e in ends]
+        near = [near_tpl.format(**x) for x in fields]
+        far = [far_tpl.format(**x) for x in fields]
+        pick_near, pick_far = (1 if near_port == "port" else 0), (1 if far_port == "port" else 0)
     t = f.links
     ids, specs = t.ids(), t.specs
     asm_length = assemblies(f, media).length_m.tolist()
@@ -132,7 +152,7 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
         if fixed is None:
             fixed = per_spec[s] = _spec_columns(ctx, s)
         cid = ids[i]
-        yield [
+        row = [
             cid,
             label(spec.fabric, a_name, a_port, b_name, b_port),
             spec.fabric,
@@ -163,43 +183,18 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
             fixed[3],
             fixed[4],
             fixed[5],
-            end_label(
-                site,
-                a_row,
-                a_rack,
-                a_uint,
-                a_name,
-                a_phys[ap],
-                a_port,
-                cid,
-                site,
-                b_row,
-                b_rack,
-                b_uint,
-                b_name,
-                b_phys[bp_],
-                b_port,
-                cid,
-            ),
-            end_label(
-                site,
-                b_row,
-                b_rack,
-                b_uint,
-                b_name,
-                b_phys[bp_],
-                b_port,
-                cid,
-                site,
-                a_row,
-                a_rack,
-                a_uint,
-                a_name,
-                a_phys[ap],
-                a_port,
-                cid,
-            ),
         ]
+        a_phys_name, b_phys_name = a_phys[ap], b_phys[bp_]
+        if affixes is not None:
+            a_ends, b_ends = (a_port, a_phys_name), (b_port, b_phys_name)
+            row.append(near[a] + a_ends[pick_near] + far[b] + b_ends[pick_far] + suffix)
+            row.append(near[b] + b_ends[pick_near] + far[a] + a_ends[pick_far] + suffix)
+        else:
+            a_fields = (site, a_row, a_rack, a_uint, a_name, a_phys_name, a_port, cid)
+            b_fields = (site, b_row, b_rack, b_uint, b_name, b_phys_name, b_port, cid)
+            row.append(end_label(*a_fields, *b_fields))
+            row.append(end_label(*b_fields, *a_fields))
+        yield row
 
 
 def _part(ctx: RenderContext, medium: str, stock: float) -> str:
