@@ -4,6 +4,8 @@ explicit policy, a warning for copper at the edge of its reach, per-tier rules."
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
@@ -276,3 +278,98 @@ def test_vendor_media_name_their_parts(name):
         assert c.catalogue.cords[m.cord].part.number
     else:
         assert m.part is not None and not m.part.generic
+
+
+# Single-port 400G OSFP NICs (flat top, ConnectX-7) next to an NDR leaf: the leaf's twin-port cage
+# takes an MCP7Y00 splitter, one leg to each NIC's cage (rail-optimised: two nodes per cage).
+SPLIT = """\
+apiVersion: supernodeiac/v1
+kind: Blueprint
+metadata: {{name: split-test}}
+site:
+  rows:
+    - {{name: A, racks: 4}}
+nodes:
+  - name: s
+    model: storage-node
+    count: 4
+    placement: {{row: A, first_rack: {node_rack}, per_rack: 4, first_u: {node_u}, gap_u: {gap}}}
+scaleout:
+  - name: ib
+    kind: fat-tree
+    switch: qm9700
+    endpoints: [{{group: s}}]
+    placement:
+      leaf: {{row: A, first_u: 30, per_rack: 2}}
+      spine: {{row: A, first_rack: 4, first_u: 40, per_rack: 4}}
+"""
+
+
+def test_a_twin_port_switch_cage_feeds_two_nics_through_one_splitter():
+    c = compile_text(SPLIT.format(node_rack=1, node_u=2, gap=0))
+    links = _links(c, "node-leaf")
+    assert {link.medium for link in links} == {"splitter-dac-2x400g"} and not _errors(c)
+    assert {link.head for link in links} == {"b"}  # the leaf end takes the head plug
+    f = c.fabric
+    heads = {(k.b, f.layouts[f.devices[k.b].model].port_cages[k.b_port]) for k in links}
+    legs = {(k.a, k.a_port) for k in links}
+    assert len(legs) == len(links) == 2 * len(heads)  # two legs per splitter, each in a cage of its own
+    from supernodeiac.render import RenderContext
+    from supernodeiac.render.bom import bill_of_materials
+
+    bom = bill_of_materials(c.catalogue, f, c.blueprint)
+    splitters = [x for x in bom.lines if x.item == "splitter-dac-2x400g"]
+    assert sum(x.count for x in splitters) == len(heads)
+    # one length class per splitter: its longest leg
+    longest: dict[tuple, float] = {}
+    for k in links:
+        head = (k.b, f.layouts[f.devices[k.b].model].port_cages[k.b_port])
+        longest[head] = max(longest.get(head, 0.0), k.length_m)
+    stock = c.catalogue.media["splitter-dac-2x400g"].stock_lengths_m
+    expected = Counter(min(s for s in stock if s >= x - 1e-9) for x in longest.values())
+    assert {x.length_m: x.count for x in splitters} == dict(expected)
+    assert RenderContext  # (imported for the renderers' context type)
+
+
+def test_a_splitter_leg_past_its_reach_moves_the_whole_cage_to_optics():
+    """One node per rack: node 1 sits beside the leaf (a splitter leg would reach it), node 2 in the
+    next rack (4-5 m, past the splitter's 3 m). They share a leaf cage, whose one plug must serve
+    both: one length class for a splitter, so the cage takes a module, fibres to both nodes."""
+    c = compile_text(SPLIT.format(node_rack=1, node_u=2, gap=0).replace("per_rack: 4, first_u: 2", "per_rack: 1, first_u: 2"))
+    f = c.fabric
+    links = _links(c, "node-leaf")
+    near = [k for k in links if f.devices[k.a].rack == f.devices[k.b].rack]
+    assert near and max(k.length_m for k in near) < 3 < min(k.length_m for k in links if k not in near)
+    by_cage: dict[tuple, set] = {}
+    for k in links:
+        by_cage.setdefault((k.b, f.layouts[f.devices[k.b].model].port_cages[k.b_port]), set()).add(k.medium)
+    assert all(media == {"sr4-400g"} for media in by_cage.values())
+    assert not _errors(c)
+
+
+ETHERNET = """\
+    ethernet:
+      addressing: {loopbacks: 10.0.0.0/24, p2p: 10.64.0.0/20}
+      bgp: {asn_first: 4200000000, asn_last: 4200000999}
+      lossless:
+        pfc_priorities: [3]
+        dscp_to_tc: {26: 3, 48: 6}
+        roce_dscp: 26
+        cnp_dscp: 48
+        ecn: {min_threshold_bytes: 150000, max_threshold_bytes: 1500000, max_probability_pct: 5}
+"""
+
+
+def test_an_800g_port_takes_two_fibres_from_one_twin_port_module():
+    optics = "media:\n  tiers:\n    leaf-spine: {forbid: [dac, acc]}\n"
+    text = TWO_RACKS.format(media=optics, racks=12, leaf_rack=12).replace(
+        "    switch: qm9700\n", "    switch: sn5600\n    transport: ethernet\n" + ETHERNET
+    )
+    text = text.replace("model: hgx-h100", "model: hgx-h100-bf3")
+    c = compile_text(text)
+    ups = _links(c, "leaf-spine")
+    assert ups and {(k.medium, k.lanes, k.a_module, k.b_module) for k in ups} == {("sr4-400g", 8, "mma4z00-ns", "mma4z00-ns")}
+    from supernodeiac.render.bom import fibres_per_link
+
+    spec = c.fabric.links.specs[c.fabric.links.spec[c.fabric.links.index(ups[0])]]
+    assert fibres_per_link(c.catalogue, spec) == 2  # one MPO fibre per 400G optical port
