@@ -117,6 +117,7 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
     port_cols = [ports[d.model] for d in f.devices]
     fibres = {name: m.fibre for name, m in media.items()}
     lengths: dict[tuple[str, float, float], tuple[str, str, str]] = {}
+    parts: dict[tuple[str, float], str] = {}
     per_spec: dict[int, tuple[str, str, str, str, str]] = {}
     label = cable_id_format(bp.naming.cable_label)  # same fields as the cable ID, formatted positionally
     end_label = positional_format(bp.naming.end_label, LABEL_FIELDS)
@@ -147,7 +148,10 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
         length = lengths.get((medium, length_m, ordered_for))
         if length is None:
             stock = ordered_length(cat, medium, ordered_for)
-            length = lengths[(medium, length_m, ordered_for)] = (_fmt(stock), f"{length_m:.2f}", _part(ctx, medium, stock))
+            part = parts.get((medium, stock))
+            if part is None:
+                part = parts[(medium, stock)] = _part(ctx, medium, stock)
+            length = lengths[(medium, length_m, ordered_for)] = (_fmt(stock), f"{length_m:.2f}", part)
         fixed = per_spec.get(s)
         if fixed is None:
             fixed = per_spec[s] = _spec_columns(ctx, s)
