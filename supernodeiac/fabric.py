@@ -393,6 +393,14 @@ class Fabric:
     def port_group(self, device_index: int, port: int) -> PortGroup:
         return self.layouts[self.devices[device_index].model].group(port)
 
+    def cage(self, device_index: int, port: int) -> Cage:
+        """The cage a device's port sits in (its faceplate number, form factor, top, ports)."""
+        return self.layouts[self.devices[device_index].model].cage_of(port)
+
+    def physical_name(self, device_index: int, port: int) -> str:
+        """A device's port as printed on its faceplate (``OSFP 3 port 2``), beside ``port_name``."""
+        return self.layouts[self.devices[device_index].model].physical_name(port)
+
     def sorted_links(self) -> list[Link]:
         """Every link in cable-ID order, made once and shared by the renderers that need it.
 

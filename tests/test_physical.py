@@ -221,3 +221,7 @@ def test_spec_api_for_config_renderers(small_ib):
     assert sorted(used.values()) == [1] + [2] * 8
     link = next(k for k in f.links if k.a == f.device("gpu-0001").index and k.fabric == "ib")
     assert (link.medium, link.a_module, link.b_module, link.tier) == ("sr4-400g", "mma4z00-ns-flt", "mma4z00-ns", "node-leaf")
+    # the NIC of GPU 0 (mlx5_0) sits in the DGX's OSFP 4, position 2
+    cage = f.cage(link.a, link.a_port)
+    assert (cage.number, cage.form, cage.top, f.physical_name(link.a, link.a_port)) == (4, "osfp", "flat", "OSFP 4 port 2")
+    assert f.port_name(link.a, link.a_port) == "mlx5_0"
