@@ -471,22 +471,28 @@ def _policies(node: Any, path: tuple) -> typing.Iterator[tuple[MediaPolicy, tupl
 
 
 def media_reference_findings(doc: Document, bp: Blueprint) -> list[Finding]:
-    known = sorted(merged(bp.catalogue.model_dump())["media"])
+    """Every medium a policy names (``pin``, ``allow``, ``forbid``, network-wide and per tier) is a
+    catalogue medium or a kind of medium (``dac``, ``sr``, ...)."""
+    media = merged(bp.catalogue.model_dump())["media"]
+    known = sorted(set(media) | {str(entry.get("kind")) for entry in media.values() if entry.get("kind")})
     findings = []
     for policy, path in _policies(bp, ()):
-        names = ([(policy.pin, path + ("pin",))] if policy.pin is not None else []) + [
-            (name, path + ("allow", i)) for i, name in enumerate(policy.allow or [])
-        ]
-        for name, at in names:
-            if name not in known:
-                findings.append(
-                    Finding(
-                        "unknown-catalogue-item",
-                        Severity.ERROR,
-                        f"no medium named {name!r} in the catalogue",
-                        at,
-                        did_you_mean(name, known, "media"),
-                        doc.locate(at),
+        rules = [(policy, path)] + [(tp, path + ("tiers", tier)) for tier, tp in policy.tiers.items()]
+        for rule, where in rules:
+            names = ([(rule.pin, where + ("pin",))] if rule.pin is not None else []) + [
+                (name, where + ("allow", i)) for i, name in enumerate(rule.allow or [])
+            ]
+            names += [(name, where + ("forbid", i)) for i, name in enumerate(rule.forbid)]
+            for name, at in names:
+                if name not in known:
+                    findings.append(
+                        Finding(
+                            "unknown-catalogue-item",
+                            Severity.ERROR,
+                            f"no medium named {name!r} in the catalogue",
+                            at,
+                            did_you_mean(name, known, "media"),
+                            doc.locate(at),
+                        )
                     )
-                )
     return findings

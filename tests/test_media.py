@@ -373,3 +373,18 @@ def test_an_800g_port_takes_two_fibres_from_one_twin_port_module():
 
     spec = c.fabric.links.specs[c.fabric.links.spec[c.fabric.links.index(ups[0])]]
     assert fibres_per_link(c.catalogue, spec) == 2  # one MPO fibre per 400G optical port
+
+
+@pytest.mark.parametrize(
+    ("policy", "where"),
+    [
+        ("media:\n  tiers:\n    leaf-spine: {pin: dacc}\n", ("media", "tiers", "leaf-spine", "pin")),
+        ("media:\n  forbid: [sr, lacc]\n", ("media", "forbid", 1)),
+        ("media:\n  tiers:\n    node-leaf: {allow: [dr4-400g, dr5]}\n", ("media", "tiers", "node-leaf", "allow", 1)),
+    ],
+)
+def test_a_mistyped_medium_in_any_policy_is_a_located_error(policy, where):
+    c = _one_rack(spine_u=38, media=policy)
+    assert c.exit_code == 2
+    [e] = c.findings
+    assert e.rule == "unknown-catalogue-item" and e.path == where and e.hint.startswith("did you mean")
