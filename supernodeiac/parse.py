@@ -447,7 +447,10 @@ def _cross_entry(doc: Document, f: Finding, overrides: dict[str, Any]) -> list[F
         path: tuple = ("catalogue",)
         if name and name in (overrides.get(section) or {}):
             path = ("catalogue", section, name)
-        hint = "a transceiver medium's modules and its fibre cord must take the same fibre and connector"
+        if " no " in problem and "named" in problem:
+            hint = "name an entry of the catalogue (its media:, transceivers: or cords:), or add one in the override"
+        else:
+            hint = "a transceiver medium's modules and its fibre cord must take the same fibre and connector"
         out.append(Finding("media-fit", Severity.ERROR, f"catalogue {problem}", path, hint, doc.locate(path)))
     return out
 

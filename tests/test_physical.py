@@ -225,3 +225,15 @@ def test_spec_api_for_config_renderers(small_ib):
     cage = f.cage(link.a, link.a_port)
     assert (cage.number, cage.form, cage.top, f.physical_name(link.a, link.a_port)) == (4, "osfp", "flat", "OSFP 4 port 2")
     assert f.port_name(link.a, link.a_port) == "mlx5_0"
+
+
+def test_a_physical_name_template_with_an_unknown_field_is_a_located_error():
+    text = (BLUEPRINTS / "small-ib.yaml").read_text()
+    override = (
+        "catalogue:\n  devices:\n    qm9700:\n      ports:\n"
+        '        - {role: data, count: 64, speed_gbps: 400, lanes: 4, cage: osfp, ports_per_cage: 2, physical: "{slot}"}\n'
+    )
+    c = compile_text(text.replace("site:\n", override + "site:\n", 1))
+    assert c.exit_code == 2
+    [e] = c.findings
+    assert "physical" in e.message and "slot" in e.message and e.path[:3] == ("catalogue", "devices", "qm9700")

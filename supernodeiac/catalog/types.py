@@ -57,6 +57,19 @@ class PortGroup(Strict):
         None, description="lane rates (Gb/s) the port runs at; default: its own and any lower one (downshift)"
     )
 
+    @field_validator("physical")
+    @classmethod
+    def _physical_fields(cls, value: str | None) -> str | None:
+        if value is not None:
+            sample = {"FORM": "OSFP", "form": "osfp", "cage": 1, "sub": 1, "letter": "a", "n": 1, "i": 0}
+            try:
+                value.format(**sample)
+            except (KeyError, IndexError, ValueError, AttributeError) as exc:
+                raise ValueError(
+                    f"physical name template {value!r} cannot be filled ({exc}); fields: FORM, form, cage, sub, letter, n, i"
+                ) from None
+        return value
+
     @field_validator("faceplate")
     @classmethod
     def _permutation(cls, value: list[int] | None, info) -> list[int] | None:  # noqa: ANN001
