@@ -388,3 +388,44 @@ def test_a_mistyped_medium_in_any_policy_is_a_located_error(policy, where):
     assert c.exit_code == 2
     [e] = c.findings
     assert e.rule == "unknown-catalogue-item" and e.path == where and e.hint.startswith("did you mean")
+
+
+SPREAD = """\
+apiVersion: supernodeiac/v1
+kind: Blueprint
+metadata: {name: spread-test}
+site:
+  rack_pitch_m: 9
+  rows:
+    - {name: A, racks: 1}
+    - {name: N, racks: 8}
+nodes:
+  - {name: gpu, model: hgx-h100, count: 2, placement: {row: A, per_rack: 2, first_u: 2}}
+scaleout:
+  - name: ib
+    kind: fat-tree
+    switch: qm9700
+    endpoints: [{group: gpu}]
+    placement:
+      leaf: {row: N, per_rack: 1, first_u: 2}
+      spine: {row: A, per_rack: 4, first_u: 30}
+"""
+
+
+def test_a_module_carries_one_kind_of_optics_for_both_its_fibres():
+    """Rail r's leaf stands r racks of 9 m down the row. A DGX cage holds two rails (OSFP 1: GPUs 7
+    and 4, OSFP 3: GPUs 2 and 1): the fibre to rail 7 needs single-mode, the one to rail 4 alone
+    would take multimode, but one twin-port module carries one optics, and the leaf cage it lands
+    in (both nodes' rail-4 ports) too: single-mode throughout that group; OSFP 3's group stays SR."""
+    c = compile_text(SPREAD)
+    assert not _errors(c), _errors(c)
+    f = c.fabric
+    medium: dict[int, set] = {}
+    lengths: dict[int, float] = {}
+    for k in _links(c, "node-leaf"):
+        rail = f.devices[k.b].coord("rail")
+        medium.setdefault(rail, set()).add(k.medium)
+        lengths[rail] = k.length_m
+    assert lengths[4] < 50 < lengths[7]  # the premise: rail 4 alone would be multimode
+    assert medium[7] == medium[4] == {"dr4-400g-100m"}  # OSFP 1 (GPUs 7, 4) and the leaf cages of rails 7 and 4
+    assert medium[2] == medium[1] == {"sr4-400g"}  # OSFP 3 (GPUs 2, 1): short both ways
