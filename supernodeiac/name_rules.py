@@ -63,6 +63,8 @@ class NameKind:
 DEVICE = NameKind("device name", "A-Za-z0-9_.-")
 RACK = NameKind("rack name", "A-Za-z0-9_.-")
 PORT = NameKind("port name", "A-Za-z0-9_./:-")
+# A port's name as printed on the faceplate ("OSFP 3 port 2"): words separated by spaces.
+PHYSICAL_PORT = NameKind("printed port name", "A-Za-z0-9_./: -")
 CABLE_ID = NameKind("cable ID", "A-Za-z0-9_./:#-")
 LABEL = NameKind("cable label", "", printable=True)
 

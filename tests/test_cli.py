@@ -21,7 +21,8 @@ SMALL = BLUEPRINTS / "small-ib.yaml"
 SHIPPED = sorted(BLUEPRINTS.glob("*.yaml"))
 
 # One error at a known place and one warning: a typo'd key is invalid (exit 2), so the
-# findings here come from a buildable blueprint whose pinned DAC cannot reach (exit 1).
+# findings here come from a buildable blueprint whose pinned multimode optics cannot reach the
+# leaves 60 m down the row (exit 1).
 FINDINGS_BP = """\
 apiVersion: supernodeiac/v1
 kind: Blueprint
@@ -29,7 +30,7 @@ metadata:
   name: t
 site:
   rows:
-    - {name: A, racks: 10}
+    - {name: A, racks: 100}
 nodes:
   - name: gpu
     model: hgx-h100
@@ -39,12 +40,12 @@ scaleout:
   - name: ib
     kind: fat-tree
     switch: qm9700
-    media: {pin: dac}
+    media: {pin: sr}
     endpoints:
       - group: gpu
     placement:
-      leaf: {row: A, first_rack: 10, per_rack: 8, first_u: 2}
-      spine: {row: A, first_rack: 10, per_rack: 4, first_u: 20}
+      leaf: {row: A, first_rack: 100, per_rack: 8, first_u: 2}
+      spine: {row: A, first_rack: 100, per_rack: 4, first_u: 20}
 """
 
 
@@ -74,7 +75,7 @@ def test_json_format(findings_file):
     assert report["file"] == str(findings_file) and report["stage"] == "built" and report["exit_code"] == 1
     errors = [f for f in report["findings"] if f["severity"] == "error"]
     assert errors and all(f["rule"] == "reach" for f in errors)
-    # the pinned DAC is what fails: the finding points at the pin (line 17, 'pin' at column 13)
+    # the pinned optics are what fails: the finding points at the pin (line 17, 'pin' at column 13)
     assert {(f["line"], f["col"]) for f in errors} == {(17, 13)}
     assert report["devices"] > 0 and report["links"] > 0
 

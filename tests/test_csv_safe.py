@@ -96,8 +96,8 @@ def test_text_from_the_catalogue_is_neutralised_in_the_bom():
     c = compile_text(text.replace("\nsite:", f'\ncatalogue:\n  devices:\n    qm9700: {{description: "{evil}"}}\nsite:', 1))
     assert c.exit_code == 0, [f.message for f in c.findings]
     artifacts, _ = render(c, ["bom"])
-    rows = list(csv.reader(io.StringIO(artifacts["bom/bom.csv"].decode())))
-    assert {r[-1] for r in rows if r[2] == "qm9700"} == {'\'=HYPERLINK("http://x","click")'}
+    rows = list(csv.DictReader(io.StringIO(artifacts["bom/bom.csv"].decode())))
+    assert {r["description"] for r in rows if r["item"] == "qm9700"} == {'\'=HYPERLINK("http://x","click")'}
 
 
 def test_cabling_neutralises_names_that_bypass_the_templates(small_ib):

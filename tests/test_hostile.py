@@ -118,6 +118,8 @@ def _with(template: str, field: str) -> tuple[str, tuple, int]:
         return SMALL.replace("\nsite:", f"\nnaming: {{cable_id: {q}}}\nsite:", 1), ("naming", "cable_id"), 9
     if field == "naming.cable_label":
         return SMALL.replace("\nsite:", f"\nnaming: {{cable_label: {q}}}\nsite:", 1), ("naming", "cable_label"), 9
+    if field == "naming.end_label":
+        return SMALL.replace("\nsite:", f"\nnaming: {{end_label: {q}}}\nsite:", 1), ("naming", "end_label"), 9
     if field == "naming.devices":
         return SMALL.replace("\nsite:", f"\nnaming: {{devices: {{spine: {q}}}}}\nsite:", 1), ("naming", "devices", "spine"), 9
     if field == "site.rack_name":
@@ -127,23 +129,27 @@ def _with(template: str, field: str) -> tuple[str, tuple, int]:
     if field == "cxl.hosts.naming":
         text = CXL.replace("        count: 2\n", f"        count: 2\n        naming: {q}\n", 1)
         return text, ("cxl", 0, "hosts", 1, "naming"), 36
-    assert field == "catalogue.ports.name"
+    assert field in ("catalogue.ports.name", "catalogue.ports.physical")
+    key = field.rsplit(".", 1)[1]
+    port = f"name: {q}" if key == "name" else f"name: 'IB1/{{cage}}/{{sub}}', physical: {q}"
     override = (
         "\ncatalogue:\n  devices:\n    qm9700:\n      ports:\n"
-        f"        - {{role: data, count: 64, speed_gbps: 400, lanes: 4, cage: osfp, name: {q}}}\n"
+        f"        - {{role: data, count: 64, speed_gbps: 400, lanes: 4, cage: osfp, ports_per_cage: 2, {port}}}\n"
         "        - {role: mgmt, count: 1, speed_gbps: 1, lanes: 1, cage: rj45, name: mgmt0}\nsite:"
     )
-    return SMALL.replace("\nsite:", override, 1), ("catalogue", "devices", "qm9700", "ports", 0, "name"), 13
+    return SMALL.replace("\nsite:", override, 1), ("catalogue", "devices", "qm9700", "ports", 0, key), 13
 
 
 TEMPLATE_FIELDS = [
     "naming.cable_id",
     "naming.cable_label",
+    "naming.end_label",
     "naming.devices",
     "site.rack_name",
     "nodes.naming",
     "cxl.hosts.naming",
     "catalogue.ports.name",
+    "catalogue.ports.physical",
 ]
 # What a spreadsheet runs (each start), what cannot be formatted small, what other formats cannot hold.
 HOSTILE_TEMPLATES = ["={index}", "+{index}", "-{index}", "@{index}", "\t{index}", "\r{index}", "{index:>9999999}", "{index!r}"]
@@ -193,11 +199,13 @@ def test_every_template_field_is_covered():
     covered = {
         "naming.cable_id",
         "naming.cable_label",
+        "naming.end_label",
         "naming.devices",
         "site.rack_name",
         "nodes.naming",
         "cxl.hosts.naming",
         "catalogue.devices.ports.name",
+        "catalogue.devices.ports.physical",
     }
     assert found == covered, found ^ covered
 

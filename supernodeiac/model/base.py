@@ -102,4 +102,10 @@ PortCount = Annotated[int, Field(gt=0, le=MAX_PORTS)]
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_FIGURE, le=MAX_FIGURE)]
 PositiveFloat = Annotated[float, Field(gt=0, le=MAX_FIGURE, allow_inf_nan=False)]
 NonNegFloat = Annotated[float, Field(ge=0, le=MAX_FIGURE, allow_inf_nan=False)]
+# Catalogue dicts keyed by a lane rate (Gb/s) or a stock length (m): YAML keys may arrive as text
+# ("53.125") from a blueprint, so the key alone is read as a number from text too.
+LaneRate = Annotated[float, Field(gt=0, le=MAX_FIGURE, allow_inf_nan=False, strict=False)]
+StockLength = Annotated[float, Field(ge=0, le=MAX_FIGURE, allow_inf_nan=False, strict=False)]
+# A product line's lane rate: 0 stands for every rate.
+LineRate = Annotated[float, Field(ge=0, le=MAX_FIGURE, allow_inf_nan=False, strict=False)]
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=63)]

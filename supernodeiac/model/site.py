@@ -14,6 +14,7 @@ class Row(Strict):
 
 
 class Site(Strict):
+    name: Name | None = Field(None, description="site name for cable labels (default: metadata.name)")
     rack_units: PositiveInt = 48
     unit_height_m: PositiveFloat = 0.04445
     rack_pitch_m: PositiveFloat = Field(0.6, description="centre-to-centre distance of racks in a row")

@@ -37,13 +37,26 @@ def safe_row(row: Iterable[object]) -> list[object]:
 
 
 class CsvWriter:
-    """A CSV file built in memory: a header, then rows, every cell through :func:`safe_cell`."""
+    """A CSV file built in memory: a header, then rows, every cell through :func:`safe_cell`.
+
+    The text is encoded in chunks as it grows, so a cabling list of 10^6 rows (about 200 MB)
+    is never held as text and as bytes at once.
+    """
+
+    _CHUNK = 1 << 20  # characters of text kept before they are encoded
 
     def __init__(self, columns: Sequence[str]) -> None:
         self._buf = io.StringIO()
         self._csv = csv.writer(self._buf, lineterminator="\n")
         self._columns = len(columns)
+        self._chunks: list[bytes] = []
         self.writerow(columns)
+
+    def _spill(self) -> None:
+        """Encode the text written so far and start the buffer afresh."""
+        self._chunks.append(self._buf.getvalue().encode())
+        self._buf.seek(0)
+        self._buf.truncate()
 
     def writerow(self, row: Iterable[object]) -> None:
         self._csv.writerow(safe_row(row))
@@ -61,9 +74,11 @@ class CsvWriter:
         (the first cell, or a comma followed by one). Every other row goes through
         :meth:`writerow`, so the bytes are the same either way.
         """
-        write, slow = self._buf.write, self.writerow
+        write, slow, tell = self._buf.write, self.writerow, self._buf.tell
         separators = self._columns - 1
-        for row in rows:
+        for n, row in enumerate(rows, 1):
+            if not n % 4096 and tell() > self._CHUNK:
+                self._spill()
             line = ",".join(row)
             if (
                 line.count(",") == separators
@@ -82,4 +97,6 @@ class CsvWriter:
                 slow(row)
 
     def getvalue(self) -> bytes:
-        return self._buf.getvalue().encode()
+        if self._buf.tell():
+            self._spill()
+        return b"".join(self._chunks)
