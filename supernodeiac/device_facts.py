@@ -155,7 +155,7 @@ class FabricFacts:
         kind = _kind(dev, model, facts)
         attrs = dev.attrs or {}
         port_map = self.catalogue.port_maps.get(dev.model)
-        ports = sonic_ports(model, port_map) if port_map is not None else None
+        ports = sonic_ports(f.layouts[dev.model], port_map) if port_map is not None else None
 
         t = f.links
         specs, spec_col, length_col = t.specs, t.spec, t.length_m

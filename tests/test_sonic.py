@@ -14,9 +14,10 @@ import pytest
 from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.device_facts import FabricFacts
+from supernodeiac.fabric import PortLayout
 from supernodeiac.pipeline import compile_file, render
 from supernodeiac.sonic_config import dumps, ranges
-from supernodeiac.sonic_ports import sonic_ports
+from supernodeiac.sonic_ports import port_map_problems, sonic_ports
 
 libyang = pytest.importorskip("libyang", reason="PyPI libyang==2.7.1 (needs Debian libyang2-dev) validates config_db")
 from helpers.sonic_yang import validate  # noqa: E402
@@ -156,19 +157,17 @@ def test_ports_follow_the_catalogue_port_map():
 )
 def test_port_maps_match_their_sources(model, port, expected):
     c = _compiled("small-ib")
-    sp = sonic_ports(c.catalogue.devices[model], c.catalogue.port_maps[model]).ports[port]
+    sp = sonic_ports(PortLayout(c.catalogue.devices[model]), c.catalogue.port_maps[model]).ports[port]
     assert (sp.name, sp.lanes, sp.alias, sp.index, sp.speed_mbps) == expected
 
 
 def test_every_port_map_names_ports_as_the_catalogue_does():
     """The cabling list, the LLDP expectations and the configs must name a port alike."""
     c = _compiled("small-ib")
-    from supernodeiac.fabric import PortLayout
-
     for model, port_map in c.catalogue.port_maps.items():
-        device = c.catalogue.devices[model]
-        layout = PortLayout(device)
-        for index, sp in enumerate(sonic_ports(device, port_map).ports):
+        layout = PortLayout(c.catalogue.devices[model])
+        assert port_map_problems(layout, port_map) == []
+        for index, sp in enumerate(sonic_ports(layout, port_map).ports):
             if sp is not None:
                 assert sp.name == layout.name(index), (model, index)
 

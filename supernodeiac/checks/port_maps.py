@@ -1,12 +1,14 @@
-"""Port maps: a switch's SONiC port names must be the catalogue's, so that the cabling list, the
-configs, the LLDP expectations and ``snc verify`` name every port alike."""
+"""Port maps: a switch's SONiC ports must be the catalogue's (names, lanes, speeds, cages split as
+its breakout mode says), so that the cabling list, the configs, the LLDP expectations and
+``snc verify`` name and place every port alike. The catalogue model (its port groups and cages)
+is the source of truth; the map only adds what SONiC calls things."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from ..findings import Finding, error
-from ..sonic_ports import PortMapError, SonicPorts
+from ..sonic_ports import port_map_problems
 from . import CHECKS, CheckContext
 
 
@@ -16,18 +18,5 @@ def check_port_maps(ctx: CheckContext) -> Iterator[Finding]:
     overridden = ctx.blueprint.catalogue.port_maps
     for model in sorted({d.model for d in f.devices} & set(maps)):
         path = ("catalogue", "port_maps", model) if model in overridden else ("catalogue",)
-        try:
-            ports = SonicPorts(f.models[model], maps[model])
-        except PortMapError as exc:
-            yield error("port-map", f"port map of {model}: {exc}", path, "one group per catalogue port group role")
-            continue
-        names = f.layouts[model].names
-        wrong = [(names[i], sp.name) for i, sp in enumerate(ports.ports) if sp is not None and sp.name != names[i]]
-        if wrong:
-            shown = ", ".join(f"{a} is {b}" for a, b in wrong[:3])
-            yield error(
-                "port-map",
-                f"port map of {model} names {len(wrong)} ports unlike the catalogue ({shown}{', ...' if len(wrong) > 3 else ''})",
-                path,
-                "make first_name/name_step give the catalogue's port names (the configs and the cabling list must agree)",
-            )
+        for problem, hint in port_map_problems(f.layouts[model], maps[model]):
+            yield error("port-map", f"port map of {model}: {problem}", path, hint)

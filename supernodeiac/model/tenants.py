@@ -11,6 +11,7 @@ from .base import Name, Strict
 # The Default partition holds P_Key 0x7fff; a P_Key's low 15 bits name the partition (the top bit is
 # the membership, set by the SM), so a tenant takes 0x0001-0x7ffe (opensm(8), PARTITION CONFIGURATION).
 DEFAULT_PKEY = 0x7FFF
+MAX_PKEY = 0xFFFF  # 16 bits
 
 
 def _pkey(value: object) -> int:
@@ -23,6 +24,8 @@ def _pkey(value: object) -> int:
             raise ValueError(f"{value!r} is not a P_Key such as 0x0101") from None
     if not isinstance(value, int):
         raise ValueError(f"{value!r} is not a P_Key such as 0x0101")
+    if not 0 <= value <= MAX_PKEY:
+        raise ValueError(f"P_Key {value:#x} is not a 16-bit number (0x0001-0xffff, the top bit the membership)")
     key = value & DEFAULT_PKEY  # the membership bit is the SM's business
     if not 1 <= key < DEFAULT_PKEY:
         raise ValueError(f"P_Key {value:#06x} is not between 0x0001 and 0x7ffe (0x7fff is the Default partition)")
@@ -32,7 +35,14 @@ def _pkey(value: object) -> int:
 PKey = Annotated[
     int,
     BeforeValidator(_pkey),
-    WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^0[xX][0-9a-fA-F]{1,4}$"}]}),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": MAX_PKEY},
+                {"type": "string", "pattern": "^0[xX][0-9a-fA-F]{1,4}$"},
+            ]
+        }
+    ),
 ]
 
 

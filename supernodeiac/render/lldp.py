@@ -34,7 +34,7 @@ class _Announced:
             names = list(f.layouts[model].names)
             port_map = self.facts.catalogue.port_maps.get(model)
             if port_map is not None:
-                for p, sp in enumerate(sonic_ports(f.models[model], port_map).ports):
+                for p, sp in enumerate(sonic_ports(f.layouts[model], port_map).ports):
                     if sp is not None:
                         names[p] = sp.alias
             found = self._by_model[model] = names

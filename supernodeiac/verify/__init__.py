@@ -71,7 +71,7 @@ class _Plan:
             table = {n: p for p, n in enumerate(self.fabric.layouts[d.model].names)}
             port_map = self.catalogue.port_maps.get(d.model)
             if port_map is not None:  # its names are the catalogue's (the port-map check holds them so)
-                for p, sp in enumerate(sonic_ports(self.fabric.models[d.model], port_map).ports):
+                for p, sp in enumerate(sonic_ports(self.fabric.layouts[d.model], port_map).ports):
                     if sp is not None:
                         table.setdefault(sp.alias, p)
             self._ports[device] = table
