@@ -2,7 +2,10 @@
 
 ``roce131k``: 131,072 GPUs, 16,384 HGX H100 nodes with one 400GbE SuperNIC per GPU
 (hgx-h100-bf3), on a 3-tier rail-optimised non-blocking Clos of SN5600 switches run as
-128 x 400GbE (sn5600-128x400g: 64 ports down, 64 up). A scalable unit is 64 nodes on 8 leaves
+128 x 400GbE (sn5600-128x400g: 64 ports down, 64 up), on 400GbE LinkX parts (issue 8's
+Ethernet 100G-lane product line) that every cable can be ordered in: the hall is laid out so
+that no node is further from its leaves than a NIC's optics reach (see ``roce_blueprint``).
+A scalable unit is 64 nodes on 8 leaves
 (one per rail); a pod 8 SUs (64 leaves under 64 spines, one link per leaf-spine pair); 32 pods;
 each plane's 32 spines send 4 links to each of its 16 cores (128 ports): 2,048 leaves, 2,048
 spines, 1,024 cores, 5,120 config_db.json files plus the management network's. The IP plan: /32
@@ -38,35 +41,51 @@ LOSSLESS = """\
         ecn: {min_threshold_bytes: 150000, max_threshold_bytes: 1500000, max_probability_pct: 5}"""
 
 
-def _compute(nodes: int, model: str) -> tuple[list[str], list[str], list[str]]:
-    """(row lines, node group lines, endpoint lines): one node group per compute row."""
+ROWS_EACH_SIDE = 8  # compute rows on each side of the leaf row
+SU_NODES, RAILS = 64, 8
+
+
+def _hall(nodes: int, model: str) -> tuple[list[str], list[str], list[str], int]:
+    """(row lines, node group lines, endpoint lines, next free row position) of a hall where
+    every node is within its NIC optics' reach of its leaves.
+
+    A node's 400GbE NIC (QSFP112, host side) reaches its leaf with SR4 multimode (50 m) or DR4
+    single-mode (100 m to a NIC); leaf-spine and spine-core links are switch to switch (DR4
+    500 m, FR4 2 km). So the leaves sit in one row in the middle of 16 compute rows, one SU's 8
+    leaves per rack, and the SUs are laid out column by column: SU s in compute row s % 16,
+    racks 16 (s // 16) + 1 .. (one node group each), under leaf rack s + 1 (the leaf row is as
+    long as a compute row). No node is more than 8 rows and one SU's width from its leaves
+    (about 40 m). Spines, cores and the rest take the rows beyond.
+    """
+    sus = nodes // SU_NODES
+    compute_rows = 2 * ROWS_EACH_SIDE
+    su_racks = SU_NODES // NODES_PER_RACK  # 16
+    row_racks = math.ceil(sus / compute_rows) * su_racks
     rows, groups, endpoints = [], [], []
-    per_row = NODES_PER_RACK * RACKS_PER_ROW
-    for r in range(math.ceil(nodes / per_row)):
-        count = min(per_row, nodes - r * per_row)
-        rows.append(f"    - {{name: R{r + 1:03d}, racks: {math.ceil(count / NODES_PER_RACK)}}}")
+    for r in range(compute_rows):
+        position = r if r < ROWS_EACH_SIDE else r + 1  # the leaf row in the middle
+        rows.append(f"    - {{name: R{r + 1:02d}, racks: {row_racks}, position: {position}}}")
+    for s in range(sus):
+        r, c = s % compute_rows, s // compute_rows
         groups.append(
-            f"  - {{name: gpu{r + 1:03d}, model: {model}, count: {count}, "
-            f"placement: {{row: R{r + 1:03d}, per_rack: {NODES_PER_RACK}, first_u: 2}}}}"
+            f"  - {{name: su{s + 1:03d}, model: {model}, count: {SU_NODES}, "
+            f"placement: {{row: R{r + 1:02d}, first_rack: {c * su_racks + 1}, per_rack: {NODES_PER_RACK}, first_u: 2}}}}"
         )
-        endpoints.append(f"      - group: gpu{r + 1:03d}")
-    return rows, groups, endpoints
+        endpoints.append(f"      - group: su{s + 1:03d}")
+    rows.append(f"    - {{name: L, racks: {sus}, position: {ROWS_EACH_SIDE}}}  # leaves, one SU's 8 x 2U per rack")
+    return rows, groups, endpoints, compute_rows + 1
 
 
 def roce_blueprint(nodes: int = 16_384) -> str:
-    rows, groups, endpoints = _compute(nodes, "hgx-h100-bf3")
-    leaves = nodes // 64 * 8
+    rows, groups, endpoints, position = _hall(nodes, "hgx-h100-bf3")
+    sus = nodes // SU_NODES
+    leaves = sus * RAILS
     spines, cores = leaves, leaves // 2
-    net_rows = [
-        f"    - {{name: L, racks: {math.ceil(leaves / 16)}}}  # leaves, 16 x 2U per rack",
-        f"    - {{name: S, racks: {math.ceil(spines / 16)}}}  # spines",
-        f"    - {{name: C, racks: {math.ceil(cores / 16)}}}  # cores",
-    ]
-    half = len(rows) // 2
-    racks = sum(int(line.split("racks: ")[1].split("}")[0]) for line in rows + net_rows)
+    rows.append(f"    - {{name: S, racks: {math.ceil(spines / 16)}, position: {position}}}  # spines")
+    rows.append(f"    - {{name: C, racks: {math.ceil(cores / 16)}, position: {position + 1}}}  # cores")
+    racks = sum(int(line.split("racks: ")[1].split(",")[0]) for line in rows)
     agg = math.ceil((racks + 8) * 2 / 64) + 1  # two uplinks per rack position, 64 ports per sn4600c
-    net_rows.append(f"    - {{name: M, racks: {math.ceil(agg / 20) + 1}}}  # management aggregation")
-    all_rows = rows[:half] + net_rows + rows[half:]
+    rows.append(f"    - {{name: M, racks: {math.ceil(agg / 20) + 1}, position: {position + 2}}}  # management aggregation")
     return f"""# Generated by bench/roce_gen.py: {nodes * 8:,} GPUs on a 3-tier RoCEv2 Clos of SN5600 (128 x 400GbE).
 apiVersion: supernodeiac/v1
 kind: Blueprint
@@ -75,7 +94,7 @@ metadata:
   description: benchmark, {nodes * 8} GPUs on RoCEv2
 site:
   rows:
-{chr(10).join(all_rows)}
+{chr(10).join(rows)}
 nodes:
 {chr(10).join(groups)}
 scaleout:
@@ -85,13 +104,13 @@ scaleout:
     tiers: 3
     switch: sn5600-128x400g
     rail_optimized: true
-    su_nodes: 64
+    su_nodes: {SU_NODES}
     leaves_per_pod: 64
     oversubscription: {{leaf: "1:1", spine: "1:1"}}
     endpoints:
 {chr(10).join(endpoints)}
     placement:
-      leaf: {{row: L, per_rack: 16, first_u: 2}}
+      leaf: {{row: L, per_rack: {RAILS}, first_u: 2}}
       spine: {{row: S, per_rack: 16, first_u: 2}}
       core: {{row: C, per_rack: 16, first_u: 2}}
     ethernet:
@@ -103,12 +122,14 @@ management:
   uplinks: 2
   addressing: {{network: 10.192.0.0/12}}
   aggregation: {{switch: sn4600c, count: {agg}, placement: {{row: M, per_rack: 20, first_u: 2}}}}
+  media: {{margin_m: 0.5}}  # no copper ordered at its rated limit: those uplinks get optics
 """
 
 
 def clos_blueprint(leaves: int = 512, spines: int = 64) -> str:
-    nodes = leaves // 8 * 64
-    rows, groups, endpoints = _compute(nodes, "bench-host")
+    nodes = leaves // RAILS * SU_NODES
+    rows, groups, endpoints, position = _hall(nodes, "bench-host")
+    rows.append(f"    - {{name: S, racks: {math.ceil(spines / 8)}, position: {position}}}  # spines, 8 x 4U per rack")
     return f"""# Generated by bench/roce_gen.py: a 2-tier eBGP Clos of {leaves} leaves x {spines} spines.
 apiVersion: supernodeiac/v1
 kind: Blueprint
@@ -139,7 +160,6 @@ catalogue:
 site:
   rows:
 {chr(10).join(rows)}
-    - {{name: N, racks: {math.ceil(leaves / 16) + math.ceil(spines / 8)}}}
 nodes:
 {chr(10).join(groups)}
 scaleout:
@@ -150,12 +170,12 @@ scaleout:
     switch: sn5600-128x400g
     spine_switch: bench-spine-512
     rail_optimized: true
-    su_nodes: 64
+    su_nodes: {SU_NODES}
     endpoints:
 {chr(10).join(endpoints)}
     placement:
-      leaf: {{row: N, per_rack: 16, first_u: 2}}
-      spine: {{row: N, first_rack: {math.ceil(leaves / 16) + 1}, per_rack: 8, first_u: 2}}
+      leaf: {{row: L, per_rack: {RAILS}, first_u: 2}}
+      spine: {{row: S, per_rack: 8, first_u: 2}}
     ethernet:
       addressing: {{loopbacks: 10.0.0.0/22, p2p: 10.64.0.0/16}}
       bgp: {{asn_first: 4200000000, asn_last: 4200099999}}

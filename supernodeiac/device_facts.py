@@ -12,7 +12,6 @@ A :class:`FabricFacts` is made once per render (``facts_for``) and hands out one
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,11 +97,17 @@ class LinkEnds:
         self.peer = np.concatenate((arr.b, arr.a))[order]
         self.peer_port = np.concatenate((arr.b_port, arr.a_port))[order]
         self.link = np.concatenate((np.arange(n), np.arange(n)))[order]
+        self.is_a = np.concatenate((np.ones(n, dtype=bool), np.zeros(n, dtype=bool)))[order]
         self.start = np.searchsorted(dev[order], np.arange(len(fabric.devices) + 1))
 
     def of(self, device: int) -> tuple[list[int], list[int], list[int], list[int]]:
         s, e = int(self.start[device]), int(self.start[device + 1])
         return self.port[s:e].tolist(), self.peer[s:e].tolist(), self.peer_port[s:e].tolist(), self.link[s:e].tolist()
+
+    def sides(self, device: int) -> list[bool]:
+        """Whether the device is each of its links' A end (same order as :meth:`of`)."""
+        s, e = int(self.start[device]), int(self.start[device + 1])
+        return self.is_a[s:e].tolist()
 
 
 class FabricFacts:
@@ -114,7 +119,8 @@ class FabricFacts:
         self.fabric = fabric
         self.ends = LinkEnds(fabric)
         self._switches: dict[int, SwitchFacts] = {}
-        self._addresses: dict[str, LinkAddresses | None] = {}
+        self._addresses: dict[str, tuple[list[str | None], list[str | None]] | None] = {}
+        self._lengths: list[int] | None = None
         self._names = [d.name for d in fabric.devices]
         self._port_names = [fabric.layouts[d.model].names for d in fabric.devices]
         self._roles = [fabric.layouts[d.model].port_roles for d in fabric.devices]
@@ -140,10 +146,20 @@ class FabricFacts:
             found = self._switches[device] = self._make(device)
         return found
 
-    def _link_addresses(self, network: str) -> LinkAddresses | None:
+    def _link_addresses(self, network: str) -> tuple[list[str | None], list[str | None]] | None:
+        """(A-end, B-end) address of every link of the table (None off ``network`` or unnumbered),
+        worked out for all of the network's links at once, the first time a switch of it asks."""
         if network not in self._addresses:
             facts = self.fabric.facts.get(network, {})
-            self._addresses[network] = LinkAddresses(self.fabric, network) if "ethernet" in facts else None
+            found = None
+            if "ethernet" in facts:
+                t = self.fabric.links
+                positions = t.indices_of(network)
+                a_side, b_side = LinkAddresses(self.fabric, network).bulk(positions)
+                found = ([None] * len(t), [None] * len(t))
+                for k, i in enumerate(positions):
+                    found[0][i], found[1][i] = a_side[k], b_side[k]
+            self._addresses[network] = found
         return self._addresses[network]
 
     def _make(self, index: int) -> SwitchFacts:
@@ -158,15 +174,19 @@ class FabricFacts:
         ports = sonic_ports(f.layouts[dev.model], port_map) if port_map is not None else None
 
         t = f.links
-        specs, spec_col, length_col = t.specs, t.spec, t.length_m
+        spec_col, length_col = t.spec, t.length_m
+        spec_fabric = [s.fabric for s in t.specs]
+        spec_gbps = [s.gbps for s in t.specs]
         names, port_names = self._names, self._port_names
         own_names, own_roles = port_names[index], self._roles[index]
         addresses = self._link_addresses(dev.group) if ethernet is not None else None
         interfaces: list[Interface] = []
         bgp: list[BgpNeighbor] = []
         devices = f.devices
-        for port, peer, peer_port, link in zip(*self.ends.of(index)):
-            spec = specs[spec_col[link]]
+        ports_, peers, peer_ports, links = self.ends.of(index)
+        for port, peer, peer_port, link, is_a in zip(ports_, peers, peer_ports, links, self.ends.sides(index), strict=True):
+            s = spec_col[link]
+            network = spec_fabric[s]
             iface = Interface(
                 port,
                 own_names[port],
@@ -176,17 +196,20 @@ class FabricFacts:
                 peer_port,
                 port_names[peer][peer_port],
                 link,
-                spec.fabric,
-                spec.gbps,
+                network,
+                spec_gbps[s],
                 length_col[link],
             )
-            if addresses is not None and spec.fabric == dev.group:
-                pair = addresses.pair(index, port, peer, peer_port)
-                if pair is not None:
-                    iface.address, iface.peer_address = pair
+            if addresses is not None and network == dev.group:
+                own, far = (addresses[0], addresses[1]) if is_a else (addresses[1], addresses[0])
+                address = own[link]
+                if address is not None:
+                    iface.address, iface.peer_address = address, far[link]
                     peer_attrs = devices[peer].attrs or {}
                     if "asn" in peer_attrs:
-                        bgp.append(BgpNeighbor(pair[1].split("/")[0], peer_attrs["asn"], names[peer], pair[0].split("/")[0]))
+                        bgp.append(
+                            BgpNeighbor(far[link].split("/")[0], peer_attrs["asn"], names[peer], address.split("/")[0])  # type: ignore[union-attr]
+                        )
             interfaces.append(iface)
         out = SwitchFacts(
             device=dev,
@@ -239,7 +262,14 @@ class FabricFacts:
 
     def cable_length_m(self, link: int) -> int:
         """The cable's routed length in whole metres, rounded up (SONiC's CABLE_LENGTH takes '5m')."""
-        return max(1, math.ceil(self.fabric.links.length_m[link] - 1e-9))
+        return self.cable_lengths_m()[link]
+
+    def cable_lengths_m(self) -> list[int]:
+        """:meth:`cable_length_m` of every link, worked out at once (numpy) on first use."""
+        if self._lengths is None:
+            length = self.fabric.links.arrays().length_m
+            self._lengths = np.maximum(1, np.ceil(length - 1e-9)).astype(np.int64).tolist()
+        return self._lengths
 
 
 def _kind(dev: Device, model: DeviceModel, facts: dict[str, Any]) -> str:

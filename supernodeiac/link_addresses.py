@@ -8,7 +8,10 @@ See build/addressing.py for the numbering.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
 from functools import lru_cache
+
+import numpy as np
 
 from .fabric import Fabric, Link
 
@@ -59,6 +62,45 @@ class LinkAddresses:
         upper, lower = f"{_ip(self._net.version, even)}/{self.prefixlen}", f"{_ip(self._net.version, even + 1)}/{self.prefixlen}"
         a_lower = self.fabric.devices[a].tier < self.fabric.devices[b].tier
         return (lower, upper) if a_lower else (upper, lower)
+
+    def bulk(self, positions: Sequence[int]) -> tuple[list[str | None], list[str | None]]:
+        """The A-end and B-end address (with prefix) of the links at ``positions`` of the link table,
+        None where a link has none: what :meth:`pair` gives link by link, decided for all links at
+        once with numpy and formatted once per address (a 131,072-GPU RoCE fabric has 5 x 10^5)."""
+        f = self.fabric
+        n = len(positions)
+        if self._net is None or not n:
+            return [None] * n, [None] * n
+        devices = f.devices
+        tier = np.array([d.tier for d in devices], dtype=np.int64)
+        first = np.array([(d.attrs or {}).get("p2p_block", -1) for d in devices], dtype=np.int64)
+        role = np.array([{"leaf": 0, "spine": 1}.get(d.role, 2) for d in devices], dtype=np.int64)
+        arr = f.links.arrays()
+        pos = np.asarray(positions, dtype=np.int64)
+        a, b, ap, bp = arr.a[pos], arr.b[pos], arr.a_port[pos], arr.b_port[pos]
+        ta, tb = tier[a], tier[b]
+        a_lower = ta < tb
+        low, low_port = np.where(a_lower, a, b), np.where(a_lower, ap, bp)
+        # Up-port position of the lower end's port, per role (-1: not an up port).
+        width = int(max(low_port.max(initial=0), *(max(u, default=0) for u in self._up.values()))) + 1
+        up = np.full((3, width), -1, dtype=np.int64)
+        for r, name in enumerate(("leaf", "spine")):
+            for port, m in self._up[name].items():
+                up[r, port] = m
+        index = up[role[low], low_port]
+        ok = (ta > 0) & (tb > 0) & (ta != tb) & (first[low] >= 0) & (index >= 0)
+        base = int(self._net.network_address)  # Python ints: an IPv6 address does not fit int64
+        suffix = f"/{self.prefixlen}"
+        version = self._net.version
+        out_a: list[str | None] = [None] * n
+        out_b: list[str | None] = [None] * n
+        keep = np.flatnonzero(ok)
+        blocks, lowers = (first[low] + index)[keep].tolist(), a_lower[keep].tolist()
+        for k, block, lower in zip(keep.tolist(), blocks, lowers, strict=True):
+            even = base + 2 * block
+            upper, odd = _ip(version, even) + suffix, _ip(version, even + 1) + suffix  # the lower tier takes the odd one
+            out_a[k], out_b[k] = (odd, upper) if lower else (upper, odd)
+        return out_a, out_b
 
 
 def _ip(version: int, value: int) -> str:

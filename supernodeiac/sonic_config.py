@@ -22,6 +22,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .catalog.types import PortMap
 from .device_facts import SwitchFacts
 from .model.management import MgmtAddressing
 from .sonic_ports import SonicPorts
@@ -100,26 +101,85 @@ class PortTable(Mapping[str, dict[str, Any]]):
         return self._keys[key]
 
 
-_IDLE: dict[int, tuple[SonicPorts, list[dict[str, str] | None]]] = {}
+class EncodedTable(Mapping[str, dict[str, Any]]):
+    """A table built as its JSON lines: one ``        "key": {...}`` line per entry, made with
+    f-strings from per-model fragments (a port's alias, index, lanes, FEC are encoded once per
+    model, not once per port of every switch). Read like the dict it stands for (parsed on first
+    read, for tests and library callers); :func:`dumps` writes the lines as they are."""
+
+    __slots__ = ("keys_", "lines", "_parsed")
+
+    def __init__(self) -> None:
+        self.keys_: list[str] = []
+        self.lines: list[str] = []
+        self._parsed: dict[str, dict[str, Any]] | None = None
+
+    def add(self, key: str, line: str) -> None:
+        self.keys_.append(key)
+        self.lines.append(line)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_)
+
+    def __len__(self) -> int:
+        return len(self.keys_)
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        if self._parsed is None:
+            self._parsed = json.loads("{" + ",".join(self.lines) + "}")
+        return self._parsed[key]
 
 
-def _idle(ports: SonicPorts) -> list[dict[str, str] | None]:
-    """The PORT entries of a model's ports when nothing is cabled to them (admin down): made once
-    per model and shared by every switch of it, so each file encodes them once."""
-    found = _IDLE.get(id(ports))
-    if found is None or found[0] is not ports:
-        entries: list[dict[str, str] | None] = []
+class _ModelPorts:
+    """Per model, each port's PORT line fragments (everything but what the cable decides), made once
+    and shared by every switch of the model: the idle line (admin down), and for a cabled port the
+    text before the description and between it and the speed."""
+
+    __slots__ = ("ports", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout")
+
+    def __init__(self, ports: SonicPorts) -> None:
+        self.ports = ports
+        self.idle: list[str | None] = []
+        self.head: list[str] = []
+        self.middle: list[str] = []
+        self.max_speed: list[int] = []
+        self.names: list[str] = []
+        self.key: list[str] = []
         for sp in ports.ports:
             if sp is None:
-                entries.append(None)
+                for column in (self.head, self.middle, self.names, self.key):
+                    column.append("")
+                self.idle.append(None)
+                self.max_speed.append(0)
                 continue
-            entry = {"admin_status": "down", "alias": sp.alias}
-            if sp.fec:
-                entry["fec"] = sp.fec
-            entry.update({"index": sp.index, "lanes": sp.lanes, "mtu": MTU, "speed": str(sp.speed_mbps)})
-            entries.append(entry)
-        found = _IDLE[id(ports)] = (ports, entries)
-    return found[1]
+            key = _key(sp.name)
+            fec = f'"fec": {_key(sp.fec)}, ' if sp.fec else ""
+            rest = f'"index": {_key(sp.index)}, "lanes": {_key(sp.lanes)}, "mtu": "{MTU}", "speed": '
+            alias = _key(sp.alias)
+            self.idle.append(f'        {key}: {{"admin_status": "down", "alias": {alias}, {fec}{rest}"{sp.speed_mbps}"}}')
+            self.head.append(f'        {key}: {{"admin_status": "up", "alias": {alias}, "description": ')
+            self.middle.append(f", {fec}{rest}")
+            self.max_speed.append(sp.speed_mbps)
+            self.names.append(sp.name)
+            self.key.append(key)
+        self.mapped = [p for p, sp in enumerate(ports.ports) if sp is not None]
+        self.mapped_names = [self.names[p] for p in self.mapped]
+        # BREAKOUT_CFG: each cage's mode, keyed by the cage's first port.
+        self.breakout = EncodedTable()
+        for sp in ports.ports:
+            if sp is not None and sp.first_in_cage and sp.group.breakout_mode:
+                mode = _key(sp.group.breakout_mode)
+                self.breakout.add(sp.cage_master, f'        {_key(sp.cage_master)}: {{"brkout_mode": {mode}}}')
+
+
+_MODEL_PORTS: dict[int, _ModelPorts] = {}
+
+
+def _model_ports(ports: SonicPorts) -> _ModelPorts:
+    found = _MODEL_PORTS.get(id(ports))
+    if found is None or found.ports is not ports:
+        found = _MODEL_PORTS[id(ports)] = _ModelPorts(ports)
+    return found
 
 
 def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Config:
@@ -143,59 +203,45 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
 
     # -- ports --------------------------------------------------------------------------------
     by_port = sw.by_port
-    port_table: dict[str, dict[str, Any]] = {}
-    breakout: dict[str, dict[str, Any]] = {}
-    idle = _idle(ports)
-    for index, sp in enumerate(ports.ports):
-        if sp is None:
-            continue
+    mp = _model_ports(ports)
+    port_table = EncodedTable()
+    port_table.keys_ = list(mp.mapped_names)
+    lines = port_table.lines
+    head, middle, idle, max_speed = mp.head, mp.middle, mp.idle, mp.max_speed
+    for index in mp.mapped:
         iface = by_port.get(index)
         if iface is None:
-            port_table[sp.name] = idle[index]  # type: ignore[assignment]
+            lines.append(idle[index])  # type: ignore[arg-type]
         else:
-            speed = str(min(sp.speed_mbps, int(iface.gbps * 1000)))
-            description = f"{iface.peer_name}:{iface.peer_port_name}"
-            if sp.fec:
-                port_table[sp.name] = {
-                    "admin_status": "up", "alias": sp.alias, "description": description, "fec": sp.fec,
-                    "index": sp.index, "lanes": sp.lanes, "mtu": MTU, "speed": speed,
-                }  # fmt: skip
-            else:
-                port_table[sp.name] = {
-                    "admin_status": "up", "alias": sp.alias, "description": description,
-                    "index": sp.index, "lanes": sp.lanes, "mtu": MTU, "speed": speed,
-                }  # fmt: skip
-        if sp.first_in_cage and sp.group.breakout_mode:
-            breakout[sp.cage_master] = {"brkout_mode": sp.group.breakout_mode}
+            speed = min(max_speed[index], int(iface.gbps * 1000))
+            lines.append(f'{head[index]}{_key(f"{iface.peer_name}:{iface.peer_port_name}")}{middle[index]}"{speed}"}}')
     cfg["PORT"] = port_table
-    if breakout:
-        cfg["BREAKOUT_CFG"] = breakout
+    if mp.breakout:
+        cfg["BREAKOUT_CFG"] = mp.breakout  # the same for every switch of the model
 
     # -- layer 3 ------------------------------------------------------------------------------
-    empty: dict[str, Any] = {}
     routed = [i for i in sw.interfaces if i.address is not None and ports.ports[i.port] is not None]
     if routed:
-        interface: dict[str, dict[str, Any]] = {}
+        interface = EncodedTable()
         for i in routed:
-            interface[i.name] = empty
-            interface[f"{i.name}|{i.address}"] = empty
+            key = mp.key[i.port]
+            interface.add(i.name, f"        {key}: {{}}")
+            with_address = f"{i.name}|{i.address}"
+            interface.add(with_address, f"        {_key(with_address)}: {{}}")
         cfg["INTERFACE"] = interface
     if sw.loopback:
+        empty: dict[str, Any] = {}
         cfg["LOOPBACK_INTERFACE"] = {"Loopback0": empty, f"Loopback0|{sw.loopback}": empty}
     if sw.bgp:
-        cfg["BGP_NEIGHBOR"] = {
-            n.address: {
-                "admin_status": "up",
-                "asn": str(n.asn),
-                "holdtime": BGP_HOLDTIME,
-                "keepalive": BGP_KEEPALIVE,
-                "local_addr": n.local_address,
-                "name": n.name,
-                "nhopself": "0",
-                "rrclient": "0",
-            }
-            for n in sw.bgp
-        }
+        neighbours = EncodedTable()
+        timers = f'"holdtime": "{BGP_HOLDTIME}", "keepalive": "{BGP_KEEPALIVE}"'
+        for n in sw.bgp:
+            neighbours.add(
+                n.address,
+                f'        {_key(n.address)}: {{"admin_status": "up", "asn": "{n.asn}", {timers}, '
+                f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "0", "rrclient": "0"}}',
+            )
+        cfg["BGP_NEIGHBOR"] = neighbours
 
     # -- management ---------------------------------------------------------------------------
     mgmt = next((i for i in sw.interfaces if i.role == "mgmt"), None)
@@ -236,97 +282,126 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
         cfg["VLAN_INTERFACE"] = {name: {}, f"{name}|{sw.mgmt_address}": {}}
 
 
+class _QosPlan:
+    """The QoS and buffer tables that depend only on a fabric's lossless plan and the switch's port
+    map: built once per (plan, map) and shared by every switch of the fabric (each file encodes
+    them once), with the per-port entries its :class:`PortTable` tables repeat."""
+
+    def __init__(self, plan: dict[str, Any], pm: PortMap | None) -> None:
+        self.plan, self.pm = plan, pm
+        pfc = sorted(plan["pfc_priorities"])
+        dscp_map = {int(k): v for k, v in plan["dscp_to_tc"].items()}
+        default_tc = plan["default_tc"]
+        cnp_tc = dscp_map.get(plan["cnp_dscp"]) if plan.get("cnp_dscp") is not None else None
+        if cnp_tc in pfc:
+            cnp_tc = None  # a CNP class with PFC stays a lossless DWRR queue
+        ecn = plan["ecn"]
+        pfc_text = ",".join(map(str, pfc))
+        tables: Config = {}
+        tables["DSCP_TO_TC_MAP"] = {MAP: {str(d): str(dscp_map.get(d, default_tc)) for d in range(64)}}
+        tables["TC_TO_QUEUE_MAP"] = {MAP: {str(tc): str(tc) for tc in range(8)}}
+        tables["MAP_PFC_PRIORITY_TO_QUEUE"] = {MAP: {str(p): str(p) for p in range(8)}}
+        tables["TC_TO_PRIORITY_GROUP_MAP"] = {MAP: {str(tc): str(tc) if tc in pfc else "0" for tc in range(8)}}
+        used = {"scheduler.0", "scheduler.1"} | ({"scheduler.2"} if cnp_tc is not None else set())
+        tables["SCHEDULER"] = {k: v for k, v in SCHEDULERS.items() if k in used}
+        threshold = {
+            f"{colour}_{what}": str(value)
+            for colour in ("green", "yellow", "red")
+            for what, value in (
+                ("min_threshold", ecn["min_threshold_bytes"]),
+                ("max_threshold", ecn["max_threshold_bytes"]),
+                ("drop_probability", ecn["max_probability_pct"]),
+            )
+        }
+        wred = {
+            "ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true", **threshold
+        }  # fmt: skip
+        tables["WRED_PROFILE"] = {LOSSLESS_WRED: dict(sorted(wred.items()))}
+        self.tables = tables
+
+        qos_map = {
+            "dscp_to_tc_map": MAP,
+            "pfc_enable": pfc_text,
+            "pfc_to_queue_map": MAP,
+            "pfcwd_sw_enable": pfc_text,
+            "tc_to_pg_map": MAP,
+            "tc_to_queue_map": MAP,
+        }
+        lossless_queue = {"scheduler": "scheduler.1", "wred_profile": LOSSLESS_WRED}
+        cnp_queue = {"scheduler": "scheduler.2"}
+        lossy_queue = {"scheduler": "scheduler.0"}
+        others = [q for q in range(8) if q not in pfc and q != cnp_tc]
+        lossy_ranges, lossless_ranges = ranges(others), ranges(pfc)
+        lossy_buffer_ranges = ranges([q for q in range(8) if q not in pfc])
+        lossy_pg = {"profile": "ingress_lossy_profile"}
+        lossless_pg = {"profile": "NULL"}  # dynamic model: SONiC computes the headroom
+        egress_lossless, egress_lossy = {"profile": "egress_lossless_profile"}, {"profile": "egress_lossy_profile"}
+        queue_entries = [(str(q), lossless_queue) for q in pfc]
+        if cnp_tc is not None:
+            queue_entries.append((str(cnp_tc), cnp_queue))
+        queue_entries += [(r, lossy_queue) for r in lossy_ranges]
+        self.port_qos = ([("", qos_map)], {"global": {"dscp_to_tc_map": MAP}})
+        self.queue = queue_entries
+        self.pfcwd = ([("", PFCWD)], {"GLOBAL": {"POLL_INTERVAL": PFCWD_POLL_MS}})
+        self.pg = [("0", lossy_pg)] + [(r, lossless_pg) for r in lossless_ranges]
+        self.bq = [(r, egress_lossless) for r in lossless_ranges] + [(r, egress_lossy) for r in lossy_buffer_ranges]
+
+        buffers: Config = {}
+        if pm is not None and pm.buffers is not None:
+            buffers["BUFFER_POOL"] = {
+                "egress_lossless_pool": {"mode": "dynamic", "size": str(pm.buffers.egress_lossless_pool_bytes), "type": "egress"},
+                "egress_lossy_pool": {"mode": "dynamic", "type": "egress"},
+                "ingress_lossless_pool": {"mode": "dynamic", "type": "ingress"},
+            }
+            # Profiles of SONiC's Mellanox buffer templates (buffers_defaults_objects.j2).
+            buffers["BUFFER_PROFILE"] = {
+                "egress_lossless_profile": {"dynamic_th": "7", "pool": "egress_lossless_pool", "size": "0"},
+                "egress_lossy_profile": {"dynamic_th": "7", "pool": "egress_lossy_pool", "size": "9216"},
+                "ingress_lossy_profile": {"dynamic_th": "7", "pool": "ingress_lossless_pool", "size": "0"},
+            }
+            buffers["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {MAP: {"default_dynamic_th": "0"}}
+            buffers["LOSSLESS_TRAFFIC_PATTERN"] = {MAP: dict(LOSSLESS_PATTERN)}
+        self.buffers = buffers
+
+
+_QOS: dict[tuple[int, int], _QosPlan] = {}
+
+
+def _qos_plan(plan: dict[str, Any], pm: PortMap | None) -> _QosPlan:
+    key = (id(plan), id(pm))
+    found = _QOS.get(key)
+    if found is None or found.plan is not plan or found.pm is not pm:
+        if len(_QOS) >= 64:
+            _QOS.clear()
+        found = _QOS[key] = _QosPlan(plan, pm)
+    return found
+
+
 def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> None:
     """Lossless RoCEv2 on every cabled data port: PFC on the declared priorities, ECN marking on
     their queues, the CNP class strict, headroom from the cable lengths (dynamic buffer model)."""
-    plan = sw.lossless
-    ports = sw.ports
+    plan, ports = sw.lossless, sw.ports
     assert plan is not None and ports is not None
-    pfc = sorted(plan["pfc_priorities"])
-    dscp_map = {int(k): v for k, v in plan["dscp_to_tc"].items()}
-    default_tc = plan["default_tc"]
-    cnp_tc = dscp_map.get(plan["cnp_dscp"]) if plan.get("cnp_dscp") is not None else None
-    if cnp_tc in pfc:
-        cnp_tc = None  # a CNP class with PFC stays a lossless DWRR queue
-    ecn = plan["ecn"]
-    pfc_text = ",".join(map(str, pfc))
-
-    cfg["DSCP_TO_TC_MAP"] = {MAP: {str(d): str(dscp_map.get(d, default_tc)) for d in range(64)}}
-    cfg["TC_TO_QUEUE_MAP"] = {MAP: {str(tc): str(tc) for tc in range(8)}}
-    cfg["MAP_PFC_PRIORITY_TO_QUEUE"] = {MAP: {str(p): str(p) for p in range(8)}}
-    cfg["TC_TO_PRIORITY_GROUP_MAP"] = {MAP: {str(tc): str(tc) if tc in pfc else "0" for tc in range(8)}}
-    used = {"scheduler.0", "scheduler.1"} | ({"scheduler.2"} if cnp_tc is not None else set())
-    cfg["SCHEDULER"] = {k: v for k, v in SCHEDULERS.items() if k in used}
-    threshold = {
-        f"{colour}_{what}": str(value)
-        for colour in ("green", "yellow", "red")
-        for what, value in (
-            ("min_threshold", ecn["min_threshold_bytes"]),
-            ("max_threshold", ecn["max_threshold_bytes"]),
-            ("drop_probability", ecn["max_probability_pct"]),
-        )
-    }
-    wred = {"ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true", **threshold}
-    cfg["WRED_PROFILE"] = {LOSSLESS_WRED: dict(sorted(wred.items()))}
-
-    qos_map = {
-        "dscp_to_tc_map": MAP,
-        "pfc_enable": pfc_text,
-        "pfc_to_queue_map": MAP,
-        "pfcwd_sw_enable": pfc_text,
-        "tc_to_pg_map": MAP,
-        "tc_to_queue_map": MAP,
-    }
-    lossless_queue = {"scheduler": "scheduler.1", "wred_profile": LOSSLESS_WRED}
-    cnp_queue = {"scheduler": "scheduler.2"}
-    lossy_queue = {"scheduler": "scheduler.0"}
-    others = [q for q in range(8) if q not in pfc and q != cnp_tc]
-    lossy_ranges, lossless_ranges = ranges(others), ranges(pfc)
-    lossy_buffer_ranges = ranges([q for q in range(8) if q not in pfc])
-    lossy_pg = {"profile": "ingress_lossy_profile"}
-    lossless_pg = {"profile": "NULL"}  # dynamic model: SONiC computes the headroom
-    egress_lossless, egress_lossy = {"profile": "egress_lossless_profile"}, {"profile": "egress_lossy_profile"}
-
+    q = _qos_plan(plan, ports.port_map if buffers else None)
+    cfg.update(q.tables)
     names: list[str] = []
     cable: dict[str, str] = {}
+    mapped = ports.ports
     for k, i in enumerate(sw.interfaces):
-        if i.role != "data" or ports.ports[i.port] is None:
+        if i.role != "data" or mapped[i.port] is None:
             continue
         names.append(i.name)
         if buffers and k < len(lengths):
             cable[i.name] = f"{lengths[k]}m"
-    queue_entries = [(str(q), lossless_queue) for q in pfc]
-    if cnp_tc is not None:
-        queue_entries.append((str(cnp_tc), cnp_queue))
-    queue_entries += [(r, lossy_queue) for r in lossy_ranges]
-    port_qos = PortTable(names, [("", qos_map)], head={"global": {"dscp_to_tc_map": MAP}})
-    queue = PortTable(names, queue_entries)
-    pfcwd = PortTable(names, [("", PFCWD)], head={"GLOBAL": {"POLL_INTERVAL": PFCWD_POLL_MS}})
-    pg = PortTable(names, [("0", lossy_pg)] + [(r, lossless_pg) for r in lossless_ranges])
-    bq = PortTable(names, [(r, egress_lossless) for r in lossless_ranges] + [(r, egress_lossy) for r in lossy_buffer_ranges])
-    cfg["PORT_QOS_MAP"] = port_qos
-    cfg["QUEUE"] = queue
-    cfg["PFC_WD"] = pfcwd
+    cfg["PORT_QOS_MAP"] = PortTable(names, q.port_qos[0], head=q.port_qos[1])
+    cfg["QUEUE"] = PortTable(names, q.queue)
+    cfg["PFC_WD"] = PortTable(names, q.pfcwd[0], head=q.pfcwd[1])
     if not buffers:
         return
-    pm = ports.port_map
-    assert pm.buffers is not None
-    cfg["BUFFER_POOL"] = {
-        "egress_lossless_pool": {"mode": "dynamic", "size": str(pm.buffers.egress_lossless_pool_bytes), "type": "egress"},
-        "egress_lossy_pool": {"mode": "dynamic", "type": "egress"},
-        "ingress_lossless_pool": {"mode": "dynamic", "type": "ingress"},
-    }
-    # Profiles of SONiC's Mellanox buffer templates (buffers_defaults_objects.j2).
-    cfg["BUFFER_PROFILE"] = {
-        "egress_lossless_profile": {"dynamic_th": "7", "pool": "egress_lossless_pool", "size": "0"},
-        "egress_lossy_profile": {"dynamic_th": "7", "pool": "egress_lossy_pool", "size": "9216"},
-        "ingress_lossy_profile": {"dynamic_th": "7", "pool": "ingress_lossless_pool", "size": "0"},
-    }
-    cfg["BUFFER_PG"] = pg
-    cfg["BUFFER_QUEUE"] = bq
+    cfg.update(q.buffers)
+    cfg["BUFFER_PG"] = PortTable(names, q.pg)
+    cfg["BUFFER_QUEUE"] = PortTable(names, q.bq)
     cfg["CABLE_LENGTH"] = {MAP: cable}
-    cfg["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {MAP: {"default_dynamic_th": "0"}}
-    cfg["LOSSLESS_TRAFFIC_PATTERN"] = {MAP: dict(LOSSLESS_PATTERN)}
 
 
 _key = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
@@ -340,6 +415,22 @@ if _c_encoder is not None:
         return "".join(_encoder(value, 0))
 else:  # pragma: no cover - CPython without the _json accelerator
     _encode = json.JSONEncoder(separators=(", ", ": ")).encode
+
+
+# The per-port blocks of a PortTable, by (block, ports): every leaf of a fabric has the same cabled
+# ports and the same QoS entries, so its QUEUE, BUFFER_PG, ... text is made once and reused.
+_BLOCKS: dict[tuple[str, tuple[str, ...]], str] = {}
+_BLOCKS_MAX = 64
+
+
+def _port_blocks(block: str, ports: list[str]) -> str:
+    key = (block, tuple(ports))
+    found = _BLOCKS.get(key)
+    if found is None:
+        if len(_BLOCKS) >= _BLOCKS_MAX:
+            _BLOCKS.clear()
+        found = _BLOCKS[key] = ",\n".join(block.replace("\0", _key(port)[1:-1]) for port in ports)
+    return found
 
 
 def dumps(cfg: Config) -> Iterator[str]:
@@ -357,13 +448,16 @@ def dumps(cfg: Config) -> Iterator[str]:
     yield "{\n"
     last_table = len(cfg) - 1
     for t, (table, entries) in enumerate(cfg.items()):
-        if isinstance(entries, PortTable):
+        if isinstance(entries, EncodedTable):
+            lines = entries.lines
+        elif isinstance(entries, PortTable):
             lines = [f"        {_key(key)}: {encoded(value)}" for key, value in entries.head.items()]
             # One block per port: the entries' lines with the port's (escaped) name put in.
             block = ",\n".join(
                 f'        "\0{"|" + _key(suffix)[1:-1] if suffix else ""}": {encoded(value)}' for suffix, value in entries.entries
             )
-            lines += [block.replace("\0", _key(port)[1:-1]) for port in entries.ports] if block else []
+            if block:
+                lines.append(_port_blocks(block, entries.ports))
         else:
             lines = [f"        {_key(key)}: {encoded(value)}" for key, value in entries.items()]
         end = ",\n" if t < last_table else "\n"

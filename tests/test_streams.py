@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
 from click.testing import CliRunner
 from conftest import BLUEPRINTS, read_tree
 
@@ -50,3 +51,44 @@ def test_a_stream_that_fails_while_writing_leaves_the_folder_as_it_was(tmp_path,
     assert result.exit_code == 3 and "stream broke" in result.output and "unchanged" in result.output
     assert read_tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
+
+
+def test_streams_of_many_chunks_and_empty_files_have_their_hash(tmp_path):
+    chunks = [bytes([i % 251]) * 333 for i in range(50)]  # 16,650 bytes: 17 pieces
+    data = b"".join(chunks)
+    files = {f"s/{k}.bin": Stream(lambda: iter(chunks)) for k in range(3)} | {"a.txt": b"a", "z/e.txt": b""}
+    out = writer.write(files, tmp_path / "o", "t")
+    manifest = {e["path"]: e for e in json.loads((out / "MANIFEST.json").read_text())["files"]}
+    assert sorted(manifest) == sorted(files)
+    for k in range(3):
+        assert (out / "s" / f"{k}.bin").read_bytes() == data
+        assert manifest[f"s/{k}.bin"] == {"path": f"s/{k}.bin", "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    assert manifest["z/e.txt"]["bytes"] == 0 and (out / "z" / "e.txt").read_bytes() == b""
+
+
+def test_a_stream_that_fails_midway_leaves_no_staging(tmp_path):
+    out = writer.write({"old.txt": b"old"}, tmp_path / "o", "t")
+
+    def broken():
+        for _ in range(10):
+            yield b"x" * 60
+        raise RuntimeError("stream broke")
+
+    with pytest.raises(RuntimeError, match="stream broke"):
+        writer.write({"new.txt": Stream(broken)}, out, "t")
+    assert read_tree(out) == {"old.txt": b"old", "MANIFEST.json": (out / "MANIFEST.json").read_bytes()}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
+
+
+def test_a_disk_error_midway_reaches_the_caller_and_leaves_nothing(tmp_path, monkeypatch):
+    real = writer.Path.write_bytes
+
+    def failing(self, data):
+        if self.name == "b.txt":
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(writer.Path, "write_bytes", failing)
+    with pytest.raises(OSError, match="No space left"):
+        writer.write({"a.txt": b"a", "b.txt": b"b", "c.txt": Stream(lambda: iter([b"c"]))}, tmp_path / "o", "t")
+    assert list(tmp_path.iterdir()) == []

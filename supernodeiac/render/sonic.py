@@ -18,7 +18,10 @@ from . import RENDERERS, RenderContext, Stream
 
 def _produce(facts: FabricFacts, device: int) -> Iterator[str]:
     sw = facts.switch(device)
-    lengths = [facts.cable_length_m(i.link) for i in sw.interfaces] if sw.lossless is not None else None
+    if sw.lossless is None:
+        return dumps(config_db(sw))
+    metres = facts.cable_lengths_m()
+    lengths = [metres[i.link] for i in sw.interfaces]
     return dumps(config_db(sw, lengths))
 
 
