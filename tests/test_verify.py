@@ -59,18 +59,26 @@ def _check_faults(doc: dict) -> None:
     by = {d["kind"]: d for d in doc["differences"]}
     swapped = by["swapped"]
     assert {c["id"] for c in swapped["cables"]} == {"gpu-0001-mlx5_0", "gpu-0002-mlx5_0"}
-    assert swapped["fix"].startswith("on ib-leaf-su001-01, exchange the plugs in IB1/1/1 (port 1) and IB1/1/2 (port 2)")
+    assert swapped["fix"].startswith(
+        "on ib-leaf-su001-01, exchange the plugs in OSFP 1 port 1 (IB1/1/1, IB port 1) and OSFP 1 port 2 (IB1/1/2, IB port 2)"
+    )
     assert "gpu-0001:mlx5_0 > ib-leaf-su001-01:IB1/1/1" in swapped["fix"]
     missing = by["missing"]
     [cable] = missing["cables"]
-    assert cable["a"] == "ib-leaf-su001-02 IB1/17/1 (port 33)" and cable["b"].startswith("ib-spine-")
-    assert missing["fix"].startswith("connect ib-leaf-su001-02 IB1/17/1 (port 33) to ib-spine-")
+    assert cable["a"] == "ib-leaf-su001-02 OSFP 17 port 1 (IB1/17/1, IB port 33)" and cable["b"].startswith("ib-spine-")
+    assert missing["fix"].startswith("connect ib-leaf-su001-02 OSFP 17 port 1 (IB1/17/1, IB port 33) to ib-spine-")
+    # The labels on the cable's two ends, as cables.csv prints them (naming.end_label).
+    assert cable["a_label"] == "small-ib/N/N01/U03/ib-leaf-su001-02/OSFP 17 port 1 > N/N02/U02/ib-spine-001/OSFP 5 port 1"
+    assert f"end labels '{cable['a_label']}' and '{cable['b_label']}'" in missing["fix"]
     wrong = by["miscabled"]
     assert [c["id"] for c in wrong["cables"]] == ["gpu-0003-mlx5_2"]
     assert "wrong device" in wrong["message"]
     assert wrong["fix"].startswith(
-        "move cable gpu-0003-mlx5_2 from ib-leaf-su001-04 IB1/10/2 (port 20) to ib-leaf-su001-03 IB1/2/1 (port 3)"
+        "move cable gpu-0003-mlx5_2 from ib-leaf-su001-04 OSFP 10 port 2 (IB1/10/2, IB port 20) "
+        "to ib-leaf-su001-03 OSFP 2 port 1 (IB1/2/1, IB port 3)"
     )
+    label = "small-ib/N/N01/U04/ib-leaf-su001-03/OSFP 2 port 1 > A/A01/U18/gpu-0003/OSFP 3 port 1"
+    assert wrong["fix"].endswith(f"the end labelled '{label}')")
     assert doc["exit_code"] == 1 and doc["checked"] == 386 and doc["matched"] == 386 - 4
 
 

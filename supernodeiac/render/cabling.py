@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..cable_naming import cable_id_format, end_label_affixes, positional_format
+from ..cable_naming import cable_id_format
 from ..cage_plan import assemblies
-from ..model.common import END_LABEL_FIELDS
+from ..end_labels import EndLabels
 from . import RENDERERS, Artifacts, RenderContext
 from .bom import fibres_per_link
 from .csv_safe import CsvWriter
@@ -57,9 +57,6 @@ COLUMNS = [
     "b_label",
 ]
 
-# naming.end_label fields: the local end's, then the far end's (far_ + name).
-LABEL_FIELDS = END_LABEL_FIELDS + tuple("far_" + x for x in END_LABEL_FIELDS)
-
 
 def _fmt(x: float) -> str:
     return f"{x:g}"
@@ -77,7 +74,6 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
     f, cat = ctx.fabric, ctx.catalogue
     media = cat.media
     bp = ctx.blueprint
-    site = bp.site.name or bp.metadata.name
     # Per-device columns (row, rack, U, name) and per-model port columns, built once: a device
     # ends many cables. Lengths, rates and parts repeat across thousands of links: memoised.
     racks = f.racks
@@ -96,16 +92,7 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
     parts: dict[tuple[str, float], str] = {}
     per_spec: dict[int, tuple[str, str, str, str, str]] = {}
     label = cable_id_format(bp.naming.cable_label)  # same fields as the cable ID, formatted positionally
-    end_label = positional_format(bp.naming.end_label, LABEL_FIELDS)
-    # The default label (and any like it) is near[device] + port + far[device] + port + suffix:
-    # formatted once per device, joined per link.
-    affixes = end_label_affixes(bp.naming.end_label)
-    if affixes is not None:
-        near_tpl, near_port, far_tpl, far_port, suffix = affixes
-        fields = [dict(site=site, row=e[0], rack=e[1], u=e[4], device=e[3]) for e in ends]
-        near = [near_tpl.format(**x) for x in fields]
-        far = [far_tpl.format(**x) for x in fields]
-        pick_near, pick_far = (1 if near_port == "port" else 0), (1 if far_port == "port" else 0)
+    end_labels = EndLabels(bp, f).pair  # naming.end_label, formatted per device once
     t = f.links
     ids, specs = t.ids(), t.specs
     asm_length = assemblies(f, media).length_m.tolist()
@@ -164,16 +151,7 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
             fixed[4],
             fixed[5],
         ]
-        a_phys_name, b_phys_name = a_phys[ap], b_phys[bp_]
-        if affixes is not None:
-            a_ends, b_ends = (a_port, a_phys_name), (b_port, b_phys_name)
-            row.append(near[a] + a_ends[pick_near] + far[b] + b_ends[pick_far] + suffix)
-            row.append(near[b] + b_ends[pick_near] + far[a] + a_ends[pick_far] + suffix)
-        else:
-            a_fields = (site, a_row, a_rack, a_uint, a_name, a_phys_name, a_port, cid)
-            b_fields = (site, b_row, b_rack, b_uint, b_name, b_phys_name, b_port, cid)
-            row.append(end_label(*a_fields, *b_fields))
-            row.append(end_label(*b_fields, *a_fields))
+        row.extend(end_labels(a, a_port, a_phys[ap], b, b_port, b_phys[bp_], cid))
         yield row
 
 

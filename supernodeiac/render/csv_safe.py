@@ -45,12 +45,14 @@ class CsvWriter:
 
     _CHUNK = 1 << 20  # characters of text kept before they are encoded
 
-    def __init__(self, columns: Sequence[str]) -> None:
+    def __init__(self, columns: Sequence[str], header: bool = True) -> None:
+        """``header=False``: rows only (a later chunk of a file whose first chunk had the header)."""
         self._buf = io.StringIO()
         self._csv = csv.writer(self._buf, lineterminator="\n")
         self._columns = len(columns)
         self._chunks: list[bytes] = []
-        self.writerow(columns)
+        if header:
+            self.writerow(columns)
 
     def _spill(self) -> None:
         """Encode the text written so far and start the buffer afresh."""

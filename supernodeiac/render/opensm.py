@@ -23,6 +23,7 @@ from ..ib_fabric import IbFabric, IbNode, infiniband_fabrics
 from ..model.clos import FatTree
 from ..templating import render_template
 from . import RENDERERS, RenderContext, Stream
+from .csv_safe import CsvWriter
 
 ETC = "/etc/opensm"
 # Engine per topology, and why (shared/reference/ibsim.md sections 4-5 ran each on ibsim).
@@ -93,16 +94,23 @@ def _guid_lines(guids: list[int]) -> Iterator[str]:
         yield "".join(_hex(g) + "\n" for g in guids[start : start + 10000])
 
 
-def _guid_table(ib: IbFabric) -> Iterator[str]:
-    yield "device,port,kind,node_guid,port_guid,description\n"
-    rows = []
+GUID_COLUMNS = ["device", "port", "kind", "node_guid", "port_guid", "description"]
+
+
+def _guid_table(ib: IbFabric) -> Iterator[bytes]:
+    """The GUID plan as CSV (through the shared writer: names and descriptions are cells)."""
     f = ib.fabric
-    for node in ib.switches + ib.cas:
-        d = f.devices[node.device]
-        port = "" if node.is_switch else f.layouts[d.model].name(node.port)
-        kind = "switch" if node.is_switch else "hca"
-        rows.append(f"{d.name},{port},{kind},{_hex(node.guid)},{_hex(ib.port_guid(node))},{node.description}\n")
-    yield "".join(rows)
+    nodes = ib.switches + ib.cas
+    for start in range(0, max(len(nodes), 1), 20_000):
+        out = CsvWriter(GUID_COLUMNS, header=start == 0)
+        rows = []
+        for node in nodes[start : start + 20_000]:
+            d = f.devices[node.device]
+            port = "" if node.is_switch else f.layouts[d.model].name(node.port)
+            kind = "switch" if node.is_switch else "hca"
+            rows.append([d.name, port, kind, _hex(node.guid), _hex(ib.port_guid(node)), node.description])
+        out.text_rows(rows)
+        yield out.getvalue()
 
 
 def _partitions(ctx: RenderContext, ib: IbFabric) -> list[dict]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog.types import Catalogue
+from ..end_labels import EndLabels
 from ..fabric import Fabric
 from ..guid_plan import GuidPlan
 from ..ib_fabric import IbFabric, IbNode, infiniband_fabrics
@@ -77,11 +78,16 @@ class _Plan:
             self._ports[device] = table
         return table.get(name)
 
-    def describe(self, end: AnyEnd) -> str:
+    def describe(self, end: AnyEnd, extra: str = "") -> str:
+        """A planned end as an installer finds it: the device, the port as printed on the faceplate
+        (the catalogue's cages), and in brackets the port's OS name (and ``extra``)."""
         if isinstance(end, str):
             return end
         d = self.fabric.devices[end[0]]
-        return f"{d.name} {self.fabric.layouts[d.model].name(end[1])}"
+        layout = self.fabric.layouts[d.model]
+        physical, os_name = layout.physical_names[end[1]], layout.names[end[1]]
+        inside = ", ".join(x for x in (os_name if os_name != physical else "", extra) if x)
+        return f"{d.name} {physical} ({inside})" if inside else f"{d.name} {physical}"
 
 
 # -- InfiniBand ----------------------------------------------------------------------------------
@@ -89,7 +95,7 @@ class _Plan:
 
 def _ib_seen(plan: _Plan, topo: Topology) -> tuple[list[Seen], set[str], Callable[[AnyEnd], str]]:
     """Discovered links in plan ends, the IB fabrics they belong to, and a describer that adds the
-    IB port number to switch ports ('ib-leaf-01 IB1/9/1 (port 17)')."""
+    IB port number to switch ports ('ib-leaf-01 OSFP 9 port 1 (IB1/9/1, IB port 17)')."""
     f = plan.fabric
     guids = GuidPlan(f)
     fabrics = [IbFabric(f, name, guids) for name in infiniband_fabrics(f)]
@@ -136,10 +142,9 @@ def _ib_seen(plan: _Plan, topo: Topology) -> tuple[list[Seen], set[str], Callabl
     seen = [Seen(end(a, pa), end(b, pb), f"{topo.path}:{line}") for a, pa, b, pb, line in topo.links()]
 
     def describe(e: AnyEnd) -> str:
-        text = plan.describe(e)
         if isinstance(e, tuple) and e in ib_port_of:
-            text += f" (port {ib_port_of[e]})"
-        return text
+            return plan.describe(e, f"IB port {ib_port_of[e]}")
+        return plan.describe(e)
 
     return seen, used, describe
 
@@ -230,17 +235,18 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
             raise DiscoveryError(str(path), 1, "not ibnetdiscover output, `lldpctl -f json` or SONiC `show lldp table`")
 
     label = blueprint.naming.cable_label
+    ends = EndLabels(blueprint, fabric)
     t = fabric.links
     if ib_seen:
         planned = [i for name in sorted(ib_fabrics) for i in t.indices_of(name)]
-        comparison = Comparison(fabric, label, planned, ib_describe or plan.describe)
+        comparison = Comparison(fabric, label, planned, ib_describe or plan.describe, ends)
         found = comparison.run(_unique(ib_seen), observed=lambda e: True, announces=lambda e: True)
         result.discrepancies += found
         result.checked += len(planned)
     if lldp_seen:
         switch = {d.index for d in fabric.devices if fabric.models[d.model].kind == "switch"}
         planned = [i for i in range(len(t)) if t.a[i] in reporting or t.b[i] in reporting]
-        comparison = Comparison(fabric, label, planned, plan.describe)
+        comparison = Comparison(fabric, label, planned, plan.describe, ends)
         found = comparison.run(
             _unique(lldp_seen),
             observed=lambda e: e[0] in reporting,

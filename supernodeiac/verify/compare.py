@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cable_naming import cable_id_format
+from ..end_labels import EndLabels
 from ..fabric import Fabric
 
 End = tuple[int, int]
@@ -70,9 +71,11 @@ class Comparison:
         cable_label: str,
         planned: list[int],
         describe: Callable[[AnyEnd], str],
+        end_labels: EndLabels | None = None,
     ) -> None:
         self.fabric = fabric
         self.describe = describe
+        self.end_labels = end_labels
         self._label = cable_id_format(cable_label)
         t = fabric.links
         self.planned = planned
@@ -88,13 +91,22 @@ class Comparison:
         a, b = (t.a[position], t.a_port[position]), (t.b[position], t.b_port[position])
         spec = t.specs[t.spec[position]]
         names = (f.devices[a[0]].name, f.port_name(*a), f.devices[b[0]].name, f.port_name(*b))
-        return {
+        out = {
             "id": t.id_of(position),
             "label": self._label(spec.fabric, *names),
             "fabric": spec.fabric,
             "a": self.describe(a),
             "b": self.describe(b),
         }
+        if self.end_labels is not None:  # what is printed on each end (naming.end_label, as cables.csv)
+            out["a_label"], out["b_label"] = self.end_labels.of_link(position)
+        return out
+
+    def _end_label(self, cable: dict[str, str], position: int, end: End) -> str:
+        """The label on the cable's end at ``end`` (a planned end of the cable at ``position``)."""
+        t = self.fabric.links
+        key = "a_label" if (t.a[position], t.a_port[position]) == end else "b_label"
+        return cable.get(key, cable["label"])
 
     def _found(self, s: Seen) -> dict[str, str]:
         return {"a": self.describe(s.a), "b": self.describe(s.b), "where": s.where}
@@ -185,7 +197,8 @@ class Comparison:
                     Discrepancy(
                         "missing",
                         f"cable {cable['id']} between {cable['a']} and {cable['b']} is not there",
-                        f"connect {cable['a']} to {cable['b']} with cable {cable['id']} (label '{cable['label']}')",
+                        f"connect {cable['a']} to {cable['b']} with cable {cable['id']} (label '{cable['label']}'"
+                        + (f"; end labels '{cable['a_label']}' and '{cable['b_label']}')" if "a_label" in cable else ")"),
                         [cable],
                     )
                 )
@@ -243,7 +256,8 @@ class Comparison:
             "miscabled",
             f"cable {cable['id']} from {self.describe(right)} ends {what}: found at {self.describe(wrong)}, planned at "
             f"{self.describe(planned)}",
-            f"{fix} (label '{cable['label']}')",
+            f"{fix} (label '{cable['label']}'"
+            + (f"; the end labelled '{self._end_label(cable, pa[1], planned)}')" if "a_label" in cable else ")"),
             [cable],
             [self._found(s)],
         )
