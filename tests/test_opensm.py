@@ -172,6 +172,53 @@ def test_tenant_partitions_reach_the_hcas(tmp_path):
     assert tables["ufm"] == {0x7FFF}
 
 
+# The 131,072-GPU benchmark's generation (bench/generate.py): HGX B300 on Quantum-X800 Q3400,
+# XDR end to end (144 ports of 4 x 200G lanes on 72 twin-port OSFP cages), here at 16 nodes.
+XDR = """
+apiVersion: supernodeiac/v1
+kind: Blueprint
+metadata: {name: small-xdr}
+site:
+  rows: [{name: A, racks: 4}, {name: N, racks: 2}]
+nodes:
+  - {name: gpu, model: hgx-b300, count: 16, placement: {row: A, per_rack: 4, first_u: 2}}
+scaleout:
+  - name: ib
+    kind: fat-tree
+    transport: infiniband
+    tiers: 2
+    switch: q3400
+    rail_optimized: true
+    endpoints: [{group: gpu}]
+    placement:
+      leaf: {row: N, per_rack: 8, first_u: 2}
+      spine: {row: N, first_rack: 2, per_rack: 4, first_u: 2}
+"""
+
+
+def test_an_xdr_fabric_renders_its_subnet_manager_files(tmp_path):
+    c = compile_text(XDR)
+    assert c.exit_code == 0, [f.message for f in c.findings if f.severity.value == "error"]
+    files, _ = render(c, ["opensm"])
+    topo = parse_ibnetdiscover(files["opensm/ib/ibnetdiscover.topo"].decode())
+    ib = IbFabric(c.fabric, "ib")
+    switches = [n for n in topo.nodes.values() if n.kind == "switch"]
+    assert len(switches) == len(ib.switches) and {n.nports for n in switches} == {144}
+    assert "4xXDR" in files["opensm/ib/ibnetdiscover.topo"].decode()
+    assert "routing_engine ftree" in files["opensm/ib/opensm.conf"].decode()
+    if ibsim.missing() is None:  # and the real OpenSM routes it (XDR rate tails, 144-port switches)
+        folder = tmp_path / "etc"
+        folder.mkdir()
+        for path, data in files.items():
+            (folder / path.rsplit("/", 1)[1]).write_bytes(data)
+        conf = folder / "opensm.conf"
+        conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
+        topology = folder / "ibnetdiscover.topo"
+        with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+            run = sim.opensm(conf)
+        assert run.subnet_up and run.engine == "ftree" and run.errors == [], run.summary()
+
+
 # -- the files themselves (no tools needed) ---------------------------------------------------------
 
 
@@ -250,6 +297,8 @@ def test_partitions_file():
         ("[{name: t1, pkey: 0x10, groups: [nope]}]", "which is no node group"),
         ("[{name: t1, pkey: 0x7fff, groups: [gpu]}]", "0x7fff is the Default partition"),
         ("[{name: t1, pkey: 0, groups: [gpu]}]", "between 0x0001 and 0x7ffe"),
+        ("[{name: t1, pkey: 0x18001, groups: [gpu]}]", "is not a 16-bit number"),
+        ("[{name: t1, pkey: 0x8001, groups: [gpu], sl: 16}]", "less than or equal to 15"),
     ],
 )
 def test_tenant_mistakes_are_located_errors(tenants, message):
