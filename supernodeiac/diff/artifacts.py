@@ -1,0 +1,374 @@
+"""What changed between two sets of rendered artifacts ({path: bytes}), file by file.
+
+Generic by format, so every renderer's output (the ones registered today and those added
+later: switch configs, NCCL XML, Kubernetes objects) is compared with no code here:
+
+* **JSON**: the key paths that were added, removed or changed (``PORT/Ethernet0/speed``);
+  lists of objects that carry an identifying key (``name``, ``path``, ``id``) are matched by it,
+  other lists by position;
+* **CSV**: rows added, removed and changed, keyed by the columns before a ``count`` column
+  when there is one (a counted table such as the BOM: its count deltas are reported by item),
+  otherwise by the first column (a cable ID); for changed rows, which columns changed;
+* **other text** (DOT, SVG, XML, YAML, config files): lines added and removed;
+* anything else: changed or not.
+
+Byte-identical files are skipped before anything is parsed, so two renders of 10^5-10^6
+cables that differ in a few files cost one comparison per file plus the parsing of those few.
+Within a CSV only the lines present on one side are parsed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_DETAILS = 50  # changed keys or rows listed per file (the counts are always complete)
+ID_KEYS = ("name", "path", "id", "cable_id", "key")  # what identifies an object in a JSON list
+COUNT_COLUMNS = ("count", "quantity", "qty")
+TEXT_SUFFIXES = {".dot", ".svg", ".xml", ".yaml", ".yml", ".txt", ".conf", ".cfg", ".md", ".ini", ".toml", ".sh", ".j2"}
+
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class KeyChange:
+    path: str
+    old: Any  # None with status 'added'
+    new: Any  # None with status 'removed'
+    status: str  # added | removed | changed
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "status": self.status, "old": self.old, "new": self.new}
+
+
+@dataclass(frozen=True, slots=True)
+class CountDelta:
+    """One item of a counted table (a BOM line) whose count changed."""
+
+    file: str
+    item: tuple[tuple[str, str], ...]  # (column, value) of the key columns
+    old: float
+    new: float
+
+    @property
+    def delta(self) -> float:
+        return self.new - self.old
+
+    def label(self) -> str:
+        return " ".join(v for _, v in self.item if v)
+
+    def as_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "item": dict(self.item),
+            "old": _num(self.old),
+            "new": _num(self.new),
+            "delta": _num(self.delta),
+        }
+
+
+@dataclass
+class FileChange:
+    path: str
+    status: str  # added | removed | changed
+    kind: str  # json | csv | text | binary
+    old_bytes: int | None = None
+    new_bytes: int | None = None
+    keys: list[KeyChange] = field(default_factory=list)  # JSON: the first MAX_DETAILS
+    key_changes: int = 0  # JSON: all of them
+    rows: dict[str, int] = field(default_factory=dict)  # CSV: added / removed / changed
+    row_examples: dict[str, list[str]] = field(default_factory=dict)  # CSV: keys of the first rows of each
+    columns: dict[str, int] = field(default_factory=dict)  # CSV: changed rows per column
+    counts: list[CountDelta] = field(default_factory=list)  # CSV with a count column
+    lines: dict[str, int] = field(default_factory=dict)  # text: added / removed
+
+    def summary(self) -> str:
+        """One line: what changed in this file."""
+        if self.status != "changed":
+            return f"{self.status} ({_size(self.new_bytes if self.status == 'added' else self.old_bytes)})"
+        if self.kind == "json":
+            kinds = Counter(k.status for k in self.keys)
+            more = f" (first {len(self.keys)} listed)" if self.key_changes > len(self.keys) else ""
+            parts = ", ".join(f"{n} {s}" for s, n in sorted(kinds.items()))
+            return f"{self.key_changes} key(s) changed{more}: {parts}" if self.key_changes else "formatting only"
+        if self.kind == "csv":
+            parts = [f"{n} row(s) {what}" for what, n in self.rows.items() if n]
+            if self.columns:
+                parts.append(
+                    "columns " + ", ".join(f"{c} ({n})" for c, n in sorted(self.columns.items(), key=lambda x: (-x[1], x[0])))
+                )
+            return "; ".join(parts) or "row order only"
+        if self.kind == "text":
+            return f"+{self.lines.get('added', 0)} -{self.lines.get('removed', 0)} lines"
+        return f"changed ({_size(self.old_bytes)} -> {_size(self.new_bytes)})"
+
+    def as_dict(self) -> dict:
+        out: dict[str, Any] = {"path": self.path, "status": self.status, "kind": self.kind, "summary": self.summary()}
+        if self.keys:
+            out["keys"] = [k.as_dict() for k in self.keys]
+            out["key_changes"] = self.key_changes
+        if self.rows:
+            out["rows"] = self.rows
+            out["row_examples"] = self.row_examples
+            out["columns"] = self.columns
+        if self.counts:
+            out["counts"] = [c.as_dict() for c in self.counts]
+        if self.lines:
+            out["lines"] = self.lines
+        return out
+
+
+@dataclass
+class ArtifactDiff:
+    files: list[FileChange]  # added, removed and changed files, by path
+    unchanged: int
+
+    @property
+    def counts(self) -> list[CountDelta]:
+        return [c for f in self.files for c in f.counts]
+
+    def by_status(self, status: str) -> list[FileChange]:
+        return [f for f in self.files if f.status == status]
+
+    def as_dict(self) -> dict:
+        return {
+            "unchanged": self.unchanged,
+            "files": [f.as_dict() for f in self.files],
+            "counts": [c.as_dict() for c in self.counts],
+        }
+
+
+class FolderArtifacts(Mapping[str, bytes]):
+    """The files under a folder as {posix relative path: bytes}, read when asked for."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._paths = (
+            sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+        )
+        self._index = set(self._paths)
+
+    def __getitem__(self, key: str) -> bytes:
+        if key not in self._index:
+            raise KeyError(key)
+        return (self.folder / key).read_bytes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
+
+
+def diff_artifacts(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> ArtifactDiff:
+    files: list[FileChange] = []
+    unchanged = 0
+    for path in sorted(set(old) | set(new)):
+        if path not in new:
+            files.append(FileChange(path, "removed", kind_of(path), old_bytes=len(old[path])))
+        elif path not in old:
+            files.append(FileChange(path, "added", kind_of(path), new_bytes=len(new[path])))
+        else:
+            a, b = old[path], new[path]
+            if a == b:
+                unchanged += 1
+            else:
+                files.append(compare_file(path, a, b))
+    return ArtifactDiff(files, unchanged)
+
+
+def kind_of(path: str) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix == ".csv":
+        return "csv"
+    return "text" if suffix in TEXT_SUFFIXES else "binary"
+
+
+def compare_file(path: str, a: bytes, b: bytes) -> FileChange:
+    """The change of one file present on both sides with different bytes."""
+    change = FileChange(path, "changed", kind_of(path), len(a), len(b))
+    try:
+        if change.kind == "json":
+            _json(change, json.loads(a), json.loads(b))
+        elif change.kind == "csv":
+            _csv(change, a.decode("utf-8"), b.decode("utf-8"))
+        elif change.kind == "text":
+            _text(change, a.decode("utf-8"), b.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, csv.Error):  # not what its name says: compare as bytes
+        change = FileChange(path, "changed", "binary", len(a), len(b))
+    return change
+
+
+# -- JSON --------------------------------------------------------------------------------------------------
+
+
+def _json(change: FileChange, a: Any, b: Any) -> None:
+    for k in json_changes(a, b):
+        change.key_changes += 1
+        if len(change.keys) < MAX_DETAILS:
+            change.keys.append(k)
+
+
+def json_changes(a: Any, b: Any, path: str = "") -> Iterator[KeyChange]:
+    """Every leaf (or whole subtree) added, removed or changed between two JSON values."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            sub = _join(path, str(key))
+            if key not in b:
+                yield KeyChange(sub, a[key], None, "removed")
+            elif key not in a:
+                yield KeyChange(sub, None, b[key], "added")
+            else:
+                yield from json_changes(a[key], b[key], sub)
+        return
+    if isinstance(a, list) and isinstance(b, list):
+        id_key = _id_key(a, b)
+        if id_key is not None:
+            by_a, by_b = {x[id_key]: x for x in a}, {x[id_key]: x for x in b}
+            for key in sorted(set(by_a) | set(by_b), key=str):
+                sub = f"{path}[{id_key}={key}]"
+                if key not in by_b:
+                    yield KeyChange(sub, by_a[key], None, "removed")
+                elif key not in by_a:
+                    yield KeyChange(sub, None, by_b[key], "added")
+                else:
+                    yield from json_changes(by_a[key], by_b[key], sub)
+            return
+        for i in range(max(len(a), len(b))):
+            sub = f"{path}[{i}]"
+            if i >= len(b):
+                yield KeyChange(sub, a[i], None, "removed")
+            elif i >= len(a):
+                yield KeyChange(sub, None, b[i], "added")
+            else:
+                yield from json_changes(a[i], b[i], sub)
+        return
+    if a != b or type(a) is not type(b):
+        yield KeyChange(path or "(document)", a, b, "changed")
+
+
+def _id_key(a: list, b: list) -> str | None:
+    """The key that identifies every object of both lists (unique on each side), if any."""
+    items = a + b
+    if not items or not all(isinstance(x, dict) for x in items):
+        return None
+    for key in ID_KEYS:
+        if (
+            all(key in x and isinstance(x[key], str | int) for x in items)
+            and len({x[key] for x in a}) == len(a)
+            and len({x[key] for x in b}) == len(b)
+        ):
+            return key
+    return None
+
+
+def _join(path: str, key: str) -> str:
+    shown = json.dumps(key) if ("/" in key or not key) else key
+    return f"{path}/{shown}" if path else shown
+
+
+# -- CSV -----------------------------------------------------------------------------------------------------
+
+
+def _csv(change: FileChange, a: str, b: str) -> None:
+    a_lines, b_lines = a.splitlines(), b.splitlines()
+    if not a_lines or not b_lines or a_lines[0] != b_lines[0]:
+        change.rows = {"added": max(len(b_lines) - 1, 0), "removed": max(len(a_lines) - 1, 0), "changed": 0}
+        change.columns = {"(header)": 1} if a_lines and b_lines else {}
+        return
+    header = next(csv.reader([a_lines[0]]))
+    count_col = next((i for i, h in enumerate(header) if h.lower() in COUNT_COLUMNS), None)
+    key_cols = list(range(count_col)) if count_col else [0]
+    old_only = _rows(a_lines, b_lines)
+    new_only = _rows(b_lines, a_lines)
+    old_by, new_by = _keyed(old_only, key_cols), _keyed(new_only, key_cols)
+    if old_by is None or new_by is None:  # a key repeats: rows can only be added or removed
+        change.rows = {"added": len(new_only), "removed": len(old_only), "changed": 0}
+        return
+    changed = sorted(set(old_by) & set(new_by))
+    added = sorted(set(new_by) - set(old_by))
+    removed = sorted(set(old_by) - set(new_by))
+    change.rows = {"added": len(added), "removed": len(removed), "changed": len(changed)}
+    change.row_examples = {
+        what: [" ".join(x for x in key if x) for key in keys[:MAX_DETAILS]]
+        for what, keys in (("added", added), ("removed", removed), ("changed", changed))
+        if keys
+    }
+    columns: Counter[str] = Counter()
+    for key in changed:
+        old_row, new_row = old_by[key], new_by[key]
+        for i, name in enumerate(header):
+            if _cell(old_row, i) != _cell(new_row, i):
+                columns[name] += 1
+    change.columns = dict(columns)
+    if count_col is not None:
+        named = tuple(header[i] for i in key_cols)
+        for key in sorted(set(old_by) | set(new_by)):
+            old_n = _number(_cell(old_by[key], count_col)) if key in old_by else 0.0
+            new_n = _number(_cell(new_by[key], count_col)) if key in new_by else 0.0
+            if old_n is not None and new_n is not None and old_n != new_n:
+                change.counts.append(CountDelta(change.path, tuple(zip(named, key, strict=True)), old_n, new_n))
+
+
+def _rows(lines: list[str], other: list[str]) -> list[list[str]]:
+    """The parsed data rows of ``lines`` that ``other`` does not have (as many times as it lacks them)."""
+    data, theirs = lines[1:], set(other[1:])
+    if len(theirs) == len(other) - 1 and len(set(data)) == len(data):  # no repeated rows (a cabling list): set lookups
+        return list(csv.reader(line for line in data if line not in theirs))
+    missing = Counter(data)
+    missing.subtract(Counter(other[1:]))
+    return list(csv.reader(line for line, n in missing.items() if n > 0 for _ in range(n)))
+
+
+def _keyed(rows: list[list[str]], key_cols: list[int]) -> dict[tuple[str, ...], list[str]] | None:
+    out: dict[tuple[str, ...], list[str]] = {}
+    for row in rows:
+        key = tuple(_cell(row, i) for i in key_cols)
+        if key in out:
+            return None
+        out[key] = row
+    return out
+
+
+def _cell(row: list[str], i: int) -> str:
+    return row[i] if i < len(row) else ""
+
+
+def _number(text: str) -> float | None:
+    if text == "":
+        return 0.0
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _num(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else x
+
+
+# -- text ----------------------------------------------------------------------------------------------------
+
+
+def _text(change: FileChange, a: str, b: str) -> None:
+    old, new = Counter(a.splitlines()), Counter(b.splitlines())
+    change.lines = {"added": sum((new - old).values()), "removed": sum((old - new).values())}
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    for unit, scale in (("MB", 1 << 20), ("kB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
