@@ -137,10 +137,7 @@ def _compile(path: str, opts: Options) -> Compiled:
     ignores; -v reports the time and what was ignored."""
     started = time.perf_counter()
     try:
-        if path == STDIN:
-            compiled = compile_text(click.get_text_stream("stdin").read(), opts.stdin_filename or "<stdin>")
-        else:
-            compiled = compile_file(path)
+        compiled = compile_text(sys.stdin.read(), opts.stdin_filename or "<stdin>") if path == STDIN else compile_file(path)
     except Exception as exc:  # noqa: BLE001 - the safety net under every located error
         _internal_error(f"while compiling {path}", exc)
         raise  # unreachable: _internal_error exits

@@ -25,6 +25,7 @@ stages cannot be changed, since nothing can be built past them. A bad configurat
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -120,7 +121,7 @@ def load(path: Path | None) -> Config:
     """The configuration in ``path`` (None: the defaults). Raises ConfigError with located findings."""
     if path is None:
         return Config()
-    shown = str(path)
+    shown = _shown(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -135,6 +136,14 @@ def load(path: Path | None) -> Config:
     for key in prefix:
         data = data.get(key, {}) if isinstance(data, dict) else {}
     return _parse(data, prefix, _Locator(text, shown), path)
+
+
+def _shown(path: Path) -> str:
+    """The path as findings show it: relative to the working directory (configs are found upwards)."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive
+        return str(path)
 
 
 def _parse(data: Any, prefix: tuple[str, ...], at: _Locator, path: Path) -> Config:
