@@ -232,11 +232,11 @@ def json_changes(a: Any, b: Any, path: str = "") -> Iterator[KeyChange]:
                 yield from json_changes(a[key], b[key], sub)
         return
     if isinstance(a, list) and isinstance(b, list):
-        id_key = _id_key(a, b)
-        if id_key is not None:
-            by_a, by_b = {x[id_key]: x for x in a}, {x[id_key]: x for x in b}
+        id_keys = _id_keys(a, b)
+        if id_keys:
+            by_a, by_b = _by_id(a, id_keys), _by_id(b, id_keys)
             for key in sorted(set(by_a) | set(by_b), key=str):
-                sub = f"{path}[{id_key}={key}]"
+                sub = f"{path}[{key}]"
                 if key not in by_b:
                     yield KeyChange(sub, by_a[key], None, "removed")
                 elif key not in by_a:
@@ -257,19 +257,39 @@ def json_changes(a: Any, b: Any, path: str = "") -> Iterator[KeyChange]:
         yield KeyChange(path or "(document)", a, b, "changed")
 
 
-def _id_key(a: list, b: list) -> str | None:
-    """The key that identifies every object of both lists (unique on each side), if any."""
+def _id_keys(a: list, b: list) -> tuple[str, ...]:
+    """The keys that identify every object of both lists (unique on each side), or ().
+
+    One identifying key when there is one (``name``, ``path``, ``id``...); else the text-valued
+    keys, with numeric ones added in name order (never a count) until the objects are told apart
+    (a BOM line is its fabric, kind, medium and length).
+    """
     items = a + b
     if not items or not all(isinstance(x, dict) for x in items):
-        return None
+        return ()
+    common = set(items[0]).intersection(*items[1:])
     for key in ID_KEYS:
-        if (
-            all(key in x and isinstance(x[key], str | int) for x in items)
-            and len({x[key] for x in a}) == len(a)
-            and len({x[key] for x in b}) == len(b)
-        ):
-            return key
-    return None
+        if key in common and all(isinstance(x[key], str | int) for x in items) and _unique(a, b, (key,)):
+            return (key,)
+    text = sorted(k for k in common if all(isinstance(x[k], str) for x in items))
+    numbers = sorted(k for k in common if k not in COUNT_COLUMNS and all(isinstance(x[k], int | float) for x in items))
+    keys = tuple(text)
+    for extra in [None, *numbers[:3]]:
+        if extra is not None:
+            keys += (extra,)
+        if keys and _unique(a, b, keys):
+            return keys
+    return ()
+
+
+def _unique(a: list, b: list, keys: tuple[str, ...]) -> bool:
+    return all(len({tuple(x[k] for k in keys) for x in side}) == len(side) for side in (a, b))
+
+
+def _by_id(items: list, keys: tuple[str, ...]) -> dict[str, Any]:
+    if len(keys) == 1:
+        return {f"{keys[0]}={x[keys[0]]}": x for x in items}
+    return {",".join(f"{k}={x[k]}" for k in keys): x for x in items}
 
 
 def _join(path: str, key: str) -> str:

@@ -359,13 +359,19 @@ def _changed(a: Cable, b: Cable) -> CableChange:
 
 
 def _pair_unmatched(removed: list[Cable], added: list[Cable], out: FabricDiff) -> None:
-    """Cables whose ID changed: paired by physical ends into relabels and moves, else added/removed."""
+    """Cables whose ID changed: paired into relabels and moves, else added and removed.
+
+    Both ends in the same places is a relabel (or a replace, when the medium or length changed);
+    then one end in the same place (the other moved); then one end on the same device port by
+    name (the device itself moved, and the other end with it). A pairing must be unambiguous.
+    """
     by_ends: dict[tuple, int] = {}
     by_end: dict[tuple, list[int]] = {}
     for k, c in enumerate(removed):
         by_ends.setdefault((c.fabric, c.a.place(), c.b.place()), k)
         for side, e in (("a", c.a), ("b", c.b)):
             by_end.setdefault((c.fabric, side, e.place()), []).append(k)
+            by_end.setdefault((c.fabric, side, e.device, e.port), []).append(k)
     used: set[int] = set()
     pending: list[Cable] = []
     for c in added:
@@ -378,18 +384,19 @@ def _pair_unmatched(removed: list[Cable], added: list[Cable], out: FabricDiff) -
         else:
             pending.append(c)
     for c in pending:
+        keys = [(c.fabric, side, e.place()) for side, e in (("a", c.a), ("b", c.b))]
+        keys += [(c.fabric, side, e.device, e.port) for side, e in (("a", c.a), ("b", c.b))]
         partner = None
-        for side, e, other in (("a", c.a, "b"), ("b", c.b, "a")):
-            ks = [k for k in by_end.get((c.fabric, side, e.place()), []) if k not in used]
+        for key in keys:
+            ks = [k for k in by_end.get(key, []) if k not in used]
             if len(ks) == 1:
-                partner = (ks[0], other)
+                partner = ks[0]
                 break
         if partner is None:
             out.cables.append(CableChange("added", None, c))
             continue
-        k, moved = partner
-        used.add(k)
-        out.cables.append(CableChange("moved", removed[k], c, moved))
+        used.add(partner)
+        out.cables.append(_changed(removed[partner], c))
     out.cables += [CableChange("removed", c, None) for k, c in enumerate(removed) if k not in used]
 
 
