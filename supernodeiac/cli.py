@@ -358,8 +358,8 @@ def diff_cmd(
     snc diff OLD.yaml NEW.yaml, or snc diff --rev main..HEAD blueprints/x.yaml. Exit 0 (1 with
     --exit-code when something differs), 2 when a blueprint cannot be read or built.
     """
-    from .diff import diff
-    from .diff.report import MARKDOWN_LIMIT, to_json, to_markdown, to_text
+    from .compare import diff
+    from .compare.report import MARKDOWN_LIMIT, to_json, to_markdown, to_text
 
     opts = Options("human", Verbosity.VERBOSE if verbose else Verbosity.NORMAL, _load_config(config_path, "human"))
     sides = _diff_sides(blueprints, rev, opts)

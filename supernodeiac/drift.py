@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .diff.artifacts import FileChange, FolderArtifacts, diff_artifacts
+from .compare.artifacts import FileChange, FolderArtifacts, diff_artifacts
 from .findings import Finding, Location, Severity
 from .writer import MANIFEST, manifest
 

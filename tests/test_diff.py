@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.cli import main
-from supernodeiac.diff import diff
-from supernodeiac.diff.artifacts import compare_file, diff_artifacts, json_changes
-from supernodeiac.diff.report import to_json, to_markdown, to_text
+from supernodeiac.compare import diff
+from supernodeiac.compare.artifacts import compare_file, diff_artifacts, json_changes
+from supernodeiac.compare.report import to_json, to_markdown, to_text
 
 ROCE = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text()
 SMALL = (BLUEPRINTS / "small-ib.yaml").read_text()

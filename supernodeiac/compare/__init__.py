@@ -1,4 +1,4 @@
-"""``snc diff``: what a change to a blueprint does to the physical world and to its outputs.
+"""``snc diff`` (and ``supernodeiac.diff``): what a change to a blueprint does to the physical world and to its outputs.
 
 Two compiled blueprints in, one :class:`Diff` out: the Fabric's work orders (cables added,
 removed, moved, replaced, relabelled; devices added, removed, moved, replaced, renamed) from
