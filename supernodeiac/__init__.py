@@ -47,7 +47,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "compile_file": ("pipeline", "compile_file"),
     "compile_text": ("pipeline", "compile_text"),
     "compile_document": ("pipeline", "compile_document"),
-    "render": ("pipeline", "render"),
+    "render": ("render", "__call__"),  # the render package is callable: render(compiled, only=None)
     "Compiled": ("pipeline", "Compiled"),
     "Stage": ("pipeline", "Stage"),
     "write": ("writer", "write"),
@@ -108,7 +108,9 @@ def __getattr__(name: str) -> Any:
         module, attribute = _EXPORTS[name]
     except KeyError:
         raise AttributeError(f"module 'supernodeiac' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f".{module}", __name__), attribute)
+    value = importlib.import_module(f".{module}", __name__)
+    if attribute != "__call__":
+        value = getattr(value, attribute)
     globals()[name] = value  # once imported, a plain module attribute
     return value
 
