@@ -24,6 +24,7 @@ from typing import Any
 import click
 
 from . import config as snc_config
+from .compose import Source
 from .findings import Severity
 from .formats import FINDING_FORMATS, Verbosity, finding_dicts, github, human, shown
 from .pipeline import Compiled, compile_file, compile_text, render
@@ -132,12 +133,14 @@ def input_options(command: Callable) -> Callable:
 # -- compiling and printing findings -----------------------------------------------------------------
 
 
-def _compile(path: str, opts: Options) -> Compiled:
-    """Compile a file (or standard input for '-'), then apply the configuration's severities and
-    ignores; -v reports the time and what was ignored."""
+def _compile(path: str, opts: Options, source: Source | None = None) -> Compiled:
+    """Compile a file (standard input for '-'; a file at a git revision with a GitSource), then
+    apply the configuration's severities and ignores; -v reports the time and what was ignored."""
     started = time.perf_counter()
     try:
-        compiled = compile_text(sys.stdin.read(), opts.stdin_filename or "<stdin>") if path == STDIN else compile_file(path)
+        compiled = (
+            compile_text(sys.stdin.read(), opts.stdin_filename or "<stdin>") if path == STDIN else compile_file(path, source)
+        )
     except Exception as exc:  # noqa: BLE001 - the safety net under every located error
         _internal_error(f"while compiling {path}", exc)
         raise  # unreachable: _internal_error exits
@@ -399,10 +402,7 @@ def _diff_sides(blueprints: tuple[str, ...], rev: str | None, opts: Options) -> 
             if r is None:  # 'A' alone: the working tree
                 pairs.append((_compile(blueprints[0], opts), blueprints[0]))
                 continue
-            source = GitSource(repo, r)
-            compiled = compile_file(f"{r}:{rel}", source)
-            findings, _ = opts.config.apply(compiled.findings)
-            pairs.append((replace(compiled, findings=findings), f"{r}:{rel}"))
+            pairs.append((_compile(f"{r}:{rel}", opts, GitSource(repo, r)), f"{r}:{rel}"))
     for compiled, label in pairs:
         if compiled.fabric is None:
             for f in compiled.findings:

@@ -19,7 +19,6 @@ of 4 x 10^5 links compare in well under a second.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -398,7 +397,3 @@ def _pair_unmatched(removed: list[Cable], added: list[Cable], out: FabricDiff) -
         used.add(partner)
         out.cables.append(_changed(removed[partner], c))
     out.cables += [CableChange("removed", c, None) for k, c in enumerate(removed) if k not in used]
-
-
-def group_counts(changes: Iterable[CableChange | DeviceChange]) -> Counter[tuple[str, str, str]]:
-    return Counter(c.group() for c in changes)
