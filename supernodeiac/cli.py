@@ -220,9 +220,9 @@ def validate(files: tuple[str, ...], opts: Options) -> None:
 
 @main.command(name="render")
 @click.argument("file", type=click.Path(allow_dash=True))
-@click.option(
-    "-o", "--out", "out", type=click.Path(file_okay=False), default=None, help="output folder (default: out/<blueprint name>)"
-)
+# Not file_okay=False: a file, a link or an empty path at -o is the writer's (and --check's) to
+# explain, with its own exit code.
+@click.option("-o", "--out", "out", type=click.Path(), default=None, help="output folder (default: out/<blueprint name>)")
 @click.option("--only", multiple=True, help="render only these outputs (repeatable)")
 @click.option("--check", is_flag=True, help="write nothing: exit 1 naming every file of the output folder that differs")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="with --check: paths to leave out (e.g. 'diagrams/*.svg')")
@@ -234,6 +234,9 @@ def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, e
     from .render import RENDERERS
     from .writer import WriteError, write
 
+    if out == "":
+        click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
+        sys.exit(2)
     compiled = _compile(file, opts)
     findings_level = opts.verbosity if opts.verbose else Verbosity.QUIET  # render's job is files: info only with -v
     if compiled.exit_code != 0:
@@ -251,7 +254,7 @@ def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, e
         _internal_error(f"while rendering {file} (nothing written)", exc)
     assert compiled.blueprint is not None
     name = compiled.blueprint.metadata.name
-    target = Path(out) if out else Path("out") / name
+    target = Path(out) if out is not None else Path("out") / name
     if check:
         _check(compiled, artifacts, target, exclude, opts, findings_level)
         return
