@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 import subprocess
@@ -82,7 +84,9 @@ def test_the_markdown_summary_reads_as_a_review(su_diff):
     assert "| added | roce | node-leaf | 512 |" in md
     assert "<summary>Cables added (1,096)</summary>" in md and "<summary>Devices (89)</summary>" in md
     assert "Move orders" not in md
-    assert "| `bom/bom.csv` | device hgx-h100-bf3 node | 96 | 160 | +64 |" in md
+    # BOM deltas by part number: the node line's detail (its role count) changes, the part does not
+    assert "| `bom/bom.csv` | node HGX H100 8-GPU system with BlueField-3 SuperNICs (node 160) | 96 | 160 | +64 |" in md
+    assert "| `bom/bom.csv` | transceiver roce MMA4Z00-NS (switch side, OSFP, sr4) | 1408 | 2176 | +768 |" in md
     assert md.count("<details>") == md.count("</details>")
     assert len(md) < 60_000
 
@@ -93,7 +97,8 @@ def test_the_text_report_and_json_carry_the_same_orders(su_diff):
     assert doc["fabric"]["counts"] == {"devices": {"added": 89}, "cables": {"added": 1096}}
     assert len(doc["fabric"]["cables"]) == 1096
     first = doc["fabric"]["cables"][0]
-    assert first["change"] == "added" and set(first["new"]["a"]) == {"row", "rack", "u", "device", "port"}
+    assert first["change"] == "added" and set(first["new"]["a"]) == {"row", "rack", "u", "device", "port", "physical"}
+    assert {"part", "modules", "a_label", "b_label"} <= set(first["new"])
     text = to_text(d)
     assert text.splitlines()[2] == "Additions only: no existing cable moves."
     assert all(c.cable.id in text for c in d.fabric.cables)  # text lists every order unless limited
@@ -115,6 +120,53 @@ def test_a_re_termination_is_a_move_order_with_both_labels():
     assert "label 'ufm-0001:bmc > mgmt-N02:Ethernet4' -> 'ufm-0001:bmc > mgmt-N02:Ethernet6'" in text
     md = to_markdown(d)
     assert "**Existing cabling changes: 5 moved; see the work orders.**" in md and "<summary>Move orders (5)</summary>" in md
+
+
+def test_a_move_order_names_printed_ports_and_end_labels_as_cables_csv_prints_them():
+    moved = SMALL.replace("placement: {row: N, first_rack: 2, first_u: 20}", "placement: {row: N, first_rack: 2, first_u: 45}")
+    old, new = compile_text(SMALL, "a.yaml"), compile_text(moved, "b.yaml")
+    d = diff(old, new)
+    bmc = {c.cable.id: c for c in d.fabric.cables}["ufm-0001-bmc"]
+    # the BMC's RJ45 is printed 'BMC'; the rack switch's Ethernet4 is its RJ45 port 5, Ethernet6 port 7
+    assert (bmc.old.a.physical, bmc.old.b.physical, bmc.new.b.physical) == ("BMC", "RJ45 5", "RJ45 7")
+    for side, compiled in (("old", old), ("new", new)):
+        cable = getattr(bmc, side)
+        [row] = [r for r in csv.DictReader(io.StringIO(_cables_csv(compiled))) if r["cable_id"] == "ufm-0001-bmc"]
+        assert (cable.a_label, cable.b_label) == (row["a_label"], row["b_label"])
+        assert (cable.a.physical, cable.b.physical, cable.part) == (row["a_physical"], row["b_physical"], row["part"])
+    assert bmc.new.a_label == "small-ib/N/N02/U45/ufm-0001/BMC > N/N02/U48/mgmt-N02/RJ45 7"
+    text = to_text(d)
+    assert "B end mgmt-N02:Ethernet4 [RJ45 5] (N02 U48) -> mgmt-N02:Ethernet6 [RJ45 7] (N02 U48)" in text
+    assert f"A end label {bmc.old.a_label!r} -> {bmc.new.a_label!r}" in text
+    assert f"B end label {bmc.old.b_label!r} -> {bmc.new.b_label!r}" in text
+    assert "&gt; N/N02/U48/mgmt-N02/RJ45 7" in to_markdown(d)  # '>' escaped in the table cell
+
+
+def _cables_csv(compiled) -> str:
+    from supernodeiac.pipeline import render
+
+    files, _ = render(compiled, ["cabling"])
+    return files["cabling/cables.csv"].decode()
+
+
+def test_new_optics_on_the_same_ends_are_replace_orders_naming_parts_and_modules():
+    # The leaf-spine tier pinned to DR4: same ports, another cord and other modules in each cage.
+    pinned = SMALL.replace(
+        "    rail_optimized: true\n", "    rail_optimized: true\n    media: {tiers: {leaf-spine: {pin: dr}}}\n"
+    )
+    assert pinned != SMALL
+    d = diff(compile_text(SMALL, "a.yaml"), compile_text(pinned, "b.yaml"))
+    orders = [c for c in d.fabric.cables if c.change == "replaced"]
+    assert len(orders) == 256 and {c.group() for c in orders} == {("replaced", "ib", "leaf-spine")}
+    assert {c.change for c in d.fabric.cables} == {"replaced"} and not d.fabric.devices
+    first = orders[0]
+    assert (first.old.medium, first.old.modules) == ("sr4-400g", ("MMA4Z00-NS", "MMA4Z00-NS"))
+    assert first.new.medium.startswith("dr4-400g") and first.new.modules != first.old.modules and all(first.new.modules)
+    assert first.old.part.startswith("MFP7E10") and first.new.part and first.new.part != first.old.part
+    assert f"{first.old.what()} -> {first.new.what()}" in to_text(d)
+    # and the BOM says the same by part: the SR4 modules of the spine side go, DR4 ones come
+    counts = {c.label(): c.delta for c in d.artifacts.counts}
+    assert counts["transceiver ib MMA4Z00-NS (switch side, OSFP, sr4)"] < 0
 
 
 def test_a_cable_whose_id_changes_is_paired_by_its_kept_end():
@@ -175,6 +227,43 @@ def test_counted_csv_gives_deltas_by_item():
     assert f.rows == {"added": 1, "removed": 1, "changed": 2}
     assert f.columns == {"count": 1, "power_w": 2}
     assert [(c.label(), c.old, c.new) for c in f.counts] == [("cable aoc", 5, 0), ("cable dac", 0, 3), ("device qm9700", 8, 10)]
+
+
+BOM_HEADER = b"section,fabric,part,opn,part_status,grade,item,detail,length_m,count,spares,order,power_w\n"
+
+
+def test_bom_deltas_are_by_part_number():
+    """A line is its part: a device line whose role counts (detail) change is the same line; a
+    part on two lines (a module on the switch and on the host side) is told apart by detail;
+    totals rows are no items."""
+    a = BOM_HEADER + (
+        b'switch,,MQM9700-NS2F,,exact,PRIMARY,qm9700,"leaf 8, spine 4",,12,0,12,100\n'
+        b'transceiver,ib,MMA4Z00-NS,,exact,PRIMARY,mma4z00-ns,"switch side, OSFP, sr4",,64,0,64,1\n'
+        b'transceiver,ib,MMA4Z00-NS,,exact,PRIMARY,mma4z00-ns,"host side, OSFP, sr4",,32,0,32,1\n'
+        b"total,,,,,,devices,,,,,,100\n"
+    )
+    b = BOM_HEADER + (
+        b'switch,,MQM9700-NS2F,,exact,PRIMARY,qm9700,"leaf 16, spine 8",,24,0,24,200\n'
+        b'transceiver,ib,MMA4Z00-NS,,exact,PRIMARY,mma4z00-ns,"switch side, OSFP, sr4",,128,0,128,1\n'
+        b'transceiver,ib,MMA4Z00-NS,,exact,PRIMARY,mma4z00-ns,"host side, OSFP, sr4",,32,0,32,1\n'
+        b"cable,ib,MCP4Y10-N001,,exact,PRIMARY,dac-2x400g,dac straight,1,4,0,4,0\n"
+        b"total,,,,,,devices,,,,,,200\n"
+    )
+    f = compare_file("bom/bom.csv", a, b)
+    assert f.rows == {"added": 1, "removed": 0, "changed": 3}
+    assert [(c.label(), c.old, c.new) for c in f.counts] == [
+        ("cable ib MCP4Y10-N001 (dac straight)", 0, 4),
+        ("switch MQM9700-NS2F (leaf 16, spine 8)", 12, 24),
+        ("transceiver ib MMA4Z00-NS mma4z00-ns switch side, OSFP, sr4", 64, 128),
+    ]
+    # summary.json's lines are matched the same way
+    line = {"section": "switch", "fabric": "", "part": "MQM9700-NS2F", "item": "qm9700", "length_m": None}
+    doc_a = {"lines": [{**line, "detail": "leaf 8, spine 4", "count": 12}]}
+    doc_b = {"lines": [{**line, "detail": "leaf 16, spine 8", "count": 24}]}
+    assert {k.path for k in json_changes(doc_a, doc_b)} == {
+        "lines[section=switch,fabric=,part=MQM9700-NS2F]/detail",
+        "lines[section=switch,fabric=,part=MQM9700-NS2F]/count",
+    }
 
 
 def test_keyed_csv_and_text_and_unparseable_files():

@@ -34,8 +34,8 @@ def test_a_fresh_render_passes(rendered):
 def test_a_one_byte_edit_fails_naming_the_file_and_writes_nothing(rendered):
     path = rendered / "cabling" / "cables.csv"
     data = bytearray(path.read_bytes())
-    at = data.index(b",aoc,") + 1
-    data[at] = ord("A")  # aoc -> Aoc on one row
+    at = data.index(b",aoc-100g,") + 1
+    data[at] = ord("A")  # aoc-100g -> Aoc-100g on one row
     path.write_bytes(bytes(data))
     before = read_tree(rendered)
     stamps = {p: p.stat().st_mtime_ns for p in rendered.rglob("*")}

@@ -194,7 +194,7 @@ def test_the_action_validates_checks_and_comments_the_diff(repo, tmp_path, fake_
 def test_the_action_fails_with_annotations_on_stale_outputs(repo, tmp_path, fake_gh):
     path = repo / "out" / "small-ib" / "cabling" / "cables.csv"
     try:
-        path.write_bytes(path.read_bytes().replace(b",aoc,", b",AOC,", 1))
+        path.write_bytes(path.read_bytes().replace(b",aoc-100g,", b",AOC-100G,", 1))
         steps = Actions(repo, tmp_path, {"install": "none", "comment": "false"}).run({})
         check = steps["Committed outputs are up to date"]
         assert check.returncode == 1

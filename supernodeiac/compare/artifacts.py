@@ -5,16 +5,20 @@ later: switch configs, NCCL XML, Kubernetes objects) is compared with no code he
 
 * **JSON**: the key paths that were added, removed or changed (``PORT/Ethernet0/speed``);
   lists of objects that carry an identifying key (``name``, ``path``, ``id``) are matched by it,
-  other lists by position;
-* **CSV**: rows added, removed and changed, keyed by the columns before a ``count`` column
-  when there is one (a counted table such as the BOM: its count deltas are reported by item),
-  otherwise by the first column (a cable ID); for changed rows, which columns changed;
+  BOM lines by part as above, other lists by position;
+* **CSV**: rows added, removed and changed, keyed by the first column (a cable ID), or, in a
+  counted table (a ``count`` column), by what identifies an item: for a bill of materials (a
+  ``part`` column) the section, fabric and part number, with the catalogue item, length and
+  detail added only where a part appears twice, so a line whose roles or totals changed is
+  still the same part and its count delta is reported by part; other counted tables by the
+  columns before ``count``; for changed rows, which columns changed;
 * **other text** (DOT, SVG, XML, YAML, config files): lines added and removed;
 * anything else: changed or not.
 
 Byte-identical files are skipped before anything is parsed, so two renders of 10^5-10^6
 cables that differ in a few files cost one comparison per file plus the parsing of those few.
-Within a CSV only the lines present on one side are parsed.
+Within a keyed CSV only the lines present on one side are decoded and parsed (the lines are
+compared as bytes: a 200 MB cabling list is not copied as text).
 """
 
 from __future__ import annotations
@@ -22,17 +26,22 @@ from __future__ import annotations
 import csv
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 MAX_DETAILS = 50  # changed keys or rows listed per file (the counts are always complete)
 ID_KEYS = ("name", "path", "id", "cable_id", "key")  # what identifies an object in a JSON list
 COUNT_COLUMNS = ("count", "quantity", "qty")
+# What identifies a line of a bill of materials, in the order a key is built from: the part
+# number first; the rest only where the same part appears on two lines (a module on the switch
+# and the host side).
+PART_KEYS = ("section", "fabric", "part", "item", "length_m", "detail")
 TEXT_SUFFIXES = {".dot", ".svg", ".xml", ".yaml", ".yml", ".txt", ".conf", ".cfg", ".md", ".ini", ".toml", ".sh", ".j2"}
 
 _MISSING = object()
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,18 +63,21 @@ class CountDelta:
     item: tuple[tuple[str, str], ...]  # (column, value) of the key columns
     old: float
     new: float
+    about: str = ""  # what the line says beside its key (a BOM line's detail), from the new side
 
     @property
     def delta(self) -> float:
         return self.new - self.old
 
     def label(self) -> str:
-        return " ".join(v for _, v in self.item if v)
+        text = " ".join(v for _, v in self.item if v)
+        return f"{text} ({self.about})" if self.about else text
 
     def as_dict(self) -> dict:
         return {
             "file": self.file,
             "item": dict(self.item),
+            "about": self.about,
             "old": _num(self.old),
             "new": _num(self.new),
             "delta": _num(self.delta),
@@ -201,7 +213,7 @@ def compare_file(path: str, a: bytes, b: bytes) -> FileChange:
         if change.kind == "json":
             _json(change, json.loads(a), json.loads(b))
         elif change.kind == "csv":
-            _csv(change, a.decode("utf-8"), b.decode("utf-8"))
+            _csv(change, a, b)
         elif change.kind == "text":
             _text(change, a.decode("utf-8"), b.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, csv.Error):  # not what its name says: compare as bytes
@@ -232,9 +244,9 @@ def json_changes(a: Any, b: Any, path: str = "") -> Iterator[KeyChange]:
                 yield from json_changes(a[key], b[key], sub)
         return
     if isinstance(a, list) and isinstance(b, list):
-        id_keys = _id_keys(a, b)
-        if id_keys:
-            by_a, by_b = _by_id(a, id_keys), _by_id(b, id_keys)
+        by_ids = _by_ids(a, b)
+        if by_ids is not None:
+            by_a, by_b = by_ids
             for key in sorted(set(by_a) | set(by_b), key=str):
                 sub = f"{path}[{key}]"
                 if key not in by_b:
@@ -283,7 +295,58 @@ def _id_keys(a: list, b: list) -> tuple[str, ...]:
 
 
 def _unique(a: list, b: list, keys: tuple[str, ...]) -> bool:
-    return all(len({tuple(x[k] for k in keys) for x in side}) == len(side) for side in (a, b))
+    return all(len({tuple(_hashable(x[k]) for k in keys) for x in side}) == len(side) for side in (a, b))
+
+
+def _hashable(value: Any) -> Any:
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value
+
+
+def _by_ids(a: list, b: list) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Both lists by the identity of their objects (BOM lines by part), or None: by position."""
+    if a and b and all(isinstance(x, dict) for x in a + b):
+        common = set(a[0]).intersection(*a[1:], *b)
+        if "part" in common and common & set(COUNT_COLUMNS):
+            text = sorted(k for k in common if all(isinstance(x[k], str) for x in a + b))
+            cols_of = part_identity(a, b, [*PART_KEYS, *text], lambda x, k: x[k])
+            if cols_of is not None:
+                by_a, by_b = ({",".join(f"{k}={x[k]}" for k in cols_of(x)): x for x in side} for side in (a, b))
+                return by_a, by_b
+    id_keys = _id_keys(a, b)
+    return (_by_id(a, id_keys), _by_id(b, id_keys)) if id_keys else None
+
+
+def part_identity(
+    a: Sequence[R], b: Sequence[R], names: Sequence[str], get: Callable[[R, str], Any]
+) -> Callable[[R], tuple[str, ...]] | None:
+    """How a bill of materials' lines are told apart: per line, the columns of its key.
+
+    A line is its section, fabric and part number. Only where one part is on several lines (a
+    module on the switch side and on the host side) are the next columns of ``names`` (PART_KEYS
+    first: item, length, detail) added, for that part alone, until its lines differ on both
+    sides; so a line whose detail (roles, counts) changes is still the same line. None when
+    ``names`` has no part, or some lines cannot be told apart.
+    """
+    order = [k for k in PART_KEYS if k in names]
+    if "part" not in order:
+        return None
+    start = order.index("part") + 1
+    base = order[:start]
+    rest = order[start:] + [n for n in dict.fromkeys(names) if n not in order]
+    groups: dict[tuple, tuple[list[R], list[R]]] = {}
+    for side, rows in enumerate((a, b)):
+        for row in rows:
+            groups.setdefault(tuple(_hashable(get(row, c)) for c in base), ([], []))[side].append(row)
+    need: dict[tuple, int] = {}
+    for group, sides in groups.items():
+        for n in range(len(rest) + 1):
+            cols = rest[:n]
+            if all(len({tuple(_hashable(get(r, c)) for c in cols) for r in rows}) == len(rows) for rows in sides):
+                need[group] = n
+                break
+        else:
+            return None
+    return lambda row: (*base, *rest[: need[tuple(_hashable(get(row, c)) for c in base)]])
 
 
 def _by_id(items: list, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -300,18 +363,18 @@ def _join(path: str, key: str) -> str:
 # -- CSV -----------------------------------------------------------------------------------------------------
 
 
-def _csv(change: FileChange, a: str, b: str) -> None:
+def _csv(change: FileChange, a: bytes, b: bytes) -> None:
     a_lines, b_lines = a.splitlines(), b.splitlines()
     if not a_lines or not b_lines or a_lines[0] != b_lines[0]:
         change.rows = {"added": max(len(b_lines) - 1, 0), "removed": max(len(a_lines) - 1, 0), "changed": 0}
         change.columns = {"(header)": 1} if a_lines and b_lines else {}
         return
-    header = next(csv.reader([a_lines[0]]))
+    header = next(csv.reader([a_lines[0].decode("utf-8")]))
     count_col = next((i for i, h in enumerate(header) if h.lower() in COUNT_COLUMNS), None)
-    key_cols = list(range(count_col)) if count_col else [0]
-    old_only = _rows(a_lines, b_lines)
-    new_only = _rows(b_lines, a_lines)
-    old_by, new_by = _keyed(old_only, key_cols), _keyed(new_only, key_cols)
+    old_only, new_only = _parse(_only(a_lines, b_lines)), _parse(_only(b_lines, a_lines))
+    # A counted table (a BOM: small) is read whole to find what identifies an item.
+    key_of = _counted_key(header, count_col, _parse(a_lines[1:]), _parse(b_lines[1:])) if count_col else _columns_key(header, [0])
+    old_by, new_by = _keyed(old_only, key_of), _keyed(new_only, key_of)
     if old_by is None or new_by is None:  # a key repeats: rows can only be added or removed
         change.rows = {"added": len(new_only), "removed": len(old_only), "changed": 0}
         return
@@ -320,7 +383,7 @@ def _csv(change: FileChange, a: str, b: str) -> None:
     removed = sorted(set(old_by) - set(new_by))
     change.rows = {"added": len(added), "removed": len(removed), "changed": len(changed)}
     change.row_examples = {
-        what: [" ".join(x for x in key if x) for key in keys[:MAX_DETAILS]]
+        what: [" ".join(v for _, v in key if v) for key in keys[:MAX_DETAILS]]
         for what, keys in (("added", added), ("removed", removed), ("changed", changed))
         if keys
     }
@@ -332,28 +395,56 @@ def _csv(change: FileChange, a: str, b: str) -> None:
                 columns[name] += 1
     change.columns = dict(columns)
     if count_col is not None:
-        named = tuple(header[i] for i in key_cols)
+        detail = header.index("detail") if "detail" in header else None
         for key in sorted(set(old_by) | set(new_by)):
             old_n = _number(_cell(old_by[key], count_col)) if key in old_by else 0.0
             new_n = _number(_cell(new_by[key], count_col)) if key in new_by else 0.0
             if old_n is not None and new_n is not None and old_n != new_n:
-                change.counts.append(CountDelta(change.path, tuple(zip(named, key, strict=True)), old_n, new_n))
+                row = new_by.get(key) or old_by[key]
+                about = _cell(row, detail) if detail is not None and "detail" not in dict(key) else ""
+                change.counts.append(CountDelta(change.path, key, old_n, new_n, about))
 
 
-def _rows(lines: list[str], other: list[str]) -> list[list[str]]:
-    """The parsed data rows of ``lines`` that ``other`` does not have (as many times as it lacks them)."""
+Key = tuple[tuple[str, str], ...]  # (column, value) pairs
+
+
+def _columns_key(header: list[str], cols: list[int]) -> Callable[[list[str]], Key]:
+    return lambda row: tuple((header[i], _cell(row, i)) for i in cols)
+
+
+def _counted_key(header: list[str], count_col: int, a: list[list[str]], b: list[list[str]]) -> Callable[[list[str]], Key]:
+    """The key of a counted table's row: a BOM line by part (:func:`part_identity`), any other
+    counted row, and a row without a count (a total), by every column before the count."""
+    before = header[:count_col]
+    whole = _columns_key(header, list(range(count_col)))
+    counted = [[r for r in rows if _cell(r, count_col) != ""] for rows in (a, b)]
+    cols_of = part_identity(counted[0], counted[1], before, lambda r, c: _cell(r, header.index(c)))
+    if cols_of is None:
+        return whole
+    return lambda row: (
+        whole(row) if _cell(row, count_col) == "" else tuple((c, _cell(row, header.index(c))) for c in cols_of(row))
+    )
+
+
+def _only(lines: list[bytes], other: list[bytes]) -> list[bytes]:
+    """The data lines of ``lines`` that ``other`` does not have (as many times as it lacks them)."""
     data, theirs = lines[1:], set(other[1:])
     if len(theirs) == len(other) - 1 and len(set(data)) == len(data):  # no repeated rows (a cabling list): set lookups
-        return list(csv.reader(line for line in data if line not in theirs))
+        return [line for line in data if line not in theirs]
     missing = Counter(data)
     missing.subtract(Counter(other[1:]))
-    return list(csv.reader(line for line, n in missing.items() if n > 0 for _ in range(n)))
+    return [line for line, n in missing.items() if n > 0 for _ in range(n)]
 
 
-def _keyed(rows: list[list[str]], key_cols: list[int]) -> dict[tuple[str, ...], list[str]] | None:
-    out: dict[tuple[str, ...], list[str]] = {}
+def _parse(lines: list[bytes]) -> list[list[str]]:
+    return list(csv.reader(line.decode("utf-8") for line in lines))
+
+
+def _keyed(rows: list[list[str]], key_of: Callable[[list[str]], Key]) -> dict[Key, list[str]] | None:
+    """Rows by their key; None when a key repeats."""
+    out: dict[Key, list[str]] = {}
     for row in rows:
-        key = tuple(_cell(row, i) for i in key_cols)
+        key = key_of(row)
         if key in out:
             return None
         out[key] = row

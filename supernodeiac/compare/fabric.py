@@ -1,8 +1,11 @@
 """What changed between two Fabrics, as work orders for the people who cable them.
 
 Cables are matched by cable ID. A matched cable whose ends are the same ports in the same
-racks is unchanged, unless its medium or ordered length changed (a *replace* order). One whose
-end moved is a *move* order: the old and the new label, both ends, and the racks where the
+racks is unchanged, unless what is plugged in changed: its medium, ordered length, part or the
+modules at its ends (a *replace* order; since every cage holds one plug, a cage whose other
+port starts to fan out moves a cable that was a DAC to optics). One whose end moved is a *move*
+order: the old and the new label, both ends with their printed ports (``OSFP 3 port 2``) and
+the per-end labels (``naming.end_label``) as cables.csv prints them, and the racks where the
 work happens (the moved end's old and new rack). Cables left unmatched on both sides are then
 paired by their physical ends (rack, unit, port): both ends the same is a *relabel* (the ID or
 the label changed, the cable did not), one end the same is a *move* of the other end; the rest
@@ -23,11 +26,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cable_naming import cable_id_format
+from ..cable_naming import cable_id_format, positional_format
+from ..cage_plan import assemblies
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
 from ..model.blueprint import Blueprint
-from ..render.stock import ordered_length
+from ..render.cabling import LABEL_FIELDS
+from ..render.parts import link_part, module_number, ordered_length
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,18 +43,27 @@ class End:
     rack: str
     u: int
     device: str
-    port: str
+    port: str  # the OS name (``IB1/3/2``, ``mlx5_0``)
+    physical: str = ""  # as printed on the faceplate (``OSFP 3 port 2``)
 
     def text(self) -> str:
         where = f"{self.rack} U{self.u}" if self.rack else "unplaced"
-        return f"{self.device}:{self.port} ({where})"
+        printed = f" [{self.physical}]" if self.physical and self.physical != self.port else ""
+        return f"{self.device}:{self.port}{printed} ({where})"
 
     def place(self) -> tuple[str, int, str] | tuple[str, str]:
         """The physical port: rack, unit and port name (the device name for an unplaced device)."""
         return (self.rack, self.u, self.port) if self.rack else ("#" + self.device, self.port)
 
     def as_dict(self) -> dict:
-        return {"row": self.row, "rack": self.rack, "u": self.u, "device": self.device, "port": self.port}
+        return {
+            "row": self.row,
+            "rack": self.rack,
+            "u": self.u,
+            "device": self.device,
+            "port": self.port,
+            "physical": self.physical,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +77,23 @@ class Cable:
     medium: str
     length_m: float  # ordered (stock) length
     roles: tuple[str, str]  # device roles of the A and B ends
+    part: str = ""  # the orderable part (the assembly, or a transceiver link's fibre cord)
+    modules: tuple[str, str] = ("", "")  # the module part at the A and the B end (transceiver links)
+    a_label: str = ""  # the label at each end (naming.end_label), as cables.csv prints it
+    b_label: str = ""
+
+    def plug(self) -> tuple:
+        """What a technician plugs in: a change of any of it is a replace order."""
+        return (self.medium, self.kind, self.length_m, self.part, self.modules)
+
+    def what(self) -> str:
+        """The plug in words: medium, ordered length, part and modules."""
+        text = f"{self.medium} {self.length_m:g} m"
+        if self.part:
+            text += f" ({self.part})"
+        if any(self.modules):
+            text += f", modules {self.modules[0] or '-'} / {self.modules[1] or '-'}"
+        return text
 
     def as_dict(self) -> dict:
         return {
@@ -74,6 +105,10 @@ class Cable:
             "b": self.b.as_dict(),
             "medium": self.medium,
             "length_m": self.length_m,
+            "part": self.part,
+            "modules": list(self.modules),
+            "a_label": self.a_label,
+            "b_label": self.b_label,
         }
 
 
@@ -220,10 +255,16 @@ class _Side:
             self.index.setdefault(name, i)
         self.place = [(racks[d.rack].row, racks[d.rack].name, d.u) if d.rack >= 0 else ("", "", d.u) for d in devs]
         self.ports = [fabric.layouts[d.model].names for d in devs]
+        self.printed = [fabric.layouts[d.model].physical_names for d in devs]
         self.ids = fabric.links.ids()
         self.arrays = fabric.links.arrays()
+        # Ordered like cables.csv: an assembly (a twin-port DAC, a splitter) at its longest link.
+        self.ordered_for = assemblies(fabric, catalogue.media).length_m
         self.label = cable_id_format(blueprint.naming.cable_label)
+        self.end_label = positional_format(blueprint.naming.end_label, LABEL_FIELDS)
+        self.site = blueprint.site.name or blueprint.metadata.name
         self._stock: dict[tuple[str, float], float] = {}
+        self._parts: dict[tuple[str, float], str] = {}
 
     def info(self, i: int) -> DeviceInfo:
         d = self.f.devices[i]
@@ -232,7 +273,7 @@ class _Side:
 
     def end(self, device: int, port: int) -> End:
         row, rack, u = self.place[device]
-        return End(row, rack, u, self.names[device], self.ports[device][port])
+        return End(row, rack, u, self.names[device], self.ports[device][port], self.printed[device][port])
 
     def stock(self, medium: str, length: float) -> float:
         found = self._stock.get((medium, length))
@@ -240,21 +281,35 @@ class _Side:
             found = self._stock[(medium, length)] = ordered_length(self.catalogue, medium, length)
         return found
 
+    def part(self, medium: str, stock: float) -> str:
+        found = self._parts.get((medium, stock))
+        if found is None:
+            found = self._parts[(medium, stock)] = link_part(self.catalogue, medium, stock)
+        return found
+
     def cable(self, i: int) -> Cable:
         t = self.f.links
         spec = t.specs[t.spec[i]]
         a, b = self.end(t.a[i], t.a_port[i]), self.end(t.b[i], t.b_port[i])
         devs = self.f.devices
+        cid = self.ids[i]
+        stock = self.stock(spec.medium, float(self.ordered_for[i]))
+        a_end = (self.site, a.row, a.rack, a.u, a.device, a.physical, a.port, cid)
+        b_end = (self.site, b.row, b.rack, b.u, b.device, b.physical, b.port, cid)
         return Cable(
-            self.ids[i],
+            cid,
             self.label(spec.fabric, a.device, a.port, b.device, b.port),
             spec.fabric,
             spec.kind,
             a,
             b,
             spec.medium,
-            self.stock(spec.medium, t.length_m[i]),
+            stock,
             (devs[t.a[i]].role, devs[t.b[i]].role),
+            self.part(spec.medium, stock),
+            (module_number(self.catalogue, spec.a_module), module_number(self.catalogue, spec.b_module)),
+            self.end_label(*a_end, *b_end),
+            self.end_label(*b_end, *a_end),
         )
 
 
@@ -330,14 +385,14 @@ def _cables(o: _Side, n: _Side, out: FabricDiff) -> None:
         g_old = old_gid[getattr(ao, col_dev)[oi]]
         g_new = new_gid[getattr(an, col_dev)[nj]]
         same &= (g_old == g_new) & same_spot[g_old] & (getattr(ao, col_port)[oi] == getattr(an, col_port)[nj])
-    # Same ends: a replace order when the medium, kind or ordered length changed.
-    kinds: dict[tuple[str, str], int] = {}
-    spec_o = np.array([kinds.setdefault((s.medium, s.kind), len(kinds)) for s in to.specs], dtype=np.int64)
-    spec_n = np.array([kinds.setdefault((s.medium, s.kind), len(kinds)) for s in tn.specs], dtype=np.int64)
-    check = same & ((spec_o[ao.spec[oi]] != spec_n[an.spec[nj]]) | (ao.length_m[oi] != an.length_m[nj]))
+    # Same ends: a replace order when the plug changed (medium, kind, modules, ordered length, part).
+    kinds: dict[tuple[str, str, str, str], int] = {}
+    spec_o = np.array([kinds.setdefault(_plug_key(s), len(kinds)) for s in to.specs], dtype=np.int64)
+    spec_n = np.array([kinds.setdefault(_plug_key(s), len(kinds)) for s in tn.specs], dtype=np.int64)
+    check = same & ((spec_o[ao.spec[oi]] != spec_n[an.spec[nj]]) | (o.ordered_for[oi] != n.ordered_for[nj]))
     for i, j in zip(oi[check].tolist(), nj[check].tolist()):
         a, b = o.cable(i), n.cable(j)
-        if (a.medium, a.kind, a.length_m) != (b.medium, b.kind, b.length_m):  # a routed length may move within its stock length
+        if a.plug() != b.plug():  # a routed length may move within its stock length
             out.cables.append(CableChange("replaced", a, b))
     for i, j in zip(oi[~same].tolist(), nj[~same].tolist()):
         out.cables.append(_changed(o.cable(i), n.cable(j)))
@@ -346,6 +401,10 @@ def _cables(o: _Side, n: _Side, out: FabricDiff) -> None:
         [n.cable(j) for j in np.flatnonzero(~matched).tolist()],
         out,
     )
+
+
+def _plug_key(spec) -> tuple[str, str, str, str]:  # noqa: ANN001 - a LinkSpec
+    return (spec.medium, spec.kind, spec.a_module, spec.b_module)
 
 
 def _changed(a: Cable, b: Cable) -> CableChange:
@@ -378,8 +437,7 @@ def _pair_unmatched(removed: list[Cable], added: list[Cable], out: FabricDiff) -
         if k is not None and k not in used:
             used.add(k)
             a = removed[k]
-            same_cable = (a.medium, a.kind, a.length_m) == (c.medium, c.kind, c.length_m)
-            out.cables.append(CableChange("relabelled" if same_cable else "replaced", a, c))
+            out.cables.append(CableChange("relabelled" if a.plug() == c.plug() else "replaced", a, c))
         else:
             pending.append(c)
     for c in pending:

@@ -60,22 +60,39 @@ def _file_group(path: str) -> str:
 
 
 def _cable_row(c: CableChange) -> list[str]:
-    """Order, cable ID, what to do, where."""
+    """Order, cable ID, what to do, where.
+
+    A move names each moved end with its OS and printed port, old and new, and the labels to
+    print again: the cable label and both end labels (each end's label names the far end too).
+    """
     if c.change == "moved" and c.old and c.new:
         ends = c.moved.split("+")
         what = "; ".join(f"{side.upper()} end {getattr(c.old, side).text()} -> {getattr(c.new, side).text()}" for side in ends)
-        return [c.change, c.cable.id, f"label {c.old.label!r} -> {c.new.label!r}; {what}", " ".join(c.racks)]
+        label = f"label {c.old.label!r}" + (f" -> {c.new.label!r}" if c.new.label != c.old.label else "")
+        plug = f"; replace {c.old.what()} -> {c.new.what()}" if c.old.plug() != c.new.plug() else ""
+        return [c.change, c.cable.id, f"{label}; {what}{plug}{_end_labels(c)}", " ".join(c.racks)]
     if c.change == "relabelled" and c.old and c.new:
-        return [c.change, c.cable.id, f"{c.old.id} {c.old.label!r} -> {c.new.id} {c.new.label!r}", " ".join(c.racks)]
-    if c.change == "replaced" and c.old and c.new:
         return [
             c.change,
             c.cable.id,
-            f"{_ends(c.new)}: {c.old.medium} {c.old.length_m:g} m -> {c.new.medium} {c.new.length_m:g} m",
+            f"{c.old.id} {c.old.label!r} -> {c.new.id} {c.new.label!r}{_end_labels(c)}",
             " ".join(c.racks),
         ]
+    if c.change == "replaced" and c.old and c.new:
+        return [c.change, c.cable.id, f"{_ends(c.new)}: {c.old.what()} -> {c.new.what()}", " ".join(c.racks)]
     cab = c.cable
-    return [c.change, cab.id, f"{_ends(cab)}, {cab.medium} {cab.length_m:g} m, label {cab.label!r}", " ".join(c.racks)]
+    return [c.change, cab.id, f"{_ends(cab)}, {cab.what()}, label {cab.label!r}", " ".join(c.racks)]
+
+
+def _end_labels(c: CableChange) -> str:
+    """The end labels that change, old -> new (empty when both stay)."""
+    assert c.old and c.new
+    parts = [
+        f"{side.upper()} end label {getattr(c.old, side + '_label')!r} -> {getattr(c.new, side + '_label')!r}"
+        for side in ("a", "b")
+        if getattr(c.old, side + "_label") != getattr(c.new, side + "_label")
+    ]
+    return "; " + "; ".join(parts) if parts else ""
 
 
 def _ends(c: Cable) -> str:
@@ -287,7 +304,7 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
         counts = d.artifacts.counts
         if counts:
             body = _table(
-                ["file", "item", "old", "new", "Δ"],
+                ["file", "line (part)", "old", "new", "Δ"],
                 ([f"`{c.file}`", c.label(), f"{c.old:g}", f"{c.new:g}", _delta(c)] for c in counts[:lim]),
                 ["---", "---", "---:", "---:", "---:"],
             )
