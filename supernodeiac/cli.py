@@ -339,7 +339,7 @@ def explain_cmd(file: str, opts: Options) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 @click.option(
     "--limit",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=10_000_000),
     default=None,
     help="rows per group in text and Markdown (0: all; default: all for text, 25 for Markdown)",
 )
@@ -399,6 +399,8 @@ def _diff_sides(blueprints: tuple[str, ...], rev: str | None, opts: Options) -> 
         if len(blueprints) != 1:
             raise click.UsageError("--rev compares one blueprint at two revisions: give one file")
         old_rev, _, new_rev = rev.partition("..")
+        if old_rev.startswith("-") or new_rev.startswith("-"):
+            raise click.UsageError(f"--rev {rev!r}: a revision cannot start with '-'")
         repo, rel = _git_location(blueprints[0])
         pairs = []
         for r in (old_rev or "HEAD", new_rev or ("HEAD" if ".." in rev else None)):

@@ -21,7 +21,11 @@ merged alongside its data, so a finding about a value from an included file poin
 file's line. A reference that cannot be followed (missing file, cycle, too deep) is a
 ``compose`` error at the reference in the including file; a file that cannot be parsed is
 reported in that file, with the including file in the hint. Included files are read by the
-same loader as the top blueprint (:func:`supernodeiac.source.load_file`), with its bounds.
+same loader as the top blueprint (:func:`supernodeiac.source.load_file`), with its bounds, and
+the composed blueprint, all its files together, is held to one file's size and value limits
+(``yaml-limit`` at the reference that crosses them): composition cannot multiply what a
+blueprint may hold. A file at a git revision is read the same way, at most
+:data:`~supernodeiac.source.MAX_FILE_BYTES` of it.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from typing import Any, Protocol
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .findings import Finding, Location, Severity
-from .source import BlueprintPath, Document, LoadError, load_file, load_text
+from .source import MAX_FILE_BYTES, MAX_VALUES, BlueprintPath, Document, LoadError, load_file, load_text
 
 KEYS = ("extends", "include")
 MAX_DEPTH = 8  # files in one chain of extends/include
@@ -178,21 +182,65 @@ class GitSource:
     def load(self, path: str) -> Document:
         rel = self.relative(path)
         shown = f"{self.rev}:{rel}"
+        where = Location(shown, 0, 0)
+        if self.rev.startswith("-"):  # git would read it as an option
+            raise LoadError(_io(f"cannot read blueprint: {self.rev!r} is not a revision", where))
+        raw, error = _git_blob(self.repo, shown)
+        if error is not None:
+            raise LoadError(_io(f"cannot read blueprint: {error}", where))
+        if len(raw) > MAX_FILE_BYTES:
+            raise LoadError(
+                Finding(
+                    "yaml-limit",
+                    Severity.ERROR,
+                    f"the blueprint is larger than {MAX_FILE_BYTES:,} bytes, the most snc reads",
+                    (),
+                    "a blueprint describes intent, not every device: is this a generated file or the wrong one?",
+                    Location(shown, 1, 1),
+                )
+            )
         try:
-            done = subprocess.run(["git", "-C", str(self.repo), "show", shown], capture_output=True, check=False, timeout=60)
-        except (OSError, subprocess.SubprocessError) as exc:
-            raise LoadError(_io(f"cannot run git to read {shown}: {exc}", Location(shown, 0, 0))) from None
-        if done.returncode != 0:
-            reason = done.stderr.decode(errors="replace").strip().splitlines()
-            raise LoadError(_io(f"cannot read blueprint: {reason[-1] if reason else 'git show failed'}", Location(shown, 0, 0)))
-        try:
-            text = done.stdout.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise LoadError(_io(f"cannot read blueprint: not UTF-8 text (byte {exc.start})", Location(shown, 0, 0))) from None
+            raise LoadError(_io(f"cannot read blueprint: not UTF-8 text (byte {exc.start})", where)) from None
         return load_text(text, shown)
 
     def key(self, path: str) -> str:
         return f"{self.rev}:{self.relative(path)}"
+
+
+def _git_blob(repo: Path, name: str) -> tuple[bytes, str | None]:
+    """At most MAX_FILE_BYTES + 1 bytes of the blob ``rev:path`` (enough to refuse a larger one
+    unread), or the reason git gives for not having it."""
+    try:
+        proc = subprocess.Popen(
+            ["git", "-C", str(repo), "cat-file", "blob", name],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except OSError as exc:
+        return b"", f"cannot run git to read {name}: {exc}"
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        raw = proc.stdout.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            proc.kill()
+        stderr = proc.stderr.read(64 * 1024)
+        code = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return b"", f"git took too long to read {name}"
+    finally:
+        proc.stdout.close()
+        proc.stderr.close()
+    if len(raw) > MAX_FILE_BYTES:
+        return raw, None
+    if code != 0:
+        reason = stderr.decode(errors="replace").strip().splitlines()
+        return b"", reason[-1] if reason else f"git cat-file failed on {name}"
+    return raw, None
 
 
 def _io(message: str, where: Location, hint: str = "") -> Finding:
@@ -213,15 +261,25 @@ def compose(doc: Document, source: Source | None = None) -> Document:
     """
     if not has_references(doc):
         return doc
-    composer = _Composer(source or FileSource.for_file(doc.path))
+    composer = _Composer(source or FileSource.for_file(doc.path), size=doc.size, values=doc.values)
     data, where = composer.resolve(doc, ())
-    return ComposedDocument(doc.path, data, doc.tree, where, tuple(d.path for d in composer.loaded.values()))
+    return ComposedDocument(
+        doc.path,
+        data,
+        doc.tree,
+        size=composer.size,
+        values=composer.values,
+        where=where,
+        sources=tuple(d.path for d in composer.loaded.values()),
+    )
 
 
 @dataclass
 class _Composer:
     source: Source
     loaded: dict[str, Document] = field(default_factory=dict)
+    size: int = 0  # bytes of every file read so far
+    values: int = 0  # and their values, aliases expanded
 
     def resolve(self, doc: Document, chain: tuple[str, ...]) -> tuple[Any, LocNode]:
         self.loaded.setdefault(self.source.key(doc.path), doc)
@@ -280,9 +338,28 @@ class _Composer:
                 sub = self.source.load(target)
             except LoadError as exc:
                 raise LoadError(self._included_failure(doc, at, ref, exc.finding)) from None
+            self._count(doc, at, ref, sub)
         if not isinstance(sub.data, dict):
             raise self._error(doc, at, f"{ref!r} is not a YAML mapping")
         return self.resolve(sub, chain)
+
+    def _count(self, doc: Document, at: BlueprintPath, ref: str, sub: Document) -> None:
+        """Add ``sub`` to the composed blueprint's size and values; past one file's limits is an error."""
+        self.size += sub.size
+        self.values += sub.values
+        hint = "a composed blueprint is held to one blueprint's limits, all its files together: is this the right file?"
+        if self.size > MAX_FILE_BYTES:
+            message = (
+                f"with {ref!r} the composed blueprint is {self.size:,} bytes; "
+                f"a blueprint, all its files together, is at most {MAX_FILE_BYTES:,}"
+            )
+            raise LoadError(Finding("yaml-limit", Severity.ERROR, message, at, hint, doc.locate(at)))
+        if self.values > MAX_VALUES:
+            message = (
+                f"with {ref!r} the composed blueprint holds {self.values:,} values; "
+                f"a blueprint, all its files together, holds at most {MAX_VALUES:,}"
+            )
+            raise LoadError(Finding("yaml-limit", Severity.ERROR, message, at, hint, doc.locate(at)))
 
     def _error(self, doc: Document, at: BlueprintPath, message: str, hint: str = "") -> LoadError:
         return LoadError(Finding("compose", Severity.ERROR, message, at, hint, doc.locate(at)))

@@ -38,6 +38,7 @@ from .parse import did_you_mean
 from .rules import BY_ID
 
 CONFIG_FILES = (".snc.toml", "pyproject.toml")
+MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few kB; past this it is not a configuration
 KEYS = {"format", "docs_url", "severity", "ignore"}
 FIXED_STAGES = {"load", "parse", "config", "render"}
 
@@ -112,7 +113,11 @@ def find(start: Path | None = None) -> Path | None:
 
 def _has_tool_snc(path: Path) -> bool:
     try:
-        return "snc" in tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            return True  # let load() report it
+        return "snc" in tomllib.loads(raw.decode("utf-8")).get("tool", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return True  # let load() report it, at its line
 
@@ -123,9 +128,15 @@ def load(path: Path | None) -> Config:
         return Config()
     shown = _shown(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([_finding(f"cannot read configuration: {exc}", Location(shown, 0, 0))]) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            [_finding(f"the configuration is larger than {MAX_CONFIG_BYTES:,} bytes, the most snc reads", Location(shown, 1, 1))]
+        )
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -46,8 +46,9 @@ RULES: tuple[Rule, ...] = (
         "io",
         "load",
         "The blueprint (or a file it includes) cannot be read",
-        """The path is missing, is a folder, is not readable, is not UTF-8 text, or is larger than
-       snc reads. Exit code 2. Give the path of a readable YAML file.""",
+        """The path is missing, is a folder, is not readable or is not UTF-8 text (a file at a git
+       revision for `snc diff --rev`: the revision or the path is not in the repository). Exit
+       code 2. Give the path of a readable YAML file.""",
     ),
     _r(
         "yaml-syntax",
@@ -65,6 +66,19 @@ RULES: tuple[Rule, ...] = (
        site, ...); an empty file, a list or a scalar is not.""",
     ),
     _r(
+        "yaml-limit",
+        "load",
+        "The file is larger, deeper or expands to more values than a blueprint may",
+        """A blueprint (each file of a composed one, and a blob read by `snc diff --rev`) is at
+       most 512 KiB, nests at most 64 levels, holds at most 100,000 values once its YAML aliases
+       are expanded (an alias repeats everything its anchor holds: a few lines can stand for
+       billions of values), and its numbers have at most 100 digits; a composed blueprint, all
+       its files together, is held to the same size and value limits. An alias inside the value
+       it names (a loop) is refused too. The finding points at the value that crosses the limit
+       (the whole file for its size), so a hostile or broken file is a located error within a
+       second rather than minutes and gigabytes.""",
+    ),
+    _r(
         "compose",
         "load",
         "An include or extends reference cannot be resolved",
@@ -79,7 +93,10 @@ RULES: tuple[Rule, ...] = (
         "parse",
         "A key, type or value the blueprint language does not allow",
         """Unknown keys (with the nearest allowed key), wrong types, out-of-range numbers, unknown
-       `kind`s and missing required keys, each at the key that causes it. Exit code 2.""",
+       `kind`s and missing required keys, each at the key that causes it. Types are strict: a
+       quoted number (`count: "16"`), a float where a count is meant (`16.0`) or a boolean is an
+       error, not converted; every number has both bounds, and NaN and infinities are refused.
+       Exit code 2.""",
     ),
     _r(
         "names-unique",
@@ -93,16 +110,23 @@ RULES: tuple[Rule, ...] = (
         "naming",
         "parse",
         "A naming template is malformed or uses a field it is not given",
-        """Cable ID, cable label, rack and device name templates are Python format strings over the
-       fields listed in docs/blueprint.md (naming). The hint lists the fields available.""",
+        """Cable ID, cable label, end label, rack, device and port name templates (the blueprint's
+       and the catalogue's printed port names) are format strings over the fields listed in
+       docs/blueprint.md (naming). They are checked when the blueprint is read, without being
+       formatted: plain fields only (no attribute, index or conversion), short zero-padded
+       widths, literal text in the name's character set, and a first character that is a
+       letter, a digit or a field, so that no name can start a spreadsheet formula or grow
+       without bound. The hint lists the fields available.""",
     ),
     _r(
         "catalogue",
         "parse",
         "A catalogue override (or a catalogue entry a design needs) is incomplete",
         """Entries under `catalogue:` are validated like the built-in catalogue: a new entry needs
-       every required key, an override only the keys it changes. A device used as a compute board,
-       switch board or level-2 switch must describe its accelerators or switch chips.""",
+       every required key, an override only the keys it changes; numbers are bounded, and a
+       physical port name template may use only the fields it is given. A device used as a
+       compute board, switch board or level-2 switch must describe its accelerators or switch
+       chips.""",
     ),
     _r(
         "unknown-catalogue-item",
@@ -245,15 +269,42 @@ RULES: tuple[Rule, ...] = (
         "reach",
         "check",
         "A cable is longer than its medium reaches at its lane rate",
-        """Routed length plus the media policy's margin against the medium's reach at the link's
-       lane rate; a pinned medium that does not reach, or no allowed medium that does.""",
+        """Reach as the data sheets state it: the routed length is rounded up to the medium's next
+       stock length (a splitter at its longest leg, a transceiver link's fibre cord), which must
+       be within the rated reach at the link's lane rate (for optics, the lesser of the two
+       modules'), less the media policy's explicit derating (`margin_m`, `derate_pct`; none by
+       default). Reported for a pinned medium that does not reach (naming its part), a length
+       longer than any stock length, or no allowed medium that reaches.""",
     ),
     _r(
         "media-fit",
         "check",
         "A medium does not plug into the cages at both ends",
-        """The chosen or pinned medium's connectors do not fit the port cages (OSFP, QSFP, RJ45,
-       ...) of one or both ends.""",
+        """The chosen or pinned medium does not take the cage at one or both ends: its form factor
+       (OSFP, QSFP112, RJ45, ...), its top (finned or flat), its lanes or its lane rate. Also
+       reported when the blueprint is read, at the catalogue override, for a transceiver medium
+       whose modules and fibre cord disagree on fibre or connector, or that names a module or
+       cord the catalogue lacks.""",
+    ),
+    _r(
+        "reach-margin",
+        "check",
+        "A copper cable is ordered within a few metres of its rated reach",
+        """A warning, not an error: a DAC or ACC whose ordered length is within
+       `media.copper_warning_m` of its rated reach. Copper at the edge of its reach drops links
+       under load; move the devices closer, allow optics, or set an explicit derating
+       (`media.margin_m`, `derate_pct`).""",
+    ),
+    _r(
+        "one-plug",
+        "check",
+        "A cage would hold two plugs",
+        """A cage takes one plug: all its ports use one medium; a straight cable joins two cages
+       port for port (a twin-port cage whose ports go to two devices needs a module, or a
+       splitter); a splitter's head faces single-port leg cages, one leg each. The media policy
+       never breaks this (after the build every cage is settled to one plug); a pin, a per-tier
+       pin or a catalogue override can, and the finding names the cage as printed and where its
+       ports go.""",
     ),
     _r(
         "management",

@@ -12,6 +12,7 @@ from conftest import BLUEPRINTS
 from supernodeiac.cli import main
 from supernodeiac.compose import MAX_DEPTH
 from supernodeiac.pipeline import Stage, compile_file, render
+from supernodeiac.source import MAX_FILE_BYTES, MAX_VALUES
 
 SMALL = (BLUEPRINTS / "small-ib.yaml").read_text()
 
@@ -175,3 +176,32 @@ def test_standard_input_includes_relative_to_its_given_name(repo, monkeypatch):
     bad = OVERLAY.replace("first_u: 3", "first_u: -1")
     result = CliRunner().invoke(main, ["validate", "-q", "--stdin-filename", "sites/hall2.yaml", "-"], input=bad)
     assert result.exit_code == 2 and result.output.startswith("sites/hall2.yaml:12:")
+
+
+def _values(values: int) -> str:
+    """A small fragment of about ``values`` YAML values (two bytes each)."""
+    return "padding: [" + ",".join("0" * values) + "]\n"
+
+
+def test_the_composed_blueprint_is_held_to_one_files_value_limit(repo):
+    """Each fragment is within issue 7's bounds; together they are not: refused at the reference
+    that crosses the limit, before anything is merged."""
+    for name in ("a", "b", "c"):
+        (repo / "shared" / f"{name}.yaml").write_text(_values(MAX_VALUES * 4 // 10))
+    assert compile_file(str(repo / "shared" / "a.yaml")).findings[0].rule != "yaml-limit"  # one alone is readable
+    refs = "include:\n  - ../shared/a.yaml\n  - ../shared/b.yaml\n  - ../shared/c.yaml\n"
+    (repo / "sites" / "hall2.yaml").write_text(OVERLAY.replace("include:\n  - ../shared/catalogue.yaml\n", refs))
+    [f] = compile_file(str(repo / "sites" / "hall2.yaml")).findings
+    assert f.rule == "yaml-limit" and "'../shared/c.yaml'" in f.message and f"{MAX_VALUES:,}" in f.message
+    assert f.location.file.endswith("sites/hall2.yaml") and (f.location.line, f.location.col) == (5, 5)
+
+
+def test_the_composed_blueprint_is_held_to_one_files_size_limit(repo):
+    padding = "# " + "x" * 78 + "\n"
+    for name in ("a", "b"):
+        (repo / "shared" / f"{name}.yaml").write_text(padding * (MAX_FILE_BYTES * 6 // 10 // 81) + "naming: {}\n")
+    refs = "include:\n  - ../shared/a.yaml\n  - ../shared/b.yaml\n"
+    (repo / "sites" / "hall2.yaml").write_text(OVERLAY.replace("include:\n  - ../shared/catalogue.yaml\n", refs))
+    [f] = compile_file(str(repo / "sites" / "hall2.yaml")).findings
+    assert f.rule == "yaml-limit" and "'../shared/b.yaml'" in f.message and "bytes" in f.message
+    assert (f.location.line, f.location.col) == (4, 5)

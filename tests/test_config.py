@@ -79,6 +79,7 @@ def test_default_format_comes_from_the_configuration(repo):
         ('format = "xml"\n', ":1:1:", "not one of"),
         ("[ignore\n", ":1:", "not valid TOML"),
         ('\n\n[ignore.reach]\nreasn = "x"\n', ":3:1:", "unknown key 'reasn'"),
+        ("# " + "x" * snc_config.MAX_CONFIG_BYTES + "\n", ":1:1:", "larger than 1,048,576 bytes"),
     ],
 )
 def test_a_bad_configuration_is_a_located_error(repo, text, where, words):

@@ -356,6 +356,32 @@ def test_cli_rev_compares_two_commits(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "nope:bp/roce.yaml" in result.output
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_cli_rev_reads_blobs_within_the_blueprint_limits(tmp_path, monkeypatch):
+    """A committed blueprint is read like a file: at most MAX_FILE_BYTES of it (a larger blob is
+    refused unread, as a located yaml-limit error); revisions are never git options."""
+    from supernodeiac.source import MAX_FILE_BYTES
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    (tmp_path / "x.yaml").write_text(SMALL)
+    git("add", ".")
+    git("commit", "-qm", "one")
+    (tmp_path / "x.yaml").write_text(SMALL + "#" * (MAX_FILE_BYTES + 1) + "\n")
+    git("commit", "-qam", "huge")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["diff", "--rev", "HEAD~1..HEAD", "x.yaml", "--no-outputs"])
+    assert result.exit_code == 2
+    assert f"HEAD:x.yaml:1:1: error[yaml-limit]: the blueprint is larger than {MAX_FILE_BYTES:,} bytes" in result.output
+    result = runner.invoke(main, ["diff", "--rev", "--output=/tmp/owned..HEAD", "x.yaml"])
+    assert result.exit_code == 2 and "cannot start with '-'" in result.output
+
+
 def test_markdown_stays_within_a_comment(tmp_path):
     big = compile_text(SMALL, "a.yaml")
     grown = SMALL.replace("{name: A, racks: 4}", "{name: A, racks: 8}").replace("    count: 16\n", "    count: 24\n", 1)

@@ -93,3 +93,62 @@ def test_a_blueprint_with_errors_is_reported_as_such(tmp_path):
     bad.write_text((BLUEPRINTS / "small-ib.yaml").read_text().replace("count: 16", "count: many"))
     result = CliRunner().invoke(main, ["render", "--check", str(bad), "-o", str(tmp_path / "o")])
     assert result.exit_code == 2 and "error[schema]" in result.output
+
+
+# -- the folder as issue 7's writer judges it ------------------------------------------------------
+
+
+def _drift(result) -> list[str]:
+    [report] = json.loads(result.output)
+    return sorted(f["message"] for f in report["findings"] if f["rule"] == "drift")
+
+
+def test_the_manifest_is_read_as_the_writer_reads_it(rendered):
+    path = rendered / "MANIFEST.json"
+    doc = json.loads(path.read_text())
+    assert (doc["format"], doc["tool"]) == ("snc-manifest/1", "snc")
+    # snc 0.1 wrote only the blueprint and the files
+    path.write_text(json.dumps({"blueprint": doc["blueprint"], "files": doc["files"]}, indent=2) + "\n")
+    assert _drift(_check(rendered, "--format", "json")) == [
+        "MANIFEST.json was written by an older snc (without format 'snc-manifest/1'): render again to update it"
+    ]
+    # someone else's
+    path.write_text(json.dumps({"format": "other/1", "tool": "x", "files": []}) + "\n")
+    [message] = _drift(_check(rendered, "--format", "json"))
+    assert message.startswith("MANIFEST.json was not written by snc") and "will not replace this folder" in message
+
+
+def test_a_killed_runs_staging_is_left_out_and_left_alone(rendered):
+    """The staging folder and lock a SIGKILLed render leaves inside the folder are snc's own:
+    not drift, and --check (which never writes) does not clear them either."""
+    (rendered / ".snc-4242-deadbeef").mkdir()
+    (rendered / ".snc-4242-deadbeef" / "half.csv").write_text("x")
+    (rendered / ".snc-4242-deadbeef.lock").write_text("{}")
+    before = read_tree(rendered)
+    assert _check(rendered).exit_code == 0
+    assert read_tree(rendered) == before
+
+
+def test_links_and_non_folders_are_reported_not_followed(rendered, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for the report")
+    (rendered / "notes").symlink_to(secret)
+    result = _check(rendered, "--format", "json")
+    assert result.exit_code == 1
+    assert _drift(result) == [
+        f"notes is a symbolic link (to {secret}): snc writes regular files only, and snc render will not replace this folder"
+    ]
+    (rendered / "notes").unlink()
+    link = tmp_path / "link"
+    link.symlink_to(rendered)
+    result = _check(link)
+    assert result.exit_code == 1 and "is a symbolic link" in result.output and "give -o the folder it points to" in result.output
+    result = _check(secret)
+    assert result.exit_code == 1 and "is not a folder" in result.output
+    result = CliRunner().invoke(main, ["render", "--check", SMALL, "-o", ""])
+    assert result.exit_code == 2 and "-o needs a folder" in result.output
+    assert secret.read_text() == "not for the report" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "link",
+        "out",
+        "secret.txt",
+    ]

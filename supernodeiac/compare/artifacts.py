@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -156,17 +157,38 @@ class ArtifactDiff:
 
 
 class FolderArtifacts(Mapping[str, bytes]):
-    """The files under a folder as {posix relative path: bytes}, read when asked for."""
+    """The regular files under a folder as {posix relative path: bytes}, read when asked for.
 
-    def __init__(self, folder: Path) -> None:
+    Links are not followed (a link in an output folder is not something snc wrote: it is listed
+    in ``odd`` with what it is, like a socket or a device file), and top-level names that start
+    with ``skip_prefix`` (the writer's staging of a killed run) are left out.
+    """
+
+    def __init__(self, folder: Path, skip_prefix: str | None = None) -> None:
         self.folder = folder
-        self._paths = (
-            sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-        )
-        self._index = set(self._paths)
+        self.odd: dict[str, str] = {}  # path -> what it is, for entries that are not regular files or folders
+        self._sizes: dict[str, int] = {}
+        stack = [""] if folder.is_dir() else []
+        while stack:
+            rel = stack.pop()
+            with os.scandir(folder / rel if rel else folder) as it:
+                entries = list(it)
+            for entry in entries:
+                name = f"{rel}/{entry.name}" if rel else entry.name
+                if not rel and skip_prefix and entry.name.startswith(skip_prefix):
+                    continue
+                if entry.is_symlink():
+                    self.odd[name] = f"a symbolic link (to {os.readlink(entry.path)})"
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(name)
+                elif entry.is_file(follow_symlinks=False):
+                    self._sizes[name] = entry.stat(follow_symlinks=False).st_size
+                else:
+                    self.odd[name] = "not a regular file"
+        self._paths = sorted(self._sizes)
 
     def __getitem__(self, key: str) -> bytes:
-        if key not in self._index:
+        if key not in self._sizes:
             raise KeyError(key)
         return (self.folder / key).read_bytes()
 
@@ -177,7 +199,16 @@ class FolderArtifacts(Mapping[str, bytes]):
         return len(self._paths)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._index
+        return key in self._sizes
+
+    def size(self, key: str) -> int:
+        """The file's size, without reading it."""
+        return self._sizes[key]
+
+
+def _size_of(files: Mapping[str, bytes], path: str) -> int:
+    size = getattr(files, "size", None)
+    return size(path) if size is not None else len(files[path])
 
 
 def diff_artifacts(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> ArtifactDiff:
@@ -185,9 +216,9 @@ def diff_artifacts(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> Artifa
     unchanged = 0
     for path in sorted(set(old) | set(new)):
         if path not in new:
-            files.append(FileChange(path, "removed", kind_of(path), old_bytes=len(old[path])))
+            files.append(FileChange(path, "removed", kind_of(path), old_bytes=_size_of(old, path)))
         elif path not in old:
-            files.append(FileChange(path, "added", kind_of(path), new_bytes=len(new[path])))
+            files.append(FileChange(path, "added", kind_of(path), new_bytes=_size_of(new, path)))
         else:
             a, b = old[path], new[path]
             if a == b:
