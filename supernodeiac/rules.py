@@ -289,7 +289,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "reach-margin",
         "check",
-        "A copper cable is ordered within a few metres of its rated reach",
+        "A copper cable is ordered at the edge of its rated reach",
         """A warning, not an error: a DAC or ACC whose ordered length is within
        `media.copper_warning_m` of its rated reach. Copper at the edge of its reach drops links
        under load; move the devices closer, allow optics, or set an explicit derating

@@ -382,6 +382,12 @@ def test_cli_rev_reads_blobs_within_the_blueprint_limits(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "cannot start with '-'" in result.output
 
 
+def test_markdown_cells_cannot_break_the_table_or_mention_anyone():
+    from supernodeiac.compare.report import _md_cell
+
+    assert _md_cell("a|b <script> @org/team\nx") == "a\\|b &lt;script&gt; &#64;org/team x"
+
+
 def test_markdown_stays_within_a_comment(tmp_path):
     big = compile_text(SMALL, "a.yaml")
     grown = SMALL.replace("{name: A, racks: 4}", "{name: A, racks: 8}").replace("    count: 16\n", "    count: 24\n", 1)

@@ -221,7 +221,16 @@ def _short(value: object) -> str:
 
 
 def _md_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+    """Text from the blueprint (names, parts) in a table cell: no column breaks, no HTML, and no
+    '@' that GitHub would turn into a mention of a user or team."""
+    return (
+        text.replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("\n", " ")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("@", "&#64;")
+    )
 
 
 def _table(header: list[str], rows: Iterable[list[str]], align: str = "") -> list[str]:
