@@ -16,11 +16,12 @@ from collections.abc import Iterator
 
 from ..cable_naming import cable_id_format
 from ..cage_plan import assemblies
+from ..end_labels import LABEL_FIELDS as LABEL_FIELDS  # re-exported: compare/fabric.py reads it here
 from ..end_labels import EndLabels
 from . import RENDERERS, Artifacts, RenderContext
 from .bom import fibres_per_link
 from .csv_safe import CsvWriter
-from .parts import cord_part, medium_part, module_part, ordered_length
+from .parts import link_part, module_number, ordered_length
 
 COLUMNS = [
     "cable_id",
@@ -157,12 +158,7 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
 
 def _part(ctx: RenderContext, medium: str, stock: float) -> str:
     """The orderable part of a row: the cable assembly at its length, or a transceiver link's fibre cord."""
-    m = ctx.catalogue.media.get(medium)
-    if m is None:
-        return ""
-    if m.shape == "transceiver":
-        return cord_part(ctx.catalogue.cords[m.cord], stock).number
-    return medium_part(ctx.catalogue, medium, stock).number
+    return link_part(ctx.catalogue, medium, stock)
 
 
 def _spec_columns(ctx: RenderContext, s: int) -> tuple[str, str, str, str, str, str]:
@@ -178,9 +174,4 @@ def _spec_columns(ctx: RenderContext, s: int) -> tuple[str, str, str, str, str, 
 
 
 def _module(ctx: RenderContext, key: str) -> str:
-    t = ctx.catalogue.transceivers.get(key)
-    if t is None:
-        return ""
-    if t.integrated:
-        return "(integrated)"
-    return module_part(t).number
+    return module_number(ctx.catalogue, key)
