@@ -79,6 +79,33 @@ def test_the_fast_path_writes_what_the_csv_module_writes_for_safe_cells():
     assert _unsafe_cells(fast.getvalue()) == []
 
 
+@pytest.mark.parametrize("bad", range(len(ROWS)))
+def test_one_bad_row_in_a_batch_of_clean_ones_is_written_as_the_csv_module_writes_it(bad, monkeypatch):
+    """The fast path checks rows a batch at a time; a batch holding one row that needs quoting or
+    neutralising (in any position, also a batch's first) is written row by row, the same bytes."""
+    monkeypatch.setattr(CsvWriter, "_BATCH", 7)
+    rows = [[f"r{i}", "x-y", "1"] for i in range(20)]
+    for at in (0, 3, 6, 7, 19):
+        rows[at] = list(ROWS[bad])
+    fast = CsvWriter(["h1", "h2", "h3"])
+    fast.text_rows([list(r) for r in rows])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["h1", "h2", "h3"])
+    w.writerows([[safe_cell(c) for c in r] for r in rows])
+    assert fast.getvalue() == buf.getvalue().encode()
+    assert _unsafe_cells(fast.getvalue()) == []
+
+
+def test_a_short_row_cannot_hide_a_comma_in_a_cell():
+    """Commas are counted per batch: a row with a cell missing must not make room for a comma
+    inside another row's cell (that cell must still be quoted)."""
+    rows = [["a", "b"], ["c,d", "e", "f"]]
+    fast = CsvWriter(["h1", "h2", "h3"])
+    fast.text_rows(rows)
+    assert fast.getvalue().decode().splitlines()[1:] == ["a,b", '"c,d",e,f']
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_no_rendered_csv_cell_is_a_formula(path):
     compiled = compile_file(str(path))
