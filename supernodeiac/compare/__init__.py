@@ -94,8 +94,9 @@ def diff(
     fabric = diff_fabrics((old.blueprint, old.catalogue, old.fabric), (new.blueprint, new.catalogue, new.fabric))
     result = Diff(Side.of(old, labels[0]), Side.of(new, labels[1]), fabric)
     if artifacts:
-        old_files, old_notices = render(old, only)
-        new_files, new_notices = render(new, only)
+        # Streamed outputs (configs, topologies, sheets) are produced file by file as they are compared.
+        old_files, old_notices = render(old, only, stream=True)
+        new_files, new_notices = render(new, only, stream=True)
         result.artifacts = diff_artifacts(old_files, new_files)
         result.notices = sorted(set(old_notices) | set(new_notices))
     return result

@@ -206,12 +206,19 @@ class FolderArtifacts(Mapping[str, bytes]):
         return self._sizes[key]
 
 
-def _size_of(files: Mapping[str, bytes], path: str) -> int:
+def _bytes(data: Any) -> bytes:
+    """An artifact's bytes: a streamed one (``render.Stream``) is produced here, when compared,
+    so that two renders' large outputs are held one file at a time, not all at once."""
+    return data if isinstance(data, bytes | bytearray) else bytes(data)
+
+
+def _size_of(files: Mapping[str, Any], path: str) -> int:
     size = getattr(files, "size", None)
-    return size(path) if size is not None else len(files[path])
+    return size(path) if size is not None else len(_bytes(files[path]))
 
 
-def diff_artifacts(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> ArtifactDiff:
+def diff_artifacts(old: Mapping[str, Any], new: Mapping[str, Any]) -> ArtifactDiff:
+    """Every file of two renders compared (values are bytes, or streams produced as they are reached)."""
     files: list[FileChange] = []
     unchanged = 0
     for path in sorted(set(old) | set(new)):
@@ -220,7 +227,7 @@ def diff_artifacts(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> Artifa
         elif path not in old:
             files.append(FileChange(path, "added", kind_of(path), new_bytes=_size_of(new, path)))
         else:
-            a, b = old[path], new[path]
+            a, b = _bytes(old[path]), _bytes(new[path])
             if a == b:
                 unchanged += 1
             else:

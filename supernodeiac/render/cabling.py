@@ -18,7 +18,7 @@ from ..cable_naming import cable_id_format
 from ..cage_plan import assemblies
 from ..end_labels import LABEL_FIELDS as LABEL_FIELDS  # re-exported: compare/fabric.py reads it here
 from ..end_labels import EndLabels
-from . import RENDERERS, Artifacts, RenderContext
+from . import RENDERERS, Artifacts, RenderContext, Stream
 from .bom import fibres_per_link
 from .csv_safe import CsvWriter
 from .parts import link_part, module_number, ordered_length
@@ -64,10 +64,15 @@ def _fmt(x: float) -> str:
 
 
 @RENDERERS.register("cabling")
+def stream_cabling(ctx: RenderContext) -> dict[str, Stream]:
+    """The registered renderer: streamed, so the 200 MB list of a 131,072-GPU design is written (or
+    compared) as it is made. Rows are joined by commas where nothing needs quoting or neutralising."""
+    return {"cabling/cables.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx)))}
+
+
 def render_cabling(ctx: RenderContext) -> Artifacts:
-    out = CsvWriter(COLUMNS)
-    out.text_rows(_rows(ctx))  # joined by commas where nothing needs quoting or neutralising
-    return {"cabling/cables.csv": out.getvalue()}
+    """The cabling list as bytes, for library callers (the pipeline streams it)."""
+    return {path: bytes(data) for path, data in stream_cabling(ctx).items()}
 
 
 def _rows(ctx: RenderContext) -> Iterator[list[str]]:

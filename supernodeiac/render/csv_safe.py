@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 FORMULA_START = frozenset("=+-@\t\r")
 # A cell after a comma that starts a formula (the first cell of a line is checked apart).
@@ -128,6 +128,23 @@ class CsvWriter:
                     slow(row)
         if self._buf.tell() > self._CHUNK:
             self._spill()
+
+    def stream(self, rows: Iterable[list[str]]) -> Iterator[bytes]:
+        """:meth:`text_rows`, yielding the file's bytes (the header first) in pieces of about a
+        megabyte as they are made: a 10^6-row list is written, or compared, without being held."""
+        batch: list[list[str]] = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) == self._BATCH:
+                self._rows(batch)
+                batch = []
+                if self._chunks:
+                    yield from self._chunks
+                    self._chunks = []
+        if batch:
+            self._rows(batch)
+        yield self.getvalue()
+        self._chunks = []
 
     def getvalue(self) -> bytes:
         if self._buf.tell():

@@ -22,7 +22,7 @@ from ..guid_plan import GuidPlan
 from ..ib_fabric import IbFabric, IbNode, infiniband_fabrics
 from ..model.clos import FatTree
 from ..templating import render_template
-from . import RENDERERS, RenderContext, Stream
+from . import RENDERERS, RenderContext
 from .csv_safe import CsvWriter
 
 ETC = "/etc/opensm"
@@ -100,17 +100,15 @@ GUID_COLUMNS = ["device", "port", "kind", "node_guid", "port_guid", "description
 def _guid_table(ib: IbFabric) -> Iterator[bytes]:
     """The GUID plan as CSV (through the shared writer: names and descriptions are cells)."""
     f = ib.fabric
-    nodes = ib.switches + ib.cas
-    for start in range(0, max(len(nodes), 1), 20_000):
-        out = CsvWriter(GUID_COLUMNS, header=start == 0)
-        rows = []
-        for node in nodes[start : start + 20_000]:
+
+    def rows() -> Iterator[list[str]]:
+        for node in ib.switches + ib.cas:
             d = f.devices[node.device]
             port = "" if node.is_switch else f.layouts[d.model].name(node.port)
             kind = "switch" if node.is_switch else "hca"
-            rows.append([d.name, port, kind, _hex(node.guid), _hex(ib.port_guid(node)), node.description])
-        out.text_rows(rows)
-        yield out.getvalue()
+            yield [d.name, port, kind, _hex(node.guid), _hex(ib.port_guid(node)), node.description]
+
+    return CsvWriter(GUID_COLUMNS).stream(rows())
 
 
 def _partitions(ctx: RenderContext, ib: IbFabric) -> list[dict]:
@@ -138,14 +136,18 @@ def _partitions(ctx: RenderContext, ib: IbFabric) -> list[dict]:
     return out
 
 
+def _joined(chunks: Iterator[str] | Iterator[bytes]) -> bytes:
+    return b"".join(c.encode() if isinstance(c, str) else c for c in chunks)
+
+
 @RENDERERS.register("opensm")
-def render_opensm(ctx: RenderContext) -> dict[str, bytes | Stream]:
+def render_opensm(ctx: RenderContext) -> dict[str, bytes]:
     f = ctx.fabric
     names = infiniband_fabrics(f)
     if not names:
         return {}
     guids = GuidPlan(f)
-    out: dict[str, bytes | Stream] = {}
+    out: dict[str, bytes] = {}
     for name in names:
         ib = IbFabric(f, name, guids)
         base = f"opensm/{name}/"
@@ -173,14 +175,15 @@ def render_opensm(ctx: RenderContext) -> dict[str, bytes | Stream]:
         out[base + "opensm.conf"] = conf.encode()
         if uses_roots:
             out[base + "root_guids.conf"] = "".join(_hex(n.guid) + "\n" for n in ib.top_switches()).encode()
-        out[base + "cn_guids.conf"] = Stream(lambda cn=cn: _guid_lines(cn))
+        # Made here rather than streamed: the files hold a third of what the IbFabric does (67 MB of
+        # topology against 180 MB of nodes at 131,072 HCAs), which can then go before the write.
+        out[base + "cn_guids.conf"] = _joined(_guid_lines(cn))
         if io:
             out[base + "io_guids.conf"] = "".join(_hex(g) + "\n" for g in io).encode()
-        out[base + "partitions.conf"] = Stream(
-            lambda ib=ib: iter(
-                [render_template("partitions.conf.j2", fabric=ib.name, blueprint=f.name, partitions=_partitions(ctx, ib))]
-            )
-        )
-        out[base + "ibnetdiscover.topo"] = Stream(lambda ib=ib: _topology(ib))
-        out[base + "guids.csv"] = Stream(lambda ib=ib: _guid_table(ib))
+        partitions = _partitions(ctx, ib)
+        out[base + "partitions.conf"] = render_template(
+            "partitions.conf.j2", fabric=ib.name, blueprint=f.name, partitions=partitions
+        ).encode()
+        out[base + "ibnetdiscover.topo"] = _joined(_topology(ib))
+        out[base + "guids.csv"] = _joined(_guid_table(ib))
     return out

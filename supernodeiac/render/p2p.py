@@ -26,7 +26,6 @@ from .csv_safe import CsvWriter
 
 TOOL_COLUMNS = ["A-Node Name", "A-Type", "A-Port", "Z-Node Name", "Z-Type", "Z-Port"]
 COLUMNS = TOOL_COLUMNS + ["Cable ID", "A-Rack", "A-U", "A-Physical", "Z-Rack", "Z-U", "Z-Physical", "A-Label", "Z-Label"]
-CHUNK = 20_000  # rows per chunk of the stream
 
 
 def _fabrics(f: Fabric) -> list[str]:
@@ -80,25 +79,20 @@ def _rows(ctx: RenderContext, name: str) -> Iterator[bytes]:
     port_cols = {m: (port_text(m), f.layouts[m].names, f.layouts[m].physical_names) for m in f.layouts}
     cols = [port_cols[d.model] for d in f.devices]
     labels = EndLabels(ctx.blueprint, f).pair
-    for start in range(0, len(positions), CHUNK):
-        out = CsvWriter(COLUMNS) if start == 0 else CsvWriter(COLUMNS, header=False)
-        rows = []
-        for i in positions[start : start + CHUNK]:
+
+    def rows() -> Iterator[list[str]]:
+        for i in positions:
             a, b, ap, bp = t.a[i], t.b[i], t.a_port[i], t.b_port[i]
             a_text, a_os, a_phys = cols[a]
             b_text, b_os, b_phys = cols[b]
             cid = ids[i]
             a_label, b_label = labels(a, a_os[ap], a_phys[ap], b, b_os[bp], b_phys[bp], cid)
-            rows.append(
-                [
-                    names[a], kind[a], a_text[ap], names[b], kind[b], b_text[bp], cid,
-                    racks[a], units[a], a_phys[ap], racks[b], units[b], b_phys[bp], a_label, b_label,
-                ]
-            )  # fmt: skip
-        out.text_rows(rows)
-        yield out.getvalue()
-    if not positions:
-        yield CsvWriter(COLUMNS).getvalue()
+            yield [
+                names[a], kind[a], a_text[ap], names[b], kind[b], b_text[bp], cid,
+                racks[a], units[a], a_phys[ap], racks[b], units[b], b_phys[bp], a_label, b_label,
+            ]  # fmt: skip
+
+    return CsvWriter(COLUMNS).stream(rows())
 
 
 def _hca_mapping(f: Fabric, name: str) -> bytes:
