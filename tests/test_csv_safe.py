@@ -97,6 +97,17 @@ def test_one_bad_row_in_a_batch_of_clean_ones_is_written_as_the_csv_module_write
     assert _unsafe_cells(fast.getvalue()) == []
 
 
+def test_a_streamed_csv_is_the_same_bytes_in_pieces(monkeypatch):
+    monkeypatch.setattr(CsvWriter, "_CHUNK", 100)
+    monkeypatch.setattr(CsvWriter, "_BATCH", 5)
+    rows = [[f"r{i}", "x-y" if i % 7 else "=evil", "1"] for i in range(103)]
+    whole = CsvWriter(["h1", "h2", "h3"])
+    whole.text_rows([list(r) for r in rows])
+    pieces = list(CsvWriter(["h1", "h2", "h3"]).stream(iter(rows)))
+    assert len(pieces) > 5 and b"".join(pieces) == whole.getvalue()
+    assert list(CsvWriter(["h"]).stream(iter([]))) == [b"h\n"]
+
+
 def test_a_short_row_cannot_hide_a_comma_in_a_cell():
     """Commas are counted per batch: a row with a cell missing must not make room for a comma
     inside another row's cell (that cell must still be quoted)."""
