@@ -31,4 +31,16 @@ def run_checks(ctx: CheckContext) -> list[Finding]:
 
 
 # Registration: importing a check module registers it (kept last: they import CHECKS).
-from . import clos, cxl, dragonfly, management, names, oversubscription, ports, rackspace, reach, scaleup  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    clos,
+    cxl,
+    dragonfly,
+    host_topology,
+    management,
+    names,
+    oversubscription,
+    ports,
+    rackspace,
+    reach,
+    scaleup,
+)

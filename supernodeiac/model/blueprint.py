@@ -9,11 +9,13 @@ from pydantic import Field
 from .base import Name, PositiveFloat, Strict
 from .common import MediaPolicy, Naming
 from .cxl import CxlPool
+from .hosts import Acceptance, Kubernetes
 from .management import Management
 from .nodes import NodeGroup
 from .scaleout import ScaleoutFabric
 from .scaleup import ScaleupDomain
 from .site import Site
+from .workloads import Workload
 
 API_VERSION = "supernodeiac/v1"
 
@@ -29,6 +31,9 @@ class CatalogueOverrides(Strict):
 
     devices: dict[str, dict[str, Any]] = Field(default_factory=dict)
     media: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    host_topology: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="host PCI/NUMA layouts by node model (catalog/data/host_topology.yaml)"
+    )
 
 
 class Planning(Strict):
@@ -56,3 +61,6 @@ class Blueprint(Strict):
     scaleout: list[ScaleoutFabric] = Field(default_factory=list)
     cxl: list[CxlPool] = Field(default_factory=list)
     management: Management | None = None
+    kubernetes: Kubernetes = Field(default_factory=Kubernetes)
+    acceptance: Acceptance = Field(default_factory=Acceptance)
+    workloads: list[Workload] = Field(default_factory=list, description="workloads the design must carry (sizing checks)")
