@@ -36,6 +36,7 @@ from . import (  # noqa: E402,F401
     cxl,
     dragonfly,
     host_topology,
+    kubernetes_labels,
     management,
     names,
     oversubscription,

@@ -47,5 +47,6 @@ from . import (  # noqa: E402,F401
     cabling,
     connectors,
     diagram,
+    kubernetes,
     nccl,
 )
