@@ -210,7 +210,7 @@ def test_a_naming_template_that_breaks_kubernetes_syntax_is_a_located_error(edit
     assert where in line
 
 
-def test_domains_split_over_leaf_groups_are_a_warning_and_left_out():
+def test_domains_split_over_leaf_groups_are_noted_and_left_out():
     c = compile_file(str(BLUEPRINTS / "nvl72-pod.yaml"))
     (w,) = [f for f in c.findings if f.rule == "scheduler-topology"]
     assert "leaf-group and scaleup-domain do not nest" in w.message and "nvl-01, nvl-02" in w.message

@@ -3,8 +3,9 @@
 Node names must be DNS subdomains; label keys and values obey Kubernetes syntax (63-character
 names and values, DNS-subdomain prefixes). A naming template, a rack name or a fabric name that
 would break them is an error located where it is written, rather than a manifest the API server
-rejects. Scheduler levels that do not nest (a scale-up domain split over two leaf groups) are a
-warning: the Kueue Topology and the Volcano HyperNodes leave that level out.
+rejects. Scheduler levels that do not nest (a scale-up domain split over two leaf groups) are
+noted (info): the Kueue Topology and the Volcano HyperNodes leave that level out and keep the
+scale-up domain, so the schedulers still get a valid tree.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..fabric import Device
-from ..findings import Finding, error, warning
+from ..findings import Finding, error, info
 from ..hosts import cached_host_facts
 from ..node_labels import DNS_SUBDOMAIN, key_problem, level_notes, node_labels, node_name_problem, value_problem
 from . import CHECKS, CheckContext
@@ -73,9 +74,7 @@ def check_kubernetes_labels(ctx: CheckContext) -> Iterator[Finding]:
                 path = ("site", "rack_name")
             elif origin is not None and origin.what in ("row",):
                 path = ("site", "rows")
-            elif origin is not None and origin.what == "domain":
-                path = f.devices[h].origin
-            elif origin is not None and origin.what == "model":
+            elif origin is not None and origin.what in ("domain", "model"):
                 path = f.devices[h].origin
             else:
                 path = ("metadata", "name")
@@ -91,7 +90,7 @@ def check_kubernetes_labels(ctx: CheckContext) -> Iterator[Finding]:
         )
     notes = level_notes(labels, hosts, bp.kubernetes.label_prefix) if labels.primary is not None else []
     if notes:
-        yield warning(
+        yield info(
             "scheduler-topology",
             f"Kueue/Volcano levels {'; '.join(notes)}: the schedulers cannot use those levels",
             _fabric_path(ctx, labels.primary)[:2],

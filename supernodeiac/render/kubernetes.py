@@ -157,7 +157,8 @@ def render_kubernetes(ctx: RenderContext) -> Artifacts:
         "kubernetes/node-labels.yaml": documents(
             node_objects(ctx, labels),
             f"# Topology labels of the {len(labels.by_host)} hosts of {bp}, written by snc from the design.\n"
-            f"# Apply once the nodes have joined: kubectl apply --server-side --field-manager={FIELD_MANAGER} -f node-labels.yaml\n",
+            "# Apply once the nodes have joined:\n"
+            f"#   kubectl apply --server-side --field-manager={FIELD_MANAGER} -f node-labels.yaml\n",
         ),
         "kubernetes/kueue.yaml": documents(
             kueue_objects(ctx, labels),
