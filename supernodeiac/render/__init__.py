@@ -49,4 +49,5 @@ from . import (  # noqa: E402,F401
     diagram,
     kubernetes,
     nccl,
+    slurm,
 )
