@@ -43,6 +43,7 @@ def render_all(ctx: RenderContext, only: list[str] | None = None) -> tuple[Artif
 
 # Registration: importing a renderer module registers it (kept last: they import RENDERERS).
 from . import (  # noqa: E402,F401
+    acceptance,
     bom,
     cabling,
     connectors,
