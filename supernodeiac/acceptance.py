@@ -323,7 +323,6 @@ def cable_labels(f: Fabric, bp: Blueprint, indices: list[int]) -> list[str]:
     out = []
     for i in indices:
         a, b = devices[t.a[i]], devices[t.b[i]]
-        out.append(
-            fmt(t.specs[t.spec[i]].fabric, a.name, layouts[a.model].names[t.a_port[i]], b.name, layouts[b.model].names[t.b_port[i]])
-        )
+        a_port, b_port = layouts[a.model].names[t.a_port[i]], layouts[b.model].names[t.b_port[i]]
+        out.append(fmt(t.specs[t.spec[i]].fabric, a.name, a_port, b.name, b_port))
     return out

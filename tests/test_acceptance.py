@@ -29,10 +29,12 @@ BW_OUTPUT = """\
  65536      2374156          0.00               {bw:.2f}               0.746
 ---------------------------------------------------------------------------------------
 """
-LAT_OUTPUT = """\
- #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
- 2       1000          1.01           4.46         1.05               1.07           0.06            1.31                   4.46
-"""
+LAT_OUTPUT = (
+    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]"
+    "   99% percentile[usec]   99.9% percentile[usec]\n"
+    " 2       1000          1.01           4.46         1.05               1.07           0.06"
+    "            1.31                   4.46\n"
+)
 NCCL_OUTPUT = """\
 # nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20
 #

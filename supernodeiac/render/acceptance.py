@@ -34,7 +34,19 @@ PERFTEST_COLUMNS = [
     "labels",
     "via",
 ]
-NCCL_COLUMNS = ["run", "stage", "group", "collective", "hosts", "np", "gpus_per_host", "env", "busbw_gbytes", "min_busbw_gbytes", "basis"]
+NCCL_COLUMNS = [
+    "run",
+    "stage",
+    "group",
+    "collective",
+    "hosts",
+    "np",
+    "gpus_per_host",
+    "env",
+    "busbw_gbytes",
+    "min_busbw_gbytes",
+    "basis",
+]
 STAGE_ORDER = {"endpoint": 0, "tier1-2": 1, "tier2-3": 2, "tier3-4": 3, "peer": 9}
 
 
@@ -152,7 +164,8 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         summary["untestable"] = len(untestable)
         if untestable:
             ids = ctx.fabric.links.ids()
-            rows = [f"{ids[i]}\t{_cell(label)}" for i, label in zip(untestable, cable_labels(ctx.fabric, bp, untestable), strict=True)]
+            labels = cable_labels(ctx.fabric, bp, untestable)
+            rows = [f"{ids[i]}\t{_cell(label)}" for i, label in zip(untestable, labels, strict=True)]
             out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\n" + "\n".join(rows) + "\n").encode()
         summaries.append(summary)
         out[f"acceptance/{fabric}/perftest.tsv"] = data
