@@ -44,4 +44,5 @@ from . import (  # noqa: E402,F401
     rackspace,
     reach,
     scaleup,
+    workloads,
 )
