@@ -22,6 +22,7 @@ stage, rail by rail; a *wave* is a set of tests that share no NIC and may run to
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .cable_naming import cable_id_format
@@ -136,8 +137,13 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
                     return host, port, [link, *path]
         raise AssertionError("unreachable: a switch with no links below")
 
+    rails: dict[int, int | None] = {}
+
     def rail_of(sw: int) -> int | None:
-        return devices[sw].coord("rail")
+        found = rails.get(sw, -1)
+        if found == -1:
+            found = rails[sw] = devices[sw].coord("rail")
+        return found
 
     tests: list[PerfTest] = []
     untestable: list[int] = []
@@ -184,22 +190,27 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
         if tiers[a] and tiers[b]:
             neighbours.setdefault(a, set()).add(b)
             neighbours.setdefault(b, set()).add(a)
+    sides: dict[tuple[int, int], frozenset[int]] = {}
+
+    def side(x: int, top: int) -> frozenset[int]:
+        """Switches below tier ``top`` that x reaches directly: lower ends sharing one meet below."""
+        found = sides.get((x, top))
+        if found is None:
+            near = frozenset(n for n in neighbours.get(x, ()) if tiers[n] < top)
+            found = sides[(x, top)] = near or frozenset((x,))
+        return found
+
     for hi in sorted(down, key=lambda s: (tiers[s], s)):
         ds = down[hi]
         top = tiers[hi]
         stage = f"tier{tiers[ds[0][2]]}-{top}"
 
-        def side(x: int, top: int = top) -> tuple[int, ...]:
-            """Switches below the upper tier that x reaches directly: lower ends sharing one meet below."""
-            near = sorted(n for n in neighbours.get(x, ()) if tiers[n] < top)
-            return tuple(near) if near else (x,)
-
-        keyed = sorted(((side(x), lo, link, x) for lo, link, x in ds), key=lambda e: (e[0], e[1]))
+        keyed = sorted(((side(x, top), lo, link, x) for lo, link, x in ds), key=lambda e: (min(e[0]), e[1]))
         half = len(keyed) // 2
         single: list[tuple] = []
         for k in range(half):
             e1, e2 = keyed[k], keyed[k + half]
-            if set(e1[0]) & set(e2[0]) or e1[3] == e2[3]:
+            if not e1[0].isdisjoint(e2[0]) or e1[3] == e2[3]:
                 single += [e1, e2]
                 continue
             h1, p1, path1 = descend(e1[3])
@@ -209,7 +220,7 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
         if len(keyed) % 2:
             single.append(keyed[-1])
         for e in single:
-            partner = next((o for o in keyed if not set(o[0]) & set(e[0]) and o[3] != e[3]), None)
+            partner = next((o for o in keyed if o[0].isdisjoint(e[0]) and o[3] != e[3]), None)
             if partner is None:  # every path between hosts below turns before this switch
                 untestable.append(e[2])
                 continue
@@ -316,13 +327,22 @@ def plan(f: Fabric, bp: Blueprint) -> Plan:
     return out
 
 
+def label_maker(f: Fabric, bp: Blueprint) -> Callable[[Iterable[int]], list[str]]:
+    """A function giving the printed labels (naming.cable_label) of links by position; the
+    per-device names are gathered once, so a plan of 10^5 tests labels its links in one pass."""
+    fmt = cable_id_format(bp.naming.cable_label)
+    t = f.links
+    names = [d.name for d in f.devices]
+    ports = [f.layouts[d.model].names for d in f.devices]
+    fabric_of = [s.fabric for s in t.specs]
+    A, AP, B, BP, S = t.a, t.a_port, t.b, t.b_port, t.spec
+
+    def labels(indices: Iterable[int]) -> list[str]:
+        return [fmt(fabric_of[S[i]], names[A[i]], ports[A[i]][AP[i]], names[B[i]], ports[B[i]][BP[i]]) for i in indices]
+
+    return labels
+
+
 def cable_labels(f: Fabric, bp: Blueprint, indices: list[int]) -> list[str]:
     """Printed labels of some links (naming.cable_label)."""
-    fmt = cable_id_format(bp.naming.cable_label)
-    t, devices, layouts = f.links, f.devices, f.layouts
-    out = []
-    for i in indices:
-        a, b = devices[t.a[i]], devices[t.b[i]]
-        a_port, b_port = layouts[a.model].names[t.a_port[i]], layouts[b.model].names[t.b_port[i]]
-        out.append(fmt(t.specs[t.spec[i]].fabric, a.name, a_port, b.name, b_port))
-    return out
+    return label_maker(f, bp)(indices)

@@ -15,7 +15,7 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
-from ..acceptance import Plan, cable_labels, plan
+from ..acceptance import Plan, cable_labels, label_maker, plan
 from . import RENDERERS, Artifacts, RenderContext
 from .templating import render_template
 
@@ -70,8 +70,13 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
     lines = ["\t".join(PERFTEST_COLUMNS)]
     stages: dict[str, dict] = {}
     covered = 0
+    label_of = label_maker(f, bp)
+    nums: dict[float, tuple[str, str]] = {}
     for t in tests:
-        labels = cable_labels(f, bp, t.under_test)
+        labels = label_of(t.under_test)
+        rate = nums.get(t.gbps)
+        if rate is None:
+            rate = nums[t.gbps] = (_num(t.gbps), _num(t.gbps * frac))
         lines.append(
             "\t".join(
                 (
@@ -83,8 +88,8 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
                     t.server_dev,
                     names[t.client],
                     t.client_dev,
-                    _num(t.gbps),
-                    _num(t.gbps * frac),
+                    rate[0],
+                    rate[1],
                     ";".join(ids[i] for i in t.under_test),
                     _cell(";".join(labels)),
                     ";".join(ids[i] for i in t.via),
