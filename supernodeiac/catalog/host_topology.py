@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 
 from ..findings import Finding, error
 from ..model.base import NonNegInt, PositiveInt, Strict
-from .types import Source
+from .types import DeviceModel, Source
 
 BUSID = r"^[0-9a-fA-F]{1,8}:[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7]$"
 HEX = r"^0x[0-9a-fA-F]{1,8}$"
@@ -156,3 +156,31 @@ def host_topologies(overrides: dict[str, dict[str, Any]] | None) -> tuple[dict[s
                 loc = ".".join(map(str, err["loc"]))
                 findings.append(error("host-topology", f"host_topology {name}.{loc}: {err['msg']}", where))
     return out, findings
+
+
+def layout_problems(model: DeviceModel, topo: HostTopology) -> list[str]:
+    """What makes a layout disagree with its device model (empty when it fits)."""
+    problems: list[str] = []
+    acc = model.accelerators
+    gpus = sorted(d.gpu for _c, _s, d in topo.ends() if d.gpu is not None)
+    nics = sorted(d.nic for _c, _s, d in topo.ends() if d.nic is not None)
+    want_gpus = list(range(acc.count)) if acc else []
+    if gpus != want_gpus:
+        problems.append(f"lists GPUs {gpus}; the model has {len(want_gpus)} accelerators (0..{len(want_gpus) - 1})")
+    data = model.port_count("data")
+    if nics != list(range(data)):
+        problems.append(f"lists NICs {nics}; the model has {data} data ports (0..{data - 1})")
+    numa = [c.numaid for c in topo.cpus]
+    if len(set(numa)) != len(numa):
+        problems.append(f"repeats a NUMA id ({numa})")
+    busids = [d.busid.lower() for _c, _s, d in topo.ends()] + [s.busid.lower() for c in topo.cpus for s in c.switches]
+    if len(set(busids)) != len(busids):
+        problems.append("repeats a PCI bus id")
+    if topo.gpu.nvlink == "switches":
+        chips = model.internal_scaleup.switch_chips if model.internal_scaleup else 0
+        if len(topo.gpu.nvswitch_busids) != chips:
+            problems.append(
+                f"gives {len(topo.gpu.nvswitch_busids)} NVSwitch bus ids; the model has {chips} on-board switch chips "
+                "(nvlink: remote for switches in other trays)"
+            )
+    return problems

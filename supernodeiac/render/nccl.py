@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..catalog.host_topology import HostTopology, host_topologies
+from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
 from ..hosts import Hosts, cached_host_facts
 from . import RENDERERS, Artifacts, RenderContext
 from .templating import render_template
@@ -250,8 +250,6 @@ def _gpu_links(ctx: RenderContext, model: str) -> tuple[list[int], int]:
 
 def usable(ctx: RenderContext, topologies: dict[str, HostTopology]) -> dict[str, HostTopology]:
     """Layouts that fit their device model (the host-topology check reports the others)."""
-    from ..checks.host_topology import layout_problems
-
     return {
         name: topo
         for name, topo in topologies.items()
