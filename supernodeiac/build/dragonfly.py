@@ -188,7 +188,7 @@ def _attach_endpoints(
     n, per = len(devs), len(ports)
     sw = [switches[t // per] for t in range(n)]
     sw_ports = [ports[t % per] for t in range(n)]
-    ctx.add_links(name, devs, dev_ports, sw, sw_ports, chooser=chooser, origin=path)
+    ctx.add_links(name, devs, dev_ports, sw, sw_ports, chooser=chooser, origin=path, tier="node-leaf")
 
 
 def _groups(
@@ -296,7 +296,7 @@ def _wire_globals(
         (switches[i * per_group + switch_of[q]], port_of[q], switches[j * per_group + switch_of[q2]], port_of[q2])
         for i, q, j, q2 in global_links(plan, built)
     ]
-    ctx.add_link_rows(name, ends, chooser=chooser, origin=path)
+    ctx.add_link_rows(name, ends, chooser=chooser, origin=path, tier="global")
 
 
 def _global_facts(plan: GlobalPlan, built: int) -> dict:
@@ -361,6 +361,7 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         [(routers[j * a + r], port, routers[j * a + r2], port2) for j in range(g) for r, port, r2, port2 in pairs],
         chooser=chooser,
         origin=path,
+        tier="local",
     )
     _wire_globals(ctx, name, routers, a, h, glob, plan, g, chooser, path)
 
@@ -487,7 +488,7 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         for x in range(leaves)
         for m in range(u)
     ]
-    ctx.add_link_rows(name, ups, chooser=chooser, origin=path)
+    ctx.add_link_rows(name, ups, chooser=chooser, origin=path, tier="leaf-spine")
     _wire_globals(ctx, name, spine_ids, spines, h, glob, plan, g, chooser, path)
 
     f.facts[name] = {

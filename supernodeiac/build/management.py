@@ -75,7 +75,7 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                 "use a larger management switch or fewer devices per rack",
             )
         rows = [(dev, port, sw.index, access[k]) for k, (dev, port) in enumerate(ends)]
-        ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path)
+        ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path, tier="node-leaf")
         if aggs:
             if spec.uplinks > len(uplinks):
                 raise ctx.fail(
@@ -100,5 +100,5 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
                         f"at least {-(-slots // len(agg_ports))} aggregation switches",
                     )
                 up_ends.append((sw.index, uplinks[m], aggs[a], agg_ports[n]))
-            ctx.add_link_rows("mgmt", up_ends, chooser=chooser, origin=path + ("aggregation",))
+            ctx.add_link_rows("mgmt", up_ends, chooser=chooser, origin=path + ("aggregation",), tier="leaf-spine")
     f.facts["mgmt"] = {"kind": "management", "rack_switches": len(by_rack), "aggregation": len(aggs)}

@@ -8,9 +8,23 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from .types import Catalogue, DeviceModel, Medium, PortGroup
+from .types import Catalogue, Cord, DeviceModel, Medium, Part, PortGroup, Transceiver
 
-__all__ = ["Catalogue", "DeviceModel", "Medium", "PortGroup", "builtin_data", "merged"]
+__all__ = [
+    "SECTIONS",
+    "Catalogue",
+    "Cord",
+    "DeviceModel",
+    "Medium",
+    "Part",
+    "PortGroup",
+    "Transceiver",
+    "builtin_data",
+    "merged",
+]
+
+# Catalogue sections a blueprint may override entry by entry (``lines`` is merged per transport).
+SECTIONS = ("devices", "media", "transceivers", "cords")
 
 
 @lru_cache(maxsize=1)
@@ -18,9 +32,17 @@ def builtin_data() -> dict[str, Any]:
     """The shipped catalogue as plain data (parsed once per process)."""
     yaml = YAML(typ="safe")
     root = resources.files(__package__) / "data"
+
+    def load(name: str) -> Any:
+        return yaml.load((root / name).read_text(encoding="utf-8")) or {}
+
     return {
-        "devices": yaml.load((root / "devices.yaml").read_text(encoding="utf-8")),
-        "media": yaml.load((root / "media.yaml").read_text(encoding="utf-8")),
+        "devices": load("devices.yaml"),
+        "media": load("media.yaml"),
+        "transceivers": load("transceivers.yaml"),
+        "cords": load("cords.yaml"),
+        "lines": load("lines.yaml"),
+        "physical": load("physical.yaml"),
     }
 
 
@@ -29,13 +51,54 @@ def merged(overrides: dict[str, Any] | None) -> dict[str, Any]:
 
     An override with the name of a built-in entry replaces that entry's keys it names and
     keeps the rest, so a blueprint can change one figure (a reach, a power) without copying
-    the whole entry.
+    the whole entry. The physical facts of built-in devices (physical.yaml: part numbers, cage
+    tops, faceplate numbering) are laid in afterwards wherever the entry does not set them.
     """
     base = builtin_data()
+    overrides = overrides or {}
     out: dict[str, Any] = {}
-    for section in ("devices", "media"):
+    for section in SECTIONS:
         entries = {name: dict(entry) for name, entry in base[section].items()}
-        for name, entry in ((overrides or {}).get(section) or {}).items():
+        for name, entry in (overrides.get(section) or {}).items():
             entries[name] = {**entries.get(name, {}), **entry}
         out[section] = entries
+    lines = {transport: dict(rates) for transport, rates in base["lines"].items()}
+    for transport, rates in (overrides.get("lines") or {}).items():
+        lines[transport] = {**lines.get(transport, {}), **(rates or {})}
+    out["lines"] = lines
+    for name, facts in base["physical"].items():
+        if name in out["devices"]:
+            out["devices"][name] = _with_physical(out["devices"][name], facts)
     return out
+
+
+def _with_physical(entry: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` with the physical facts it lacks: its part, and per port role the cage keys
+    (the sources given for them join the device's sources)."""
+    entry = dict(entry)
+    if "part" in facts and "part" not in entry:
+        entry["part"] = facts["part"]
+    by_role = facts.get("ports") or {}
+    ports = entry.get("ports")
+    if not isinstance(ports, list) or not by_role:
+        return entry
+    extra_sources: list[Any] = []
+    new_ports = []
+    seen: set[str] = set()
+    for group in ports:
+        role = group.get("role") if isinstance(group, dict) else None
+        fill = by_role.get(role) if role not in seen else None
+        if role is not None:
+            seen.add(role)  # the first group of a role gets the role's facts
+        if isinstance(group, dict) and fill:
+            group = dict(group)
+            for key, value in fill.items():
+                if key == "sources":
+                    extra_sources.extend(value)
+                elif key not in group:
+                    group[key] = value
+        new_ports.append(group)
+    entry["ports"] = new_ports
+    if extra_sources and isinstance(entry.get("sources"), list):
+        entry["sources"] = [*entry["sources"], *extra_sources]
+    return entry

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .base import Name, NonNegFloat, PositiveFloat, PositiveInt, RackCount, Strict
+from .base import Name, NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, RackCount, Strict
 
 
 class Row(Strict):
     name: Name
     racks: RackCount = Field(description="racks in the row, numbered 1.. along it")
-    position: int | None = Field(None, ge=0, description="row index across the hall; default: order in the list")
+    position: NonNegInt | None = Field(None, description="row index across the hall; default: order in the list")
 
 
 class Site(Strict):
+    name: Name | None = Field(None, description="site name for cable labels (default: metadata.name)")
     rack_units: PositiveInt = 48
     unit_height_m: PositiveFloat = 0.04445
     rack_pitch_m: PositiveFloat = Field(0.6, description="centre-to-centre distance of racks in a row")
@@ -37,4 +38,4 @@ class Placement(Strict):
     first_rack: PositiveInt = 1
     per_rack: PositiveInt = 1
     first_u: PositiveInt = 1
-    gap_u: int = Field(0, ge=0, description="free units between devices in a rack")
+    gap_u: NonNegInt = Field(0, description="free units between devices in a rack")

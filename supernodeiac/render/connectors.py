@@ -8,12 +8,11 @@ carries, and which accelerator link lands on which chip port, compactly as
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 
 from ..fabric import Link
 from . import RENDERERS, Artifacts, RenderContext
+from .csv_safe import CsvWriter
 
 COLUMNS = [
     "domain",
@@ -85,10 +84,7 @@ def render_connectors(ctx: RenderContext) -> Artifacts:
                 )
             )
         rows.sort(key=lambda r: r[0])
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(COLUMNS)
-        for _, row in rows:
-            w.writerow(row)
-        out[path] = buf.getvalue().encode()
+        table = CsvWriter(COLUMNS)
+        table.writerows(row for _, row in rows)
+        out[path] = table.getvalue()
     return out
