@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from .base import PositiveInt, Strict
+from .base import Strict
 
 # Kubernetes label-key prefix: a DNS subdomain, at most 253 characters
 # (kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set).
@@ -29,7 +29,7 @@ def _dns_subdomain(value: str) -> str:
 
 
 DnsSubdomain = Annotated[str, AfterValidator(_dns_subdomain)]
-Fraction01 = Annotated[float, Field(gt=0, le=1)]
+Fraction01 = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 
 
 class Kubernetes(Strict):
@@ -60,5 +60,9 @@ class Acceptance(Strict):
     collective_min_fraction: Fraction01 = Field(
         0.8, description="nccl-tests must reach this fraction of the design's bus bandwidth (shared/domain.md: 80 %)"
     )
-    perftest_seconds: PositiveInt = Field(10, description="duration of each ib_write_bw run (-D)")
-    nccl_max_bytes: str = Field("8G", pattern=r"^[0-9]+[KMG]?$", description="largest message size of the nccl-tests runs (-e)")
+    perftest_seconds: Annotated[int, Field(gt=0, le=3600)] = Field(
+        10, description="duration of each ib_write_bw run (-D), at most an hour"
+    )
+    nccl_max_bytes: str = Field(
+        "8G", pattern=r"^[1-9][0-9]{0,3}[KMG]?$", description="largest message size of the nccl-tests runs (-e): 1-9999, K, M or G"
+    )

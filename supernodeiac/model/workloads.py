@@ -29,7 +29,11 @@ def _quantity(value: object) -> object:
     return value
 
 
-Quantity = Annotated[PositiveFloat, BeforeValidator(_quantity)]
+# Parameters and bytes per step exceed the 10^9 ceiling of other figures (a 7B model is 7e9): a
+# quantity is bounded at 10^16 (10 PB per step per accelerator, ten quadrillion parameters), far
+# past any model built, so that a mistyped exponent is a located error, not an infinity.
+MAX_QUANTITY = 1e16
+Quantity = Annotated[float, Field(gt=0, le=MAX_QUANTITY, allow_inf_nan=False), BeforeValidator(_quantity)]
 DIMENSIONS = ("tp", "ep", "pp", "dp")
 SCALEUP_DIMENSIONS = ("tp", "ep")  # every layer, every step: inside the scale-up domain
 SCALEOUT_DIMENSIONS = ("pp", "dp")
@@ -62,7 +66,7 @@ class Workload(Strict):
     parallelism: Parallelism = Field(default_factory=Parallelism)
     bytes_per_step: StepBytes = Field(default_factory=StepBytes)
     step_time_s: PositiveFloat = Field(description="time of one training step")
-    comm_budget: Annotated[float, Field(gt=0, le=1)] = Field(
+    comm_budget: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = Field(
         0.2, description="share of the step time communication may take (not hidden behind compute)"
     )
 
