@@ -49,6 +49,8 @@ class PerfTest:
     gbps: float  # line rate: the slowest link of the path
     under_test: list[int]  # link positions
     via: list[int]
+    server_port: int = -1  # port index on the server (its printed port: Fabric.physical_name)
+    client_port: int = -1
 
 
 @dataclass(slots=True)
@@ -82,8 +84,9 @@ def _rdma_names(f: Fabric, topologies: dict[str, HostTopology]) -> dict[str, lis
         names = list(layout.names)
         topo = topologies.get(d.model)
         if topo is not None:
-            for j, p in enumerate(layout.ports_of("data")):
-                names[p] = topo.nic.device_name(j, names[p])
+            data = layout.ports_of("data")
+            for p, name in zip(data, topo.rdma_names([names[p] for p in data]), strict=True):
+                names[p] = name
         out[d.model] = names
     return out
 
@@ -167,6 +170,8 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
                 min(gbps_of[t.spec[i]] for i in path),
                 under,
                 via,
+                h1[1],
+                h2[1],
             )
         )
 
@@ -295,10 +300,11 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
             pairing = topo.gpu_of_nic() if topo is not None else {}
             data = f.layouts[model].ports_of("data")
             acc = hosts.accelerators(first)
+            rdma = topo.rdma_names([f.layouts[model].names[p] for p in data]) if topo is not None else None
             for j, nic in enumerate(fh.nics[first]):
                 k = data.index(nic.port)
                 gpu = pairing.get(k, k * acc // max(len(data), 1))
-                dev = topo.nic.device_name(k, nic.name) if topo is not None else nic.name
+                dev = rdma[k] if rdma is not None else nic.name
                 label = f"rail{nic.rail}" if nic.rail is not None else f"nic{j}"
                 env = {"CUDA_VISIBLE_DEVICES": str(gpu), "NCCL_IB_HCA": f"={dev}:1"}
                 bw = nic.gbps / 8

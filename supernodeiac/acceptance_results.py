@@ -107,6 +107,14 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
         for row in _rows(tsv):
             expected, threshold = float(row["line_gbps"]), float(row["min_gbps"])
             what = row["labels"].replace(";", " | ")
+            # The NICs that ran it, with their printed ports (plans before them lack the columns).
+            ends = [
+                f"{row[end]} {row[end + '_dev']}" + (f" at {row[end + '_port']}" if row.get(end + "_port") else "")
+                for end in ("server", "client")
+                if row.get(end)
+            ]
+            if ends:
+                what += f" (NICs: {', '.join(ends)})"
             bw_file = results / "perftest" / f"{row['test']}.bw.txt"
             if not bw_file.is_file():
                 report.outcomes.append(Outcome("perftest", row["test"], "missing", None, expected, threshold, "Gb/s", what))

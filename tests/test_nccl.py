@@ -153,7 +153,14 @@ def test_nic_dev_order_follows_the_rails_the_nics_are_cabled_to(small):
     assert "NCCL_CROSS_NIC=0" in env and "NCCL_MNNVL_ENABLE" not in env
     assert "NCCL_TOPO_FILE=/etc/nccl/topo/hgx-h100.xml" in env
     tsv = small["nccl/hosts.tsv"].decode().splitlines()
-    assert tsv[0].split("\t") == ["host", "model", "topology_file", "env_file"] and len(tsv) == 1 + 16
+    assert tsv[0].split("\t") == ["host", "model", "topology_file", "env_file", "nics"] and len(tsv) == 1 + 16
+    # Each host's NICs in NCCL dev order with the printed port its cable is plugged into.
+    for line in tsv[1:]:
+        host, _model, _xml, _env, nics = line.split("\t")
+        d = c.fabric.device(host)
+        cabled = sorted(fh.nics[d.index], key=lambda n: n.rail)
+        assert nics == ";".join(f"{n.name}={c.fabric.physical_name(d.index, n.port)}" for n in cabled)
+    assert "mlx5_7=OSFP 1 port 1" in tsv[1] and "mlx5_0=OSFP 4 port 2" in tsv[1]  # DGX H100 table 6
 
 
 def test_a_host_cabled_in_another_rail_order_gets_its_own_file():
@@ -189,7 +196,11 @@ def test_nvl72_trays_use_the_remote_switch_form_and_mnnvl():
         assert link.attrs == {"target": "fffffff:ff:ff.0", "count": "18", "tclass": "0x068000"}
     env = artifacts["nccl/gb200-tray.env"].decode()
     assert "NCCL_MNNVL_ENABLE=1" in env and "NCCL_CUMEM_ENABLE=1" in env and "72 GPUs in one NVLink domain" in env
-    assert "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1" in env
+    # The RDMA devices a GB200 tray gives its four CX-7s (Mission Control guide: the BlueField-3
+    # ports take mlx5_2, 3, 6, 7), not the data ports' catalogue names mlx5_0..3.
+    assert "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_4:1,mlx5_5:1" in env
+    assert [n.attrs["name"] for n in root.find_all("net")] == ["mlx5_0", "mlx5_1", "mlx5_4", "mlx5_5"]
+    assert "nvl72-pod" in env and "dev 2: mlx5_4 at OSFP 3, GPU 2 -> rail 2" in env
 
 
 def test_roce_env_carries_the_lossless_traffic_class_and_rdma_names():
@@ -219,3 +230,27 @@ def test_builtin_layouts_validate():
     topologies, findings = host_topologies({})
     assert findings == [] and {"hgx-h100", "gb200-tray"} <= topologies.keys()
     assert topologies["hgx-h100"].gpu_of_nic() == {j: j for j in range(8)}
+
+
+@pytest.mark.parametrize(
+    ("gpu", "words"),
+    [
+        ("{sm: 90, link_speed: '32.0 GT/s\" x=\"1'}", "link_speed: string should match pattern"),
+        ("{sm: 90, nvswitch_busids: ['0000:f5:00.0\"/><cpu']}", "nvswitch_busids[0]: string should match pattern"),
+        ("{sm: 1e400}", "sm: expected a whole number, got inf"),
+        ("{sm: 90, link_width: 100000}", "link_width: input should be less than or equal to 32"),
+    ],
+)
+def test_a_layout_override_nccl_could_not_read_is_a_schema_error_where_it_is_written(gpu, words):
+    """Whatever a layout override holds lands in an XML attribute NCCL's tokenizer reads: a value
+    it could not read is refused when the blueprint is parsed, at its line, never at render."""
+    text = (
+        (BLUEPRINTS / "small-ib.yaml")
+        .read_text()
+        .replace("\nsite:", f"\ncatalogue:\n  host_topology:\n    hgx-h100:\n      gpu: {gpu}\nsite:", 1)
+    )
+    c = compile_text(text)
+    assert c.exit_code == 2, [f.message for f in c.findings]
+    [finding] = c.findings
+    assert finding.rule == "schema" and finding.location.line == 12 and words in finding.message, finding.message
+    assert finding.path[:4] == ("catalogue", "host_topology", "hgx-h100", "gpu")

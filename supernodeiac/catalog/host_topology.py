@@ -9,17 +9,41 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import AfterValidator, Field, ValidationError, model_validator
 from ruamel.yaml import YAML
 
 from ..findings import Finding, error
-from ..model.base import NonNegInt, PositiveInt, Strict
+from ..model.base import Name, NonNegInt, Strict
+from ..name_rules import PHYSICAL_PORT, PORT, template_problem
 from .types import DeviceModel, Source
 
+# Every string of a layout lands in an XML attribute NCCL's tokenizer reads (no quotes, angle
+# brackets or entities; 255 characters) or in an env file: each has a pattern that keeps it so.
 BUSID = r"^[0-9a-fA-F]{1,8}:[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7]$"
 HEX = r"^0x[0-9a-fA-F]{1,8}$"
+# The link speeds NCCL's dictionary knows (xml.cc kvDictPciGen); anything else reads as Gen3.
+LINK_SPEED = r"^(2\.5|5|8|16|32)(\.0)? GT/s( PCIe)?$|^64\.0 GT/s PCIe$"
+BusId = Annotated[str, Field(pattern=BUSID)]
+# The NCCL parser's limits on one file (src/graph/xml.h): elements in the file.
+MAX_ELEMENTS = 256
+
+
+def _rdma_template(value: str | None) -> str | None:
+    if value is not None:
+        problem = template_problem(value, PORT, ("j",))
+        if problem is not None:
+            raise ValueError(f"{problem[0]} ({problem[1]})")
+    return value
+
+
+def _printed(value: str | None) -> str | None:
+    if value is not None:
+        problem = template_problem(value.replace("{", "{{").replace("}", "}}"), PHYSICAL_PORT, ())
+        if problem is not None:
+            raise ValueError(problem[0].replace("naming template", "printed port"))
+    return value
 
 
 class PciEnd(Strict):
@@ -27,33 +51,51 @@ class PciEnd(Strict):
 
     gpu: NonNegInt | None = Field(None, description="accelerator index on the host")
     nic: NonNegInt | None = Field(None, description="index into the model's data ports (port order)")
-    busid: str = Field(pattern=BUSID)
+    busid: BusId
+    port: Annotated[str | None, AfterValidator(_printed)] = Field(
+        None,
+        max_length=63,
+        description="NIC: the printed port the vendor's port table gives this NIC (DGX H100: 'OSFP 4 port 2' for GPU 0's); "
+        "it must be the catalogue's physical name of data port `nic` (check nic-placement)",
+    )
+    rdma: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+        max_length=63,
+        description="NIC: its RDMA device name on the host (NCCL_IB_HCA, perftest -d) when the vendor's table gives one",
+    )
 
     @model_validator(mode="after")
     def _one(self) -> PciEnd:
         if (self.gpu is None) == (self.nic is None):
             raise ValueError("a PCI device is either {gpu: i, busid} or {nic: j, busid}")
+        if self.gpu is not None and (self.port is not None or self.rdma is not None):
+            raise ValueError("port and rdma describe a NIC, not a GPU")
         return self
 
 
+LinkWidth = Annotated[int, Field(gt=0, le=32)]
+LinkSpeed = Annotated[str, Field(pattern=LINK_SPEED)]
+
+
 class PcieSwitch(Strict):
-    busid: str = Field(pattern=BUSID)
-    vendor: str = Field("0x1000", pattern=HEX)
-    device: str = Field("0xc030", pattern=HEX)
-    link_speed: str = "32.0 GT/s PCIe"
-    link_width: PositiveInt = 16
-    devices: list[PciEnd] = Field(min_length=1)
+    busid: BusId
+    vendor: str | None = Field("0x1000", pattern=HEX, description="null: left out of the file (NCCL reads it from the host)")
+    device: str | None = Field("0xc030", pattern=HEX, description="null: left out of the file")
+    link_speed: LinkSpeed = "32.0 GT/s PCIe"
+    link_width: LinkWidth = 16
+    devices: list[PciEnd] = Field(min_length=1, max_length=64)
 
 
 class Cpu(Strict):
-    numaid: NonNegInt
-    affinity: str = Field(pattern=r"^[0-9a-fA-F]{8}(,[0-9a-fA-F]{8})*$")
+    numaid: Annotated[int, Field(ge=0, le=1023)]
+    affinity: str = Field(pattern=r"^[0-9a-fA-F]{8}(,[0-9a-fA-F]{8})*$", max_length=251)
     arch: Literal["x86_64", "arm64", "ppc64"]
-    vendor: str | None = None
-    familyid: NonNegInt | None = None
-    modelid: NonNegInt | None = None
-    switches: list[PcieSwitch] = Field(default_factory=list)
-    direct: list[PciEnd] = Field(default_factory=list, description="devices on the root complex, no switch")
+    vendor: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9]{0,31}$", description="GenuineIntel, AuthenticAMD, ...")
+    familyid: Annotated[int, Field(ge=0, le=255)] | None = None
+    modelid: Annotated[int, Field(ge=0, le=255)] | None = None
+    switches: list[PcieSwitch] = Field(default_factory=list, max_length=64)
+    direct: list[PciEnd] = Field(default_factory=list, max_length=64, description="devices on the root complex, no switch")
 
     @model_validator(mode="after")
     def _x86(self) -> Cpu:
@@ -66,21 +108,23 @@ class Cpu(Strict):
 
 
 class C2c(Strict):
-    bw: PositiveInt
-    count: PositiveInt
+    bw: Annotated[int, Field(gt=0, le=10_000_000)]
+    count: Annotated[int, Field(gt=0, le=64)]
 
 
 class GpuPci(Strict):
-    sm: PositiveInt
+    sm: Annotated[int, Field(gt=0, le=999)]
     vendor: str = Field("0x10de", pattern=HEX)
     device: str | None = Field(None, pattern=HEX)
     subsystem_vendor: str | None = Field(None, pattern=HEX)
     subsystem_device: str | None = Field(None, pattern=HEX)
     pci_class: str = Field("0x030200", alias="class", pattern=HEX)
-    link_speed: str = "32.0 GT/s PCIe"
-    link_width: PositiveInt = 16
+    link_speed: LinkSpeed = "32.0 GT/s PCIe"
+    link_width: LinkWidth = 16
     nvlink: Literal["switches", "remote", "none"] = "switches"
-    nvswitch_busids: list[str] = Field(default_factory=list, description="one per on-board switch chip, chip order")
+    nvswitch_busids: list[BusId] = Field(
+        default_factory=list, max_length=64, description="one per on-board switch chip, chip order"
+    )
     c2c: C2c | None = None
 
 
@@ -88,14 +132,13 @@ class NicPci(Strict):
     vendor: str = Field("0x15b3", pattern=HEX)
     device: str | None = Field(None, pattern=HEX)
     pci_class: str = Field("0x020700", alias="class", pattern=HEX)
-    link_speed: str = "32.0 GT/s PCIe"
-    link_width: PositiveInt = 16
-    port: PositiveInt = 1
-    rdma_device: str | None = Field(
+    link_speed: LinkSpeed = "32.0 GT/s PCIe"
+    link_width: LinkWidth = 16
+    port: Annotated[int, Field(gt=0, le=8)] = 1
+    rdma_device: Annotated[str | None, AfterValidator(_rdma_template)] = Field(
         None,
-        pattern=r"^[A-Za-z0-9_.{}-]+$",
-        description="RDMA device name of NIC j ({j}) as NCCL and perftest name it, when the port's name is "
-        "the network interface (eth0); default: the port's name",
+        description="naming template of NIC j's RDMA device ({j}) as NCCL and perftest name it, when the port's name is "
+        "the network interface (eth0); default: the port's name; a NIC's own `rdma` wins",
     )
 
     def device_name(self, j: int, port_name: str) -> str:
@@ -106,7 +149,7 @@ class HostTopology(Strict):
     description: str
     gpu: GpuPci
     nic: NicPci
-    cpus: list[Cpu] = Field(min_length=1)
+    cpus: list[Cpu] = Field(min_length=1, max_length=16)
     sources: list[Source] = Field(min_length=1)
 
     def ends(self) -> list[tuple[Cpu, PcieSwitch | None, PciEnd]]:
@@ -117,6 +160,23 @@ class HostTopology(Strict):
                 out.extend((cpu, sw, end) for end in sw.devices)
             out.extend((cpu, None, end) for end in cpu.direct)
         return out
+
+    def nics(self) -> dict[int, PciEnd]:
+        """NIC index -> its entry."""
+        return {d.nic: d for _c, _s, d in self.ends() if d.nic is not None}
+
+    def rdma_names(self, port_names: list[str]) -> list[str]:
+        """The RDMA device name of each data port (``port_names`` in data-port order): the NIC's
+        own ``rdma``, else the layout's ``rdma_device`` template, else the port's name."""
+        own = {j: d.rdma for j, d in self.nics().items() if d.rdma is not None}
+        return [own.get(j) or self.nic.device_name(j, name) for j, name in enumerate(port_names)]
+
+    def element_count(self, gpu_links: int) -> int:
+        """Elements of the NCCL file (every NIC cabled): NCCL's parser takes at most 256."""
+        n = 1 + len(self.cpus) + sum(len(c.switches) for c in self.cpus)
+        for _c, _s, d in self.ends():
+            n += 2 + gpu_links + (self.gpu.c2c is not None) if d.gpu is not None else 3
+        return n
 
     def gpu_of_nic(self) -> dict[int, int]:
         """NIC index -> the GPU sharing its PCIe switch (or its CPU when it has no switch): the
@@ -133,18 +193,31 @@ class HostTopology(Strict):
         return out
 
 
+class HostLayouts(Strict):
+    """The ``host_topology`` section as parse.py validates it (errors located in the override)."""
+
+    host_topology: dict[Name, HostTopology]
+
+
 @lru_cache(maxsize=1)
 def builtin_host_topology() -> dict[str, Any]:
     root = resources.files(__package__) / "data"
     return YAML(typ="safe").load((root / "host_topology.yaml").read_text(encoding="utf-8")) or {}
 
 
-def host_topologies(overrides: dict[str, dict[str, Any]] | None) -> tuple[dict[str, HostTopology], list[Finding]]:
-    """The layouts by model, built-in with the blueprint's entries laid over; a bad entry is a
-    finding located at the blueprint's override (or at ``catalogue`` for a built-in one)."""
+def merged_host_topology(overrides: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
+    """Built-in layouts with the blueprint's entries laid over (an entry's keys replace the built-in's)."""
     entries = {name: dict(entry) for name, entry in builtin_host_topology().items()}
     for name, entry in (overrides or {}).items():
         entries[name] = {**entries.get(name, {}), **entry}
+    return entries
+
+
+def host_topologies(overrides: dict[str, dict[str, Any]] | None) -> tuple[dict[str, HostTopology], list[Finding]]:
+    """The layouts by model, built-in with the blueprint's entries laid over. parse.py reports a
+    bad entry as a located schema error before any of this runs; here one is left out, with a
+    finding at the override (or at ``catalogue`` for a built-in one)."""
+    entries = merged_host_topology(overrides)
     out: dict[str, HostTopology] = {}
     findings: list[Finding] = []
     for name, entry in sorted(entries.items()):
@@ -176,11 +249,18 @@ def layout_problems(model: DeviceModel, topo: HostTopology) -> list[str]:
     busids = [d.busid.lower() for _c, _s, d in topo.ends()] + [s.busid.lower() for c in topo.cpus for s in c.switches]
     if len(set(busids)) != len(busids):
         problems.append("repeats a PCI bus id")
+    gpu_links = 0
     if topo.gpu.nvlink == "switches":
         chips = model.internal_scaleup.switch_chips if model.internal_scaleup else 0
-        if len(topo.gpu.nvswitch_busids) != chips:
+        gpu_links = len(topo.gpu.nvswitch_busids)
+        if gpu_links != chips:
             problems.append(
                 f"gives {len(topo.gpu.nvswitch_busids)} NVSwitch bus ids; the model has {chips} on-board switch chips "
                 "(nvlink: remote for switches in other trays)"
             )
+    elif topo.gpu.nvlink == "remote":
+        gpu_links = 1
+    elements = topo.element_count(gpu_links)
+    if elements > MAX_ELEMENTS:
+        problems.append(f"makes an NCCL file of {elements} elements; NCCL's parser reads at most {MAX_ELEMENTS}")
     return problems

@@ -40,6 +40,7 @@ from . import (  # noqa: E402,F401
     kubernetes_labels,
     management,
     names,
+    nic_placement,
     oversubscription,
     ports,
     rackspace,

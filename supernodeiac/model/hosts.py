@@ -64,5 +64,7 @@ class Acceptance(Strict):
         10, description="duration of each ib_write_bw run (-D), at most an hour"
     )
     nccl_max_bytes: str = Field(
-        "8G", pattern=r"^[1-9][0-9]{0,3}[KMG]?$", description="largest message size of the nccl-tests runs (-e): 1-9999, K, M or G"
+        "8G",
+        pattern=r"^[1-9][0-9]{0,3}[KMG]?$",
+        description="largest message size of the nccl-tests runs (-e): 1-9999, K, M or G",
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..acceptance import Plan, cable_labels, label_maker, plan
 from . import RENDERERS, Artifacts, RenderContext
+from .csv_safe import tsv_line
 from .templating import render_template
 
 PERFTEST_COLUMNS = [
@@ -26,8 +27,10 @@ PERFTEST_COLUMNS = [
     "wave",
     "server",
     "server_dev",
+    "server_port",
     "client",
     "client_dev",
+    "client_port",
     "line_gbps",
     "min_gbps",
     "cables",
@@ -50,10 +53,6 @@ NCCL_COLUMNS = [
 STAGE_ORDER = {"endpoint": 0, "tier1-2": 1, "tier2-3": 2, "tier3-4": 3, "peer": 9}
 
 
-def _cell(text: str) -> str:
-    return text.replace("\t", " ").replace("\n", " ").replace("\r", " ")
-
-
 def _num(x: float) -> str:
     return f"{x:.6g}"
 
@@ -67,18 +66,29 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
         p.perftests[fabric],
         key=lambda t: (STAGE_ORDER.get(t.stage, 5), -1 if t.rail is None else t.rail, t.wave, t.id),
     )
-    lines = ["\t".join(PERFTEST_COLUMNS)]
+    lines = [tsv_line(PERFTEST_COLUMNS)]
     stages: dict[str, dict] = {}
     covered = 0
     label_of = label_maker(f, bp)
     nums: dict[float, tuple[str, str]] = {}
+    # The printed port (cage and position) of each host NIC, so the team at the rack finds it.
+    printed: dict[str, list[str]] = {}
+    devices = f.devices
+
+    def port_of(d: int, p: int) -> str:
+        model = devices[d].model
+        names_ = printed.get(model)
+        if names_ is None:
+            names_ = printed[model] = f.layouts[model].physical_names
+        return names_[p] if p >= 0 else ""
+
     for t in tests:
         labels = label_of(t.under_test)
         rate = nums.get(t.gbps)
         if rate is None:
             rate = nums[t.gbps] = (_num(t.gbps), _num(t.gbps * frac))
         lines.append(
-            "\t".join(
+            tsv_line(
                 (
                     t.id,
                     t.stage,
@@ -86,12 +96,14 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
                     str(t.wave),
                     names[t.server],
                     t.server_dev,
+                    port_of(t.server, t.server_port),
                     names[t.client],
                     t.client_dev,
+                    port_of(t.client, t.client_port),
                     rate[0],
                     rate[1],
                     ";".join(ids[i] for i in t.under_test),
-                    _cell(";".join(labels)),
+                    ";".join(labels),
                     ";".join(ids[i] for i in t.via),
                 )
             )
@@ -119,12 +131,12 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
 def nccl_tsv(ctx: RenderContext, p: Plan) -> bytes:
     frac = ctx.blueprint.acceptance.collective_min_fraction
     names = ctx.fabric.devices
-    lines = ["\t".join(NCCL_COLUMNS)]
+    lines = [tsv_line(NCCL_COLUMNS)]
     for r in p.nccl:
         single = len(r.hosts) == 1
         where = f"host:{names[r.hosts[0]].name}" if single else f"hosts/{_hostfile_name(p, r)}.txt"
         lines.append(
-            "\t".join(
+            tsv_line(
                 (
                     r.id,
                     r.stage,
@@ -136,7 +148,7 @@ def nccl_tsv(ctx: RenderContext, p: Plan) -> bytes:
                     ";".join(f"{k}={v}" for k, v in r.env.items()),
                     _num(r.busbw_gbytes),
                     _num(r.busbw_gbytes * frac),
-                    _cell(r.basis),
+                    r.basis,
                 )
             )
         )
@@ -170,7 +182,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         if untestable:
             ids = ctx.fabric.links.ids()
             labels = cable_labels(ctx.fabric, bp, untestable)
-            rows = [f"{ids[i]}\t{_cell(label)}" for i, label in zip(untestable, labels, strict=True)]
+            rows = [tsv_line((ids[i], label)) for i, label in zip(untestable, labels, strict=True)]
             out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\n" + "\n".join(rows) + "\n").encode()
         summaries.append(summary)
         out[f"acceptance/{fabric}/perftest.tsv"] = data

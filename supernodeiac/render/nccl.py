@@ -26,7 +26,11 @@ from dataclasses import dataclass
 from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
 from ..hosts import Hosts, cached_host_facts
 from . import RENDERERS, Artifacts, RenderContext
+from .csv_safe import tsv_line
 from .templating import render_template
+
+# nccl/hosts.tsv: which files a host takes, and its NICs in NCCL dev order as RDMA name=printed port.
+HOSTS_COLUMNS = ("host", "model", "topology_file", "env_file", "nics")
 
 # Where the env files point NCCL_TOPO_FILE; operators copy nccl/*.xml there.
 TOPO_DIR = "/etc/nccl/topo"
@@ -97,14 +101,15 @@ def nic_plan(hosts: Hosts, host: int, topo: HostTopology | None = None) -> NicPl
     are the RDMA device names (the layout's ``rdma_device`` when the port is named after its netdev)."""
     f = hosts.fabric
     model = f.devices[host].model
-    data = f.layouts[model].ports_of("data")
+    layout = f.layouts[model]
+    data = layout.ports_of("data")
     index = {p: j for j, p in enumerate(data)}
+    rdma = topo.rdma_names([layout.names[p] for p in data]) if topo is not None else None
     found: dict[int, tuple[int, str, int | None, float]] = {}
     for fh in hosts.fabrics.values():
         for n in fh.nics.get(host, ()):
             j = index[n.port]
-            name = topo.nic.device_name(j, n.name) if topo is not None else n.name
-            found.setdefault(n.port, (j, name, n.rail, n.gbps))
+            found.setdefault(n.port, (j, rdma[j] if rdma is not None else n.name, n.rail, n.gbps))
     order = sorted(found.values(), key=lambda x: (x[2] is None, x[2] if x[2] is not None else 0, x[0]))
     return NicPlan(tuple(order))
 
@@ -230,7 +235,7 @@ def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology) -> st
         hosts=len(v.hosts),
         topo_file=f"{TOPO_DIR}/{v.stem}.xml",
         hca=",".join(f"{name}:{topo.nic.port}" for _j, name, _r, _g in v.plan.nics),
-        nics=[(name, rail) for _j, name, rail, _g in v.plan.nics],
+        nics=[(n[1], n[2], port, gpu) for n, (port, gpu) in zip(v.plan.nics, _placed(ctx, v, topo), strict=True)],
         fabrics=[fh.name for fh in fabrics],
         rail_optimized=rail_optimized,
         roce=tcs,
@@ -240,6 +245,15 @@ def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology) -> st
         transport=sorted({fh.transport for fh in fabrics}),
         gpus=f.models[v.model].accelerators.count if f.models[v.model].accelerators else 0,
     )
+
+
+def _placed(ctx: RenderContext, v: Variant, topo: HostTopology) -> list[tuple[str, int | None]]:
+    """Each NIC of a variant in NCCL order: its printed port (cage and position on the
+    faceplate, issue 8's physical model) and the GPU beside it in the host layout."""
+    layout = ctx.fabric.layouts[v.model]
+    data = layout.ports_of("data")
+    gpu_of = topo.gpu_of_nic()
+    return [(layout.physical_name(data[j]), gpu_of.get(j)) for j, _n, _r, _g in v.plan.nics]
 
 
 def _gpu_links(ctx: RenderContext, model: str) -> tuple[list[int], int]:
@@ -264,16 +278,20 @@ def render_nccl(ctx: RenderContext) -> Artifacts:
     fits = usable(ctx, topologies)
     used = {ctx.fabric.devices[h].model for h in hosts.hosts}
     out: Artifacts = {}
-    rows = ["host\tmodel\ttopology_file\tenv_file"]
+    rows: list[str] = []
     for v in variants(hosts, fits):
         topo = fits[v.model]
         internal, links = _gpu_links(ctx, v.model)
         out[f"nccl/{v.stem}.xml"] = topology_xml(topo, internal, links, v.plan).encode()
         out[f"nccl/{v.stem}.env"] = _env(ctx, hosts, v, topo).encode()
-        rows.extend(f"{ctx.fabric.devices[h].name}\t{v.model}\t{v.stem}.xml\t{v.stem}.env" for h in v.hosts)
-    if len(rows) > 1:
-        head, body = rows[0], sorted(rows[1:])
-        out["nccl/hosts.tsv"] = ("\n".join([head, *body]) + "\n").encode()
+        # The NICs in NCCL dev order with their printed ports: the same for every host of a variant.
+        placed = _placed(ctx, v, topo)
+        nics = ";".join(f"{n[1]}={port}" for n, (port, _gpu) in zip(v.plan.nics, placed, strict=True))
+        tail = tsv_line((v.model, f"{v.stem}.xml", f"{v.stem}.env", nics))
+        rows.extend(tsv_line((ctx.fabric.devices[h].name,)) + "\t" + tail for h in v.hosts)
+    if rows:
+        rows.sort()
+        out["nccl/hosts.tsv"] = ("\n".join([tsv_line(HOSTS_COLUMNS), *rows]) + "\n").encode()
     missing = sorted(used - fits.keys())
     if missing:
         out["notice:nccl"] = (
