@@ -61,6 +61,7 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
     f, bp = ctx.fabric, ctx.blueprint
     frac = bp.acceptance.perftest_min_fraction
     ids = f.links.ids()
+    id_of = ids.__getitem__
     names = [d.name for d in f.devices]
     tests = sorted(
         p.perftests[fabric],
@@ -102,9 +103,9 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
                     port_of(t.client, t.client_port),
                     rate[0],
                     rate[1],
-                    ";".join(ids[i] for i in t.under_test),
+                    ";".join(map(id_of, t.under_test)),
                     ";".join(labels),
-                    ";".join(ids[i] for i in t.via),
+                    ";".join(map(id_of, t.via)),
                 )
             )
         )
