@@ -160,6 +160,10 @@ def test_results_checker_flags_a_fabricated_55_percent_link_by_cable_label(tmp_p
     assert failure.id == bad["test"] and failure.measured == pytest.approx(220.0) and "55%" in failure.detail
     labels = bad["labels"].split(";")
     assert len(labels) == 2 and all(label in failure.what for label in labels)
+    # ... and the two NICs that ran the test, by the printed port the team at the rack looks for.
+    for end in ("server", "client"):
+        assert f"{bad[end]} {bad[end + '_dev']} at {bad[end + '_port']}" in failure.what
+    assert bad["server_port"].startswith("OSFP ")
     assert report.count("pass") == len(report.outcomes) - 1 and report.count("missing") == 0
     # The CLI names the same cables and exits 1.
     result = CliRunner().invoke(main, ["check-results", str(plan_dir), str(results)])
