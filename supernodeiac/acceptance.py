@@ -49,8 +49,8 @@ class PerfTest:
     gbps: float  # line rate: the slowest link of the path
     under_test: list[int]  # link positions
     via: list[int]
-    server_port: int = -1  # port index on the server (its printed port: Fabric.physical_name)
-    client_port: int = -1
+    server_port: int  # port index on the server (its printed port: Fabric.physical_name)
+    client_port: int
 
 
 @dataclass(slots=True)
@@ -151,11 +151,12 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
     tests: list[PerfTest] = []
     untestable: list[int] = []
     counters: dict[str, int] = {}
+    rdma_of = [rdma[d.model] for d in devices]  # per device: its ports' RDMA names
+    spec = t.spec
 
     def add(stage: str, rail: int | None, h1: tuple, h2: tuple, under: list[int], via: list[int]) -> None:
         n = counters.get(stage, 0) + 1
         counters[stage] = n
-        path = under + via
         tests.append(
             PerfTest(
                 f"{name}-{stage}-{n:06d}",
@@ -164,10 +165,10 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
                 rail,
                 0,
                 h1[0],
-                rdma[devices[h1[0]].model][h1[1]],
+                rdma_of[h1[0]][h1[1]],
                 h2[0],
-                rdma[devices[h2[0]].model][h2[1]],
-                min(gbps_of[t.spec[i]] for i in path),
+                rdma_of[h2[0]][h2[1]],
+                min([gbps_of[spec[i]] for i in under + via]),
                 under,
                 via,
                 h1[1],

@@ -73,15 +73,8 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
     label_of = label_maker(f, bp)
     nums: dict[float, tuple[str, str]] = {}
     # The printed port (cage and position) of each host NIC, so the team at the rack finds it.
-    printed: dict[str, list[str]] = {}
-    devices = f.devices
-
-    def port_of(d: int, p: int) -> str:
-        model = devices[d].model
-        names_ = printed.get(model)
-        if names_ is None:
-            names_ = printed[model] = f.layouts[model].physical_names
-        return names_[p] if p >= 0 else ""
+    printed = {m: f.layouts[m].physical_names for m in {d.model for d in f.devices}}
+    port_of = [printed[d.model] for d in f.devices]
 
     for t in tests:
         labels = label_of(t.under_test)
@@ -97,10 +90,10 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
                     str(t.wave),
                     names[t.server],
                     t.server_dev,
-                    port_of(t.server, t.server_port),
+                    port_of[t.server][t.server_port],
                     names[t.client],
                     t.client_dev,
-                    port_of(t.client, t.client_port),
+                    port_of[t.client][t.client_port],
                     rate[0],
                     rate[1],
                     ";".join(map(id_of, t.under_test)),

@@ -102,10 +102,6 @@ class CsvWriter:
         return b"".join(self._chunks)
 
 
-# A line break anywhere, or a cell after the first that starts like a formula.
-_TSV_UNSAFE = re.compile(r"[\n\r]|\t[=+@-]")
-
-
 def tsv_cell(value: object) -> str:
     """One TSV cell: tabs and line breaks (which would split the row) become spaces, and text a
     spreadsheet would run as a formula gets its apostrophe (:func:`safe_cell`)."""
@@ -122,6 +118,15 @@ def tsv_line(cells: Sequence[str]) -> str:
     joined directly; the tab count proves no cell held a tab. Plans of 10^5 rows take this path.
     """
     line = "\t".join(cells)
-    if line.count("\t") == len(cells) - 1 and line[:1] not in FORMULA_START and _TSV_UNSAFE.search(line) is None:
+    if (
+        line.count("\t") == len(cells) - 1
+        and line[:1] not in FORMULA_START
+        and "\n" not in line  # substring tests run in C, faster than one regex over the line
+        and "\r" not in line
+        and "\t=" not in line
+        and "\t+" not in line
+        and "\t-" not in line
+        and "\t@" not in line
+    ):
         return line
     return "\t".join(tsv_cell(c) for c in cells)

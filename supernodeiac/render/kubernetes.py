@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from ..hosts import cached_host_facts
@@ -33,9 +34,16 @@ def _scalar(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, int):
         return str(v)
-    return json.dumps(str(v))  # a JSON string is a valid YAML double-quoted scalar
+    return _quoted(str(v))
 
 
+# Label keys and values repeat across 10^4 Nodes (a rack, a leaf, a group): each is quoted once.
+@lru_cache(maxsize=1 << 16)
+def _quoted(text: str) -> str:
+    return json.dumps(text)  # a JSON string is a valid YAML double-quoted scalar
+
+
+@lru_cache(maxsize=1 << 12)
 def _key(k: str) -> str:
     return k if _PLAIN.match(k) and k.lower() not in _RESERVED else json.dumps(k)
 
