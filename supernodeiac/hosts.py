@@ -233,7 +233,8 @@ def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
         domain_acc[inst] = domain_acc.get(inst, 0) + (acc.count if acc else 0)
     host_set = set(hosts)
     fabrics: dict[str, FabricHosts] = {}
-    for name, kind, transport in scaleout_fabrics(blueprint):
+    # No compute hosts (a Dragonfly of plain endpoints): nothing to read from the links.
+    for name, kind, transport in scaleout_fabrics(blueprint) if hosts else ():
         fh = _fabric_hosts(fabric, name, kind, transport, host_set)
         if fh is not None:
             fabrics[name] = fh

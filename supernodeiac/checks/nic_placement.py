@@ -61,15 +61,15 @@ def _port_findings(ctx: CheckContext, model: str, topo: HostTopology) -> Iterato
 @CHECKS.register("nic-placement")
 def check_nic_placement(ctx: CheckContext) -> Iterator[Finding]:
     f, bp = ctx.fabric, ctx.blueprint
+    hosts = cached_host_facts(f, bp)
     topologies, _ = host_topologies(bp.catalogue.host_topology)
-    used = {m for m in f.models if m in topologies and f.models[m].accelerators is not None}
+    used = {f.devices[h].model for h in hosts.hosts} & topologies.keys()  # host models with a layout
     if not used:
         return
     fits = {m: topologies[m] for m in sorted(used) if not layout_problems(f.models[m], topologies[m])}
     for model, topo in fits.items():
         yield from _port_findings(ctx, model, topo)
 
-    hosts = cached_host_facts(f, bp)
     gpu_of = {m: t.gpu_of_nic() for m, t in fits.items()}
     for i, spec in enumerate(bp.scaleout):
         fh = hosts.fabrics.get(spec.name)
