@@ -164,3 +164,14 @@ def test_the_acceptance_plan_names_the_printed_port_of_each_nic(small_ib):
                 assert row[end + "_port"] == f.physical_name(d.index, port)
     first = dict(zip(head, rows[1].split("\t"), strict=True))
     assert first["server_dev"] == "mlx5_0" and first["server_port"] == "OSFP 4 port 2"
+
+
+def test_snc_diff_reads_the_nccl_and_acceptance_files_line_by_line():
+    """Moving a NIC's printed port shows in `snc diff` as the changed lines of hosts.tsv and the env file."""
+    from supernodeiac.compare.artifacts import compare_file, kind_of
+
+    assert {kind_of(p) for p in ("nccl/hosts.tsv", "nccl/hgx-h100.env", "acceptance/ib/perftest.tsv")} == {"text"}
+    old = b"host\tnics\ngpu-0001\tmlx5_0=OSFP 4 port 2\n"
+    new = b"host\tnics\ngpu-0001\tmlx5_0=OSFP 3 port 2\n"
+    change = compare_file("nccl/hosts.tsv", old, new)
+    assert change.kind == "text" and change.lines == {"added": 1, "removed": 1}, change

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
@@ -52,3 +55,16 @@ from . import (  # noqa: E402,F401
     nccl,
     slurm,
 )
+
+
+class _RenderModule(types.ModuleType):
+    """``supernodeiac.render`` is this package and, for the public API, also the pipeline's
+    ``render(compiled, only=None)``: calling the package renders (see supernodeiac/__init__)."""
+
+    def __call__(self, compiled: Any, only: list[str] | None = None) -> tuple[Artifacts, list[str]]:
+        from ..pipeline import render
+
+        return render(compiled, only)
+
+
+sys.modules[__name__].__class__ = _RenderModule
