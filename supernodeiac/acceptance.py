@@ -150,16 +150,18 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
 
     tests: list[PerfTest] = []
     untestable: list[int] = []
-    counters: dict[str, int] = {}
+    counters: dict[tuple[str, int], int] = {}
     rdma_of = [rdma[d.model] for d in devices]  # per device: its ports' RDMA names
     spec = t.spec
 
-    def add(stage: str, rail: int | None, h1: tuple, h2: tuple, under: list[int], via: list[int]) -> None:
-        n = counters.get(stage, 0) + 1
-        counters[stage] = n
+    def add(stage: str, at: int, rail: int | None, h1: tuple, h2: tuple, under: list[int], via: list[int]) -> None:
+        # IDs are keyed by the switch the test turns at (stable coordinates): a grown fabric adds
+        # tests without renumbering those of the switches already built, and their result files.
+        n = counters.get((stage, at), 0) + 1
+        counters[(stage, at)] = n
         tests.append(
             PerfTest(
-                f"{name}-{stage}-{n:06d}",
+                f"{name}-{stage}-{devices[at].name}-{n:03d}",
                 name,
                 stage,
                 rail,
@@ -183,10 +185,10 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
         half = len(es) // 2
         for k in range(half):
             (_p1, l1, h1, p1), (_p2, l2, h2, p2) = es[k], es[k + half]
-            add("endpoint", rail_of(sw), (h1, p1), (h2, p2), [l1, l2], [])
+            add("endpoint", sw, rail_of(sw), (h1, p1), (h2, p2), [l1, l2], [])
         if len(es) % 2 and len(es) > 1:
             (_p, l1, h1, p1), (_q, l0, h0, p0) = es[-1], es[0]
-            add("endpoint", rail_of(sw), (h1, p1), (h0, p0), [l1], [l0])
+            add("endpoint", sw, rail_of(sw), (h1, p1), (h0, p0), [l1], [l0])
     # Switch links, upper switch by upper switch: pairs meeting at the upper switch, their lower
     # ends far enough apart that traffic between them must climb to it (no shared neighbour
     # between the hosts and the upper switch's tier: leaves of one pod meet at its spines).
@@ -222,7 +224,7 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
             h1, p1, path1 = descend(e1[3])
             h2, p2, path2 = descend(e2[3], h1)
             rail = rail_of(e1[3]) if rail_of(e1[3]) == rail_of(e2[3]) else None
-            add(stage, rail, (h1, p1), (h2, p2), [e1[2], e2[2]], path1 + path2)
+            add(stage, hi, rail, (h1, p1), (h2, p2), [e1[2], e2[2]], path1 + path2)
         if len(keyed) % 2:
             single.append(keyed[-1])
         for e in single:
@@ -232,12 +234,12 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
                 continue
             h1, p1, path1 = descend(e[3])
             h2, p2, path2 = descend(partner[3], h1)
-            add(stage, None, (h1, p1), (h2, p2), [e[2]], path1 + [partner[2]] + path2)
+            add(stage, hi, None, (h1, p1), (h2, p2), [e[2]], path1 + [partner[2]] + path2)
     for i in peers:
         a, b = t.a[i], t.b[i]
         h1, p1, path1 = descend(a)
         h2, p2, path2 = descend(b, h1)
-        add("peer", None, (h1, p1), (h2, p2), [i], path1 + path2)
+        add("peer", min(a, b), None, (h1, p1), (h2, p2), [i], path1 + path2)
     # Waves: a test goes to the first wave after every earlier wave that used one of its NICs.
     free: dict[tuple[int, int], int] = {}
     for test in tests:

@@ -242,15 +242,19 @@ def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
 
 
 # Renderers and reports each ask for the same facts: computed once per Fabric and blueprint (and
-# remade when the devices or links change). One slot: a render reads one Fabric at a time, and
-# the slot keeps at most that one alive.
+# remade when the devices or links change). Two slots: a render reads one Fabric at a time, and
+# `snc diff` renders two in turn, one output family at a time; the slots keep those alive only.
 _LAST: list[tuple[Fabric, Blueprint, tuple, Hosts]] = []
+SLOTS = 2
 
 
 def cached_host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
     stamp = (len(fabric.devices), fabric.links.stamp())
-    if _LAST and _LAST[0][0] is fabric and _LAST[0][1] is blueprint and _LAST[0][2] == stamp:
-        return _LAST[0][3]
+    for i, (f, bp, st, hosts) in enumerate(_LAST):
+        if f is fabric and bp is blueprint and st == stamp:
+            if i:
+                _LAST.insert(0, _LAST.pop(i))
+            return hosts
     hosts = host_facts(fabric, blueprint)
-    _LAST[:] = [(fabric, blueprint, stamp, hosts)]
+    _LAST[:] = [(fabric, blueprint, stamp, hosts), *[e for e in _LAST if e[0] is not fabric]][:SLOTS]
     return hosts

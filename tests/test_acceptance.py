@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS
+from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.acceptance import plan
 from supernodeiac.acceptance_results import check, ib_write_bw_gbps, ib_write_lat_us, nccl_busbw
@@ -172,7 +172,7 @@ def test_results_checker_flags_a_fabricated_55_percent_link_by_cable_label(tmp_p
     # At 61 % everything passes; a missing result fails only with --require-all.
     plan_dir, results, _ = _write_results(tmp_path / "ok", artifacts, 0.61, None)
     assert CliRunner().invoke(main, ["check-results", str(plan_dir), str(results)]).exit_code == 0
-    next((results / "perftest").iterdir()).unlink()
+    next(p for p in sorted((results / "perftest").iterdir()) if p.name.endswith(".bw.txt")).unlink()
     assert CliRunner().invoke(main, ["check-results", str(plan_dir), str(results)]).exit_code == 0
     assert CliRunner().invoke(main, ["check-results", "--require-all", str(plan_dir), str(results)]).exit_code == 1
     assert CliRunner().invoke(main, ["check-results", str(tmp_path), str(results)]).exit_code == 2
@@ -187,3 +187,23 @@ def test_a_slow_collective_fails(tmp_path):
     report = check(plan_dir, results)
     (failure,) = report.failed
     assert failure.id == run and failure.expected == 50 and failure.threshold == 40 and "62%" in failure.detail
+
+
+def test_growing_by_an_su_keeps_every_existing_endpoint_test_and_its_id():
+    """Test IDs are keyed by the switch a test turns at: adding a scalable unit adds tests and
+    leaves those of the leaves already built (and their result files) as they were."""
+    text = (BLUEPRINTS / "ib-3tier.yaml").read_text()
+    smaller = text.replace("{name: gpu-d, model: hgx-h100, count: 63,", "{name: gpu-d, model: hgx-h100, count: 31,", 1)
+    assert smaller != text
+
+    def endpoint_tests(src: str) -> dict[str, tuple]:
+        c = compile_text(src)
+        assert c.exit_code == 0, [f.message for f in c.findings]
+        artifacts, _ = render(c, ["acceptance"])
+        rows = csv.DictReader(artifacts["acceptance/ib/perftest.tsv"].decode().splitlines(), delimiter="\t")
+        keep = ("server", "server_dev", "server_port", "client", "client_dev", "client_port", "cables", "labels")
+        return {r["test"]: tuple(r[k] for k in keep) for r in rows if r["stage"] == "endpoint"}
+
+    before, after = endpoint_tests(smaller), endpoint_tests(text)
+    assert len(after) > len(before) > 0
+    assert {k: after.get(k) for k in before} == before
