@@ -31,5 +31,23 @@ def run_checks(ctx: CheckContext) -> list[Finding]:
 
 
 # Registration: importing a check module registers it (kept last: they import CHECKS).
-from . import cages, clos, cxl, dragonfly, management, names, oversubscription, ports, rackspace, reach, scaleup  # noqa: E402,F401,I001
-from . import mgmt_addressing, port_maps, tenants  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    cages,
+    clos,
+    cxl,
+    dragonfly,
+    host_topology,
+    kubernetes_labels,
+    management,
+    mgmt_addressing,
+    names,
+    nic_placement,
+    oversubscription,
+    port_maps,
+    ports,
+    rackspace,
+    reach,
+    scaleup,
+    tenants,
+    workloads,
+)

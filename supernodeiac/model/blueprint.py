@@ -9,12 +9,14 @@ from pydantic import Field
 from .base import LineRate, Name, PositiveFloat, Strict
 from .common import MediaPolicy, Naming
 from .cxl import CxlPool
+from .hosts import Acceptance, Kubernetes
 from .management import Management
 from .nodes import NodeGroup
 from .scaleout import ScaleoutFabric
 from .scaleup import ScaleupDomain
 from .site import Site
 from .tenants import Tenant
+from .workloads import Workload
 
 API_VERSION = "supernodeiac/v1"
 
@@ -37,6 +39,9 @@ class CatalogueOverrides(Strict):
     )
     port_maps: dict[Name, dict[str, Any]] = Field(
         default_factory=dict, description="network-OS port maps by device model (hwsku, platform, port names and lanes)"
+    )
+    host_topology: dict[Name, dict[str, Any]] = Field(
+        default_factory=dict, description="host PCI/NUMA layouts by node model (catalog/data/host_topology.yaml)"
     )
 
 
@@ -78,3 +83,6 @@ class Blueprint(Strict):
     cxl: list[CxlPool] = Field(default_factory=list)
     management: Management | None = None
     tenants: list[Tenant] = Field(default_factory=list, description="tenants: InfiniBand partitions (partitions.conf)")
+    kubernetes: Kubernetes = Field(default_factory=Kubernetes)
+    acceptance: Acceptance = Field(default_factory=Acceptance)
+    workloads: list[Workload] = Field(default_factory=list, description="workloads the design must carry (sizing checks)")

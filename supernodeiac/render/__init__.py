@@ -69,8 +69,20 @@ def render_all(ctx: RenderContext, only: list[str] | None = None, stream: bool =
 
 
 # Registration: importing a renderer module registers it (kept last: they import RENDERERS).
-from . import bom, cabling, connectors, diagram  # noqa: E402,F401,I001
-from . import lldp, opensm, p2p, sonic  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    acceptance,
+    bom,
+    cabling,
+    connectors,
+    diagram,
+    kubernetes,
+    lldp,
+    nccl,
+    opensm,
+    p2p,
+    slurm,
+    sonic,
+)
 
 
 class _RenderModule(types.ModuleType):
