@@ -59,7 +59,8 @@ class LinkAddresses:
         if block is None or self._net is None:
             return None
         even = int(self._net.network_address) + 2 * block
-        upper, lower = f"{_ip(self._net.version, even)}/{self.prefixlen}", f"{_ip(self._net.version, even + 1)}/{self.prefixlen}"
+        version = self._net.version
+        upper, lower = f"{ip_text(version, even)}/{self.prefixlen}", f"{ip_text(version, even + 1)}/{self.prefixlen}"
         a_lower = self.fabric.devices[a].tier < self.fabric.devices[b].tier
         return (lower, upper) if a_lower else (upper, lower)
 
@@ -98,12 +99,12 @@ class LinkAddresses:
         blocks, lowers = (first[low] + index)[keep].tolist(), a_lower[keep].tolist()
         for k, block, lower in zip(keep.tolist(), blocks, lowers, strict=True):
             even = base + 2 * block
-            upper, odd = _ip(version, even) + suffix, _ip(version, even + 1) + suffix  # the lower tier takes the odd one
+            upper, odd = ip_text(version, even) + suffix, ip_text(version, even + 1) + suffix  # the lower tier takes the odd one
             out_a[k], out_b[k] = (odd, upper) if lower else (upper, odd)
         return out_a, out_b
 
 
-def _ip(version: int, value: int) -> str:
+def ip_text(version: int, value: int) -> str:
     """An address as text; IPv4 by arithmetic (4x faster than ipaddress, and the renderers format 10^5)."""
     if version == 4:
         return f"{value >> 24}.{value >> 16 & 255}.{value >> 8 & 255}.{value & 255}"

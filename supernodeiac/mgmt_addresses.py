@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 
+from .link_addresses import ip_text
 from .model.management import MgmtAddressing
 
 
@@ -28,17 +29,17 @@ class MgmtPlan:
         self.gateway = addressing.gateway or str(net.network_address + 1)
         self.prefixlen = net.prefixlen
         self._base = int(net.network_address)
-        self._make = ipaddress.ip_address
+        self._version = net.version
         # Racks whose whole block lies inside the network.
         self.rack_capacity = max(net.num_addresses // self.per_rack - 1, 0)
 
     def device(self, rack: int, access_port: int) -> str:
         """The address of the device on access port ``access_port`` (0-based) of rack ``rack``'s switch."""
-        return str(self._make(self._base + (rack + 1) * self.per_rack + access_port))
+        return ip_text(self._version, self._base + (rack + 1) * self.per_rack + access_port)
 
     def switch(self, rack: int) -> str:
         """The rack switch's own (in-band) address."""
-        return str(self._make(self._base + (rack + 2) * self.per_rack - 2))
+        return ip_text(self._version, self._base + (rack + 2) * self.per_rack - 2)
 
     def with_prefix(self, address: str) -> str:
         return f"{address}/{self.prefixlen}"

@@ -223,11 +223,12 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
     routed = [i for i in sw.interfaces if i.address is not None and ports.ports[i.port] is not None]
     if routed:
         interface = EncodedTable()
+        keys, lines_ = interface.keys_, interface.lines
+        port_key = mp.key
         for i in routed:
-            key = mp.key[i.port]
-            interface.add(i.name, f"        {key}: {{}}")
             with_address = f"{i.name}|{i.address}"
-            interface.add(with_address, f"        {_key(with_address)}: {{}}")
+            keys += (i.name, with_address)
+            lines_ += (f"        {port_key[i.port]}: {{}}", f"        {_key(with_address)}: {{}}")
         cfg["INTERFACE"] = interface
     if sw.loopback:
         empty: dict[str, Any] = {}
@@ -235,12 +236,12 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
     if sw.bgp:
         neighbours = EncodedTable()
         timers = f'"holdtime": "{BGP_HOLDTIME}", "keepalive": "{BGP_KEEPALIVE}"'
-        for n in sw.bgp:
-            neighbours.add(
-                n.address,
-                f'        {_key(n.address)}: {{"admin_status": "up", "asn": "{n.asn}", {timers}, '
-                f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "0", "rrclient": "0"}}',
-            )
+        neighbours.keys_ = [n.address for n in sw.bgp]
+        neighbours.lines = [
+            f'        {_key(n.address)}: {{"admin_status": "up", "asn": "{n.asn}", {timers}, '
+            f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "0", "rrclient": "0"}}'
+            for n in sw.bgp
+        ]
         cfg["BGP_NEIGHBOR"] = neighbours
 
     # -- management ---------------------------------------------------------------------------

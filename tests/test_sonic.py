@@ -37,7 +37,7 @@ def _compiled(name: str):
 def _configs(name: str) -> dict[str, dict]:
     artifacts, notices = render(_compiled(name), ["sonic"])
     assert notices == []
-    return {path.split("/")[1]: json.loads(data) for path, data in artifacts.items()}
+    return {path.split("/")[1].removesuffix(".json"): json.loads(data) for path, data in artifacts.items()}
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -247,7 +247,7 @@ def test_growing_the_site_keeps_management_addresses():
     before = _configs("roce-rail-2tier")
     c = compile_text(grown)
     assert c.exit_code == 0, [f.message for f in c.findings]
-    after = {p.split("/")[1]: json.loads(d) for p, d in render(c, ["sonic"])[0].items()}
+    after = {p.split("/")[1].removesuffix(".json"): json.loads(d) for p, d in render(c, ["sonic"])[0].items()}
     assert len(after) > len(before)
     for device, cfg in before.items():
         assert after[device].get("MGMT_INTERFACE") == cfg.get("MGMT_INTERFACE")

@@ -1,6 +1,9 @@
-"""Expected LLDP neighbours of every Ethernet switch: ``lldp/<switch>.json``.
+"""Expected LLDP neighbours of every Ethernet switch: ``lldp/<network>.jsonl``, one JSON object
+per line and switch (``{"device", "model", "neighbors"}``), the switches of one network (a fabric,
+or the management network) in one file: a 131,072-GPU design has 10^4 switches, and a file each
+cost more to create and remove than to write.
 
-One entry per cabled port: the local port (name and SONiC alias), the neighbour's system name and
+One neighbour per cabled port: the local port (name and SONiC alias), the neighbour's system name and
 the port ID it should announce (a SONiC neighbour announces its port alias, e.g. ``etp1a``; other
 devices their port name), the cable's ID and network, and whether the neighbour is expected to
 speak LLDP at all (switches do; BMCs and hosts only when they run an agent). What
@@ -41,32 +44,48 @@ class _Announced:
         return found
 
 
-def _expected(facts: FabricFacts, device: int, announced: _Announced) -> Iterator[str]:
-    """One neighbour per line (what `show lldp table` lists), as JSON."""
+def _expected(facts: FabricFacts, device: int, announced: _Announced) -> str:
+    """One switch's line: its name, model and neighbours (one per cabled port, what `show lldp
+    table` lists), as one JSON object."""
     f = facts.fabric
     sw = facts.switch(device)
     ids = f.links.ids()
     speaks = {m: "true" if model.kind == "switch" else "false" for m, model in f.models.items()}
     own_ids = announced(sw.device.model)
-    lines = []
+    mapped = sw.ports.ports if sw.ports is not None else None
+    neighbours = []
     for i in sw.interfaces:
-        peer = f.devices[i.peer]
-        alias = _key(own_ids[i.port]) if sw.ports is not None and sw.ports.ports[i.port] is not None else "null"
-        lines.append(
-            f'    {{"port": {_key(i.name)}, "alias": {alias}, "neighbor": {_key(i.peer_name)}, '
-            f'"neighbor_port": {_key(i.peer_port_name)}, "neighbor_port_id": {_key(announced(peer.model)[i.peer_port])}, '
-            f'"neighbor_speaks_lldp": {speaks[peer.model]}, "cable": {_key(ids[i.link])}, "network": {_key(i.network)}}}'
+        peer_model = f.devices[i.peer].model
+        alias = _key(own_ids[i.port]) if mapped is not None and mapped[i.port] is not None else "null"
+        neighbours.append(
+            f'{{"port": {_key(i.name)}, "alias": {alias}, "neighbor": {_key(i.peer_name)}, '
+            f'"neighbor_port": {_key(i.peer_port_name)}, "neighbor_port_id": {_key(announced(peer_model)[i.peer_port])}, '
+            f'"neighbor_speaks_lldp": {speaks[peer_model]}, "cable": {_key(ids[i.link])}, "network": {_key(i.network)}}}'
         )
-    yield f'{{\n  "device": {_key(sw.device.name)},\n  "model": {_key(sw.device.model)},\n  "neighbors": [\n'
-    yield ",\n".join(lines)
-    yield "\n  ]\n}\n"
+    return (
+        f'{{"device": {_key(sw.device.name)}, "model": {_key(sw.device.model)}, "neighbors": [' + ", ".join(neighbours) + "]}\n"
+    )
+
+
+def _lines(facts: FabricFacts, devices: list[int], announced: _Announced) -> Iterator[str]:
+    out: list[str] = []
+    for d in devices:
+        out.append(_expected(facts, d, announced))
+        if len(out) >= 64:
+            yield "".join(out)
+            out = []
+    yield "".join(out)
 
 
 @RENDERERS.register("lldp")
 def render_lldp(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    """``lldp/<network>.jsonl``: a line per Ethernet switch of the network, in Fabric order."""
     facts = facts_for(ctx)
     announced = _Announced(facts)
+    by_network: dict[str, list[int]] = {}
+    for d in facts.switches("ethernet"):
+        by_network.setdefault(ctx.fabric.devices[d].group, []).append(d)
     return {
-        f"lldp/{ctx.fabric.devices[d].name}.json": Stream(lambda d=d: _expected(facts, d, announced))
-        for d in facts.switches("ethernet")
+        f"lldp/{network}.jsonl": Stream(lambda devices=devices: _lines(facts, devices, announced))
+        for network, devices in by_network.items()
     }

@@ -9,8 +9,8 @@ the cage as printed on the faceplate and, on a split cage, the port in it ("9/1"
 cages: faceplate numbering and order included), on Ethernet the port's OS name.
 
 The tool reads its columns by name, and its own sample sheets carry rack and U beside them, so
-the cabling team's columns follow: the cable ID, each end's rack, U and physical port as printed
-(``OSFP 9 port 1``), and each end's label (``naming.end_label``, as on cables.csv). Every cell
+the cabling team's columns follow: the cable ID (the key into cables.csv, which has the labels
+for each end), each end's rack, U and physical port as printed (``OSFP 9 port 1``). Every cell
 goes through the shared CSV writer (``csv_safe``).
 """
 
@@ -19,13 +19,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from ..end_labels import EndLabels
 from ..fabric import Fabric
 from . import RENDERERS, RenderContext, Stream
 from .csv_safe import CsvWriter
 
 TOOL_COLUMNS = ["A-Node Name", "A-Type", "A-Port", "Z-Node Name", "Z-Type", "Z-Port"]
-COLUMNS = TOOL_COLUMNS + ["Cable ID", "A-Rack", "A-U", "A-Physical", "Z-Rack", "Z-U", "Z-Physical", "A-Label", "Z-Label"]
+COLUMNS = TOOL_COLUMNS + ["Cable ID", "A-Rack", "A-U", "A-Physical", "Z-Rack", "Z-U", "Z-Physical"]
 
 
 def _fabrics(f: Fabric) -> list[str]:
@@ -76,20 +75,17 @@ def _rows(ctx: RenderContext, name: str) -> Iterator[bytes]:
     units = [str(d.u) if d.u else "" for d in f.devices]
     names = [d.name for d in f.devices]
     port_text = _PortText(f, infiniband)
-    port_cols = {m: (port_text(m), f.layouts[m].names, f.layouts[m].physical_names) for m in f.layouts}
+    port_cols = {m: (port_text(m), f.layouts[m].physical_names) for m in f.layouts}
     cols = [port_cols[d.model] for d in f.devices]
-    labels = EndLabels(ctx.blueprint, f).pair
 
     def rows() -> Iterator[list[str]]:
         for i in positions:
             a, b, ap, bp = t.a[i], t.b[i], t.a_port[i], t.b_port[i]
-            a_text, a_os, a_phys = cols[a]
-            b_text, b_os, b_phys = cols[b]
-            cid = ids[i]
-            a_label, b_label = labels(a, a_os[ap], a_phys[ap], b, b_os[bp], b_phys[bp], cid)
+            a_text, a_phys = cols[a]
+            b_text, b_phys = cols[b]
             yield [
-                names[a], kind[a], a_text[ap], names[b], kind[b], b_text[bp], cid,
-                racks[a], units[a], a_phys[ap], racks[b], units[b], b_phys[bp], a_label, b_label,
+                names[a], kind[a], a_text[ap], names[b], kind[b], b_text[bp], ids[i],
+                racks[a], units[a], a_phys[ap], racks[b], units[b], b_phys[bp],
             ]  # fmt: skip
 
     return CsvWriter(COLUMNS).stream(rows())

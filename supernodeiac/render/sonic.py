@@ -1,4 +1,6 @@
-"""SONiC config_db.json for every Ethernet switch: ``sonic/<switch>/config_db.json``.
+"""SONiC config_db.json for every Ethernet switch: ``sonic/<switch>.json`` (copied to the switch's
+``/etc/sonic/config_db.json``; one file per switch in one folder, not a folder per switch: at 10^4
+switches each folder costs more to make and remove than its file to write).
 
 RoCE leaves, spines and cores, management rack switches and aggregation switches. The tables
 and their values are built in ``sonic_config``; this module only picks the switches, streams one
@@ -35,7 +37,7 @@ def render_sonic(ctx: RenderContext) -> dict[str, bytes | Stream]:
         if dev.model not in ctx.catalogue.port_maps:
             unmapped[dev.model] += 1
             continue
-        out[f"sonic/{dev.name}/config_db.json"] = Stream(lambda device=device: _produce(facts, device))
+        out[f"sonic/{dev.name}.json"] = Stream(lambda device=device: _produce(facts, device))
     for model, count in sorted(unmapped.items()):
         out[f"notice:sonic:{model}"] = (
             f"sonic: no SONiC port map for {model} ({count} switches): their config_db.json is not rendered; "
