@@ -585,7 +585,10 @@ def test_su_wider_than_a_leaf_spreads_each_rail_over_several_leaves():
 @pytest.mark.parametrize(
     ("leaf_k", "top_k", "su_nodes", "per_pod", "pods", "p2", "cores"),
     [
-        (64, 144, 32, 64, 64, 2, 32 * 36),  # bench/generate.py 131k: qm9700 leaves, q3400 spines and cores
+        # bench/generate.py 131k: qm9700 leaves, q3400 spines and cores. A pod of 64 leaves uses 64 of
+        # a spine's 72 down ports, so a non-blocking spine cables 64 uplinks (not 72): 64 / p2 = 32
+        # cores per plane, 32 planes.
+        (64, 144, 32, 64, 64, 2, 32 * 32),
         (144, 144, 72, None, 26, 4, 72 * 18),  # all-XDR: 72-node SUs, pods of 9 SUs
     ],
 )
