@@ -54,6 +54,9 @@ class BuildContext:
         default_factory=dict
     )
 
+    def __post_init__(self) -> None:
+        self.geometry.groups = self.groups  # placements that follow a group read its racks
+
     # -- catalogue --------------------------------------------------------------------------
     def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
         """A catalogue device, or a build error at ``path`` with the nearest names."""

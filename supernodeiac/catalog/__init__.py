@@ -1,4 +1,9 @@
-"""The hardware catalogue: built-in YAML data, overridable per blueprint."""
+"""The hardware catalogue: built-in YAML data, overridable per blueprint.
+
+Data files (``data/``): ``devices.yaml`` and ``media.yaml`` (the parts), ``physical.yaml`` (each
+device's power, weight and cooling, laid over its entry as ``physical:``), ``facility.yaml``
+(site defaults for rack budgets, and the power shelves, PDUs, console servers and chassis).
+"""
 
 from __future__ import annotations
 
@@ -18,10 +23,20 @@ def builtin_data() -> dict[str, Any]:
     """The shipped catalogue as plain data (parsed once per process)."""
     yaml = YAML(typ="safe")
     root = resources.files(__package__) / "data"
-    return {
-        "devices": yaml.load((root / "devices.yaml").read_text(encoding="utf-8")),
-        "media": yaml.load((root / "media.yaml").read_text(encoding="utf-8")),
-    }
+
+    def load(name: str) -> Any:
+        return yaml.load((root / name).read_text(encoding="utf-8"))
+
+    devices = dict(load("devices.yaml"))
+    facility = load("facility.yaml")
+    for name, entry in facility["devices"].items():
+        if name in devices:
+            raise ValueError(f"catalogue device {name!r} is in both devices.yaml and facility.yaml")
+        devices[name] = entry
+    for name, physical in load("physical.yaml").items():
+        if name in devices and "physical" not in devices[name]:
+            devices[name] = {**devices[name], "physical": physical}
+    return {"devices": devices, "media": load("media.yaml"), "facility": facility["site"]}
 
 
 def merged(overrides: dict[str, Any] | None) -> dict[str, Any]:
@@ -29,7 +44,7 @@ def merged(overrides: dict[str, Any] | None) -> dict[str, Any]:
 
     An override with the name of a built-in entry replaces that entry's keys it names and
     keeps the rest, so a blueprint can change one figure (a reach, a power) without copying
-    the whole entry.
+    the whole entry. ``facility`` is one entry: the keys given replace the built-in ones.
     """
     base = builtin_data()
     out: dict[str, Any] = {}
@@ -38,4 +53,5 @@ def merged(overrides: dict[str, Any] | None) -> dict[str, Any]:
         for name, entry in ((overrides or {}).get(section) or {}).items():
             entries[name] = {**entries.get(name, {}), **entry}
         out[section] = entries
+    out["facility"] = {**base["facility"], **((overrides or {}).get("facility") or {})}
     return out

@@ -10,9 +10,9 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ..model.base import NonNegFloat, PositiveFloat, PositiveInt, Strict
+from ..model.base import NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, Strict
 
-PortRole = Literal["data", "scaleup", "mgmt", "inband", "storage", "cxl", "uplink"]
+PortRole = Literal["data", "scaleup", "mgmt", "inband", "storage", "cxl", "uplink", "console"]
 
 
 class PortGroup(Strict):
@@ -72,12 +72,58 @@ class Source(Strict):
     note: str = ""
 
 
+class PowerShelves(Strict):
+    """The power shelves a rack of these devices is fed from (a busbar rack: NVL72, OEX)."""
+
+    model: str = Field(description="catalogue power-shelf")
+    count: PositiveInt = Field(description="shelves per domain instance (one rack)")
+
+
+class Physical(Strict):
+    """What a device asks of its rack: power, weight, cooling (``catalog/data/physical.yaml``).
+
+    ``power_max_w`` is what rack budgets are held to (the nameplate or the maximum with active
+    optics); ``power_typical_w`` is reported beside it. Either left out falls back to the
+    device's ``power_w``.
+    """
+
+    power_typical_w: NonNegFloat | None = None
+    power_max_w: NonNegFloat | None = None
+    weight_kg: NonNegFloat | None = None
+    cooling: Literal["air", "liquid", "hybrid"] = Field("air", description="hybrid: direct liquid plus air, needs a liquid rack")
+    supply_w: NonNegFloat | None = Field(None, description="power shelves and PDUs: the power they deliver")
+    power_shelves: PowerShelves | None = None
+    sources: list[Source] = Field(default_factory=list)
+
+
+class ChassisSlots(Strict):
+    """A supernode chassis (OEX): compute boards slide in at the front, horizontally, one above the
+    other; switch boards at the rear, vertically, side by side, so every compute board crosses
+    every switch board once (the orthogonal connectors sit at the crossings)."""
+
+    front: PositiveInt = Field(description="compute-board slots (front, horizontal)")
+    rear: PositiveInt = Field(description="switch-board slots (rear, vertical)")
+    front_pitch_u: PositiveInt = Field(description="height of one front slot (the compute board's thickness)")
+    front_first_u: int = Field(0, ge=0, description="units below the first front slot (power entry, management)")
+
+
 class DeviceModel(Strict):
-    kind: Literal["switch", "node", "compute-board", "switch-board", "appliance", "memory"]
+    kind: Literal[
+        "switch",
+        "node",
+        "compute-board",
+        "switch-board",
+        "appliance",
+        "memory",
+        "chassis",
+        "power-shelf",
+        "pdu",
+        "console-server",
+    ]
     description: str
     vendor: str = ""
     transport: Literal["infiniband", "ethernet", "nvlink", "olink", "ualink", "cxl", "any"] = "any"
-    height_u: PositiveInt = 1
+    height_u: NonNegInt = Field(1, description="rack units; 0 for a device mounted in the rear (a vertical PDU)")
     power_w: NonNegFloat = 0
     relative_cost: NonNegFloat = 0
     ports: list[PortGroup]
@@ -85,7 +131,27 @@ class DeviceModel(Strict):
     internal_scaleup: InternalScaleup | None = None
     switch_chips: SwitchChips | None = None
     memory_gb: NonNegFloat = 0
+    physical: Physical | None = None
+    slots: ChassisSlots | None = Field(None, description="kind chassis: its board slots")
     sources: list[Source] = Field(min_length=1)
+
+    @property
+    def power_max_w(self) -> float:
+        p = self.physical
+        return p.power_max_w if p is not None and p.power_max_w is not None else self.power_w
+
+    @property
+    def power_typical_w(self) -> float:
+        p = self.physical
+        return p.power_typical_w if p is not None and p.power_typical_w is not None else self.power_w
+
+    @property
+    def weight_kg(self) -> float | None:
+        return self.physical.weight_kg if self.physical is not None else None
+
+    @property
+    def cooling(self) -> str:
+        return self.physical.cooling if self.physical is not None else "air"
 
     @model_validator(mode="after")
     def _consistent(self) -> DeviceModel:
@@ -95,6 +161,10 @@ class DeviceModel(Strict):
         internal, acc = self.internal_scaleup, self.accelerators
         if internal is not None and acc is not None and sum(internal.links_per_chip) != acc.links:
             raise ValueError("internal_scaleup.links_per_chip must add up to accelerators.links")
+        if (self.kind == "chassis") != (self.slots is not None):
+            raise ValueError("a chassis lists its 'slots', and only a chassis does")
+        if self.height_u == 0 and self.kind not in ("pdu",):
+            raise ValueError("only a pdu (rear-mounted) has height_u 0")
         return self
 
     def ports_of(self, role: str) -> list[PortGroup]:
@@ -146,6 +216,15 @@ class Medium(Strict):
         return None
 
 
+class Facility(Strict):
+    """Site figures a rack budget falls back to where the blueprint declares none of its own."""
+
+    air_cooled_limit_kw: PositiveFloat = Field(description="most a rack may draw on air cooling")
+    cables_max: PositiveInt = Field(description="cable ends leaving one rack before its cable management is overfull")
+    sources: list[Source] = Field(min_length=1)
+
+
 class Catalogue(Strict):
     devices: dict[str, DeviceModel]
     media: dict[str, Medium]
+    facility: Facility

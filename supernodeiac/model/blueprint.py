@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -29,6 +29,9 @@ class CatalogueOverrides(Strict):
 
     devices: dict[str, dict[str, Any]] = Field(default_factory=dict)
     media: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    facility: dict[str, Any] = Field(
+        default_factory=dict, description="site defaults for rack budgets (air_cooled_limit_kw, cables_max)"
+    )
 
 
 class Planning(Strict):
@@ -39,6 +42,17 @@ class Planning(Strict):
     )
     scaleup_to_scaleout_floor: PositiveFloat | None = Field(
         None, description="error (not a warning) when scale-up is below this multiple of scale-out"
+    )
+    ratio_tolerance: Annotated[float, Field(ge=0, le=1)] = Field(
+        0.1,
+        description="warn when a tier's designed down:up ratio departs from the declared one by more than this fraction "
+        "(either direction; rounding to whole ports never warns)",
+    )
+    upper_tiers_nonblocking: bool = Field(
+        True, description="warn when a tier above the leaves is oversubscribed (the seeds' rule: upper tiers stay 1:1)"
+    )
+    port_utilisation_min: Annotated[float, Field(ge=0, le=1)] = Field(
+        0.5, description="warn when a scale-out switch role uses less than this fraction of its data ports"
     )
 
 
