@@ -60,3 +60,46 @@ def local_tiers(f: Fabric, name: str, links: FabricLinks) -> dict[int, int]:
     members = set(links.a) | set(links.b)
     own = any(devices[i].group == name for i in members)
     return {i: devices[i].tier if (not own or devices[i].group == name) else 0 for i in members}
+
+
+@dataclass(frozen=True, slots=True)
+class RoleUse:
+    """The data ports of one switch role of a fabric: the design's, and those cabled now."""
+
+    role: str
+    switches: int
+    radix: int  # data ports of the role's model (the largest, where models differ)
+    planned: int | None  # ports each switch uses at the planned size (builder facts), None if not stated
+    used: int  # link ends on the role's switches in this fabric, now
+    total: int  # data ports of the role's switches
+
+    @property
+    def design_fraction(self) -> float | None:
+        return self.planned / self.radix if self.planned is not None and self.radix else None
+
+    @property
+    def used_fraction(self) -> float:
+        return self.used / self.total if self.total else 0.0
+
+
+def port_use(f: Fabric, name: str) -> list[RoleUse]:
+    """Per switch role of a fabric (devices it built, tier > 0), its data-port use: one bincount
+    over the fabric's links."""
+    import numpy as np
+
+    t = f.links
+    arr = t.arrays()
+    mine = np.array([spec.fabric == name for spec in t.specs], dtype=bool)[arr.spec] if t.specs else np.zeros(0, bool)
+    ends = np.bincount(np.concatenate((arr.a[mine], arr.b[mine])), minlength=len(f.devices))
+    planned = (f.facts.get(name) or {}).get("ports_planned") or {}
+    by_role: dict[str, list] = {}
+    for d in f.devices:
+        if d.group != name or d.tier == 0:
+            continue
+        radix = f.models[d.model].port_count("data")
+        acc = by_role.setdefault(d.role, [0, 0, 0, 0])
+        acc[0] += 1
+        acc[1] = max(acc[1], radix)
+        acc[2] += int(ends[d.index])
+        acc[3] += radix
+    return [RoleUse(role, n, radix, planned.get(role), used, total) for role, (n, radix, used, total) in sorted(by_role.items())]

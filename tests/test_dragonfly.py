@@ -217,8 +217,8 @@ def test_growth_with_absolute_arrangement_keeps_existing_cables() -> None:
     assert cables(small) < cables(full)
 
 
-def test_multi_nic_hosts_take_consecutive_terminal_ports() -> None:
-    f = built(dragonfly(nics=2)).fabric
+def test_multi_nic_hosts_take_consecutive_terminal_ports_when_asked() -> None:
+    f = built(dragonfly(nics=2, extra="    terminal_order: consecutive\n")).fabric
     checked = 0
     for link in f.links_of("df"):
         host = f.devices[link.a]
@@ -230,6 +230,39 @@ def test_multi_nic_hosts_take_consecutive_terminal_ports() -> None:
         assert (router.coord("group"), router.coord("router")) == (t // 8, (t % 8) // 2)
         checked += 1
     assert checked == 4 * 2 * (4 * 2 + 1)  # a * p * (a * h + 1) terminal ports, two per host
+    assert f.facts["df"]["terminal_order"] == "consecutive"
+
+
+def test_multi_nic_hosts_are_rail_aligned_by_default() -> None:
+    """2 NICs per host, a = 4 routers per group: routers 0-1 of a group carry NIC 0 (rail 0) of the
+    group's 4 hosts, routers 2-3 NIC 1; p = 2 hosts per router. By hand, host i (4 per group) NIC r:
+    group i // 4, router r * 2 + (i % 4) // 2, terminal port i % 2."""
+    f = built(dragonfly(nics=2)).fabric
+    assert f.facts["df"]["terminal_order"] == "rail-aligned"
+    rails_of: dict[int, set[int]] = {}
+    checked = 0
+    for link in f.links_of("df"):
+        host = f.devices[link.a]
+        if host.role != "node":
+            continue
+        nic = f.layouts[host.model].ports_of("data").index(link.a_port)
+        i = host.coord("index")
+        router = f.devices[link.b]
+        assert (router.coord("group"), router.coord("router")) == (i // 4, nic * 2 + (i % 4) // 2)
+        assert f.layouts[router.model].ports_of("data").index(link.b_port) == i % 2
+        rails_of.setdefault(router.index, set()).add(nic)
+        checked += 1
+    assert checked == 4 * 2 * (4 * 2 + 1)
+    assert all(len(r) == 1 for r in rails_of.values())  # every router carries one rail
+
+
+def test_rail_aligned_when_impossible_is_an_error_with_the_fix() -> None:
+    c = compile_text(dragonfly(p=2, a=3, h=2, nics=2, hosts=3 * 2 * 7 // 2, extra="    terminal_order: rail-aligned\n"))
+    [e] = [x for x in c.findings if x.severity is Severity.ERROR]
+    assert e.rule == "rails" and e.path[-1] == "terminal_order" and "multiple of 2" in e.hint
+    # Left to the default, the same design falls back to consecutive terminals.
+    ok = built(dragonfly(p=2, a=3, h=2, nics=2, hosts=3 * 2 * 7 // 2))
+    assert ok.fabric.facts["df"]["terminal_order"] == "consecutive"
 
 
 def test_tampered_fabric_fails_the_pair_check(balanced: Compiled) -> None:

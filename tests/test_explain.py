@@ -138,8 +138,9 @@ def test_deployment_totals_from_the_fabric(small_ib):
 def test_management_is_reported_with_local_tiers(small_ib):
     mgmt = _fabric(_report(small_ib), "mgmt")
     # leaves and spines are endpoints of the management network, not its switches
-    assert [t["role"] for t in mgmt["switches"]["tiers"]] == ["mgmt", "mgmt-agg"]
-    assert mgmt["endpoints"]["devices"] == sum(1 for d in small_ib.fabric.devices if d.role not in ("mgmt", "mgmt-agg"))
+    assert [t["role"] for t in mgmt["switches"]["tiers"]] == ["mgmt", "mgmt-agg", "mgmt-oob"]
+    switches = ("mgmt", "mgmt-agg", "mgmt-oob")
+    assert mgmt["endpoints"]["devices"] == sum(1 for d in small_ib.fabric.devices if d.role not in switches)
     assert mgmt["bisection"]["method"] == "not-applicable"
     assert mgmt["oversubscription"] is None
 

@@ -498,4 +498,10 @@ def _facts(
         "max_endpoint_ports": max_leaves * plan.leaf.down,
         "leaf_up_ports": list(leaf_up_ports),
         "spine_up_ports": list(spine_up_ports),
+        # Data ports each switch uses at the planned size (grow_to_sus included): the design, not the fill.
+        "ports_planned": {
+            "leaf": plan.leaf_used + plan.leaf.up,
+            "spine": plan.spine_used + plan.spine.up if plan.tiers == 3 else plan.planned_sus * plan.leaves_per_su * plan.p1,
+            **({"core": plan.planned_pods * plan.p2} if plan.tiers == 3 else {}),
+        },
     }

@@ -35,7 +35,11 @@ def builtin_data() -> dict[str, Any]:
         devices[name] = entry
     for name, physical in load("physical.yaml").items():
         if name in devices and "physical" not in devices[name]:
-            devices[name] = {**devices[name], "physical": physical}
+            physical = dict(physical)
+            # Ports only the facility uses (a switch's serial console), appended after the
+            # device's own ports so that no existing port index moves.
+            extra = physical.pop("extra_ports", [])
+            devices[name] = {**devices[name], "physical": physical, "ports": list(devices[name]["ports"]) + extra}
     return {"devices": devices, "media": load("media.yaml"), "facility": facility["site"]}
 
 

@@ -31,4 +31,18 @@ def run_checks(ctx: CheckContext) -> list[Finding]:
 
 
 # Registration: importing a check module registers it (kept last: they import CHECKS).
-from . import clos, cxl, dragonfly, management, names, oversubscription, ports, rackspace, reach, scaleup  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    clos,
+    cxl,
+    dragonfly,
+    management,
+    names,
+    oversubscription,
+    ports,
+    racks,
+    rackspace,
+    reach,
+    scaleup,
+    services,
+    utilisation,
+)

@@ -27,6 +27,7 @@ class DragonflyEndpoint(Strict):
     """
 
     group: Name
+    ports: Literal["data", "storage", "inband"] = Field("data", description="which of the devices' ports attach")
 
 
 class GroupPlacement(Strict):
@@ -73,6 +74,12 @@ class _GroupedFabric(Strict):
         description="plan the global links for this many groups, so adding groups later never re-cables; default: groups",
     )
     arrangement: Arrangement = Field("absolute", description="how group ports map to peer groups (absolute, relative, circulant)")
+    terminal_order: Literal["rail-aligned", "consecutive"] | None = Field(
+        None,
+        description="how endpoint NICs take terminal ports: rail-aligned (NIC r of every node on the switches of rail r) "
+        "or consecutive (a node's NICs on consecutive ports); default rail-aligned where the switches per group "
+        "divide by the NICs per node",
+    )
     endpoints: list[DragonflyEndpoint] = Field(min_length=1)
     media: MediaPolicy | None = None
 
