@@ -42,4 +42,4 @@ def render_all(ctx: RenderContext, only: list[str] | None = None) -> tuple[Artif
 
 
 # Registration: importing a renderer module registers it (kept last: they import RENDERERS).
-from . import bom, cabling, connectors, diagram  # noqa: E402,F401
+from . import bom, cabling, connectors, diagram, elevation  # noqa: E402,F401
