@@ -103,3 +103,60 @@ def port_use(f: Fabric, name: str) -> list[RoleUse]:
         acc[2] += int(ends[d.index])
         acc[3] += radix
     return [RoleUse(role, n, radix, planned.get(role), used, total) for role, (n, radix, used, total) in sorted(by_role.items())]
+
+
+@dataclass(frozen=True, slots=True)
+class RailAlignment:
+    """Which NIC positions (a port's place among its device's ports of that role) land on each
+    switch of a fabric that endpoints attach to: rail-aligned when each switch takes one."""
+
+    rails: int  # NICs per endpoint device (the most any has)
+    switches: int  # switches with endpoints on them
+    single: int  # of those, the ones that take one NIC position only
+    example: tuple[str, tuple[int, ...]] | None  # a switch that takes several, and which
+
+    @property
+    def aligned(self) -> bool:
+        return self.rails > 1 and self.single == self.switches
+
+
+def rail_alignment(f: Fabric, name: str) -> RailAlignment | None:
+    """None when the fabric has no endpoints with more than one port on it."""
+    t = f.links
+    devices = f.devices
+    nic_of: dict[str, dict[int, int]] = {}  # model -> port -> its place among the ports of its role
+
+    def position(model: str, port: int) -> int:
+        table = nic_of.get(model)
+        if table is None:
+            layout = f.layouts[model]
+            table = nic_of[model] = {}
+            for role in set(layout.port_roles):
+                for k, p in enumerate(layout.ports_of(role)):
+                    table[p] = k
+        return table[port]
+
+    ends: dict[int, list[tuple[int, int]]] = {}  # endpoint -> (switch, NIC position) of each of its links
+    specs = t.specs
+    for a, a_port, b, b_port, s in zip(t.a, t.a_port, t.b, t.b_port, t.spec):
+        if specs[s].fabric != name:
+            continue
+        da, db = devices[a], devices[b]
+        if da.group == name and db.group != name:
+            a, a_port, b, b_port, da, db = b, b_port, a, a_port, db, da
+        if db.group != name or da.group == name or db.tier == 0:
+            continue  # not an endpoint-to-switch link
+        ends.setdefault(a, []).append((b, position(da.model, a_port)))
+    rails = max((len(v) for v in ends.values()), default=0)
+    if rails < 2:
+        return None
+    # Only the endpoints with a port on every rail (the nodes): a service endpoint's 2 ports (a
+    # UFM on the top ports of two rails' leaves) are not rail traffic.
+    per_switch: dict[int, set[int]] = {}
+    for links in ends.values():
+        if len(links) == rails:
+            for sw, nic in links:
+                per_switch.setdefault(sw, set()).add(nic)
+    several = sorted((sw for sw, nics in per_switch.items() if len(nics) > 1))
+    example = (devices[several[0]].name, tuple(sorted(per_switch[several[0]]))) if several else None
+    return RailAlignment(rails, len(per_switch), len(per_switch) - len(several), example)

@@ -138,8 +138,9 @@ def test_deployment_totals_from_the_fabric(small_ib):
 def test_management_is_reported_with_local_tiers(small_ib):
     mgmt = _fabric(_report(small_ib), "mgmt")
     # leaves and spines are endpoints of the management network, not its switches
-    assert [t["role"] for t in mgmt["switches"]["tiers"]] == ["mgmt", "mgmt-agg", "mgmt-oob"]
-    switches = ("mgmt", "mgmt-agg", "mgmt-oob")
+    # rack switches and console servers, the aggregation, and the OOB switch that manages the aggregation
+    assert [t["role"] for t in mgmt["switches"]["tiers"]] == ["console/mgmt", "mgmt-agg", "mgmt-oob"]
+    switches = ("mgmt", "console", "mgmt-agg", "mgmt-oob")
     assert mgmt["endpoints"]["devices"] == sum(1 for d in small_ib.fabric.devices if d.role not in switches)
     assert mgmt["bisection"]["method"] == "not-applicable"
     assert mgmt["oversubscription"] is None
@@ -183,12 +184,13 @@ def test_cli_json_is_stable_and_complete():
     doc = json.loads(first.output)
     assert set(doc) == {"file", "stage", "exit_code", "findings", "report"}
     report = doc["report"]
-    assert set(report) == {"blueprint", "totals", "fabrics"}
+    assert set(report) == {"blueprint", "totals", "fabrics", "racks"}
     assert [f["name"] for f in report["fabrics"]] == ["ib", "mgmt"]
     keys = {"name", "kind", "endpoints", "switches", "cables", "bisection", "oversubscription", "growth"}
-    keys |= {"power_w", "relative_cost", "notes", "facts", "section"}
+    keys |= {"power_w", "relative_cost", "notes", "facts", "section", "port_use"}
+    sections = {"ib": {"sizing", "rails"}, "mgmt": set()}
     for fabric in report["fabrics"]:
-        assert set(fabric) == keys
+        assert set(fabric) == keys | sections[fabric["name"]]
         assert set(fabric["bisection"]) == {"gbps", "method", "detail"}
 
 

@@ -224,6 +224,7 @@ def _console_servers(ctx: BuildContext, spec: Management, path: tuple, switch_u:
             slot=0,
             origin=path + ("console",),
             coords=(("rack", rack.name),),
+            tier=1,  # an access device of the management network, beside the rack switch
             at=(rack_index, u),
         ).index
     return out

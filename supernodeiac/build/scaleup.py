@@ -120,11 +120,42 @@ def build_switched(ctx: BuildContext, spec: SwitchedDomain, path: tuple) -> None
     _build_one_level(ctx, spec, path, _SWITCHED, spec.compute_tray, spec.switch_tray, spec.compute_trays, spec.switch_trays)
 
 
-def _spread_hint(form: _Form, links: int, chips: int, n: int, acc: int, ports: int) -> str:
-    valid = [m for m in range(1, links + 1) if links % (m * chips) == 0 and n * acc * (links // (m * chips)) <= ports]
+def _spread_hint(
+    ctx: BuildContext, form: _Form, links: int, chips: int, n: int, acc: int, ports: int, m: int, switch: str
+) -> str:
+    """Fixes that work: every accelerator spreads its L links evenly over M boards x C chips only
+    when L is a multiple of M x C, and the chips need N x A x L / (M x C) ports. So: another board
+    count (when one divides L and fits), a compute board whose link count is a multiple of M x C,
+    or a switch board whose chip count divides L. Nothing is suggested that still fails."""
+
+    def fits(boards: int, c: int, r: int) -> bool:
+        return links % (boards * c) == 0 and n * acc * (links // (boards * c)) <= r
+
+    valid = [b for b in range(1, links + 1) if fits(b, chips, ports)]
     if valid:
         return f"{form.m_key}: one of {', '.join(map(str, valid))} spreads {links} links evenly over {chips}-chip boards"
-    return f"no {form.m_key} count works with {n} {form.n_key}: use fewer {form.n_key} or a switch board with more ports per chip"
+    step = m * chips
+    lower, upper = (links // step) * step, (links // step + 1) * step
+    counts = [x for x in (lower, upper) if x > 0 and n * acc * (x // step) <= ports]
+    hints = [
+        f"links per accelerator must be a multiple of {form.m_key} x chips per board; {links} is a multiple of no "
+        f"count of {chips}-chip boards that fits"
+    ]
+    if counts:
+        hints.append(f"a {form.compute_key} with {' or '.join(map(str, counts))} links per accelerator ({m} x {chips} chips)")
+    others = []
+    for name, model in sorted(ctx.catalogue.devices.items()):
+        c = model.switch_chips
+        if name == switch or model.kind != "switch-board" or c is None:
+            continue
+        boards = [b for b in range(1, links + 1) if fits(b, c.count, c.ports_per_chip)]
+        if boards:
+            others.append(f"{name} ({c.count} chips; {form.m_key} {', '.join(map(str, boards[:4]))})")
+    if others:
+        hints.append(f"a {form.switch_key} whose chip count divides {links}: " + ", ".join(others))
+    if not counts and not others:
+        hints.append(f"fewer {form.n_key}, or a {form.switch_key} with more ports per chip")
+    return "; ".join(hints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +300,7 @@ def _build_one_level(
             "scaleup-spread",
             f"{links} links per {acc.model} cannot spread evenly over {m} {form.m_key} x {c_count} chips = {m * c_count} chips",
             path + (form.m_key,),
-            _spread_hint(form, links, c_count, n, a_count, ports),
+            _spread_hint(ctx, form, links, c_count, n, a_count, ports, m, switch),
         )
     spread = Spread(m, c_count, links)
     k = spread.per_chip
@@ -280,7 +311,8 @@ def _build_one_level(
             f"each {sm.switch_chips.model or 'switch'} chip needs {n * a_count * k} ports ({n} {form.n_key} x {a_count} "
             f"accelerators x {k} link(s)); {switch} chips have {ports}",
             path + (form.n_key,),
-            f"at most {most} {form.n_key} with {m} {form.m_key}; or " + _spread_hint(form, links, c_count, n, a_count, ports),
+            f"at most {most} {form.n_key} with {m} {form.m_key}; or "
+            + _spread_hint(ctx, form, links, c_count, n, a_count, ports, m, switch),
         )
 
     policy_path = path + ("media",) if spec.media else ("media",)

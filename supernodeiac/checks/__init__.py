@@ -41,6 +41,7 @@ from . import (  # noqa: E402,F401
     ports,
     racks,
     rackspace,
+    rails,
     reach,
     scaleup,
     services,
