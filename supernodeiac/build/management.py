@@ -185,6 +185,7 @@ def _pdus(ctx: BuildContext, spec: Management, path: tuple, occupied: list[int])
     f = ctx.fabric
     model = ctx.model(spec.pdus.model, path + ("pdus", "model"), "pdu")
     shelved = {d.rack for d in f.devices if f.models[d.model].kind == "power-shelf"}
+    ctx.reserve(len(occupied) * spec.pdus.per_rack, path + ("pdus", "per_rack"))  # a typo'd count fails here, at once
     for rack_index in occupied:
         if rack_index in shelved:
             continue
