@@ -47,19 +47,20 @@ K_LEAF = _LEAF.port_count("data")
 NDR_MAX_NODES = K_LEAF**3 // 4 // RAILS  # endpoint ports of a non-blocking 3-tier tree of radix k, per node
 SU_NODES = K_LEAF // 2  # one qm9700 leaf per rail per SU: its k/2 down ports take one NIC of each node
 AGG_PORTS = _AGG.port_count("data")  # for sizing the aggregation layer
-NODES_PER_RACK = 4  # 4 x 8U HGX = 32U and ~41 kW: a liquid- or rear-door-cooled rack
+NODES_PER_RACK = 4  # 4 x 8U HGX = 32U and 40.8 kW: within the 45 kW air-cooled compute budget below
 RACKS_PER_ROW = 32
-LEAVES_PER_RACK = 32  # 1U qm9700, U2-U33
+LEAVES_PER_RACK = 8  # 1U qm9700, U2-U9: 13.8 kW and 512 cable ends, within the network budget below
 MGMT_UPLINKS = 2
-AGG_PER_RACK = 20  # 2U sn4600c, U2-U41
+AGG_PER_RACK = 10  # 2U sn4600c, U2-U21: 640 cable ends per rack at most
 
 
 def _design(nodes: int) -> dict:
     """Switch models and counts of the fat tree, from the Clos builder's own planner."""
+    # Upper-tier switches per rack: no more than 1,024 cable ends and 30 kW (the network budget).
     if nodes <= NDR_MAX_NODES:
-        per_pod, spine, spines_per_rack = K_LEAF // 2, "qm9700", 32
+        per_pod, spine, spines_per_rack = K_LEAF // 2, "qm9700", 8
     else:
-        per_pod, spine, spines_per_rack = 64, "q3400", 10
+        per_pod, spine, spines_per_rack = 64, "q3400", 6
     k_spine = _DEVICES[spine].port_count("data")
     non_blocking = Fraction(1)
     plan = plan_clos(
@@ -102,7 +103,8 @@ def blueprint(nodes: int) -> str:
 
     def row(name: str, racks: int, why: str) -> None:
         nonlocal position
-        rows.append(f"    - {{name: {name}, racks: {racks}, position: {position}}}  # {why}")
+        budget = ", budget: {power_kw: 45}" if why == "compute" else ""
+        rows.append(f"    - {{name: {name}, racks: {racks}, position: {position}{budget}}}  # {why}")
         position += 1
 
     groups: list[str] = []
@@ -140,6 +142,7 @@ site:
   rack_pitch_m: 0.6
   row_pitch_m: 3.0
   tray_height_m: 0.5
+  budget: {{power_kw: 30, cooling: air}}   # network racks; compute rows 45 kW
   rows:
 {chr(10).join(rows)}
 

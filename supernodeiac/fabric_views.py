@@ -121,42 +121,53 @@ class RailAlignment:
 
 
 def rail_alignment(f: Fabric, name: str) -> RailAlignment | None:
-    """None when the fabric has no endpoints with more than one port on it."""
-    t = f.links
+    """None when the fabric has no endpoints with more than one port on it. In bulk (numpy): each
+    endpoint-to-switch link's NIC position read from a per-port table, distinct (switch, NIC) pairs
+    counted per switch."""
+    import numpy as np
+
     devices = f.devices
-    nic_of: dict[str, dict[int, int]] = {}  # model -> port -> its place among the ports of its role
-
-    def position(model: str, port: int) -> int:
-        table = nic_of.get(model)
-        if table is None:
-            layout = f.layouts[model]
-            table = nic_of[model] = {}
-            for role in set(layout.port_roles):
-                for k, p in enumerate(layout.ports_of(role)):
-                    table[p] = k
-        return table[port]
-
-    ends: dict[int, list[tuple[int, int]]] = {}  # endpoint -> (switch, NIC position) of each of its links
-    specs = t.specs
-    for a, a_port, b, b_port, s in zip(t.a, t.a_port, t.b, t.b_port, t.spec):
-        if specs[s].fabric != name:
-            continue
-        da, db = devices[a], devices[b]
-        if da.group == name and db.group != name:
-            a, a_port, b, b_port, da, db = b, b_port, a, a_port, db, da
-        if db.group != name or da.group == name or db.tier == 0:
-            continue  # not an endpoint-to-switch link
-        ends.setdefault(a, []).append((b, position(da.model, a_port)))
-    rails = max((len(v) for v in ends.values()), default=0)
+    t = f.links
+    if not len(t):
+        return None
+    arr = t.arrays()
+    dv = f.device_arrays()
+    mine = np.array([spec.fabric == name for spec in t.specs], dtype=bool)[arr.spec]
+    a, ap, b, bp = arr.a[mine], arr.a_port[mine], arr.b[mine], arr.b_port[mine]
+    own = np.fromiter((d.group == name and d.tier > 0 for d in devices), dtype=bool, count=len(devices))
+    # Orient every link endpoint -> switch of this fabric; drop switch-to-switch links.
+    flip = own[a] & ~own[b]
+    ep = np.where(flip, b, a)
+    ep_port = np.where(flip, bp, ap)
+    sw = np.where(flip, a, b)
+    keep = own[sw] & ~own[ep]
+    ep, ep_port, sw = ep[keep], ep_port[keep], sw[keep]
+    if not len(ep):
+        return None
+    # A port's place among its device's ports of the same role, as a flat table beside dv's rows.
+    positions: list[int] = []
+    for model in dv.models:
+        layout = f.layouts[model]
+        seen: dict[str, int] = {}
+        for role in layout.port_roles:
+            positions.append(seen.get(role, 0))
+            seen[role] = seen.get(role, 0) + 1
+    nic = np.array(positions, dtype=np.int64)[dv.rows(ep, ep_port)]
+    per_endpoint = np.bincount(ep, minlength=len(devices))
+    rails = int(per_endpoint.max())
     if rails < 2:
         return None
     # Only the endpoints with a port on every rail (the nodes): a service endpoint's 2 ports (a
     # UFM on the top ports of two rails' leaves) are not rail traffic.
-    per_switch: dict[int, set[int]] = {}
-    for links in ends.values():
-        if len(links) == rails:
-            for sw, nic in links:
-                per_switch.setdefault(sw, set()).add(nic)
-    several = sorted((sw for sw, nics in per_switch.items() if len(nics) > 1))
-    example = (devices[several[0]].name, tuple(sorted(per_switch[several[0]]))) if several else None
-    return RailAlignment(rails, len(per_switch), len(per_switch) - len(several), example)
+    full = per_endpoint[ep] == rails
+    sw, nic = sw[full], nic[full]
+    pairs = np.unique(sw * rails + nic)
+    switch_of = pairs // rails
+    switches, counts = np.unique(switch_of, return_counts=True)
+    several = switches[counts > 1]
+    example = None
+    if len(several):
+        first = int(several[0])
+        nics = tuple(int(x) for x in pairs[switch_of == first] % rails)
+        example = (devices[first].name, nics)
+    return RailAlignment(rails, len(switches), len(switches) - len(several), example)

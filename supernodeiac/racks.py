@@ -38,6 +38,7 @@ class RackLoad:
     liquid: list[int] = field(default_factory=list)  # devices that need a liquid-cooled rack
     compute_w: float = 0.0  # power of the devices with accelerators
     core: list[int] = field(default_factory=list)  # switches above the leaves of a scale-out fabric
+    supply_w: float = 0.0  # what its power shelves and PDUs deliver (catalogue physical.supply_w)
 
     @property
     def power_kw(self) -> float:
@@ -57,59 +58,101 @@ class Budget:
     path: tuple  # where the budget is declared (the row's, else the site's), for findings
 
 
-def cables_leaving(f: Fabric) -> np.ndarray:
-    """Per device: the cable ends on it whose other end is in another rack (or in none)."""
+def cables_leaving(f: Fabric, rack: np.ndarray | None = None) -> np.ndarray:
+    """Per device: the cable ends on it whose other end is in another rack (or in none).
+    ``rack``: every device's rack index, when the caller has it already."""
     n = len(f.devices)
     t = f.links
     if not len(t) or not n:
         return np.zeros(n, dtype=np.int64)
     arr = t.arrays()
     cable = np.array([spec.kind in CABLE_KINDS for spec in t.specs], dtype=bool)[arr.spec]
-    rack = np.array([d.rack for d in f.devices], dtype=np.int64)
+    if rack is None:
+        rack = np.fromiter((d.rack for d in f.devices), dtype=np.int64, count=n)
     a, b = arr.a[cable], arr.b[cable]
     leaving = rack[a] != rack[b]
     ends = np.concatenate((a[leaving], b[leaving]))
     return np.bincount(ends, minlength=n)
 
 
-def _is_core(d: Device, f: Fabric) -> bool:
-    """A switch above the leaves of a scale-out fabric (spine, core, Dragonfly+ spine)."""
-    facts = f.facts.get(d.group)
-    return d.tier >= 2 and facts is not None and facts.get("kind") in ("fat-tree", "dragonfly-plus")
-
-
 def rack_loads(f: Fabric) -> dict[int, RackLoad]:
-    """Rack index -> its load, for every rack that holds a device."""
-    models = f.models
-    leaving = cables_leaving(f).tolist()
+    """Rack index -> its load, for every rack that holds a device.
+
+    Sums are taken in bulk (numpy, per-model figures indexed by each device's model), so a Fabric
+    of 10^5 devices costs one pass to read their racks and models."""
+    devices = f.devices
+    if not devices:
+        return {}
+    dv = f.device_arrays()
+    models = [f.models[m] for m in dv.models]
+    mid = dv.model
+    core_groups = {g for g, facts in f.facts.items() if facts.get("kind") in ("fat-tree", "dragonfly-plus")}
+    # One pass over the devices for what only they know: rack, units of their own, core switch.
+    cols = np.array(
+        [(d.rack, d.height_u if d.chassis < 0 else 0, d.tier >= 2 and d.group in core_groups) for d in devices],
+        dtype=np.int64,
+    )
+    rack, own_units, core = cols[:, 0], cols[:, 1], cols[:, 2].astype(bool)
+    power_max = np.array([m.power_max_w for m in models], dtype=np.float64)[mid]
+    power_typ = np.array([m.power_typical_w for m in models], dtype=np.float64)[mid]
+    weight_of = np.array([m.weight_kg if m.weight_kg is not None else np.nan for m in models], dtype=np.float64)[mid]
+    liquid = np.array([m.cooling != "air" for m in models], dtype=bool)[mid]
+    compute = np.array([m.accelerators is not None for m in models], dtype=bool)[mid]
+    supply = np.array([(m.physical.supply_w or 0.0) if m.physical else 0.0 for m in models], dtype=np.float64)[mid]
+    leaving = cables_leaving(f, rack)
+
+    placed = np.flatnonzero(rack >= 0)
+    order = placed[np.argsort(rack[placed], kind="stable")]  # device indices by rack, in index order
+    racks_sorted = rack[order]
+    starts = np.flatnonzero(np.concatenate(([True], racks_sorted[1:] != racks_sorted[:-1]))) if len(order) else order
+    bounds = np.concatenate((starts, [len(order)])).astype(np.int64)
+    r_ids = racks_sorted[starts]
+    n = len(r_ids)
+
+    def per_rack(values: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(values[order], starts) if n else np.zeros(0)
+
+    weighed = ~np.isnan(weight_of)
+    sums = {
+        "power_max_w": per_rack(power_max),
+        "power_typical_w": per_rack(power_typ),
+        "weight_kg": per_rack(np.where(weighed, weight_of, 0.0)),
+        "unweighed": per_rack((~weighed).astype(np.int64)),
+        "units": per_rack(own_units),
+        "cables": per_rack(leaving),
+        "compute_w": per_rack(np.where(compute, power_max, 0.0)),
+        "supply_w": per_rack(supply),
+    }
+    lists = {key: {k: v for k, v in zip(r_ids.tolist(), sums[key].tolist(), strict=True)} for key in sums}
+    # The few flagged devices, by rack (index order, as in the members list).
+    flagged: dict[str, dict[int, list[int]]] = {"liquid": {}, "core": {}}
+    for key, mask in (("liquid", liquid), ("core", core)):
+        for i in np.flatnonzero(mask & (rack >= 0)).tolist():
+            flagged[key].setdefault(int(rack[i]), []).append(i)
     out: dict[int, RackLoad] = {}
     racks = f.racks
-    for d in f.devices:
-        if d.rack < 0:
-            continue
-        load = out.get(d.rack)
-        if load is None:
-            r = racks[d.rack]
-            load = out[d.rack] = RackLoad(d.rack, r.name, r.row)
-        m = models[d.model]
-        load.devices.append(d.index)
-        load.power_max_w += m.power_max_w
-        load.power_typical_w += m.power_typical_w
-        w = m.weight_kg
-        if w is None:
-            load.unweighed += 1
-        else:
-            load.weight_kg += w
-        if d.chassis < 0:
-            load.units += d.height_u
-        load.cables += leaving[d.index]
-        if m.cooling != "air":
-            load.liquid.append(d.index)
-        if m.accelerators is not None:
-            load.compute_w += m.power_max_w
-        if _is_core(d, f):
-            load.core.append(d.index)
-    return dict(sorted(out.items()))
+    ordered = order.tolist()
+    for k, r in enumerate(r_ids.tolist()):
+        lo, hi = int(bounds[k]), int(bounds[k + 1])
+        members = ordered[lo:hi]
+        info = racks[r]
+        out[r] = RackLoad(
+            r,
+            info.name,
+            info.row,
+            members,
+            lists["power_max_w"][r],
+            lists["power_typical_w"][r],
+            lists["weight_kg"][r],
+            int(lists["unweighed"][r]),
+            int(lists["units"][r]),
+            int(lists["cables"][r]),
+            flagged["liquid"].get(r, []),
+            lists["compute_w"][r],
+            flagged["core"].get(r, []),
+            lists["supply_w"][r],
+        )
+    return out
 
 
 def budgets(blueprint: Blueprint, catalogue: Catalogue) -> dict[str, Budget]:

@@ -4,9 +4,10 @@ aggregation switches (consecutive uplinks of a rack reach different ones).
 
 Around it, as declared:
 
-* **the aggregation switches' own management ports** go to an out-of-band switch of their own
-  (``mgmt-oob-01``, just above the last aggregation switch), never to a rack switch that uplinks
-  through them: a switch is never managed through itself;
+* **the aggregation switches' own management ports** go to out-of-band switches of their own
+  (``mgmt-oob-01``.., as many as their ports need, stacked just above the last aggregation switch
+  or at ``aggregation.oob_placement``), never to a rack switch that uplinks through them: a switch
+  is never managed through itself;
 * **console servers** (``console:``): one in every rack that has console ports, just below the rack
   switch; every console port of the rack is cabled to it, bottom up, and its management port to the
   rack switch;
@@ -35,7 +36,7 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
     chooser = ctx.chooser(spec.media, policy_path)
     u = spec.u or site.rack_units - sw_model.height_u + 1
 
-    aggs, oob = _aggregation(ctx, spec, path)
+    aggs, oobs = _aggregation(ctx, spec, path)
     occupied = sorted({d.rack for d in f.devices if d.rack >= 0})
     _pdus(ctx, spec, path, occupied)
     consoles = _console_servers(ctx, spec, path, u)
@@ -76,35 +77,32 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
         ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path)
         if aggs:
             _uplink(ctx, spec, path, sw.index, rack_index, uplinks, aggs, agg_ports, chooser)
-    if oob is not None:
-        # The aggregation switches' management ports: to the OOB switch, whose forwarding does not
-        # depend on them (its own management port is cabled in its rack like any device's).
-        oob_ports = f.layouts[f.devices[oob].model].ports_of("data")
+    if oobs:
+        # The aggregation switches' management ports: to the OOB switches, whose forwarding does not
+        # depend on them (their own management ports are cabled in their racks like any device's).
         ends = [(agg, port) for agg in aggs for port in f.layouts[f.devices[agg].model].ports_of("mgmt")]
-        if len(ends) > len(oob_ports):
-            raise ctx.fail(
-                "port-budget",
-                f"{len(ends)} aggregation management ports do not fit the OOB switch's {len(oob_ports)}",
-                path + ("aggregation", "oob_switch"),
-                "a larger oob_switch",
-            )
-        rows = [(dev, port, oob, oob_ports[k]) for k, (dev, port) in enumerate(ends)]
+        rows = []
+        for j, oob in enumerate(oobs):
+            oob_ports = f.layouts[f.devices[oob].model].ports_of("data")
+            chunk = ends[j * len(oob_ports) : (j + 1) * len(oob_ports)]
+            rows += [(dev, port, oob, oob_ports[k]) for k, (dev, port) in enumerate(chunk)]
         ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path + ("aggregation",))
     _cable_consoles(ctx, spec, path, consoles, chooser)
     f.facts["mgmt"] = {
         "kind": "management",
         "rack_switches": len(by_rack),
         "aggregation": len(aggs),
-        "oob_switch": f.devices[oob].name if oob is not None else None,
+        "oob_switches": [f.devices[o].name for o in oobs],
         "uplinks_per_rack": spec.uplinks if aggs else 0,
     }
 
 
-def _aggregation(ctx: BuildContext, spec: Management, path: tuple) -> tuple[list[int], int | None]:
-    """The aggregation switches and the OOB switch that manages them (None without aggregation)."""
+def _aggregation(ctx: BuildContext, spec: Management, path: tuple) -> tuple[list[int], list[int]]:
+    """The aggregation switches and the OOB switches that manage them (none without aggregation):
+    as many as their management ports need, each taking the next aggregation switches in order."""
     agg = spec.aggregation
     if agg is None:
-        return [], None
+        return [], []
     ctx.model(agg.switch, path + ("aggregation", "switch"), "switch")
     oob_model = agg.oob_switch or spec.switch
     ctx.model(oob_model, path + ("aggregation", "oob_switch") if agg.oob_switch else path + ("switch",), "switch")
@@ -123,23 +121,39 @@ def _aggregation(ctx: BuildContext, spec: Management, path: tuple) -> tuple[list
                 tier=2,
             ).index
         )
-    # The OOB switch goes just above the last aggregation switch, in its rack.
+    f = ctx.fabric
+    mgmt_ports = len(f.layouts[agg.switch].ports_of("mgmt")) * agg.count
+    per_oob = len(f.layouts[oob_model].ports_of("data"))
+    if not mgmt_ports:
+        return aggs, []
+    count = -(-mgmt_ports // per_oob) if per_oob else 1
     placement, height = agg.placement, ctx.catalogue.devices[agg.switch].height_u
-    rack, u = ctx.geometry.place(placement, agg.count - 1, height, ctx.placement_path(path + ("aggregation",), placement))
-    u += height + placement.gap_u
-    oob = ctx.add_device(
-        name=ctx.name("mgmt-oob", "mgmt-oob-{index:02d}", path, index=1),
-        role="mgmt-oob",
-        model=oob_model,
-        group="mgmt",
-        placement=None,
-        slot=0,
-        origin=path + ("aggregation",),
-        coords=(("index", 0),),
-        tier=3,
-        at=(rack, u),
-    ).index
-    return aggs, oob
+    where = path + ("aggregation",)
+    if agg.oob_placement is None:
+        # Stacked just above the last aggregation switch, in its rack.
+        rack, u = ctx.geometry.place(placement, agg.count - 1, height, ctx.placement_path(where, placement))
+        u += height + placement.gap_u
+        oob_h = ctx.catalogue.devices[oob_model].height_u
+        spots = [(rack, u + j * oob_h) for j in range(count)]
+    else:
+        spots = [None] * count
+    oobs = []
+    for j, at in enumerate(spots):
+        oobs.append(
+            ctx.add_device(
+                name=ctx.name("mgmt-oob", "mgmt-oob-{index:02d}", path, index=j + 1),
+                role="mgmt-oob",
+                model=oob_model,
+                group="mgmt",
+                placement=agg.oob_placement,
+                slot=j,
+                origin=where,
+                coords=(("index", j),),
+                tier=3,
+                at=at,
+            ).index
+        )
+    return aggs, oobs
 
 
 def _uplink(

@@ -96,8 +96,8 @@ def _limits(f: Fabric, load: RackLoad, b: Budget, units: int) -> Iterator[Findin
             where,
             "fewer devices per rack (placement per_rack)",
         )
-    supply = sum(f.models[f.devices[i].model].physical.supply_w or 0 for i in load.devices if _supplies(f, i))
-    if supply and load.power_max_w > supply:
+    supply = load.supply_w
+    if supply and load.power_max_w > supply + 1e-9:
         text, where = _contributors(f, load)
         yield error(
             "rack-feed",
@@ -153,8 +153,3 @@ def _limits(f: Fabric, load: RackLoad, b: Budget, units: int) -> Iterator[Findin
             where,
             "spread the switches over more racks (placement per_rack), or declare budget.cables_max for denser racks",
         )
-
-
-def _supplies(f: Fabric, i: int) -> bool:
-    m = f.models[f.devices[i].model]
-    return m.physical is not None and m.physical.supply_w is not None

@@ -19,6 +19,11 @@ class Aggregation(Strict):
         description="catalogue switch that takes the aggregation switches' own management ports (an out-of-band "
         "path that does not run through them); default: the rack switch model",
     )
+    oob_placement: Placement | None = Field(
+        None,
+        description="where the OOB switches go (one per oob_switch's worth of aggregation switches); "
+        "default: stacked just above the last aggregation switch",
+    )
 
 
 class Consoles(Strict):
