@@ -196,6 +196,8 @@ def test_dragonfly_plus_group_to_group_ratio_by_hand():
     assert (g["to_one_group"], g["uniform"]) == ("1:4", "1:0.8")
     assert dfp["oversubscription"]["end_to_end"] == "1:1"
     assert "group to group" in to_text(_report(c))
+    [size] = [x for x in c.findings if x.rule == "dragonfly-size"]  # the check says it too
+    assert "group to group under minimal routing 1:4 towards one other group, 1:0.8 uniform" in size.message
 
 
 def test_dragonfly_group_to_group_ratio_by_hand():

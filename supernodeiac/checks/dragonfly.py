@@ -11,7 +11,8 @@ the builder, which cannot cable ports that do not exist; here the built Fabric i
   (Dragonfly+);
 * ``dragonfly-balance``: a warning when a != 2p or a != 2h, saying which side has more ports
   than the balanced design and by how much;
-* ``dragonfly-size``: an info line with the design figures and free global ports.
+* ``dragonfly-size``: an info line with the design figures, free global ports, and the
+  group-to-group ratios under minimal routing (``sections.dragonfly.group_ratios``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from ..fabric import Fabric
 from ..findings import Finding, error, info, warning
+from ..sections.dragonfly import group_ratios
 from . import CHECKS, CheckContext
 
 KINDS = ("dragonfly", "dragonfly-plus")
@@ -208,4 +210,28 @@ def check_size(ctx: CheckContext) -> Iterator[Finding]:
                 f"; {free} of {facts['global_ports_per_group']} global ports per group left free "
                 f"(more parallel links would unbalance the group pairs)"
             )
+        ratios = group_ratios(facts, *_link_rates(ctx.fabric, name))
+        if ratios is not None:
+            text += (
+                f"; group to group under minimal routing {ratios['to_one_group']} towards one other group, "
+                f"{ratios['uniform']} uniform"
+            )
         yield info("dragonfly-size", text, ("scaleout", i))
+
+
+def _link_rates(f: Fabric, name: str) -> tuple[float, float]:
+    """Gb/s of a terminal link and of a switch-to-switch link of one fabric (the first of each in
+    its specs: a fabric's specs are few, and each kind of link has one rate)."""
+    t = f.links
+    devices = f.devices
+    terminal = switch = 0.0
+    for i in t.indices_of(name):
+        a, b = devices[t.a[i]], devices[t.b[i]]
+        gbps = t.specs[t.spec[i]].gbps
+        if not terminal and (a.tier == 0) != (b.tier == 0):
+            terminal = gbps
+        elif not switch and a.tier > 0 and a.tier == b.tier and a.coord("group") != b.coord("group"):
+            switch = gbps
+        if terminal and switch:
+            break
+    return terminal, switch

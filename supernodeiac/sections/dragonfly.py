@@ -21,28 +21,17 @@ from ..explain import SECTIONS, FabricStats, Inputs
 from ..figures import rounded
 
 
-def group_ratios(s: FabricStats) -> dict[str, Any] | None:
-    facts = s.facts
+def group_ratios(facts: dict, terminal_gbps: float, global_gbps: float) -> dict[str, Any] | None:
+    """The two ratios from the builder's facts and the rates of a terminal and a global link."""
     g, m = int(facts.get("g", 0)), int(facts.get("global_parallel", 0))
-    if g < 2 or not m:
+    if g < 2 or not m or not terminal_gbps or not global_gbps:
         return None
-    terminal_links = sum(v[0] for (lo, _hi, _m), v in s.bundles.items() if lo == 0)
-    if not terminal_links:
-        return None
-    terminal_rate = s.tier_gbps(0, 1) / terminal_links
     if facts["kind"] == "dragonfly":
         per_group_ports = int(facts["a"]) * int(facts["p"])
-        top = 1  # local and global links both join routers (tier 1)
     else:
         per_group_ports = int(facts["leaves_per_group"]) * int(facts["leaf_down"])
-        top = 2  # global links join spines
-    same_tier = [(k, v) for k, v in s.bundles.items() if k[0] == k[1] == top]
-    count = sum(v[0] for _, v in same_tier)
-    if not count:
-        return None
-    global_rate = sum(v[1] for _, v in same_tier) / count  # one port group: local and global links run at one rate
-    injection = per_group_ports * terminal_rate
-    pair = m * global_rate
+    injection = per_group_ports * terminal_gbps
+    pair = m * global_gbps
     to_one = Fraction(injection / pair).limit_denominator(1000)
     uniform = Fraction(injection * (g - 1) / g / (pair * (g - 1))).limit_denominator(1000)
     return {
@@ -56,8 +45,21 @@ def group_ratios(s: FabricStats) -> dict[str, Any] | None:
     }
 
 
+def _rates(s: FabricStats) -> tuple[float, float]:
+    """Gb/s of a terminal link and of a global link, from the fabric's tier bundles (local and
+    global links share one port group, so one rate)."""
+    top = 1 if s.kind == "dragonfly" else 2  # Dragonfly routers are tier 1; Dragonfly+ globals join spines
+    terminal = [v for (lo, _hi, _m), v in s.bundles.items() if lo == 0]
+    same = [v for (lo, hi, _m), v in s.bundles.items() if lo == hi == top]
+    t_count, s_count = sum(v[0] for v in terminal), sum(v[0] for v in same)
+    return (
+        sum(v[1] for v in terminal) / t_count if t_count else 0.0,
+        sum(v[1] for v in same) / s_count if s_count else 0.0,
+    )
+
+
 def _section(inp: Inputs, s: FabricStats, report: dict[str, Any]) -> None:
-    found = group_ratios(s)
+    found = group_ratios(s.facts, *_rates(s))
     if found is None:
         return
     report["group_to_group"] = found
