@@ -305,6 +305,12 @@ def _more_groups(want: int, switches: int, h: int, label_s: str, label_h: str, r
     return out
 
 
+def _last_gbps(ctx: BuildContext) -> float:
+    """Gb/s of the link just added (a loop's links share one rate: one pair of port groups)."""
+    t = ctx.fabric.links
+    return t.specs[t.spec[-1]].gbps if len(t) else 0.0
+
+
 def _group_switches(
     ctx: BuildContext,
     path: tuple,
@@ -416,6 +422,7 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
     data = f.layouts[spec.router].ports_of("data")
     term, local, glob = data[:p], data[p : p + a - 1], data[p + a - 1 : used]
     _attach_endpoints(ctx, name, endpoints, routers, a, term, order, chooser, path)
+    terminal_gbps = _last_gbps(ctx)
     # Router r's local port towards r2 (> r) is r2 - 1; r2's towards r (< r2) is r. The same
     # (r, port, r2, port) for every group, so listed once.
     pairs = [(r, local[r2 - 1], r2, local[r]) for r in range(a) for r2 in range(r + 1, a)]
@@ -426,9 +433,12 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         origin=path,
     )
     _wire_globals(ctx, name, routers, a, h, glob, plan, g, chooser, path)
+    global_gbps = _last_gbps(ctx) if plan.parallel and g > 1 else 0.0
 
     f.facts[name] = {
         "kind": "dragonfly",
+        "terminal_gbps": terminal_gbps,
+        "global_gbps": global_gbps,
         "transport": spec.transport,
         "router": spec.router,
         "radix": k,
@@ -548,6 +558,7 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
     down, up = leaf_data[:d], leaf_data[d : d + u]
     spine_down, glob = spine_data[: leaves * p1], spine_data[leaves * p1 : leaves * p1 + h]
     _attach_endpoints(ctx, name, endpoints, leaf_ids, leaves, down, order, chooser, path)
+    terminal_gbps = _last_gbps(ctx)
     # Leaf x of group j sends up-port m to spine m // p1 of its group, on that spine's port x * p1 + m mod p1.
     ups = [
         (leaf_ids[j * leaves + x], up[m], spine_ids[j * spines + m // p1], spine_down[x * p1 + m % p1])
@@ -557,9 +568,12 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
     ]
     ctx.add_link_rows(name, ups, chooser=chooser, origin=path)
     _wire_globals(ctx, name, spine_ids, spines, h, glob, plan, g, chooser, path)
+    global_gbps = _last_gbps(ctx) if plan.parallel and g > 1 else 0.0
 
     f.facts[name] = {
         "kind": "dragonfly-plus",
+        "terminal_gbps": terminal_gbps,
+        "global_gbps": global_gbps,
         "transport": spec.transport,
         "leaf_switch": leaf_name,
         "spine_switch": spine_name,

@@ -210,7 +210,7 @@ def check_size(ctx: CheckContext) -> Iterator[Finding]:
                 f"; {free} of {facts['global_ports_per_group']} global ports per group left free "
                 f"(more parallel links would unbalance the group pairs)"
             )
-        ratios = group_ratios(facts, *_link_rates(ctx.fabric, name))
+        ratios = group_ratios(facts, facts.get("terminal_gbps", 0.0), facts.get("global_gbps", 0.0))
         if ratios is not None:
             text += (
                 f"; group to group under minimal routing {ratios['to_one_group']} towards one other group, "
@@ -218,20 +218,3 @@ def check_size(ctx: CheckContext) -> Iterator[Finding]:
             )
         yield info("dragonfly-size", text, ("scaleout", i))
 
-
-def _link_rates(f: Fabric, name: str) -> tuple[float, float]:
-    """Gb/s of a terminal link and of a switch-to-switch link of one fabric (the first of each in
-    its specs: a fabric's specs are few, and each kind of link has one rate)."""
-    t = f.links
-    devices = f.devices
-    terminal = switch = 0.0
-    for i in t.indices_of(name):
-        a, b = devices[t.a[i]], devices[t.b[i]]
-        gbps = t.specs[t.spec[i]].gbps
-        if not terminal and (a.tier == 0) != (b.tier == 0):
-            terminal = gbps
-        elif not switch and a.tier > 0 and a.tier == b.tier and a.coord("group") != b.coord("group"):
-            switch = gbps
-        if terminal and switch:
-            break
-    return terminal, switch
