@@ -37,6 +37,7 @@ def racks_section(inp: Inputs) -> dict[str, Any] | None:
                 "units_max": max(x.units for x in mine),
                 "rack_units": units,
                 "weight_kg_max": rounded(max(x.weight_kg for x in weighed)) if weighed else None,
+                "weight_complete": all(x.unweighed == 0 for x in mine),
                 "cables_max": max(x.cables for x in mine),
                 "cables_limit": b.cables_max,
             }
