@@ -202,3 +202,19 @@ def test_physical_figures_carry_sources():
             assert m.physical.sources, name
     assert cat.devices["qm9700"].power_typical_w == 747 and cat.devices["qm9700"].power_max_w == 1720
     assert cat.devices["nvl-power-shelf"].physical.supply_w == 6 * 5500
+
+
+def test_explain_reports_each_rows_racks_against_the_budget(small_ib):
+    """small-ib row A: 4 racks of 4 HGX (10.2 kW, 130 kg, 8U) + the rack switch (0.1 kW, 1U) + 3 PDUs:
+    40.9 kW of 45, 33U, 520 kg (the switch and PDUs have no catalogue weight)."""
+    from supernodeiac.explain import explain, to_text
+
+    report = explain(small_ib.blueprint, small_ib.catalogue, small_ib.fabric)
+    racks = report["racks"]
+    rows = {r["row"]: r for r in racks["rows"]}
+    a = rows["A"]
+    assert (a["racks"], a["power_kw_max"], a["budget_kw"], a["cooling"], a["units_max"]) == (4, 40.9, 45, "air", 33)
+    assert (a["weight_kg_max"], a["weight_complete"]) == (520, False)
+    assert racks["racks"] == 6 and racks["declared"]
+    assert racks["power_kw_max"] == pytest.approx(sum(x.power_max_w for x in rack_loads(small_ib.fabric).values()) / 1000)
+    assert "row A: 4 racks, heaviest 40.9 of 45 kW air, up to 33 of 48U" in to_text(report)
