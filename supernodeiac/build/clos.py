@@ -18,7 +18,9 @@ leaves every existing cable where it is:
 ``p1``/``p2`` (parallel links per leaf-spine / spine-core pair) are the largest divisors of the
 up-port count that still let the planned size (``grow_to_sus``) fit the upper switch, so every
 leaf reaches every spine of its pod, and every spine every core of its plane, with the same
-number of links, and the fewest upper switches do it.
+number of links, and the fewest upper switches do it. The up-port counts themselves follow the
+down ports in use in the planned SU / pod (or an explicit ``uplinks:``): ``build/clos_plan.py``
+explains the choice.
 """
 
 from __future__ import annotations
@@ -478,7 +480,7 @@ def _facts(
         "spine_radix": k_spine,
         "spine_down": plan.spine.down,
         "spine_up": plan.spine.up,
-        "spine_down_used": plan.spine_used if plan.tiers == 3 else plan.leaves_per_pod * plan.p1,
+        "spine_down_used": plan.spine_used if plan.tiers == 3 else plan.planned_sus * plan.leaves_per_su * plan.p1,
         "core_radix": plan.core_radix,
         "leaves": plan.leaves,
         "spines": plan.spines,

@@ -217,4 +217,3 @@ def check_size(ctx: CheckContext) -> Iterator[Finding]:
                 f"{ratios['uniform']} uniform"
             )
         yield info("dragonfly-size", text, ("scaleout", i))
-
