@@ -60,3 +60,51 @@ def a_end_affixes(template: str) -> tuple[str, str, str] | None:
     if any("{" in lit or "}" in lit for lit, _, _, _ in parts):
         return None  # escaped braces: leave them to str.format
     return parts[0][0], parts[1][0], parts[2][0] if len(parts) == 3 else ""
+
+
+# naming.end_label: the fields of the local end, then the same fields of the far end (far_ + name).
+_DEVICE_FIELDS = ("site", "row", "rack", "u", "device")
+_PORT_FIELDS = ("port", "os_port")
+
+
+def end_label_affixes(template: str) -> tuple[str, str, str, str, str] | None:
+    """``(near_tpl, near_port, far_tpl, far_port, suffix)`` when a naming.end_label template is
+    ``<local device fields and text>{port}<far device fields and text>{far_port}<text>`` (the
+    default is), else None.
+
+    Such a label is ``near[device] + port + far[far device] + far port + suffix``, where ``near``
+    and ``far`` are formatted once per device (with ``near_tpl`` / ``far_tpl``, fields named
+    without ``far_``), so 10^6 labels cost a few concatenations each. ``near_port`` and
+    ``far_port`` say which port name goes in: ``port`` (physical) or ``os_port``.
+    """
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError:
+        return None
+    out: list[str] = []
+    stage = 0  # 0: near device part, 1: far device part, 2: suffix
+    near_port = far_port = ""
+    for literal, name, spec, conv in parts:
+        if "{" in literal or "}" in literal:
+            return None  # escaped braces: leave them to str.format
+        out.append(literal)
+        if name is None:
+            continue
+        field = name[4:] if name.startswith("far_") else name
+        far = name.startswith("far_")
+        if field in _PORT_FIELDS and not spec and not conv:
+            if stage == 0 and not far:
+                near_port, stage = field, 1
+            elif stage == 1 and far:
+                far_port, stage = field, 2
+            else:
+                return None
+            out.append("\0")
+        elif field in _DEVICE_FIELDS and far == (stage == 1) and stage < 2:
+            out.append("{" + field + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}")
+        else:
+            return None
+    if stage != 2:
+        return None
+    near_tpl, far_tpl, suffix = "".join(out).split("\0")
+    return near_tpl, near_port, far_tpl, far_port, suffix

@@ -119,9 +119,7 @@ def validate(files: tuple[str, ...], fmt: str, quiet: bool) -> None:
 
 @main.command(name="render")
 @click.argument("file", type=click.Path())
-@click.option(
-    "-o", "--out", "out", type=click.Path(file_okay=False), default=None, help="output folder (default: out/<blueprint name>)"
-)
+@click.option("-o", "--out", "out", type=click.Path(), default=None, help="output folder (default: out/<blueprint name>)")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="human", show_default=True)
 @click.option("--only", multiple=True, help="render only these outputs (repeatable)")
 @click.option("-q", "--quiet", is_flag=True, help="hide info findings")
@@ -130,6 +128,9 @@ def render_cmd(file: str, out: str | None, fmt: str, only: tuple[str, ...], quie
     from .render import RENDERERS
     from .writer import WriteError, write
 
+    if out == "":
+        click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
+        sys.exit(2)
     compiled = _compile(file)
     if compiled.exit_code != 0:
         _emit([compiled], fmt, quiet)
@@ -145,7 +146,7 @@ def render_cmd(file: str, out: str | None, fmt: str, only: tuple[str, ...], quie
     except Exception as exc:  # noqa: BLE001 - nothing has been written yet
         _internal_error(f"while rendering {file} (nothing written)", exc)
     assert compiled.blueprint is not None
-    target = Path(out) if out else Path("out") / compiled.blueprint.metadata.name
+    target = Path(out) if out is not None else Path("out") / compiled.blueprint.metadata.name
     try:
         write(artifacts, target, compiled.blueprint.metadata.name)
     except (OSError, WriteError) as exc:

@@ -50,7 +50,7 @@ from .fabric_views import links_by_fabric, local_tiers
 from .figures import gbps_text, rounded
 from .model.blueprint import Blueprint
 from .registry import Registry
-from .render.bom import bill_of_materials, link_figures, totals
+from .render.bom import Bom, bill_of_materials, totals
 
 # networkx max-flow is exact but dear: above this many merged device pairs in a connected part
 # (or ten times as many links in the fabric) a fabric without a formula or a builder figure
@@ -87,6 +87,7 @@ class Inputs:
     blueprint: Blueprint
     catalogue: Catalogue
     fabric: Fabric
+    bom: Bom | None = None  # the bill of materials: media power and cost per fabric come from its parts
 
 
 # A section edits the generic report of a fabric of its kind in place: it may set "bisection"
@@ -191,11 +192,9 @@ def _figures(inp: Inputs, s: FabricStats) -> tuple[dict[str, Any], dict[str, Any
     models = inp.fabric.models
     sw = [models[inp.fabric.devices[i].model] for i, t in sorted(s.tiers.items()) if t > 0]
     sw_power, sw_cost = sum(m.power_w for m in sw), sum(m.relative_cost for m in sw)
-    media_power = media_cost = 0.0
-    for (_lo, _hi, medium), (count, _gbps) in sorted(s.bundles.items()):
-        power, cost = link_figures(inp.catalogue, medium)
-        media_power += count * power
-        media_cost += count * cost
+    # Media by orderable part (cable assemblies, modules per occupied cage, fibre cords).
+    bom = inp.bom if inp.bom is not None else bill_of_materials(inp.catalogue, inp.fabric)
+    media_power, media_cost = bom.media_power_w(s.name), bom.media_cost(s.name)
     return (
         {"switches": rounded(sw_power), "media": rounded(media_power), "total": rounded(sw_power + media_power)},
         {"switches": rounded(sw_cost), "media": rounded(media_cost), "total": rounded(sw_cost + media_cost)},
@@ -346,8 +345,8 @@ def _fabric_report(inp: Inputs, s: FabricStats) -> dict[str, Any]:
 
 def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[str, Any]:
     """The sizing report as plain, JSON-ready data (sorted, no floats left unrounded)."""
-    inp = Inputs(blueprint, catalogue, fabric)
-    bom = bill_of_materials(catalogue, fabric)
+    bom = bill_of_materials(catalogue, fabric, blueprint)
+    inp = Inputs(blueprint, catalogue, fabric, bom)
     bom_totals = totals(bom)
     accelerators = sum(
         fabric.models[line.model].accelerators.count * line.count

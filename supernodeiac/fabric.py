@@ -8,6 +8,7 @@ seconds. Renderers and checks read this; none of them re-derives topology from t
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ from .catalog.types import DeviceModel, PortGroup
 from .device_arrays import DeviceArrays
 from .link_table import Link, LinkSpec, LinkTable
 
-__all__ = ["Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable", "PortLayout", "PortSlot", "Rack"]
+__all__ = ["Cage", "Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable", "PortLayout", "PortSlot", "Rack"]
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -68,14 +69,68 @@ class PortSlot:
     offset: int  # index within the group
 
 
+@dataclass(frozen=True, slots=True)
+class Cage:
+    """One cage of a device: a receptacle that takes exactly one plug (a cable end or a module).
+
+    ``index`` numbers a device's cages 0.. in catalogue group order (what the Fabric keys cages
+    by); ``number`` is the cage's number as printed on the faceplate; ``ports`` the device port
+    indices in the cage, by position (position 1 first).
+    """
+
+    index: int
+    number: int
+    group: PortGroup
+    ports: tuple[int, ...]
+
+    @property
+    def form(self) -> str:
+        """Form factor: osfp, qsfp112, qsfp28, rj45, cdfp, cpo, orthogonal, cartridge, ..."""
+        return self.group.cage
+
+    @property
+    def top(self) -> str:
+        return self.group.top
+
+    @property
+    def lanes(self) -> int:
+        """Electrical lanes the cage carries (8 for a twin-port 2 x 400G OSFP)."""
+        return self.group.cage_lanes
+
+    @property
+    def label(self) -> str:
+        """The cage as printed: form factor and faceplate number (``OSFP 3``); a single-port
+        cage with its own physical name template (``MGT``, ``BMC``) is called by that name."""
+        return f"{self.form.upper()} {self.number}"
+
+
 class PortLayout:
     """Port numbering of one device model: groups laid end to end in catalogue order.
 
-    Per-port arrays (group, offset in it, role) are built once per model, so the lookups every
-    link makes (``group``, ``slot``, ``name``) are list indexing, not a walk over the groups.
+    Per-port arrays (group, offset in it, role, cage, position in the cage) are built once per
+    model, so the lookups every link makes (``group``, ``slot``, ``name``, ``cage_of``) are list
+    indexing, not a walk over the groups.
+
+    Ports sit in cages: a group's ports fill ``ports_per_cage``-port cages in order, or in the
+    group's ``faceplate`` order (a DGX H100 cage holds the NICs of GPUs 7 and 4). Port indices and
+    OS names (``name``) never depend on cages; ``physical_name`` is the port as printed.
     """
 
-    __slots__ = ("model", "starts", "groups", "total", "port_groups", "port_offsets", "port_roles", "_names", "_by_role")
+    __slots__ = (
+        "model",
+        "starts",
+        "groups",
+        "total",
+        "port_groups",
+        "port_offsets",
+        "port_roles",
+        "cages",
+        "port_cages",
+        "port_positions",
+        "_names",
+        "_physical",
+        "_by_role",
+    )
 
     def __init__(self, model: DeviceModel) -> None:
         self.model = model
@@ -83,16 +138,83 @@ class PortLayout:
         self.starts: list[int] = []
         self.port_groups: list[PortGroup] = []  # port index -> its group
         self.port_offsets: list[int] = []  # port index -> position within its group
+        self.cages: list[Cage] = []  # cage index -> cage
+        self.port_cages: list[int] = []  # port index -> cage index
+        self.port_positions: list[int] = []  # port index -> 0-based position in its cage
         start = 0
         for g in self.groups:
             self.starts.append(start)
             self.port_groups.extend([g] * g.count)
             self.port_offsets.extend(range(g.count))
+            order = g.faceplate if g.faceplate is not None else range(g.count)
+            ppc, first = g.ports_per_cage, len(self.cages)
+            cage_of = [0] * g.count
+            position = [0] * g.count
+            for k, offset in enumerate(order):
+                cage_of[offset], position[offset] = first + k // ppc, k % ppc
+            for c in range(g.cages):
+                members = tuple(start + offset for offset in order[c * ppc : (c + 1) * ppc])
+                self.cages.append(Cage(first + c, g.first_cage + c, g, members))
+            self.port_cages.extend(cage_of)
+            self.port_positions.extend(position)
             start += g.count
         self.total = start
         self.port_roles: list[str] = [g.role for g in self.port_groups]
         self._names: list[str] | None = None
+        self._physical: list[str] | None = None
         self._by_role: dict[str, tuple[int, ...]] = {}
+
+    # -- cages ----------------------------------------------------------------------------------
+    def cage_of(self, port: int) -> Cage:
+        """The cage a port sits in."""
+        if not 0 <= port < self.total:
+            raise self._out_of_range(port)
+        return self.cages[self.port_cages[port]]
+
+    def cage_ports(self, cage: int | Cage) -> tuple[int, ...]:
+        """The ports of a cage (by its index, or the cage itself), in position order."""
+        return (cage if isinstance(cage, Cage) else self.cages[cage]).ports
+
+    def _first_cage(self, port: int) -> int:
+        """Index of the first cage of the port's group."""
+        start = self.starts[bisect_right(self.starts, port) - 1]
+        return min(self.port_cages[start : start + self.port_groups[port].count])
+
+    def cage_label(self, cage: int | Cage) -> str:
+        """The cage as printed: ``OSFP 3``; a one-port cage is called like its port (``MGT``)."""
+        c = cage if isinstance(cage, Cage) else self.cages[cage]
+        if len(c.ports) == 1 and c.group.ports_per_cage == 1:
+            return self.physical_name(c.ports[0])
+        return c.label
+
+    def position(self, port: int) -> int:
+        """1-based position of a port in its cage (port 2 of a twin-port cage: 2)."""
+        return self.port_positions[port] + 1
+
+    def physical_name(self, port: int) -> str:
+        """The port as printed on the faceplate (``OSFP 3 port 2``), beside its OS name."""
+        return self.physical_names[port]
+
+    @property
+    def physical_names(self) -> list[str]:
+        names = self._physical
+        if names is None:
+            names = self._physical = [self._format_physical(p) for p in range(self.total)]
+        return names
+
+    def _format_physical(self, port: int) -> str:
+        g, i = self.port_groups[port], self.port_offsets[port]
+        cage, pos = self.cage_of(port), self.port_positions[port]
+        template = g.physical or ("{FORM} {cage}" if g.ports_per_cage == 1 else "{FORM} {cage} port {sub}")
+        return template.format(
+            FORM=g.cage.upper(),
+            form=g.cage,
+            cage=cage.number,
+            sub=pos + 1,
+            letter="abcdefghijklmnopqrstuvwxyz"[pos % 26],
+            n=i + 1 + g.first_index,
+            i=i + g.first_index,
+        )
 
     def _out_of_range(self, port: int) -> IndexError:
         return IndexError(f"port {port} out of range for {self.model.description}")
@@ -145,8 +267,10 @@ class PortLayout:
         fields: dict[str, Any] = {
             "i": i + g.first_index,
             "n": i + 1 + g.first_index,
-            "cage": i // g.ports_per_cage + 1,
-            "sub": i % g.ports_per_cage + 1,
+            # The group's own cage count from 1 (not the faceplate number), so OS names keep their
+            # numbering when the faceplate numbers a group's cages on from another group's.
+            "cage": self.port_cages[port] - self._first_cage(port) + 1,
+            "sub": self.port_positions[port] + 1,
             "lane0": (i + g.first_index) * g.lanes,
         }
         acc = self.model.accelerators
@@ -173,6 +297,9 @@ class Fabric:
     # keyed by the fabric or domain name. Plain data only.
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
     cable_id: str = "{a}-{a_port}"  # naming.cable_id: IDs are formatted from it when asked for
+    # Bulk views derived from the links (cages per link end, cable assemblies), each kept with the
+    # state of the links it was made from (see cage_plan.py).
+    derived: dict[str, Any] = field(default_factory=dict, repr=False)
     _by_name: dict[str, int] = field(default_factory=dict, repr=False)
     _sorted: tuple[tuple[int, int], list[Link]] | None = field(default=None, repr=False)
     _arrays: tuple[int, DeviceArrays] | None = field(default=None, repr=False)
@@ -267,6 +394,14 @@ class Fabric:
 
     def port_group(self, device_index: int, port: int) -> PortGroup:
         return self.layouts[self.devices[device_index].model].group(port)
+
+    def cage(self, device_index: int, port: int) -> Cage:
+        """The cage a device's port sits in (its faceplate number, form factor, top, ports)."""
+        return self.layouts[self.devices[device_index].model].cage_of(port)
+
+    def physical_name(self, device_index: int, port: int) -> str:
+        """A device's port as printed on its faceplate (``OSFP 3 port 2``), beside ``port_name``."""
+        return self.layouts[self.devices[device_index].model].physical_name(port)
 
     def sorted_links(self) -> list[Link]:
         """Every link in cable-ID order, made once and shared by the renderers that need it.

@@ -35,6 +35,10 @@ class Link:
     medium: str  # catalogue medium key
     origin: tuple = ()  # blueprint path of what asked for this link (a fabric, a domain, a pin)
     pinned: bool = False  # medium forced by the blueprint rather than chosen by policy
+    tier: str = ""  # node-leaf, leaf-spine, spine-core, local, global ("" when the builder names none)
+    a_module: str = ""  # transceiver (catalogue key) in the A end's cage, for transceiver media
+    b_module: str = ""
+    head: str = ""  # splitter media: the end with the head plug, "a" or "b"
 
     @property
     def gbps(self) -> float:
@@ -43,7 +47,13 @@ class Link:
 
 @dataclass(frozen=True, slots=True)
 class LinkSpec:
-    """What many links share: a fabric has a few dozen of these for 10^6 links."""
+    """What many links share: a fabric has a few dozen of these for 10^6 links.
+
+    ``medium`` is the catalogue medium (the assembly family: ``dac-2x400g``, ``sr4-400g``, ...);
+    for transceiver media ``a_module``/``b_module`` name the module that goes into each end's
+    cage (they differ when the cages do: a finned twin-port module on the switch, a flat-top
+    single-port one on the NIC); for splitters ``head`` says which end takes the head plug.
+    """
 
     fabric: str
     kind: str
@@ -52,6 +62,10 @@ class LinkSpec:
     medium: str
     origin: tuple
     pinned: bool
+    tier: str = ""
+    a_module: str = ""
+    b_module: str = ""
+    head: str = ""
 
     @property
     def gbps(self) -> float:
@@ -151,12 +165,31 @@ class LinkTable:
 
     def append(self, link: Link) -> None:
         """Append a link given as a value (its ``id`` is not kept: IDs come from the naming)."""
-        spec = LinkSpec(link.fabric, link.kind, link.lanes, link.lane_gbps, link.medium, link.origin, link.pinned)
+        spec = LinkSpec(
+            link.fabric,
+            link.kind,
+            link.lanes,
+            link.lane_gbps,
+            link.medium,
+            link.origin,
+            link.pinned,
+            link.tier,
+            link.a_module,
+            link.b_module,
+            link.head,
+        )
         self.add(link.a, link.a_port, link.b, link.b_port, link.length_m, self.spec_id(spec))
 
     def extend(self, links: Iterable[Link]) -> None:
         for link in links:
             self.append(link)
+
+    def set_specs(self, positions: Sequence[int], specs: Sequence[int]) -> None:
+        """Give the links at ``positions`` new specs (media settled per cage after the build)."""
+        column = self.spec
+        for i, s in zip(positions, specs, strict=True):
+            column[i] = s
+        self._edits += 1
 
     def _columns(self) -> tuple[list, ...]:
         return (self.a, self.a_port, self.b, self.b_port, self.length_m, self.spec)
@@ -229,6 +262,10 @@ class LinkTable:
             s.medium,
             s.origin,
             s.pinned,
+            s.tier,
+            s.a_module,
+            s.b_module,
+            s.head,
         )
 
     @overload

@@ -14,7 +14,6 @@ Three passes, all before anything is built, so a typo is reported as the typo it
 from __future__ import annotations
 
 import difflib
-import string
 import types
 import typing
 from dataclasses import dataclass
@@ -22,11 +21,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from . import name_rules
 from .catalog import merged
 from .catalog.types import Catalogue
 from .findings import Finding, Severity, format_path
 from .model.blueprint import Blueprint
 from .model.common import MediaPolicy
+from .name_rules import NameKind, template_problem
 from .source import Document
 
 
@@ -353,42 +354,56 @@ def name_findings(doc: Document, bp: Blueprint) -> list[Finding]:
 _CABLE_FIELDS = {"fabric": "ib", "a": "leaf-01", "a_port": "p1", "b": "spine-01", "b_port": "p1"}
 
 
-def _template_problem(template: str, sample: dict[str, Any]) -> tuple[str, str] | None:
-    """(problem, hint) when ``template.format(**sample)`` would fail, else None."""
+def _template_problem(template: str, sample: dict[str, Any] | None, kind: NameKind) -> tuple[str, str] | None:
+    """(problem, hint) when ``template`` may not make ``kind`` names (see name_rules) or, with a
+    sample of its fields, when ``template.format(**sample)`` would fail; else None."""
+    problem = template_problem(template, kind, None if sample is None else sorted(sample))
+    if problem is not None or sample is None:
+        return problem
     try:
-        names = [fname for _, fname, _, _ in string.Formatter().parse(template) if fname is not None]
-    except ValueError as exc:
-        return f"naming template {template!r} is malformed: {exc}", "write fields as {name}; double a brace ({{) to print it"
-    for fname in names:
-        root = fname.split(".")[0].split("[")[0]
-        if root == "" or root.isdigit():
-            return f"naming template {template!r} has a positional field {{{fname}}}", "fields: " + ", ".join(sorted(sample))
-        if root not in sample:
-            return (f"naming template {template!r} uses unknown field {{{root}}}", did_you_mean(root, sample))
-    try:
-        template.format(**sample)
+        template.format(**sample)  # safe to try: the spec is one of name_rules' short forms
     except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
         return f"naming template {template!r} cannot be filled: {exc}", "fields: " + ", ".join(sorted(sample))
     return None
 
 
+# A sample end of a cable for naming.end_label: the local end's fields, then the far end's.
+_END_SAMPLE: dict[str, Any] = {
+    "site": "dc1",
+    "row": "A",
+    "rack": "A01",
+    "u": 2,
+    "device": "gpu-0001",
+    "port": "OSFP 1 port 1",
+    "os_port": "mlx5_0",
+    "cable": "gpu-0001-mlx5_0",
+}
+_END_LABEL_SAMPLE: dict[str, Any] = {**_END_SAMPLE, **{"far_" + k: v for k, v in _END_SAMPLE.items()}}
+
+
 def template_findings(doc: Document, bp: Blueprint) -> list[Finding]:
-    """Templates whose fields are fixed (cables, racks, node groups); builders check the rest."""
-    checks: list[tuple[str, dict[str, Any], tuple]] = [
-        (bp.naming.cable_id, _CABLE_FIELDS, ("naming", "cable_id")),
-        (bp.naming.cable_label, _CABLE_FIELDS, ("naming", "cable_label")),
-        (bp.site.rack_name, {"row": "A", "rack": 1}, ("site", "rack_name")),
+    """Every naming template of the blueprint: its form and characters (name_rules), and its
+    fields where they are fixed (cables, racks, node groups); builders fill role templates
+    (naming.devices) and report a field they lack there."""
+    checks: list[tuple[str, dict[str, Any] | None, tuple, NameKind]] = [
+        (bp.naming.cable_id, _CABLE_FIELDS, ("naming", "cable_id"), name_rules.CABLE_ID),
+        (bp.naming.cable_label, _CABLE_FIELDS, ("naming", "cable_label"), name_rules.LABEL),
+        (bp.naming.end_label, _END_LABEL_SAMPLE, ("naming", "end_label"), name_rules.LABEL),
+        (bp.site.rack_name, {"row": "A", "rack": 1}, ("site", "rack_name"), name_rules.RACK),
     ]
+    for role, template in bp.naming.devices.items():
+        checks.append((template, None, ("naming", "devices", role), name_rules.DEVICE))
     for i, group in enumerate(bp.nodes):
         if group.naming is not None:
-            checks.append((group.naming, {"group": group.name, "index": 1}, ("nodes", i, "naming")))
+            checks.append((group.naming, {"group": group.name, "index": 1}, ("nodes", i, "naming"), name_rules.DEVICE))
     for i, pool in enumerate(bp.cxl):
         for j, hosts in enumerate(pool.hosts):
             if hosts.naming is not None:  # hosts the pool makes are named like a node group
-                checks.append((hosts.naming, {"group": hosts.label, "index": 1}, ("cxl", i, "hosts", j, "naming")))
+                path = ("cxl", i, "hosts", j, "naming")
+                checks.append((hosts.naming, {"group": hosts.label, "index": 1}, path, name_rules.DEVICE))
     findings = []
-    for template, sample, path in checks:
-        problem = _template_problem(template, sample)
+    for template, sample, path, kind in checks:
+        problem = _template_problem(template, sample, kind)
         if problem is not None:
             findings.append(Finding("naming", Severity.ERROR, problem[0], path, problem[1], doc.locate(path)))
     return findings
@@ -407,6 +422,7 @@ def catalogue_findings(doc: Document, bp: Blueprint) -> list[Finding]:
         Catalogue.model_validate(data)
     except ValidationError as exc:
         findings = validation_findings(doc, exc, Catalogue, data, prefix=("catalogue",))
+        findings = [g for f in findings for g in _cross_entry(doc, f, overrides)]
         # An error in a built-in entry the blueprint did not touch points at 'catalogue:'.
         out = []
         for f in findings:
@@ -416,6 +432,27 @@ def catalogue_findings(doc: Document, bp: Blueprint) -> list[Finding]:
             out.append(f)
         return out
     return []
+
+
+def _cross_entry(doc: Document, f: Finding, overrides: dict[str, Any]) -> list[Finding]:
+    """The catalogue's cross-entry checks (a medium's modules against its cord, a line's names)
+    report at the catalogue as a whole, several problems in one message: one finding each, at the
+    override entry that caused it when the blueprint made one (rule ``media-fit``)."""
+    if f.path != ("catalogue",) or not f.message.startswith("catalogue: "):
+        return [f]
+    out = []
+    for problem in f.message[len("catalogue: ") :].split("; "):
+        head, _, _ = problem.partition(":")
+        section, _, name = head.partition(".")
+        path: tuple = ("catalogue",)
+        if name and name in (overrides.get(section) or {}):
+            path = ("catalogue", section, name)
+        if " no " in problem and "named" in problem:
+            hint = "name an entry of the catalogue (its media:, transceivers: or cords:), or add one in the override"
+        else:
+            hint = "a transceiver medium's modules and its fibre cord must take the same fibre and connector"
+        out.append(Finding("media-fit", Severity.ERROR, f"catalogue {problem}", path, hint, doc.locate(path)))
+    return out
 
 
 # -- media references --------------------------------------------------------------------------
@@ -437,22 +474,28 @@ def _policies(node: Any, path: tuple) -> typing.Iterator[tuple[MediaPolicy, tupl
 
 
 def media_reference_findings(doc: Document, bp: Blueprint) -> list[Finding]:
-    known = sorted(merged(bp.catalogue.model_dump())["media"])
+    """Every medium a policy names (``pin``, ``allow``, ``forbid``, network-wide and per tier) is a
+    catalogue medium or a kind of medium (``dac``, ``sr``, ...)."""
+    media = merged(bp.catalogue.model_dump())["media"]
+    known = sorted(set(media) | {str(entry.get("kind")) for entry in media.values() if entry.get("kind")})
     findings = []
     for policy, path in _policies(bp, ()):
-        names = ([(policy.pin, path + ("pin",))] if policy.pin is not None else []) + [
-            (name, path + ("allow", i)) for i, name in enumerate(policy.allow or [])
-        ]
-        for name, at in names:
-            if name not in known:
-                findings.append(
-                    Finding(
-                        "unknown-catalogue-item",
-                        Severity.ERROR,
-                        f"no medium named {name!r} in the catalogue",
-                        at,
-                        did_you_mean(name, known, "media"),
-                        doc.locate(at),
+        rules = [(policy, path)] + [(tp, path + ("tiers", tier)) for tier, tp in policy.tiers.items()]
+        for rule, where in rules:
+            names = ([(rule.pin, where + ("pin",))] if rule.pin is not None else []) + [
+                (name, where + ("allow", i)) for i, name in enumerate(rule.allow or [])
+            ]
+            names += [(name, where + ("forbid", i)) for i, name in enumerate(rule.forbid)]
+            for name, at in names:
+                if name not in known:
+                    findings.append(
+                        Finding(
+                            "unknown-catalogue-item",
+                            Severity.ERROR,
+                            f"no medium named {name!r} in the catalogue",
+                            at,
+                            did_you_mean(name, known, "media"),
+                            doc.locate(at),
+                        )
                     )
-                )
     return findings

@@ -7,6 +7,13 @@ links: linear, and quick at 10^5 devices.
 Budgets: a rack's budget is its row's ``budget`` laid over the site's, key by key; the air
 limit and the cable density fall back to the catalogue's facility figures. A rack whose site
 and row declare no budget at all has none (``declared`` False): the checks then only report.
+
+Power: a device's maximum (``physical.power_max_w``) as its data sheet gives it, which usually
+includes the pluggable modules its cages can hold (QM9700: 1.72 kW "with active modules"); so a
+module adds nothing to the rack, except on a device whose figure leaves its modules out
+(``physical.modules_in_max: false``): its rack also carries the plug in each of its occupied
+cages (a transceiver's ``power_w``, or an active cable end's ``power_w_per_end``), one per cage
+as the BOM counts them.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .cage_plan import SPLITTER, STRAIGHT, TRANSCEIVER, link_cages, spec_columns
 from .catalog.types import Catalogue
 from .fabric import Device, Fabric
 from .model.blueprint import Blueprint
@@ -75,7 +83,55 @@ def cables_leaving(f: Fabric, rack: np.ndarray | None = None) -> np.ndarray:
     return np.bincount(ends, minlength=n)
 
 
-def rack_loads(f: Fabric) -> dict[int, RackLoad]:
+def plug_power(f: Fabric, catalogue: Catalogue) -> np.ndarray:
+    """Per device (W): the plugs in its occupied cages (one module or active cable end per cage),
+    for the devices whose maximum power leaves its modules out; 0 for every other device."""
+    n = len(f.devices)
+    out = np.zeros(n, dtype=np.float64)
+    dv = f.device_arrays()
+    models = [f.models[m] for m in dv.models]
+    apart = np.array([m.physical is not None and not m.physical.modules_in_max for m in models], dtype=bool)
+    if not n or not len(f.links) or not apart.any():
+        return out
+    flagged = apart[dv.model]
+    arr, specs, cages = f.links.arrays(), f.links.specs, link_cages(f)
+    ends = cages.valid & (flagged[arr.a] | flagged[arr.b])
+    if not ends.any():
+        return out
+    shape, _, _, _ = spec_columns(f, catalogue.media)
+    media, modules = catalogue.media, catalogue.transceivers
+
+    def plug(module: str, spec_medium: str | None, code: int) -> float:
+        if code == TRANSCEIVER:
+            t = modules.get(module)
+            return t.power_w if t is not None and not t.integrated else 0.0
+        m = media.get(spec_medium or "")
+        return m.power_w_per_end if m is not None and code in (STRAIGHT, SPLITTER) else 0.0
+
+    power_a = np.array([plug(s.a_module, s.medium, int(shape[k])) for k, s in enumerate(specs)], dtype=np.float64)
+    power_b = np.array([plug(s.b_module, s.medium, int(shape[k])) for k, s in enumerate(specs)], dtype=np.float64)
+    idx = np.flatnonzero(ends)
+    sp = arr.spec[idx]
+    cage = np.concatenate((cages.a[idx], cages.b[idx]))
+    dev = np.concatenate((arr.a[idx], arr.b[idx]))
+    watts = np.concatenate((power_a[sp], power_b[sp]))
+    mine = flagged[dev]
+    cage, dev, watts = cage[mine], dev[mine], watts[mine]
+    _, first = np.unique(cage, return_index=True)  # one plug per occupied cage
+    return np.bincount(dev[first], weights=watts[first], minlength=n)
+
+
+def device_power(f: Fabric, catalogue: Catalogue) -> tuple[np.ndarray, np.ndarray]:
+    """Per device (W): (typical, maximum) power, the plugs added where the figure leaves them out."""
+    dv = f.device_arrays()
+    models = [f.models[m] for m in dv.models]
+    plugs = plug_power(f, catalogue)
+    typical = np.array([m.power_typical_w for m in models], dtype=np.float64)[dv.model] + plugs
+    maximum = np.array([m.power_max_w for m in models], dtype=np.float64)[dv.model] + plugs
+    return typical, maximum
+
+
+def rack_loads(f: Fabric, catalogue: Catalogue) -> dict[int, RackLoad]:
     """Rack index -> its load, for every rack that holds a device.
 
     Sums are taken in bulk (numpy, per-model figures indexed by each device's model), so a Fabric
@@ -93,8 +149,7 @@ def rack_loads(f: Fabric) -> dict[int, RackLoad]:
         dtype=np.int64,
     )
     rack, own_units, core = cols[:, 0], cols[:, 1], cols[:, 2].astype(bool)
-    power_max = np.array([m.power_max_w for m in models], dtype=np.float64)[mid]
-    power_typ = np.array([m.power_typical_w for m in models], dtype=np.float64)[mid]
+    power_typ, power_max = device_power(f, catalogue)
     weight_of = np.array([m.weight_kg if m.weight_kg is not None else np.nan for m in models], dtype=np.float64)[mid]
     liquid = np.array([m.cooling != "air" for m in models], dtype=bool)[mid]
     compute = np.array([m.accelerators is not None for m in models], dtype=bool)[mid]

@@ -1,30 +1,70 @@
-"""The only code that touches out/: writes a render atomically, with a manifest.
+"""The only code that touches out/: writes a render all or nothing, and never replaces a folder it
+cannot prove it wrote.
 
-Artifacts are written into a fresh sibling folder first and swapped into place with renames,
-so a failed or interrupted render never leaves a half-written output folder.
+**Whose folder.** A render's ``MANIFEST.json`` says ``"format": "snc-manifest/1"`` and
+``"tool": "snc"`` and lists every file with its size and SHA-256. snc replaces a folder only
+when it is empty or its manifest is such a file (a regular file, not a link) that lists exactly
+the files the folder holds, at the sizes written: a file or folder it does not list, a link, or
+a listed file that was edited (another size) means the folder is someone else's, and it is
+refused with a clear error before anything is touched. (A manifest of snc 0.1, without
+``format``, is recognised by its shape and the same listing.)
+
+**All or nothing.** The files are written into a staging folder on the same file system, then
+swapped with the old render in one step, ``renameat2(RENAME_EXCHANGE)``, so the output folder is
+never missing and a process killed at any moment leaves the complete old render or the complete
+new one. Where the kernel or file system cannot exchange (not Linux, Linux before 3.15, some
+network file systems), the old folder is renamed aside and the new one into place: two renames,
+with an instant between them where the folder is missing.
+
+* Normally the staging folder is a hidden sibling, ``.NAME.snc-PID-RANDOM``, and the whole
+  folder is exchanged.
+* A folder that cannot be replaced is written *inside*: a mount point, the working folder
+  (``-o .``) or a folder whose parent snc may not write. The staging folder is then
+  ``.snc-PID-RANDOM`` inside it, and each top-level entry (``cabling/``, ``bom/``, ...) is
+  exchanged in turn, ``MANIFEST.json`` last; a kill between two entries leaves each entry
+  complete (old or new) and a journal that lets the next run accept them as its own.
+
+**Debris.** Every staging folder has a lock file beside it (``<staging>.lock``: tool, pid,
+the pid's start time, host) written before the folder is made and removed after it is gone. The
+next run into the same folder removes the staging folders of runs that are no longer alive on
+this host, and only those: a run that may still be alive (on this host, or any run on another
+host) is left alone, and the new render is refused as a concurrent one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
+import secrets
 import shutil
-import tempfile
+import socket
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from .rename2 import exchange, rename_noreplace
+
 MANIFEST = "MANIFEST.json"
+MANIFEST_FORMAT = "snc-manifest/1"
+STAGING_FORMAT = "snc-staging/1"
+TOOL = "snc"
+STAGING_PREFIX = ".snc-"  # in-place staging inside the target; a sibling one is ".NAME.snc-"
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+
+
+class WriteError(Exception):
+    """The artifacts cannot be written where asked; the target folder is left as it was."""
 
 
 def manifest(artifacts: dict[str, bytes], blueprint_name: str) -> bytes:
     entries = [
         {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()} for path, data in sorted(artifacts.items())
     ]
-    return (json.dumps({"blueprint": blueprint_name, "files": entries}, indent=2) + "\n").encode()
-
-
-class WriteError(Exception):
-    """The artifacts cannot be written where asked; the target folder is left as it was."""
+    doc = {"format": MANIFEST_FORMAT, "tool": TOOL, "blueprint": blueprint_name, "files": entries}
+    return (json.dumps(doc, indent=2) + "\n").encode()
 
 
 def _safe_relpath(rel: str) -> PurePosixPath:
@@ -32,52 +72,367 @@ def _safe_relpath(rel: str) -> PurePosixPath:
     p = PurePosixPath(rel)
     if not rel or "\\" in rel or p.is_absolute() or any(part in ("", ".", "..") for part in rel.split("/")):
         raise WriteError(f"artifact path {rel!r} escapes the output folder (or is not a plain relative path)")
-    if rel == MANIFEST:
-        raise WriteError(f"artifact path {rel!r} is reserved for the manifest")
+    if rel == MANIFEST or p.parts[0].startswith(STAGING_PREFIX):
+        raise WriteError(f"artifact path {rel!r} is reserved for the manifest or staging")
     return p
 
 
-def _replaceable(target: Path) -> None:
-    """Only a folder snc wrote (it has a MANIFEST.json) or an empty one is replaced wholesale:
-    ``-o ~`` must never delete a home directory."""
-    if not target.exists() and not target.is_symlink():
+# -- staging locks and liveness ------------------------------------------------------------------
+
+
+def _process_start(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (field 22 of /proc/PID/stat), so that a
+    pid reused by another process is not taken for the run that wrote a lock; None off Linux."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            text = f.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2 :].split()  # the command name may hold spaces and ')'
+    return fields[19] if len(fields) > 19 else None
+
+
+def _alive(pid: int, start: str | None) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, another user's
+    except OSError:
+        return False
+    return start is None or _process_start(pid) in (None, start)
+
+
+@dataclass
+class _Lock:
+    """A staging folder's lock file, as read back."""
+
+    path: Path
+    staging: Path
+    pid: int
+    host: str
+    start: str | None
+    state: str
+    entries: list[str] = field(default_factory=list)
+
+    @property
+    def stale(self) -> bool:
+        return self.host == socket.gethostname() and not _alive(self.pid, self.start)
+
+
+def _read_lock(path: Path) -> _Lock | None:
+    """The lock at ``path`` when it is one of ours (a regular file in our format), else None."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        doc = json.loads(path.read_bytes()[:65536])
+        if doc.get("format") != STAGING_FORMAT or doc.get("tool") != TOOL:
+            return None
+        staging = path.with_name(str(doc["staging"]))
+        if staging.name + ".lock" != path.name:
+            return None
+        entries = [str(e) for e in doc.get("entries", [])]
+        return _Lock(path, staging, int(doc["pid"]), str(doc["host"]), doc.get("start"), str(doc["state"]), entries)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _write_lock(path: Path, staging: Path, state: str, entries: list[str] | None = None) -> None:
+    pid = os.getpid()
+    doc = {
+        "format": STAGING_FORMAT,
+        "tool": TOOL,
+        "staging": staging.name,
+        "pid": pid,
+        "start": _process_start(pid),
+        "host": socket.gethostname(),
+        "state": state,
+        "entries": entries or [],
+    }
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc) + "\n")
+    os.replace(tmp, path)  # a lock is read whole or not at all
+
+
+_TOKEN = re.compile(r"([0-9]+)-[0-9a-f]{8}")
+
+
+@dataclass
+class _Debris:
+    """What killed runs left in one folder: locks (each with its staging folder) and lock files
+    half written (``.lock.tmp``, recognised by name: the run's pid and a random token)."""
+
+    locks: list[_Lock]
+    tmps: list[Path]
+
+    def names(self) -> set[str]:
+        return {n for lock in self.locks for n in (lock.path.name, lock.staging.name)} | {t.name for t in self.tmps}
+
+
+def _debris(folder: Path, prefix: str) -> _Debris:
+    """Our staging among ``folder``'s entries named ``prefix<pid>-<token>...``."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.startswith(prefix))
+    except OSError:
+        return _Debris([], [])
+    locks, tmps = [], []
+    for name in names:
+        rest = name[len(prefix) :]
+        if rest.endswith(".lock") and (lock := _read_lock(folder / name)) is not None:
+            locks.append(lock)
+        elif rest.endswith(".lock.tmp") and (m := _TOKEN.fullmatch(rest[: -len(".lock.tmp")])) and not _alive(int(m[1]), None):
+            tmps.append(folder / name)
+    return _Debris(locks, tmps)
+
+
+def _remove_staging(lock: _Lock, keep_lock: bool = False) -> None:
+    """Delete a staging folder (and the aside folder of the two-rename fallback), then its lock."""
+    for path in (lock.staging, lock.staging.with_name(lock.staging.name + ".old")):
+        if os.path.lexists(path):
+            shutil.rmtree(path, ignore_errors=True)
+    if not keep_lock and not os.path.lexists(lock.staging):
+        with contextlib.suppress(OSError):
+            os.unlink(lock.path)
+
+
+# -- whose folder --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Target:
+    """What is at the output path now."""
+
+    exists: bool
+    in_place: bool  # write inside: the folder itself cannot be replaced
+    inside: _Debris  # stale staging of killed runs inside the target (in-place runs)
+    beside: _Debris  # and beside it
+
+
+def _refuse(target: Path, why: str) -> WriteError:
+    return WriteError(
+        f"{why}; snc replaces only a folder it rendered (its {MANIFEST} lists every file) or an empty one: "
+        "choose another -o folder, or move these files away"
+    )
+
+
+def _read_manifest(target: Path) -> dict[str, int] | None:
+    """path -> bytes of every file the manifest lists, when it is ours; None when there is none."""
+    path = target / MANIFEST
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_MANIFEST_BYTES:
+        raise _refuse(target, f"{path} is not a file snc wrote (a link, or not a regular file)")
+    try:
+        doc = json.loads(path.read_bytes())
+        files = doc["files"] if isinstance(doc, dict) else None
+        ours = isinstance(doc, dict) and (
+            (doc.get("format") == MANIFEST_FORMAT and doc.get("tool") == TOOL)
+            or set(doc) == {"blueprint", "files"}  # snc 0.1 wrote these two keys only
+        )
+        listed = {str(e["path"]): int(e["bytes"]) for e in files} if ours and isinstance(files, list) else None
+        if listed is not None and not all(isinstance(e.get("sha256"), str) and len(e["sha256"]) == 64 for e in files):
+            listed = None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        listed = None
+    if listed is None:
+        raise _refuse(target, f"{path} was not written by snc (it does not say format {MANIFEST_FORMAT!r}, tool {TOOL!r})")
+    return listed
+
+
+def _check_listing(target: Path, listed: dict[str, int], skip: set[str]) -> None:
+    """Every file under ``target`` is listed at its size, every folder holds a listed file, and
+    nothing is a link or a special file; ``skip``: top-level names that are snc's (staging)."""
+    folders = {str(PurePosixPath(p).parent) for p in listed} - {"."}
+    folders |= {str(parent) for p in folders for parent in PurePosixPath(p).parents} - {"."}
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        with os.scandir(target / rel if rel else target) as it:
+            entries = list(it)
+        for entry in entries:
+            name = f"{rel}/{entry.name}" if rel else entry.name
+            if not rel and (entry.name in skip or entry.name == MANIFEST):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if name not in folders:
+                    raise _refuse(target, f"{target} holds a folder snc did not write ({name}/)")
+                stack.append(name)
+            elif entry.is_file(follow_symlinks=False):
+                if name not in listed:
+                    raise _refuse(target, f"{target} holds a file snc did not write ({name})")
+                if entry.stat(follow_symlinks=False).st_size != listed[name]:
+                    raise _refuse(target, f"{target}/{name} was changed since snc wrote it (its size differs from the manifest)")
+            else:
+                raise _refuse(target, f"{target} holds a link or special file snc did not write ({name})")
+
+
+def _inspect(target: Path) -> _Target:
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return _Target(False, False, _Debris([], []), _debris_beside(target))
+    if stat.S_ISLNK(st.st_mode):
+        raise WriteError(
+            f"{target} is a symbolic link (to {os.readlink(target)}); snc replaces folders, not links: "
+            "give -o the folder it points to"
+        )
+    if not stat.S_ISDIR(st.st_mode):
+        raise WriteError(f"{target} exists and is not a folder; give -o a folder (it is created when missing)")
+    inside = _debris(target, STAGING_PREFIX)
+    _refuse_live(target, inside.locks)
+    # Names inside the target that are snc's own: staging of killed runs, and the entries a
+    # killed in-place run was swapping (each one complete, old or new).
+    skip = inside.names()
+    vouched = {e for lock in inside.locks if lock.state == "swapping" for e in lock.entries}
+    listed = _read_manifest(target)
+    if listed is None:
+        others = sorted(n for n in os.listdir(target) if n not in skip and n not in vouched)
+        if others:
+            raise _refuse(target, f"{target} is not empty and was not written by snc (no {MANIFEST}; it holds {others[0]})")
+    else:
+        _check_listing(target, listed, skip | vouched)
+    return _Target(True, _cannot_replace(target), inside, _debris_beside(target))
+
+
+def _debris_beside(target: Path) -> _Debris:
+    found = _debris(target.parent, f".{target.name}.snc-")
+    _refuse_live(target, found.locks)
+    return found
+
+
+def _refuse_live(target: Path, locks: list[_Lock]) -> None:
+    live = [lock for lock in locks if not lock.stale]
+    if live:
+        lock = live[0]
+        raise WriteError(
+            f"another snc (pid {lock.pid} on {lock.host}) is writing {target} now; wait for it "
+            f"(or, if that run is gone, delete {lock.path} and {lock.staging})"
+        )
+
+
+def _cannot_replace(target: Path) -> bool:
+    """A folder that must be written inside rather than swapped whole."""
+    if os.path.ismount(target):
+        return True
+    with contextlib.suppress(OSError):
+        if os.path.samefile(target, os.getcwd()):
+            return True
+    return not os.access(target.parent, os.W_OK | os.X_OK)
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def _fill(staging: Path, artifacts: dict[str, bytes], paths: dict[str, PurePosixPath], blueprint_name: str) -> None:
+    for rel, data in sorted(artifacts.items()):
+        dest = staging.joinpath(*paths[rel].parts)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+    (staging / MANIFEST).write_bytes(manifest(artifacts, blueprint_name))  # last: its presence means complete
+
+
+def _swap_whole(staging: Path, target: Path) -> None:
+    """Put ``staging`` at ``target``; afterwards ``staging`` holds the old render (or nothing)."""
+    if not os.path.lexists(target):
+        if not rename_noreplace(staging, target):
+            os.rename(staging, target)
         return
-    if not target.is_dir() or target.is_symlink():
-        raise WriteError(f"{target} exists and is not a folder")
-    if (target / MANIFEST).is_file() or not any(target.iterdir()):
+    if exchange(staging, target):
         return
-    raise WriteError(f"{target} is not empty and was not written by snc (no {MANIFEST}); choose another -o folder")
+    # No exchange here: the old folder goes aside, the new one in; put the old back on failure.
+    aside = staging.with_name(staging.name + ".old")
+    os.rename(target, aside)
+    try:
+        os.rename(staging, target)
+    except BaseException:
+        os.rename(aside, target)
+        raise
+    os.rename(aside, staging)
+
+
+def _swap_inside(staging: Path, target: Path, lock: Path, skip: set[str]) -> None:
+    """Move the staged entries into ``target`` one at a time (MANIFEST.json last), the old ones into
+    ``staging``; on failure, every entry moved so far is moved back."""
+    new = sorted(os.listdir(staging))
+    old = sorted(n for n in os.listdir(target) if n not in skip and n not in new)
+    _write_lock(lock, staging, "swapping", sorted(set(new) | set(old)))
+    trash = staging / (STAGING_PREFIX + "old")
+    os.mkdir(trash)
+    done: list[tuple[str, str]] = []
+    try:
+        for name in old:  # entries of the old render that the new one does not have
+            os.rename(target / name, trash / name)
+            done.append(("aside", name))
+        for name in [n for n in new if n != MANIFEST] + [MANIFEST]:
+            if not os.path.lexists(target / name):
+                os.rename(staging / name, target / name)
+                done.append(("in", name))
+            elif exchange(staging / name, target / name):
+                done.append(("exchanged", name))
+            else:
+                os.rename(target / name, trash / name)
+                os.rename(staging / name, target / name)
+                done.append(("replaced", name))
+    except BaseException:
+        for how, name in reversed(done):
+            with contextlib.suppress(OSError):
+                if how == "aside":
+                    os.rename(trash / name, target / name)
+                elif how == "in":
+                    os.rename(target / name, staging / name)
+                elif how == "exchanged":
+                    exchange(staging / name, target / name)
+                else:
+                    os.rename(target / name, staging / name)
+                    os.rename(trash / name, target / name)
+        raise
+
+
+def _clear(debris: _Debris, keep_swapping: bool) -> None:
+    """Remove killed runs' staging; ``keep_swapping`` keeps the journal of an in-place run killed
+    mid-swap, which vouches for the target's entries until a new render has replaced them."""
+    for lock in debris.locks:
+        if lock.stale:  # a live run's staging was refused before anything was touched
+            _remove_staging(lock, keep_lock=keep_swapping and lock.state == "swapping")
+    for tmp in debris.tmps:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def write(artifacts: dict[str, bytes], target: Path, blueprint_name: str) -> Path:
-    """Write ``artifacts`` as the new content of ``target``, all or nothing.
-
-    The files go into a staging folder beside the target, which then replaces it by rename;
-    on any failure the staging folder is removed and the old target is put back.
-    """
-    target = Path(target)
+    """Write ``artifacts`` as the new content of ``target``, all or nothing (see the module doc)."""
+    target = Path(os.path.abspath(target))
     paths = {rel: _safe_relpath(rel) for rel in sorted(artifacts)}
-    _replaceable(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
-    old: Path | None = None
+    found = _inspect(target)
+    _clear(found.beside, keep_swapping=False)
+    _clear(found.inside, keep_swapping=True)
+    token = f"{os.getpid()}-{secrets.token_hex(4)}"
+    if found.in_place:
+        staging = target / f"{STAGING_PREFIX}{token}"
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.parent / f".{target.name}.snc-{token}"
+    lock = staging.with_name(staging.name + ".lock")
+    _write_lock(lock, staging, "writing")
     try:
-        for rel, data in sorted(artifacts.items()):
-            dest = staging.joinpath(*paths[rel].parts)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(data)
-        (staging / MANIFEST).write_bytes(manifest(artifacts, blueprint_name))
-        os.chmod(staging, 0o755)
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-            os.rmdir(old)
-            os.rename(target, old)
-        os.rename(staging, target)
+        os.mkdir(staging)
+        if found.exists and not found.in_place:
+            os.chmod(staging, stat.S_IMODE(os.stat(target).st_mode))  # the folder keeps its permissions
+        _fill(staging, artifacts, paths, blueprint_name)
+        if found.in_place:
+            skip = found.inside.names() | {lock.name, staging.name}
+            _swap_inside(staging, target, lock, skip)
+        else:
+            _swap_whole(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
-        if old is not None and not target.exists():
-            os.rename(old, target)  # put the previous render back
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    _remove_staging(_Lock(lock, staging, os.getpid(), "", None, "done"))  # staging now holds the old render
+    if found.in_place:
+        _clear(_debris(target, STAGING_PREFIX), keep_swapping=False)  # the new render vouches for itself now
     return target

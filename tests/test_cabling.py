@@ -27,10 +27,23 @@ def test_every_cable_matches_both_ends(small_ib):
             assert row[f"{end}_port"] == f.port_name(dev, port)
             assert row[f"{end}_rack"] == f.racks[d.rack].name
             assert row[f"{end}_u"] == (str(d.u) if d.u else "")  # a 0U device (a rear PDU) has no U
-        # ordered length is a stock length of the medium, never shorter than the route
-        medium = small_ib.catalogue.media[row["medium"]]
-        assert float(row["length_m"]) in medium.stock_lengths_m
+            layout = f.layouts[d.model]
+            cage = layout.cage_of(port)
+            assert row[f"{end}_physical"] == layout.physical_name(port)
+            assert row[f"{end}_cage"] == layout.cage_label(cage)
+            assert port in layout.cage_ports(cage)
+        # ordered length is a stock length of the assembly (or of a transceiver link's fibre
+        # cord), never shorter than the route; the part is orderable at that length
+        cat = small_ib.catalogue
+        medium = cat.media[row["medium"]]
+        stock = cat.cords[medium.cord].stock_lengths_m if medium.shape == "transceiver" else medium.stock_lengths_m
+        assert float(row["length_m"]) in stock
         assert float(row["length_m"]) >= float(row["routed_m"])
+        assert row["part"]
+        if medium.shape == "transceiver":
+            assert row["a_transceiver"] == cat.transceivers[link.a_module].part.number
+            assert row["b_transceiver"] == cat.transceivers[link.b_module].part.number
+            assert row["fibres"] == "1"  # one fibre per 400G port
 
 
 def test_route_length_formula(small_ib):

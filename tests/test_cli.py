@@ -21,7 +21,8 @@ SMALL = BLUEPRINTS / "small-ib.yaml"
 SHIPPED = sorted(BLUEPRINTS.glob("*.yaml"))
 
 # One error at a known place and one warning: a typo'd key is invalid (exit 2), so the
-# findings here come from a buildable blueprint whose pinned DAC cannot reach (exit 1).
+# findings here come from a buildable blueprint whose pinned multimode optics cannot reach the
+# leaves 60 m down the row (exit 1).
 FINDINGS_BP = """\
 apiVersion: supernodeiac/v1
 kind: Blueprint
@@ -29,7 +30,7 @@ metadata:
   name: t
 site:
   rows:
-    - {name: A, racks: 10}
+    - {name: A, racks: 100}
 nodes:
   - name: gpu
     model: hgx-h100
@@ -39,12 +40,12 @@ scaleout:
   - name: ib
     kind: fat-tree
     switch: qm9700
-    media: {pin: dac}
+    media: {pin: sr}
     endpoints:
       - group: gpu
     placement:
-      leaf: {row: A, first_rack: 10, per_rack: 8, first_u: 2}
-      spine: {row: A, first_rack: 10, per_rack: 4, first_u: 20}
+      leaf: {row: A, first_rack: 100, per_rack: 8, first_u: 2}
+      spine: {row: A, first_rack: 100, per_rack: 4, first_u: 20}
 """
 
 
@@ -74,7 +75,7 @@ def test_json_format(findings_file):
     assert report["file"] == str(findings_file) and report["stage"] == "built" and report["exit_code"] == 1
     errors = [f for f in report["findings"] if f["severity"] == "error"]
     assert errors and all(f["rule"] == "reach" for f in errors)
-    # the pinned DAC is what fails: the finding points at the pin (line 17, 'pin' at column 13)
+    # the pinned optics are what fails: the finding points at the pin (line 17, 'pin' at column 13)
     assert {(f["line"], f["col"]) for f in errors} == {(17, 13)}
     assert report["devices"] > 0 and report["links"] > 0
 
@@ -260,11 +261,9 @@ def test_render_writes_and_says_how_many(tmp_path):
 
 def test_render_replaces_a_previous_render_atomically(tmp_path):
     out = tmp_path / "o"
-    out.mkdir()
-    (out / "MANIFEST.json").write_text("{}")
-    (out / "stale.csv").write_text("from an older render")
+    writer.write({"cabling/cables.csv": b"old", "stale.csv": b"from an older render"}, out, "small-ib")
     assert _invoke("render", str(SMALL), "-o", str(out)).exit_code == 0
-    assert "stale.csv" not in read_tree(out)
+    assert "stale.csv" not in read_tree(out) and read_tree(out)["cabling/cables.csv"] != b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
 
 
@@ -310,16 +309,26 @@ def test_an_escaping_artifact_path_is_refused(bad, tmp_path, monkeypatch):
     assert not (tmp_path / "escape.txt").exists()
 
 
-def test_a_failure_during_the_swap_puts_the_old_render_back(tmp_path, monkeypatch):
+@pytest.mark.parametrize("exchange", [True, False])
+def test_a_failure_during_the_swap_keeps_the_old_render(tmp_path, monkeypatch, exchange):
+    """The swap fails (the disk, a permission): the old render is in place, no staging left;
+    with renameat2's exchange (one step) and with the two-rename fallback."""
     out, before, listing = _first_render(tmp_path)
     real_rename = os.rename
 
+    def no_space(*args):
+        raise OSError(28, "No space left on device")
+
     def rename(src, dst):
-        if Path(src).name.startswith(".o.new-"):
-            raise OSError(28, "No space left on device")
+        if Path(src).name.startswith(".o.snc-") and Path(src).suffix != ".old" and Path(dst) == out:
+            no_space()
         real_rename(src, dst)
 
-    monkeypatch.setattr(writer.os, "rename", rename)
+    if exchange:
+        monkeypatch.setattr(writer, "exchange", no_space)
+    else:
+        monkeypatch.setattr(writer, "exchange", lambda a, b: False)
+        monkeypatch.setattr(writer.os, "rename", rename)
     with pytest.raises(OSError):
         writer.write({"x.txt": b"new"}, out, "t")
     assert read_tree(out) == before

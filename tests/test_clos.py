@@ -596,11 +596,12 @@ def test_su_wider_than_a_leaf_spreads_each_rail_over_several_leaves():
 @pytest.mark.parametrize(
     ("leaf_k", "top_k", "su_nodes", "per_pod", "pods", "p2", "cores"),
     [
-        # bench/generate.py 131k: qm9700 leaves, q3400 spines and cores. A pod of 64 leaves uses 64 of
-        # a spine's 72 down ports, so a non-blocking spine cables 64 uplinks (not 72): 64 / p2 = 32
+        # qm9700 leaves under q3400 spines (the arithmetic fits; the cabling does not: XDR ports
+        # run no NDR lanes, test_media's no-downshift test). A pod of 64 leaves uses 64 of a
+        # spine's 72 down ports, so a non-blocking spine cables 64 uplinks (not 72): 64 / p2 = 32
         # cores per plane, 32 planes.
         (64, 144, 32, 64, 64, 2, 32 * 32),
-        (144, 144, 72, None, 26, 4, 72 * 18),  # all-XDR: 72-node SUs, pods of 9 SUs
+        (144, 144, 72, None, 26, 4, 72 * 18),  # bench/generate.py 131k, all-XDR: 72-node SUs, pods of 9 SUs
     ],
 )
 def test_131k_gpu_designs_plan(leaf_k, top_k, su_nodes, per_pod, pods, p2, cores):

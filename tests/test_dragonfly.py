@@ -280,8 +280,8 @@ def test_tampered_fabric_fails_the_pair_check(balanced: Compiled) -> None:
     "extra",
     [
         "",
-        'naming: {cable_id: "{fabric}|{b}:{b_port!s}|{a:>14}"}\nmedia: {pin: aoc}\n',
-        'naming: {cable_id: "{a}-{a_port}-{{x}}"}\n',
+        'naming: {cable_id: "{fabric}:{b}:{b_port}#{a}"}\nmedia: {pin: aoc}\n',
+        'naming: {cable_id: "{a}-{a_port}-x"}\n',
     ],
 )
 def test_bulk_links_are_the_links_connect_makes(extra: str) -> None:
@@ -295,25 +295,33 @@ def test_bulk_links_are_the_links_connect_makes(extra: str) -> None:
     assert copy.racks == f.racks
     chooser = ctx.chooser(None, ("media",))
     for k in f.links_of("df"):
-        made = ctx.connect("df", k.a, k.a_port, k.b, k.b_port, chooser=chooser, origin=("scaleout", 0))
+        made = ctx.connect("df", k.a, k.a_port, k.b, k.b_port, chooser=chooser, origin=("scaleout", 0), tier=k.tier)
         assert made.medium == k.medium and made.gbps == k.gbps and copy.links[-1] == k
-    ctx.add_links(
-        "df",
-        [k.a for k in f.links_of("df")],
-        [k.a_port for k in f.links_of("df")],
-        [k.b for k in f.links_of("df")],
-        [k.b_port for k in f.links_of("df")],
-        chooser=chooser,
-        origin=("scaleout", 0),
-    )
+    # The builder hands each tier's links over in one call (node-leaf, local, global, in that order).
+    # Single-port cages: the per-cage settling after the build changes none of them.
+    runs: dict[str, list] = {}
+    for k in f.links_of("df"):
+        runs.setdefault(k.tier, []).append(k)
+    for tier, run in runs.items():
+        ctx.add_links(
+            "df",
+            [k.a for k in run],
+            [k.a_port for k in run],
+            [k.b for k in run],
+            [k.b_port for k in run],
+            chooser=chooser,
+            origin=("scaleout", 0),
+            tier=tier,
+        )
     n = len(f.links.indices_of("df"))
     assert copy.links[-n:] == list(f.links_of("df"))
-    rows = [(k.a, k.a_port, k.b, k.b_port) for k in f.links_of("df")]
-    ctx.add_link_rows("df", rows, chooser=chooser, origin=("scaleout", 0))
+    for tier, run in runs.items():
+        rows = [(k.a, k.a_port, k.b, k.b_port) for k in run]
+        ctx.add_link_rows("df", rows, chooser=chooser, origin=("scaleout", 0), tier=tier)
     assert copy.links[-n:] == list(f.links_of("df"))
     if "pin" in extra:
         assert {k.medium for k in f.links_of("df")} == {"aoc"} and all(k.pinned for k in f.links_of("df"))
-        assert next(iter(f.links_of("df"))).id.startswith("df|")
+        assert next(iter(f.links_of("df"))).id.startswith("df:")
 
 
 # -- impossible designs -------------------------------------------------------------------------
@@ -370,7 +378,8 @@ def test_balanced_defaults_come_from_the_radix() -> None:
 )
 def test_balance_warning_says_which_side_and_by_how_much(p: int, a: int, h: int, expect: str) -> None:
     c = compile_text(dragonfly(p, a, h, hosts=a * p * 2, extra="    groups: 2\n"))
-    warnings = [f for f in c.findings if f.severity is Severity.WARNING]
+    # (copper runs at their rated reach also warn, rule reach-margin: not what this test is about)
+    warnings = [f for f in c.findings if f.severity is Severity.WARNING and f.rule != "reach-margin"]
     assert [w.rule for w in warnings] == ["dragonfly-balance"]
     assert expect in warnings[0].message
     assert c.exit_code == 0

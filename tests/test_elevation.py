@@ -163,7 +163,40 @@ def test_every_shipped_elevation_renders_and_parses(path):
     c = compile_file(str(path))
     arts, _ = render(c, ["elevation"])
     svgs = [p for p in arts if p.endswith(".svg")]
-    rows = {f.racks[i].row for i in rack_loads(c.fabric)} if (f := c.fabric) else set()
+    rows = {f.racks[i].row for i in rack_loads(c.fabric, c.catalogue)} if (f := c.fabric) else set()
     assert {p.split("/")[1].split(".")[0].split("-")[0] for p in svgs} == rows
     for p in svgs:
         ET.fromstring(arts[p])  # well-formed SVG
+
+
+def test_bom_orders_one_connector_per_slot_pair_and_the_chassis(nebula):
+    """The BOM's orthogonal connectors are the connector map's rows (one per compute slot x switch
+    slot of each chassis); the chassis and its power shelves are facility lines with their part."""
+    c, _ = nebula
+    arts, _ = render(c, ["bom", "connectors"])
+    rows = _rows(arts, "connectors/connectors.csv")
+    bom = _rows(arts, "bom/bom.csv")
+    [connector] = [r for r in bom if r["section"] == "connector"]
+    assert int(connector["count"]) == len(rows) == len({(r["chassis"], r["compute_slot"], r["switch_slot"]) for r in rows})
+    facility = {r["item"]: r for r in bom if r["section"] == "facility"}
+    spec = c.blueprint.scaleup[0]
+    chassis = c.catalogue.devices["oex-x128-chassis"]
+    assert int(facility["oex-x128-chassis"]["count"]) == spec.count
+    shelves = chassis.physical.power_shelves
+    assert int(facility[shelves.model]["count"]) == spec.count * shelves.count
+    assert facility["oex-x128-chassis"]["part"] == chassis.part.number and facility["oex-x128-chassis"]["grade"]
+    assert not {r["item"] for r in bom if r["section"] in ("switch", "node")} & set(facility)
+
+
+def test_bom_lists_pdus_consoles_and_oob_switches(small_ib):
+    arts, _ = render(small_ib, ["bom"])
+    bom = _rows(arts, "bom/bom.csv")
+    f = small_ib.fabric
+    by_role = Counter(d.role for d in f.devices)
+    facility = {r["item"]: int(r["count"]) for r in bom if r["section"] == "facility"}
+    assert facility == {"pdu-3ph": by_role["pdu"], "console-48": by_role["console"]}
+    # a console server where a switch other than the rack switch has a serial console: N01, N02
+    consoled = {d.rack for d in f.devices if d.role not in ("console", "mgmt") and f.layouts[d.model].has_role("console")}
+    assert by_role["pdu"] == 3 * 6 and by_role["console"] == len(consoled) == 2
+    [sn2201] = [r for r in bom if r["item"] == "sn2201"]
+    assert sn2201["section"] == "switch" and int(sn2201["count"]) == by_role["mgmt"] + by_role["mgmt-oob"]

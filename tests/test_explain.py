@@ -107,16 +107,39 @@ def test_oversubscription_measured_and_declared():
     assert over["end_to_end"] == "1:3"
 
 
+def _media_figures(f, cat, fabric: str | None = None) -> tuple[float, float]:
+    """(power W, relative cost) of the media, recounted from the links: one module per occupied
+    optical cage, one fibre cord per 400G link, one assembly per straight cable's cage pair."""
+    modules: dict[tuple[int, int], str] = {}
+    assemblies: dict[tuple, str] = {}
+    cords = 0.0
+    for k in f.links:
+        if fabric is not None and k.fabric != fabric:
+            continue
+        m = cat.media[k.medium]
+        ca = (k.a, f.layouts[f.devices[k.a].model].port_cages[k.a_port])
+        cb = (k.b, f.layouts[f.devices[k.b].model].port_cages[k.b_port])
+        if m.shape == "transceiver":
+            modules[ca], modules[cb] = k.a_module, k.b_module
+            cords += cat.cords[m.cord].relative_cost * max(1, k.lanes // 4)
+        else:
+            assemblies[min(ca, cb)] = k.medium
+    power = sum(cat.transceivers[x].power_w for x in modules.values())
+    power += sum(2 * cat.media[x].power_w_per_end for x in assemblies.values())
+    cost = sum(cat.transceivers[x].relative_cost for x in modules.values()) + cords
+    cost += sum(cat.media[x].relative_cost for x in assemblies.values())
+    return power, cost
+
+
 def test_power_and_cost_per_fabric(small_ib):
     f, cat = small_ib.fabric, small_ib.catalogue
     ib = _fabric(_report(small_ib), "ib")
     switches = [d for d in f.devices if d.group == "ib"]
-    media = [k for k in f.links if k.fabric == "ib"]
+    media_w, media_cost = _media_figures(f, cat, "ib")
+    assert media_w > 0
     assert ib["power_w"]["switches"] == pytest.approx(sum(cat.devices[d.model].power_w for d in switches))
-    assert ib["power_w"]["media"] == pytest.approx(sum(2 * cat.media[k.medium].power_w_per_end for k in media))
-    assert ib["relative_cost"]["total"] == pytest.approx(
-        sum(cat.devices[d.model].relative_cost for d in switches) + sum(cat.media[k.medium].relative_cost for k in media)
-    )
+    assert ib["power_w"]["media"] == pytest.approx(media_w)
+    assert ib["relative_cost"]["total"] == pytest.approx(sum(cat.devices[d.model].relative_cost for d in switches) + media_cost)
 
 
 def test_deployment_totals_from_the_fabric(small_ib):
@@ -126,12 +149,11 @@ def test_deployment_totals_from_the_fabric(small_ib):
     assert (totals["devices"], totals["links"], totals["racks"]) == (len(f.devices), len(f.links), len(f.racks))
     assert totals["accelerators"] == 16 * cat.devices["hgx-h100"].accelerators.count  # the UFM has none
     device_w = sum(cat.devices[d.model].power_w for d in f.devices)
-    media_w = sum(2 * cat.media[k.medium].power_w_per_end for k in f.links)
+    media_w, media_cost = _media_figures(f, cat)
     assert totals["power_w"]["devices"] == pytest.approx(device_w)
     assert totals["power_w"]["media"] == pytest.approx(media_w)
     assert totals["power_w"]["total"] == pytest.approx(device_w + media_w)
     device_cost = sum(cat.devices[d.model].relative_cost for d in f.devices)
-    media_cost = sum(cat.media[k.medium].relative_cost for k in f.links)
     assert totals["relative_cost"]["total"] == pytest.approx(device_cost + media_cost)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
-from supernodeiac.catalog import builtin_data
+from supernodeiac.catalog import builtin_data, merged
 from supernodeiac.catalog.types import Catalogue
 from supernodeiac.findings import Severity
 from supernodeiac.pipeline import compile_file
@@ -52,7 +52,7 @@ def test_air_cooling_has_a_limit_and_liquid_devices_need_a_liquid_rack():
     # 7 x 10.2 = 71.4 kW in an air-cooled rack budgeted 80 kW: above the catalogue's 60 kW air limit
     c = compile_text(hgx_site(7, "{power_kw: 80}"))
     [e] = found(c, "rack-cooling")
-    limit = Catalogue.model_validate(builtin_data()).facility.air_cooled_limit_kw
+    limit = Catalogue.model_validate(merged(None)).facility.air_cooled_limit_kw
     assert f"draws 71.4 kW on air cooling; an air-cooled rack takes at most {limit:g} kW" in e.message
     assert not found(compile_text(hgx_site(7, "{power_kw: 80, cooling: liquid}")), "rack-cooling")
     # a declared air limit of the site's own wins over the catalogue's
@@ -175,7 +175,7 @@ def test_without_a_budget_only_the_heaviest_rack_is_reported():
 def test_rack_loads_are_sums_over_the_catalogue():
     c = compile_file(str(BLUEPRINTS / "nebula-x128-ib.yaml"))
     f = c.fabric
-    loads = {load.name: load for load in rack_loads(f).values()}
+    loads = {load.name: load for load in rack_loads(f, c.catalogue).values()}
     cb, sb = f.models["oex-cb8"], f.models["oex-sb2"]
     s01 = loads["S01"]
     # one chassis: 16 compute boards, 8 switch boards, 6 power shelves (0 W), the rack switch
@@ -196,10 +196,15 @@ def test_every_shipped_blueprint_declares_a_budget_and_keeps_it(path):
 
 
 def test_physical_figures_carry_sources():
-    cat = Catalogue.model_validate(builtin_data())
+    """One physical.yaml entry per built-in device (devices.yaml and facility.yaml alike) holds
+    its part and its rack figures, each with a source and a grade."""
+    data = builtin_data()
+    assert set(data["physical"]) == set(data["devices"])
+    cat = Catalogue.model_validate(merged(None))
     for name, m in cat.devices.items():
-        if m.physical is not None:
-            assert m.physical.sources, name
+        assert m.part is not None and m.part.grade, name
+        assert m.physical is not None and m.physical.sources, name
+        assert all(s.grade for s in m.physical.sources), name
     assert cat.devices["qm9700"].power_typical_w == 747 and cat.devices["qm9700"].power_max_w == 1720
     assert cat.devices["nvl-power-shelf"].physical.supply_w == 6 * 5500
 
@@ -216,5 +221,6 @@ def test_explain_reports_each_rows_racks_against_the_budget(small_ib):
     assert (a["racks"], a["power_kw_max"], a["budget_kw"], a["cooling"], a["units_max"]) == (4, 40.9, 45, "air", 33)
     assert (a["weight_kg_max"], a["weight_complete"]) == (520, False)
     assert racks["racks"] == 6 and racks["declared"]
-    assert racks["power_kw_max"] == pytest.approx(sum(x.power_max_w for x in rack_loads(small_ib.fabric).values()) / 1000)
+    loads = rack_loads(small_ib.fabric, small_ib.catalogue).values()
+    assert racks["power_kw_max"] == pytest.approx(sum(x.power_max_w for x in loads) / 1000)
     assert "row A: 4 racks, heaviest 40.9 of 45 kW air, up to 33 of 48U" in to_text(report)

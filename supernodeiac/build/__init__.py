@@ -13,6 +13,7 @@ from ..fabric import Fabric
 from ..findings import BuildError, Finding, error
 from ..model.blueprint import Blueprint
 from ..registry import Registry
+from .cages import settle
 from .context import BuildContext
 from .geometry import Geometry
 
@@ -54,6 +55,7 @@ def build(blueprint: Blueprint, catalogue: Catalogue | None = None) -> tuple[Fab
         BUILDERS.get(pool.kind)(ctx, pool, ("cxl", i))
     if blueprint.management is not None:
         BUILDERS.get("management")(ctx, blueprint.management, ("management",))
+    settle(ctx)  # one plug per cage, for all links at once
     return fabric, ctx.findings
 
 

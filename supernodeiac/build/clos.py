@@ -129,7 +129,9 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
     for pod in range(plan.built_pods):
         pod_spines = spines[pod * spp : (pod + 1) * spp]
         first = pod * per_pod
-        _wire_up(ctx, spec.name, leaves[first : first + per_pod], up_ports, pod_spines, spine_data, p1, chooser, path)
+        _wire_up(
+            ctx, spec.name, leaves[first : first + per_pod], up_ports, pod_spines, spine_data, p1, chooser, path, "leaf-spine"
+        )
 
     cores: list[int] = []
     spine_up_ports: list[int] = []
@@ -150,6 +152,7 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
                 plan.p2,
                 chooser,
                 path,
+                "spine-core",
             )
 
     facts = _facts(spec, plan, len(compute), len(service), service_ports, k_leaf, k_spine, up_ports, spine_up_ports)
@@ -392,7 +395,7 @@ def _attach(
             taken[su] = k + 1
             li, lp = plan.service_port(k)
             ends.append((dev, port, leaves[su * lps + li], down_ports[lp]))
-    ctx.add_link_rows(name, ends, chooser=chooser, origin=path)
+    ctx.add_link_rows(name, ends, chooser=chooser, origin=path, tier="node-leaf")
 
 
 def _wire_up(
@@ -405,6 +408,7 @@ def _wire_up(
     p: int,
     chooser: MediaChooser,
     path: tuple,
+    tier: str,
 ) -> None:
     """Lower switch at position pos sends up-port m to upper switch m // p, on its port pos * p + m % p."""
     ups = range(len(lower_up_ports))
@@ -416,6 +420,7 @@ def _wire_up(
         [upper_ports[pos * p + m % p] for pos in range(len(lower)) for m in ups],
         chooser=chooser,
         origin=path,
+        tier=tier,
     )
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog.fit import CageShape
 from ..catalog.types import Catalogue, DeviceModel, PortGroup
 from ..fabric import Coords, Device, Fabric, LinkSpec
 from ..findings import BuildError, Finding, error
@@ -16,7 +17,7 @@ from ..model.blueprint import Blueprint
 from ..model.common import MediaPolicy
 from ..model.site import Placement
 from .geometry import Geometry
-from .media import MediaChooser
+from .media import Choice, MediaChooser
 
 
 def did_you_mean(name: str, known: list[str]) -> str:
@@ -24,6 +25,30 @@ def did_you_mean(name: str, known: list[str]) -> str:
     if close:
         return "did you mean " + " or ".join(repr(c) for c in close) + "?"
     return "known: " + ", ".join(sorted(known)[:12]) + (" ..." if len(known) > 12 else "")
+
+
+@dataclass(slots=True)
+class PairInfo:
+    """A link between two port groups, whatever its length."""
+
+    lanes: int
+    lane_gbps: float
+    a: CageShape
+    b: CageShape
+    transport: str
+    specs: dict[Choice, int]  # media choice -> spec index
+
+
+@dataclass(frozen=True, slots=True)
+class SpecSource:
+    """How the links of one spec were chosen: enough to choose again for them."""
+
+    chooser: MediaChooser
+    pair: PairInfo
+    fabric: str
+    kind: str
+    tier: str
+    origin: tuple
 
 
 def link_rate(ga: PortGroup, gb: PortGroup) -> tuple[int, float]:
@@ -44,15 +69,16 @@ class BuildContext:
     groups: dict[str, list[int]] = field(default_factory=dict)
     _choosers: dict[int, MediaChooser] = field(default_factory=dict)
     _placement_paths: dict[tuple, tuple] = field(default_factory=dict)
-    # (fabric, id of the media chooser, origin, kind) -> {(port group id a, b, length): spec index}
+    # (fabric, id of the media chooser, origin, kind, tier) -> {(port group id a, b, length): spec index}
     _specs: dict[tuple, dict[tuple[int, int, float], int]] = field(default_factory=dict)
     _port_group_ids: dict[str, list[int]] = field(default_factory=dict)  # model -> port -> group id
     _port_groups: list[PortGroup] = field(default_factory=list)  # group id -> group
+    _group_models: list[str] = field(default_factory=list)  # group id -> its device model
     _group_index: dict[int, int] = field(default_factory=dict)  # id(group) -> group id
-    # The same keys as _specs -> {(group id a, b): (lanes, lane Gb/s, cage a, cage b, {media choice: spec index})}
-    _pairs: dict[tuple, dict[tuple[int, int], tuple[int, float, str, str, dict[tuple[str, bool], int]]]] = field(
-        default_factory=dict
-    )
+    # The same keys as _specs -> {(group id a, b): PairInfo}
+    _pairs: dict[tuple, dict[tuple[int, int], PairInfo]] = field(default_factory=dict)
+    # spec index -> how its links were chosen (for the per-cage settling after the build)
+    spec_sources: dict[int, SpecSource] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.geometry.groups = self.groups  # placements that follow a group read its racks
@@ -174,13 +200,14 @@ class BuildContext:
         chooser: MediaChooser,
         origin: tuple,
         kind: str = "cable",
+        tier: str = "",
     ) -> LinkSpec:
         """Cable (or mate) port ``a_port`` of device ``a`` to ``b_port`` of ``b``: length, rate, medium.
 
         Returns what the link is (lanes, lane rate, medium), for builders that add up bandwidth.
         Loops of 10^5 links pass whole lists to :meth:`add_links` or :meth:`add_link_rows`.
         """
-        self.add_links(fabric, [a], [a_port], [b], [b_port], chooser=chooser, origin=origin, kind=kind)
+        self.add_links(fabric, [a], [a_port], [b], [b_port], chooser=chooser, origin=origin, kind=kind, tier=tier)
         table = self.fabric.links
         return table.specs[table.spec[-1]]
 
@@ -195,20 +222,24 @@ class BuildContext:
         chooser: MediaChooser,
         origin: tuple,
         kind: str = "cable",
+        tier: str = "",
     ) -> None:
         """Cable ``a[i]``'s port ``a_port[i]`` to ``b[i]``'s ``b_port[i]`` for every i, in order.
 
         The builders' hot path: a fabric's 10^5-10^6 links go through here in a few calls, each
         a handful of passes over the lists rather than a Python call per link. Rate and medium
-        depend only on the two port groups and the exact length (for one media policy) and a
-        fabric has few distinct such triples, so they are decided once per triple. Cable IDs are
-        the Fabric's to format later.
+        depend only on the two port groups and the exact length (for one media policy and tier)
+        and a fabric has few distinct such triples, so they are decided once per triple. The
+        medium is the link's own best; :func:`build.cages.settle` then makes every cage hold one
+        plug, for all links at once. ``tier`` (node-leaf, leaf-spine, spine-core, local, global)
+        selects the policy's per-tier rules. Cable IDs are the Fabric's to format later.
         """
         n = len(a)
         if not len(a_port) == len(b) == len(b_port) == n:
             raise ValueError("add_links: the four lists differ in length")
         if n == 0:
             return
+        chooser = chooser.for_tier(tier)
         devices = self.fabric.devices
         da = [devices[x] for x in a]
         db = [devices[x] for x in b]
@@ -219,7 +250,7 @@ class BuildContext:
             lengths = [self.geometry.cable_length(x, y) for x, y in zip(da, db)]
         else:
             lengths = self.geometry.lengths(a, b)
-        spec = self._link_specs(fabric, kind, chooser, origin, ga, gb, lengths)
+        spec = self._link_specs(fabric, kind, tier, chooser, origin, ga, gb, lengths)
         self.fabric.links.add_many(a, a_port, b, b_port, lengths, spec)
 
     def add_link_rows(
@@ -230,18 +261,19 @@ class BuildContext:
         chooser: MediaChooser,
         origin: tuple,
         kind: str = "cable",
+        tier: str = "",
     ) -> None:
         """:meth:`add_links` for links listed as ``(a, a_port, b, b_port)`` rows, the shape most
         builder loops produce (transposed into columns in C)."""
         if ends:
             a, a_port, b, b_port = zip(*ends, strict=True)
-            self.add_links(fabric, a, a_port, b, b_port, chooser=chooser, origin=origin, kind=kind)
+            self.add_links(fabric, a, a_port, b, b_port, chooser=chooser, origin=origin, kind=kind, tier=tier)
 
     def _group_ids(self, devices: list[Device], ports: Sequence[int]) -> list[int]:
         """The port group (as its small id) of each (device, port); IndexError for a port the device lacks."""
         group_ids = self._port_group_ids
         for model in {d.model for d in devices} - group_ids.keys():
-            group_ids[model] = [self._group_id(g) for g in self.fabric.layouts[model].port_groups]
+            group_ids[model] = [self._group_id(g, model) for g in self.fabric.layouts[model].port_groups]
         try:
             if min(ports) < 0:
                 raise IndexError
@@ -254,6 +286,7 @@ class BuildContext:
         self,
         fabric: str,
         kind: str,
+        tier: str,
         chooser: MediaChooser,
         origin: tuple,
         ga: list[int],
@@ -261,16 +294,17 @@ class BuildContext:
         lengths: list[float],
     ) -> list[int]:
         """The spec index of every link, from its two port groups and its length."""
-        loop = (fabric, id(chooser), origin, kind)
+        loop = (fabric, id(chooser), origin, kind, tier)
         memo = self._specs.setdefault(loop, {})
         pairs = self._pairs.setdefault(loop, {})
         if len(set(ga)) == 1 and len(set(gb)) == 1:
             # One pair of port groups (a builder loop's usual case): the medium per distinct
             # length in one sorted sweep, then one dict lookup per link.
             pair = self._pair(pairs, ga[0], gb[0])
-            _, lane_gbps, cage_a, cage_b, _ = pair
-            choices = chooser.choose_many(lane_gbps, cage_a, cage_b, set(lengths))
-            spec_of = {c: self._spec_for(fabric, kind, chooser, origin, pair, c) for c in set(choices.values())}
+            choices = chooser.pick_many(
+                pair.lane_gbps, pair.a, pair.b, set(lengths), transport=pair.transport, link_lanes=pair.lanes
+            )
+            spec_of = {c: self.spec_for(fabric, kind, tier, chooser, origin, pair, c) for c in set(choices.values())}
             by_length = {length: spec_of[c] for length, c in choices.items()}
             return list(map(by_length.__getitem__, lengths))
         get = memo.get
@@ -285,39 +319,57 @@ class BuildContext:
             found = get(key)
             if found is None:
                 pair = self._pair(pairs, key[0], key[1])
-                choice = chooser.choose(pair[1], pair[2], pair[3], key[2])
-                found = memo[key] = self._spec_for(fabric, kind, chooser, origin, pair, choice)
+                choice = chooser.pick(pair.lane_gbps, pair.a, pair.b, key[2], transport=pair.transport, link_lanes=pair.lanes)
+                found = memo[key] = self.spec_for(fabric, kind, tier, chooser, origin, pair, choice)
             spec[i] = found
 
-    def _group_id(self, group: PortGroup) -> int:
+    def _group_id(self, group: PortGroup, model: str) -> int:
         """A small int per port group object (a memo key that hashes well and keeps the group alive)."""
         found = self._group_index.get(id(group))
         if found is None:
             found = self._group_index[id(group)] = len(self._port_groups)
             self._port_groups.append(group)
+            self._group_models.append(model)
         return found
 
-    def _pair(self, pairs: dict, ga: int, gb: int) -> tuple[int, float, str, str, dict[tuple[str, bool], int]]:
-        """(lanes, lane Gb/s, cage a, cage b, {media choice: spec index}) of a pair of port groups:
-        lengths vary (one link in six has a new one on the Dragonfly), rates do not. ``pairs``
-        holds them for one fabric, media policy, origin and kind."""
+    def _pair(self, pairs: dict, ga: int, gb: int) -> PairInfo:
+        """What a link between two port groups is, whatever its length: lanes, lane rate, both
+        cages' shapes, transport. ``pairs`` holds them for one fabric, media policy, origin, kind."""
         pair = pairs.get((ga, gb))
         if pair is None:
             group_a, group_b = self._port_groups[ga], self._port_groups[gb]
-            pair = pairs[(ga, gb)] = (*link_rate(group_a, group_b), group_a.cage, group_b.cage, {})
+            ma, mb = self.fabric.models[self._group_models[ga]], self.fabric.models[self._group_models[gb]]
+            lanes, lane_gbps = link_rate(group_a, group_b)
+            transport = ma.transport if ma.transport != "any" else mb.transport
+            pair = pairs[(ga, gb)] = PairInfo(
+                lanes, lane_gbps, CageShape.of(group_a, ma.kind), CageShape.of(group_b, mb.kind), transport, {}
+            )
         return pair
 
-    def _spec_for(
-        self, fabric: str, kind: str, chooser: MediaChooser, origin: tuple, pair: tuple, choice: tuple[str, bool]
+    def spec_for(
+        self, fabric: str, kind: str, tier: str, chooser: MediaChooser, origin: tuple, pair: PairInfo, choice: Choice
     ) -> int:
-        """The spec index of a link of ``fabric`` between the port groups of ``pair`` on the chosen medium."""
-        lanes, lane_gbps, _, _, by_medium = pair
-        found = by_medium.get(choice)
+        """The spec index of a link of ``fabric`` between the port groups of ``pair`` with this choice."""
+        found = pair.specs.get(choice)
         if found is None:
-            medium, pinned = choice
-            where = chooser.path + ("pin",) if pinned else origin
-            spec = LinkSpec(fabric, kind, lanes, lane_gbps, medium, where, pinned)
-            found = by_medium[choice] = self.fabric.links.spec_id(spec)
+            where = chooser.pin_path if choice.pinned else origin
+            spec = LinkSpec(
+                fabric,
+                kind,
+                pair.lanes,
+                pair.lane_gbps,
+                choice.medium,
+                where,
+                choice.pinned,
+                tier,
+                choice.a_module,
+                choice.b_module,
+                choice.head,
+            )
+            found = pair.specs[choice] = self.fabric.links.spec_id(spec)
+            # How to choose again for these links: the per-cage settling (build.cages) may
+            # move them to another medium.
+            self.spec_sources.setdefault(found, SpecSource(chooser, pair, fabric, kind, tier, origin))
         return found
 
     def fail(self, rule: str, message: str, path: tuple, hint: str = "") -> BuildError:

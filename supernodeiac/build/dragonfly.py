@@ -237,7 +237,7 @@ def _attach_endpoints(
         switch_index, port_index = np.divmod(t, per)
     sw = np.array(switches, dtype=np.int64)[switch_index].tolist()
     sw_ports = np.array(ports, dtype=np.int64)[port_index].tolist()
-    ctx.add_links(name, endpoints.devices, endpoints.ports, sw, sw_ports, chooser=chooser, origin=path)
+    ctx.add_links(name, endpoints.devices, endpoints.ports, sw, sw_ports, chooser=chooser, origin=path, tier="node-leaf")
 
 
 def _order_or_fail(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tuple, switches: int, what: str, rails: int) -> str:
@@ -364,7 +364,7 @@ def _wire_globals(
         (switches[i * per_group + switch_of[q]], port_of[q], switches[j * per_group + switch_of[q2]], port_of[q2])
         for i, q, j, q2 in global_links(plan, built)
     ]
-    ctx.add_link_rows(name, ends, chooser=chooser, origin=path)
+    ctx.add_link_rows(name, ends, chooser=chooser, origin=path, tier="global")
 
 
 def _global_facts(plan: GlobalPlan, built: int) -> dict:
@@ -431,6 +431,7 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         [(routers[j * a + r], port, routers[j * a + r2], port2) for j in range(g) for r, port, r2, port2 in pairs],
         chooser=chooser,
         origin=path,
+        tier="local",
     )
     _wire_globals(ctx, name, routers, a, h, glob, plan, g, chooser, path)
     global_gbps = _last_gbps(ctx) if plan.parallel and g > 1 else 0.0
@@ -566,7 +567,7 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         for x in range(leaves)
         for m in range(u)
     ]
-    ctx.add_link_rows(name, ups, chooser=chooser, origin=path)
+    ctx.add_link_rows(name, ups, chooser=chooser, origin=path, tier="leaf-spine")
     _wire_globals(ctx, name, spine_ids, spines, h, glob, plan, g, chooser, path)
     global_gbps = _last_gbps(ctx) if plan.parallel and g > 1 else 0.0
 

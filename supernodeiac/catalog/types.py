@@ -6,42 +6,130 @@ files beside this module (each entry cites its source) or from a blueprint's ove
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from ..model.base import NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, Strict
+from ..model.base import (
+    MAX_PORTS,
+    LaneRate,
+    LineRate,
+    NonNegFloat,
+    NonNegInt,
+    PortCount,
+    PositiveFloat,
+    PositiveInt,
+    StockLength,
+    Strict,
+)
+from ..name_rules import PHYSICAL_PORT, PORT, template_problem
+
+# Lanes of a port, ports of a cage: 32 is twice the widest (CXL x16, OSFP 8 lanes, 2 ports a cage).
+Lanes = Annotated[int, Field(gt=0, le=32)]
+
+# The fields a port name template may use (PortLayout fills them); acc/link and chip/chipport
+# only on the scale-up ports of a device with accelerators or switch chips.
+PORT_FIELDS = ("i", "n", "cage", "sub", "lane0")
+ACCELERATOR_PORT_FIELDS = ("acc", "link")
+CHIP_PORT_FIELDS = ("chip", "chipport")
+# The fields of a printed (faceplate) port name template.
+PHYSICAL_FIELDS = ("FORM", "form", "cage", "sub", "letter", "n", "i")
+
+
+def _port_template(template: str) -> str:
+    problem = template_problem(template, PORT, PORT_FIELDS + ACCELERATOR_PORT_FIELDS + CHIP_PORT_FIELDS)
+    if problem is not None:
+        raise ValueError(f"{problem[0]} ({problem[1]})")
+    return template
+
 
 PortRole = Literal["data", "scaleup", "mgmt", "inband", "storage", "cxl", "uplink", "console"]
+Grade = Literal["PRIMARY", "SECONDARY", "DERIVED", "UNCONFIRMED", "ILLUSTRATIVE"]
+# The top of a cage and of what plugs into it: a finned module (integrated heat sink, IHS) goes
+# into a switch cage without a heat sink; a flat-top module (riding heat sink, RHS) under the heat
+# sink of a NIC or liquid-cooled cage. A finned plug does not fit a flat-top cage and the other way
+# round; "any" where the distinction does not exist (QSFP, RJ45) or is unknown.
+Top = Literal["finned", "flat", "any"]
 
 
 class PortGroup(Strict):
     """A run of identical ports on a device, numbered after the groups listed before it."""
 
     role: PortRole
-    count: PositiveInt
+    count: PortCount
     speed_gbps: PositiveFloat = Field(description="per port, per direction")
-    lanes: PositiveInt = 1
+    lanes: Lanes = 1
     cage: str = Field(description="osfp, qsfp112, qsfp28, sfp28, rj45, cpo, orthogonal, cartridge, cxl-x16 ...")
-    ports_per_cage: PositiveInt = 1
-    name: str = Field(
+    ports_per_cage: Lanes = 1
+    name: Annotated[str, AfterValidator(_port_template)] = Field(
         "p{n}",
         description="port name template: {n} 1-based number in the group, {i} 0-based, "
         "{cage} 1-based cage, {sub} 1-based port within the cage, {lane0} first lane (i x lanes), "
         "{acc}/{link} accelerator and link on a compute board, {chip}/{chipport} on a switch board",
     )
     breakout: list[str] = Field(default_factory=list, description="supported breakout modes, e.g. 2x400G")
-    first_index: int = Field(0, ge=0, description="added to {i} and {n} (ports numbered on from another group)")
+    first_index: int = Field(0, ge=0, le=MAX_PORTS, description="added to {i} and {n} (ports numbered on from another group)")
+    # -- the physical cage (issue 8) ------------------------------------------------------------
+    top: Top = Field("any", description="finned (integrated heat sink, switch side) or flat (riding heat sink, NIC side)")
+    first_cage: PositiveInt = Field(1, description="faceplate number of the group's first cage")
+    faceplate: list[NonNegInt] | None = Field(
+        None,
+        description="port offsets of the group in faceplate order (cage 1 position 1, cage 1 position 2, cage 2 "
+        "position 1, ...), when the ports do not sit in cages in index order (DGX H100: [7, 4, 6, 5, 2, 1, 3, 0])",
+    )
+    physical: str | None = Field(
+        None,
+        description="physical port name as printed: {FORM} upper-case form factor, {form}, {cage} faceplate number, "
+        "{sub} 1-based position in the cage, {letter} a/b/c..., {n}, {i}; default '{FORM} {cage}' or "
+        "'{FORM} {cage} port {sub}' when a cage holds several ports",
+    )
+    lane_rates: list[PositiveFloat] | None = Field(
+        None, description="lane rates (Gb/s) the port runs at; default: its own and any lower one (downshift)"
+    )
+
+    @field_validator("physical")
+    @classmethod
+    def _physical_fields(cls, value: str | None) -> str | None:
+        if value is not None:
+            problem = template_problem(value, PHYSICAL_PORT, PHYSICAL_FIELDS)
+            if problem is not None:
+                raise ValueError(f"{problem[0]} ({problem[1]})")
+        return value
+
+    @field_validator("faceplate")
+    @classmethod
+    def _permutation(cls, value: list[int] | None, info) -> list[int] | None:  # noqa: ANN001
+        count = info.data.get("count")
+        if value is not None and count is not None and sorted(value) != list(range(count)):
+            raise ValueError(f"faceplate must list each of the group's {count} port offsets 0..{count - 1} once")
+        return value
 
     @property
     def lane_gbps(self) -> float:
         return self.speed_gbps / self.lanes
 
+    @property
+    def cages(self) -> int:
+        """Cages the group's ports fill."""
+        return math.ceil(self.count / self.ports_per_cage)
+
+    @property
+    def cage_lanes(self) -> int:
+        """Electrical lanes of one cage: what a plug in it must carry (8 for a twin-port 2 x 400G OSFP)."""
+        return self.lanes * self.ports_per_cage
+
+    def runs_at(self, lane_gbps: float) -> bool:
+        """Whether the port runs at this lane rate (its own, or a lower one unless ``lane_rates`` says otherwise)."""
+        if self.lane_rates is None:
+            return lane_gbps <= self.lane_gbps + 1e-9
+        return any(abs(rate - lane_gbps) < 1e-9 for rate in self.lane_rates)
+
 
 class Accelerators(Strict):
-    count: PositiveInt
+    count: PortCount
     model: str
-    links: PositiveInt = Field(description="scale-up links per accelerator")
+    links: PortCount = Field(description="scale-up links per accelerator")
     link_gbps: PositiveFloat = Field(description="per link, per direction")
     hbm_gb: NonNegFloat = 0
 
@@ -54,21 +142,21 @@ class Accelerators(Strict):
 class InternalScaleup(Strict):
     """A board whose accelerators meet on switch chips of its own (HGX): no cables to plan."""
 
-    switch_chips: PositiveInt
-    links_per_chip: list[PositiveInt] = Field(description="links each accelerator has to each chip")
+    switch_chips: PortCount
+    links_per_chip: list[PortCount] = Field(description="links each accelerator has to each chip", max_length=MAX_PORTS)
 
 
 class SwitchChips(Strict):
     """Scale-up switch chips on a switch board or tray; port p of the scaleup group is on chip p // ports_per_chip."""
 
-    count: PositiveInt
-    ports_per_chip: PositiveInt
+    count: PortCount
+    ports_per_chip: PortCount
     model: str = ""
 
 
 class Source(Strict):
     ref: str
-    grade: Literal["PRIMARY", "SECONDARY", "DERIVED", "UNCONFIRMED", "ILLUSTRATIVE"] = "PRIMARY"
+    grade: Grade = "PRIMARY"
     note: str = ""
 
 
@@ -84,11 +172,17 @@ class Physical(Strict):
 
     ``power_max_w`` is what rack budgets are held to (the nameplate or the maximum with active
     optics); ``power_typical_w`` is reported beside it. Either left out falls back to the
-    device's ``power_w``.
+    device's ``power_w``. ``modules_in_max`` says whether that maximum already includes the
+    modules in the device's cages (the rack adds them when it does not).
     """
 
     power_typical_w: NonNegFloat | None = None
     power_max_w: NonNegFloat | None = None
+    modules_in_max: bool = Field(
+        True,
+        description="the maximum includes the pluggable modules in its cages (as data sheets give it); false: the rack "
+        "also carries the modules and active cable ends plugged into the device's cages",
+    )
     weight_kg: NonNegFloat | None = None
     cooling: Literal["air", "liquid", "hybrid"] = Field("air", description="hybrid: direct liquid plus air, needs a liquid rack")
     supply_w: NonNegFloat | None = Field(None, description="power shelves and PDUs: the power they deliver")
@@ -104,7 +198,17 @@ class ChassisSlots(Strict):
     front: PositiveInt = Field(description="compute-board slots (front, horizontal)")
     rear: PositiveInt = Field(description="switch-board slots (rear, vertical)")
     front_pitch_u: PositiveInt = Field(description="height of one front slot (the compute board's thickness)")
-    front_first_u: int = Field(0, ge=0, description="units below the first front slot (power entry, management)")
+    front_first_u: NonNegInt = Field(0, description="units below the first front slot (power entry, management)")
+
+
+class Part(Strict):
+    """What a BOM line orders: a vendor part number, or a clearly marked generic placeholder."""
+
+    number: str = Field(description="orderable part number (a family like MCP4Y10-Nxxx where lengths have their own)")
+    opn: str = Field("", description="the vendor's ordering number where it differs (NVIDIA 980-9Ixxx / 920-...)")
+    generic: bool = Field(False, description="a placeholder, not a vendor part: the BOM marks it 'generic'")
+    grade: Grade = "UNCONFIRMED"
+    ref: str = ""
 
 
 class DeviceModel(Strict):
@@ -133,6 +237,7 @@ class DeviceModel(Strict):
     memory_gb: NonNegFloat = 0
     physical: Physical | None = None
     slots: ChassisSlots | None = Field(None, description="kind chassis: its board slots")
+    part: Part | None = Field(None, description="part number for the BOM; none: a generic placeholder")
     sources: list[Source] = Field(min_length=1)
 
     @property
@@ -165,6 +270,14 @@ class DeviceModel(Strict):
             raise ValueError("a chassis lists its 'slots', and only a chassis does")
         if self.height_u == 0 and self.kind not in ("pdu",):
             raise ValueError("only a pdu (rear-mounted) has height_u 0")
+        for group in self.ports:
+            fields = PORT_FIELDS
+            if group.role == "scaleup":
+                fields += ACCELERATOR_PORT_FIELDS if acc is not None else ()
+                fields += CHIP_PORT_FIELDS if chips is not None else ()
+            problem = template_problem(group.name, PORT, fields)
+            if problem is not None:
+                raise ValueError(f"port group {group.role!r}: {problem[0]} ({problem[1]})")
         return self
 
     def ports_of(self, role: str) -> list[PortGroup]:
@@ -175,33 +288,159 @@ class DeviceModel(Strict):
         return sum(g.count for g in self.ports if g.role == role)
 
 
-class Medium(Strict):
-    """A medium ties the cable, both ends' transceivers (or none) and the fibre together."""
+MediumKind = Literal["dac", "acc", "aec", "lpo", "aoc", "sr", "dr", "fr", "npo", "cpo", "copper-utp", "cartridge", "pcb"]
+Fibre = Literal["none", "om3", "om4", "om5", "os2"]
+Shape = Literal["straight", "splitter", "transceiver", "connector", "cartridge"]
+COPPER_KINDS = frozenset({"dac", "acc", "aec", "copper-utp"})
 
-    kind: Literal["dac", "acc", "aec", "lpo", "aoc", "sr", "dr", "fr", "npo", "cpo", "copper-utp", "cartridge", "pcb"]
+
+class End(Strict):
+    """One end of a cable assembly: the plug a cage takes."""
+
+    form: str = Field("any", description="form factor (osfp, qsfp112, ...); any: every form the medium lists in 'cages'")
+    top: Top = "any"
+    lanes: PositiveInt | None = Field(None, description="electrical lanes of the plug (8 twin-port OSFP); none: any")
+
+    def fits(self, form: str, top: str, lanes: int, forms: list[str]) -> bool:
+        if self.form == "any":
+            if form not in forms:
+                return False
+        elif self.form != form:
+            return False
+        if self.top != "any" and top != "any" and self.top != top:
+            return False
+        return self.lanes is None or self.lanes == lanes
+
+
+class Transceiver(Strict):
+    """An optical module: it takes one cage, has ``ports`` optical ports, each with its own fibre."""
+
     description: str
-    reach_m: dict[float, PositiveFloat] = Field(
-        description="reach in metres by lane rate in Gb/s; a rate not listed uses the next higher one"
-    )
-    cages: list[str] = Field(description="cage types either end may be")
-    requires_cage: str | None = Field(None, description="at least one end must be this cage (CPO)")
-    transceivers_per_end: NonNegFloat = 0
-    power_w_per_end: NonNegFloat = 0
-    relative_cost: NonNegFloat = Field(description="cable plus both ends, per link; orders the policy")
-    fibre: Literal["none", "om3", "om4", "om5", "os2"] = "none"
-    connector: str = ""
-    stock_lengths_m: list[NonNegFloat] = Field(min_length=1)
+    vendor: str = ""
+    pmd: str = Field(description="optical interface (sr4, dr4, fr4, ...): modules at the two ends of a fibre must match")
+    form: str = Field(description="form factor it plugs into (osfp, qsfp112, ...), or any (a generic module)")
+    top: Top = "any"
+    ports: PositiveInt = Field(1, description="optical ports (twin-port OSFP: 2), each with its own fibre")
+    lanes_per_port: PositiveInt | None = Field(4, description="electrical lanes behind each optical port; none: any")
+    lane_rates: list[PositiveFloat] = Field(min_length=1, description="lane rates (Gb/s) it runs at")
+    reach_m: dict[LaneRate, PositiveFloat] = Field(description="reach in metres by lane rate")
+    fibre: Fibre
+    connector: str = Field(description="optical connector of each port: mpo-12/apc, lc-duplex ...")
+    side: Literal["switch", "host", "any"] = Field("any", description="the side it is made for (single-port parts are host-side)")
+    integrated: bool = Field(False, description="an optical engine built into the device (CPO): nothing to order")
+    power_w: NonNegFloat = 0
+    relative_cost: NonNegFloat = 0
+    part: Part
     sources: list[Source] = Field(min_length=1)
+
+    @property
+    def lanes(self) -> int | None:
+        return None if self.lanes_per_port is None else self.ports * self.lanes_per_port
+
+    def reach_at(self, lane_gbps: float) -> float | None:
+        return _reach_at(self.reach_m, lane_gbps)
+
+    def runs_at(self, lane_gbps: float) -> bool:
+        return any(abs(rate - lane_gbps) < 1e-9 for rate in self.lane_rates)
+
+    def fits(self, form: str, top: str, lanes: int, side: str, forms: list[str]) -> bool:
+        """Whether the module takes a cage of this form factor, top, lane count and side."""
+        if self.form == "any":
+            if form not in forms:
+                return False
+        elif self.form != form:
+            return False
+        if self.top != "any" and top != "any" and self.top != top:
+            return False
+        if self.side != "any" and side != "any" and self.side != side:
+            return False
+        return self.lanes is None or self.lanes == lanes
+
+
+class Cord(Strict):
+    """A fibre patch cord (or trunk): one per optical port of a transceiver link."""
+
+    description: str
+    fibre: Fibre
+    connector: str
+    stock_lengths_m: list[PositiveFloat] = Field(min_length=1)
+    parts: dict[StockLength, str] = Field(default_factory=dict, description="part number per stock length")
+    opns: dict[StockLength, str] = Field(default_factory=dict, description="ordering number per stock length")
+    part: Part
+    relative_cost: NonNegFloat = 0
+    sources: list[Source] = Field(min_length=1)
+
+
+def _reach_at(reach_m: dict[float, float], lane_gbps: float) -> float | None:
+    """Reach at a lane rate: the figure for the lowest listed rate >= the asked one."""
+    rates = sorted(r for r in reach_m if r >= lane_gbps - 1e-9)
+    return reach_m[rates[0]] if rates else None
+
+
+class Medium(Strict):
+    """One physical realisation of a link, as the policy chooses it (media are chosen per cage).
+
+    * ``straight``: a cable assembly from one cage to one cage (a twin-port 2 x 400G DAC carries
+      both ports of its cages); ``ends`` gives the plugs (one entry: both alike).
+    * ``splitter``: one head plug to ``legs`` plugs, each leg in its own cage; ``ends`` is [head, leg].
+    * ``transceiver``: a module in each cage (from ``modules``, the one that fits the cage) and a
+      fibre ``cord`` per optical port; the reach is the lesser of the two modules'.
+    * ``connector`` / ``cartridge``: a board-to-board connector (OEX) or a rack's cable cartridge
+      (NVL72), counted per board pair and per rack assembly.
+    """
+
+    kind: MediumKind
+    description: str
+    shape: Shape = "straight"
+    reach_m: dict[LaneRate, PositiveFloat] = Field(
+        default_factory=dict, description="reach in metres by lane rate; a rate not listed uses the next higher one"
+    )
+    cages: list[str] = Field(description="cage form factors either end may be")
+    requires_cage: str | None = Field(None, description="at least one end must be this cage (CPO)")
+    ends: list[End] = Field(default_factory=list, description="straight: [both] or [a, b]; splitter: [head, leg]")
+    legs: PositiveInt = Field(1, description="splitter legs")
+    modules: list[str] = Field(default_factory=list, description="transceiver keys this medium uses (transceiver shape)")
+    cord: str = Field("", description="fibre cord key (transceiver shape)")
+    transceivers_per_end: NonNegFloat = Field(0, description="legacy; modules are counted per occupied cage")
+    power_w_per_end: NonNegFloat = Field(0, description="power of each plug of a cable assembly (active copper, AOC)")
+    relative_cost: NonNegFloat = Field(description="one assembly (cable, splitter, connector, cartridge); transceiver media: 0")
+    fibre: Fibre = "none"
+    connector: str = ""
+    stock_lengths_m: list[NonNegFloat] = Field(default_factory=list, description="transceiver media: the cord's")
+    parts: dict[StockLength, str] = Field(default_factory=dict, description="part number per stock length")
+    opns: dict[StockLength, str] = Field(default_factory=dict, description="ordering number per stock length")
+    part: Part | None = None
+    per_assembly: PositiveInt = Field(1, description="cartridge: cartridges in one rack assembly")
+    sources: list[Source] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _shape(self) -> Medium:
+        if self.shape == "transceiver":
+            if not self.modules or not self.cord:
+                raise ValueError("a transceiver medium names its modules and its fibre cord")
+        else:
+            if not self.reach_m:
+                raise ValueError("reach_m is required (by lane rate)")
+            if not self.stock_lengths_m:
+                raise ValueError("stock_lengths_m is required")
+        if self.shape == "splitter" and (len(self.ends) != 2 or self.legs < 2):
+            raise ValueError("a splitter lists ends [head, leg] and at least 2 legs")
+        if self.shape == "straight" and len(self.ends) > 2:
+            raise ValueError("a straight assembly lists one end (both alike) or two")
+        return self
 
     @property
     def needs_margin(self) -> bool:
         """A connector on a board (pcb) has a fixed path; the cable margin is for cables."""
         return self.kind != "pcb"
 
+    @property
+    def copper(self) -> bool:
+        return self.kind in COPPER_KINDS
+
     def reach_at(self, lane_gbps: float) -> float | None:
         """Reach at a lane rate: the figure for the lowest listed rate >= the asked one."""
-        rates = sorted(r for r in self.reach_m if r >= lane_gbps - 1e-9)
-        return self.reach_m[rates[0]] if rates else None
+        return _reach_at(self.reach_m, lane_gbps)
 
     def plugs_into(self, cage_a: str, cage_b: str) -> bool:
         """Both ends' cages take this medium, and one of them is the cage it requires (if any)."""
@@ -214,6 +453,12 @@ class Medium(Strict):
             if stock >= length_m - 1e-9:
                 return stock
         return None
+
+    def end(self, which: int) -> End:
+        """End ``which`` (0 = a / head, 1 = b / leg); a single listed end stands for both; none: any."""
+        if not self.ends:
+            return End()
+        return self.ends[min(which, len(self.ends) - 1)]
 
 
 class Facility(Strict):
@@ -228,3 +473,43 @@ class Catalogue(Strict):
     devices: dict[str, DeviceModel]
     media: dict[str, Medium]
     facility: Facility
+    transceivers: dict[str, Transceiver] = Field(default_factory=dict)
+    cords: dict[str, Cord] = Field(default_factory=dict)
+    # transport -> lane rate (Gb/s; 0 = any rate) -> media the default policy may choose from
+    lines: dict[str, dict[LineRate, list[str]]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _references(self) -> Catalogue:
+        """Every name a medium or a line uses exists, and a transceiver medium's modules take its
+        cord's fibre and connector: an optic paired with the wrong fibre cannot be described."""
+        problems = []
+        for name, m in self.media.items():
+            if m.shape != "transceiver":
+                continue
+            cord = self.cords.get(m.cord)
+            if cord is None:
+                problems.append(f"media.{name}: no cord named {m.cord!r}")
+            for key in m.modules:
+                module = self.transceivers.get(key)
+                if module is None:
+                    problems.append(f"media.{name}: no transceiver named {key!r}")
+                elif (
+                    cord is not None
+                    and not module.integrated
+                    and (module.fibre != cord.fibre or module.connector != cord.connector)
+                ):
+                    problems.append(
+                        f"media.{name}: transceiver {key} takes {module.fibre} {module.connector} fibre, "
+                        f"cord {m.cord} is {cord.fibre} {cord.connector}"
+                    )
+            pmds = {self.transceivers[k].pmd for k in m.modules if k in self.transceivers}
+            if len(pmds) > 1:
+                problems.append(f"media.{name}: modules of different optical interfaces ({', '.join(sorted(pmds))}) do not link")
+        for transport, rates in self.lines.items():
+            for rate, names in rates.items():
+                for n in names:
+                    if n not in self.media:
+                        problems.append(f"lines.{transport}.{rate:g}: no medium named {n!r}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self

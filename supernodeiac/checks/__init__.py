@@ -32,6 +32,7 @@ def run_checks(ctx: CheckContext) -> list[Finding]:
 
 # Registration: importing a check module registers it (kept last: they import CHECKS).
 from . import (  # noqa: E402,F401
+    cages,
     clos,
     cxl,
     dragonfly,

@@ -58,7 +58,7 @@ def _budget_text(b: Budget) -> str:
 @CHECKS.register("rack-budget")
 def check_racks(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
-    loads = rack_loads(f)
+    loads = rack_loads(f, ctx.catalogue)
     if not loads:
         return
     rows = budgets(ctx.blueprint, ctx.catalogue)

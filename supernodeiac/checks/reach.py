@@ -1,155 +1,262 @@
-"""Reach: every cable's length plus margin fits its medium at its lane rate."""
+"""Reach like the data sheets: a link's ordered stock length is within its medium's rated reach.
+
+The routed length already carries the service loop, so it is rounded up to the medium's next
+stock length (a splitter: its longest leg; a transceiver link: its fibre cord) and that length
+must be within the rated reach at the link's lane rate (transceivers: the lesser of the two
+modules'), less the policy's explicit derating (``margin_m``, ``derate_pct``; default off).
+
+Rules: ``reach`` (no medium, no stock length long enough, or past the rated reach: an error that
+names the part and its reach), ``media-fit`` (the medium does not take one of the two cages: form
+factor, top, lanes, lane rate), ``unknown-catalogue-item``, and ``reach-margin``: a warning when a
+copper cable is ordered within ``copper_warning_m`` of its rated reach (copper at the edge of its
+reach drops links under load). Decided in bulk per (spec, cage shape, cage shape); links are
+walked only to write the findings, in table order, once per medium and origin.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..device_arrays import unique_ints
-from ..findings import Finding, error
-from ..link_table import LinkTable
+from ..cage_plan import assemblies, link_shapes
+from ..catalog.fit import CageShape, Fit, fit
+from ..findings import Finding, error, warning
+from ..model.common import MediaPolicy
 from . import CHECKS, CheckContext
 
+# Per-link outcome codes.
+_OK, _NO_MEDIUM, _UNKNOWN, _UNFIT, _NO_STOCK, _PAST, _NEAR = range(7)
 
-def _margin(ctx: CheckContext, origin: tuple) -> float:
+
+def policy_for(ctx: CheckContext, origin: tuple) -> MediaPolicy:
+    """The media policy that governs links made at ``origin`` (a network's own wins over the default)."""
     policy = ctx.blueprint.media
-    # A fabric's own media policy wins over the blueprint default.
     node = ctx.blueprint
     for part in origin:
-        node = node[part] if isinstance(part, int) else getattr(node, part, None)
+        node = node[part] if isinstance(part, int) else getattr(node, str(part), None)
         if node is None:
             break
         own = getattr(node, "media", None)
-        if own is not None and hasattr(own, "margin_m"):
+        if isinstance(own, MediaPolicy):
             policy = own
-    return policy.margin_m
+    return policy
 
 
-_UNSEEN = (-1.0, -1.0)  # a limits entry not worked out yet (None is a real value there)
+@dataclass(frozen=True, slots=True)
+class _Combo:
+    """What every link of one (spec, cage shape, cage shape) shares."""
+
+    code: int  # _OK, or why no link of it can be right
+    fit: Fit
+    bound: float  # the longest ordered length the derated reach allows
+    margin: float
+    warn_from: float  # copper: an ordered length above this is near its limit (inf: never)
 
 
 @CHECKS.register("reach")
 def check_reach(ctx: CheckContext) -> Iterator[Finding]:
-    if not _clean(ctx):
-        f = ctx.fabric
-        # Each device's cage per port (one list per model, shared by its devices).
-        by_model = {m: [g.cage for g in f.layouts[m].port_groups] for m in {d.model for d in f.devices}}
-        yield from _walk(ctx, [by_model[d.model] for d in f.devices])
-
-
-def _clean(ctx: CheckContext) -> bool:
-    """True when no link has a finding, decided in bulk: the medium, rate and margin per
-    (spec, cage, cage) combination, then one vectorised comparison of every length with its
-    bound (the same float arithmetic as the walk). Anything doubtful is left to :func:`_walk`."""
-    f, media = ctx.fabric, ctx.catalogue.media
+    f = ctx.fabric
     t = f.links
-    if not t:
-        return True
-    dv, arr = f.device_arrays(), t.arrays()
-    if not (dv.ports_in_range(arr.a, arr.a_port) and dv.ports_in_range(arr.b, arr.b_port)):
-        return False  # a port the device does not have: the walk skips such links
-    cage_of, cages = dv.port_table("cage", lambda g: g.cage)
-    n = len(cages)
-    cage_a, cage_b = cage_of[dv.rows(arr.a, arr.a_port)], cage_of[dv.rows(arr.b, arr.b_port)]
-    specs = t.specs
-    # Everything but the length comes from the spec: the bound each link's length + margin must keep.
-    margin_of = [0.0] * len(specs)
-    bound_of = [0.0] * len(specs)
-    for combo in unique_ints((arr.spec * n + cage_a) * n + cage_b).tolist():
-        s, rest = divmod(combo, n * n)
-        spec = specs[s]
-        medium = media.get(spec.medium) if spec.medium else None
-        if medium is None or not medium.plugs_into(cages[rest // n], cages[rest % n]):
-            return False
-        reach = medium.reach_at(spec.lane_gbps)
-        if reach is None:
-            return False
-        margin_of[s] = _margin(ctx, spec.origin) if medium.needs_margin else 0.0
-        bound_of[s] = reach + 1e-9
-    margins, bounds = np.array(margin_of, dtype=np.float64), np.array(bound_of, dtype=np.float64)
-    return not bool((arr.length_m + margins[arr.spec] > bounds[arr.spec]).any())
+    if not len(t):
+        return
+    arr = t.arrays()
+    sa, sb, shapes = link_shapes(f)
+    n_shapes = len(shapes) + 1
+    combo_key = (arr.spec * n_shapes + (sa + 1)) * n_shapes + (sb + 1)
+    order = np.argsort(combo_key, kind="stable")
+    keys = combo_key[order]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else np.zeros(0, dtype=np.int64)
+    ends = np.append(starts[1:], len(keys))
+    length = assemblies(f, ctx.catalogue.media).length_m
+    code = np.zeros(len(t), dtype=np.int64)
+    ordered = np.zeros(len(t), dtype=np.float64)
+    combos: dict[int, _Combo] = {}
+    for s0, s1 in zip(starts.tolist(), ends.tolist(), strict=True):
+        key = int(keys[s0])
+        rest, b_id = divmod(key, n_shapes)
+        spec_index, a_id = divmod(rest, n_shapes)
+        combo = combos[key] = _combo(ctx, spec_index, a_id - 1, b_id - 1, shapes)
+        members = order[s0:s1]
+        if combo.code != _OK:
+            code[members] = combo.code
+            continue
+        stock = np.array(combo.fit.stock, dtype=np.float64)
+        lengths = length[members]
+        at = np.searchsorted(stock, lengths - 1e-9, side="left")
+        missing = at >= len(stock)
+        got = stock[np.minimum(at, len(stock) - 1)]
+        ordered[members] = np.where(missing, 0.0, got)
+        verdict = np.where(missing, _NO_STOCK, np.where(got > combo.bound + 1e-9, _PAST, _OK))
+        verdict = np.where((verdict == _OK) & (got > combo.warn_from + 1e-9), _NEAR, verdict)
+        code[members] = verdict
+    if not code.any():
+        return
+    yield from _findings(ctx, code, ordered, length, combo_key, combos)
 
 
-def _walk(ctx: CheckContext, cages: list[list[str]]) -> Iterator[Finding]:
-    """Every link in order: the findings of a fabric that has some."""
-    f, media = ctx.fabric, ctx.catalogue.media
+def _combo(ctx: CheckContext, spec_index: int, a_id: int, b_id: int, shapes: list[CageShape]) -> _Combo:
+    spec = ctx.fabric.links.specs[spec_index]
+    none = Fit(spec.medium, "")
+    if a_id < 0 or b_id < 0:
+        return _Combo(_OK, none, 0, 0, float("inf"))  # a port the device lacks: the port-budget check reports it
+    if not spec.medium:
+        return _Combo(_NO_MEDIUM, none, 0, 0, float("inf"))
+    medium = ctx.catalogue.media.get(spec.medium)
+    if medium is None:
+        return _Combo(_UNKNOWN, none, 0, 0, float("inf"))
+    got = fit(ctx.catalogue, spec.medium, spec.lane_gbps, shapes[a_id], shapes[b_id], spec.lanes)
+    if got.problem or got.reach is None:
+        return _Combo(_UNFIT, got, 0, 0, float("inf"))
+    policy = policy_for(ctx, spec.origin)
+    margin = policy.margin_m if medium.needs_margin else 0.0
+    bound = got.reach * (1 - policy.derate_pct / 100) - margin
+    warn_from = got.reach - policy.copper_warning_m if medium.copper else float("inf")
+    return _Combo(_OK, got, bound, margin, warn_from)
+
+
+def _findings(
+    ctx: CheckContext,
+    code: np.ndarray,
+    ordered: np.ndarray,
+    length: np.ndarray,
+    combo_key: np.ndarray,
+    combos: dict[int, _Combo],
+) -> Iterator[Finding]:
+    """The findings of the flagged links, in table order, once per kind of problem and origin."""
+    f = ctx.fabric
     t = f.links
     specs = t.specs
     reported: set[tuple] = set()
-    margins: dict[tuple, float] = {}
-    # All but the length is shared by the links of one spec between two kinds of cage: the
-    # (reach, margin) to hold lengths to, or None when the medium itself is unusable there.
-    limits: dict[tuple, tuple[float | None, float] | None] = {}
-    for i, a, a_port, b, b_port, length_m, s in zip(range(len(t)), t.a, t.a_port, t.b, t.b_port, t.length_m, t.spec):
-        ca, cb = cages[a], cages[b]
-        if not (0 <= a_port < len(ca) and 0 <= b_port < len(cb)):
-            continue  # a port the device does not have: the port-budget check reports it
-        cage_a, cage_b = ca[a_port], cb[b_port]
-        spec = specs[s]
-        key = (s, cage_a, cage_b)
-        limit = limits.get(key, _UNSEEN)
-        if limit is _UNSEEN:
-            problem = _unusable(ctx, t, i, cage_a, cage_b)
-            if problem is not None:
-                limit = None
-                if problem[0] not in reported:
-                    reported.add(problem[0])
-                    yield problem[1]
-            else:
-                medium = media[spec.medium]
-                margin = 0.0
-                if medium.needs_margin:
-                    margin = margins.get(spec.origin, -1.0)
-                    if margin < 0:
-                        margin = margins[spec.origin] = _margin(ctx, spec.origin)
-                limit = (medium.reach_at(spec.lane_gbps), margin)
-            limits[key] = limit
-        if limit is None:
+    near: dict[tuple, list] = {}  # (medium, origin) -> [count, first link, ordered, reach]
+    for i in np.flatnonzero(code).tolist():
+        c = int(code[i])
+        spec = specs[t.spec[i]]
+        combo = combos[int(combo_key[i])]
+        if c == _NEAR:
+            entry = near.setdefault((spec.medium, spec.origin), [0, i, float(ordered[i]), combo.fit.reach])
+            entry[0] += 1
             continue
-        reach, margin = limit
-        if reach is None or length_m + margin > reach + 1e-9:
-            rkey = ("reach", spec.medium, spec.origin)
-            if rkey in reported:
-                continue
-            reported.add(rkey)
-            da, db = f.devices[a], f.devices[b]
-            rating = "no rating" if reach is None else f"reach {reach:g} m"
-            yield error(
-                "reach",
-                f"{t.id_of(i)}: {length_m:.1f} m + {margin:g} m margin exceeds {spec.medium} ({rating} at "
-                f"{spec.lane_gbps:g} Gb/s per lane), {da.name} to {db.name}",
-                spec.origin,
-                "use optics (e.g. drop the pin to let the policy choose) or place the devices closer",
-            )
-
-
-def _unusable(ctx: CheckContext, t: LinkTable, i: int, cage_a: str, cage_b: str) -> tuple[tuple, Finding] | None:
-    """(dedup key, finding) when link ``i`` has no medium, an unknown one, or one that does not plug in."""
-    f, media = ctx.fabric, ctx.catalogue.media
-    spec = t.specs[t.spec[i]]
-    if not spec.medium:
-        a, b = f.devices[t.a[i]], f.devices[t.b[i]]
-        return ("none", spec.origin, spec.lane_gbps, cage_a, cage_b), error(
-            "reach",
-            f"no medium reaches {t.length_m[i]:.1f} m at {spec.lane_gbps:g} Gb/s per lane "
-            f"between {a.name} ({cage_a}) and {b.name} ({cage_b}) ({t.id_of(i)})",
-            spec.origin,
-            "move the racks closer, allow optics in the media policy, or add a medium to the catalogue",
+        key: tuple
+        if c == _NO_MEDIUM:
+            key = ("none", spec.origin, spec.lane_gbps)
+        elif c == _UNKNOWN:
+            key = ("unknown", spec.medium)
+        elif c == _UNFIT:
+            key = ("fit", spec.medium, combo.fit.problem)
+        else:
+            key = ("reach", spec.medium, spec.origin)
+        if key in reported:
+            continue
+        reported.add(key)
+        yield _finding(ctx, c, i, float(length[i]), float(ordered[i]), combo)
+    for (medium, origin), (count, i, got, reach) in near.items():
+        policy = policy_for(ctx, origin)
+        da, db = f.devices[t.a[i]], f.devices[t.b[i]]
+        more = f" and {count - 1} more" if count > 1 else ""
+        yield warning(
+            "reach-margin",
+            f"{t.id_of(i)}{more}: {medium} ordered at {got:g} m, within {policy.copper_warning_m:g} m of its "
+            f"{reach:g} m rated reach, {da.name} to {db.name}",
+            origin,
+            "copper at the edge of its reach drops links under load: move the devices closer, allow optics, "
+            "or set an explicit derating (media.margin_m / derate_pct); media.copper_warning_m tunes this warning",
         )
-    medium = media.get(spec.medium)
-    if medium is None:
-        return ("unknown", spec.medium), error(
+
+
+def _finding(ctx: CheckContext, c: int, i: int, length_m: float, ordered_m: float, combo: _Combo) -> Finding:
+    f = ctx.fabric
+    t = f.links
+    spec = t.specs[t.spec[i]]
+    da, db = f.devices[t.a[i]], f.devices[t.b[i]]
+    cid = t.id_of(i)
+    if c == _NO_MEDIUM:
+        return error(
+            "reach",
+            f"no medium reaches {length_m:.1f} m at {spec.lane_gbps:g} Gb/s per lane between {da.name} "
+            f"({_cage(f, t.a[i], t.a_port[i])}) and {db.name} ({_cage(f, t.b[i], t.b_port[i])}) ({cid})",
+            spec.origin,
+            _why_none(ctx, i),
+        )
+    if c == _UNKNOWN:
+        media = ctx.catalogue.media
+        return error(
             "unknown-catalogue-item",
             f"no medium named {spec.medium!r} in the catalogue",
             spec.origin,
             f"known media: {', '.join(sorted(media))}",
         )
-    if not medium.plugs_into(cage_a, cage_b):
-        return ("cage", spec.medium, cage_a, cage_b), error(
+    if c == _UNFIT:
+        medium = ctx.catalogue.media[spec.medium]
+        problem = combo.fit.problem or f"{spec.medium} has no rating at {spec.lane_gbps:g} Gb/s per lane"
+        return error(
             "media-fit",
-            f"{spec.medium} does not plug into {cage_a} <> {cage_b} ({t.id_of(i)})",
+            f"{spec.medium} does not plug into {_cage(f, t.a[i], t.a_port[i])} <> {_cage(f, t.b[i], t.b_port[i])}: "
+            f"{problem} ({cid})",
             spec.origin,
-            f"{spec.medium} fits: {', '.join(medium.cages)}",
+            f"{spec.medium} fits: {', '.join(medium.cages)}; let the policy choose, or add a part to the catalogue",
         )
-    return None
+    part = _part(ctx, spec)
+    reach = combo.fit.reach or 0.0
+    derated = "" if combo.bound >= reach - 1e-9 else f" (derated to {combo.bound:g} m by the media policy)"
+    if c == _NO_STOCK:
+        longest = combo.fit.stock[-1] if combo.fit.stock else 0
+        message = (
+            f"{cid}: {length_m:.1f} m is longer than any {spec.medium} ({part}) ordered: the longest is "
+            f"{longest:g} m, rated reach {reach:g} m at {spec.lane_gbps:g} Gb/s per lane{derated}, {da.name} to {db.name}"
+        )
+    else:
+        message = (
+            f"{cid}: {length_m:.1f} m needs a {ordered_m:g} m {spec.medium} ({part}), which exceeds its rated "
+            f"reach of {reach:g} m at {spec.lane_gbps:g} Gb/s per lane{derated}, {da.name} to {db.name}"
+        )
+    return error(
+        "reach", message, spec.origin, "use optics (e.g. drop the pin to let the policy choose) or place the devices closer"
+    )
+
+
+def _cage(f, device: int, port: int) -> str:  # noqa: ANN001
+    layout = f.layouts[f.devices[device].model]
+    if not 0 <= port < layout.total:
+        return "?"
+    g = layout.port_groups[port]
+    return CageShape.of(g, layout.model.kind).describe()
+
+
+def _part(ctx: CheckContext, spec) -> str:  # noqa: ANN001
+    """The part family a reach finding names: the cable's, or the two modules' of a transceiver link."""
+    m = ctx.catalogue.media[spec.medium]
+    if m.shape == "transceiver":
+        modules = ctx.catalogue.transceivers
+        names = [modules[k].part.number for k in dict.fromkeys((spec.a_module, spec.b_module)) if k in modules]
+        return " + ".join(names) or spec.medium
+    return m.part.number if m.part is not None else spec.medium
+
+
+def _why_none(ctx: CheckContext, i: int) -> str:
+    """Why no medium fits: a lane rate a cage does not run, or the longest reach on offer."""
+    f = ctx.fabric
+    t = f.links
+    spec = t.specs[t.spec[i]]
+    la, lb = f.layouts[f.devices[t.a[i]].model], f.layouts[f.devices[t.b[i]].model]
+    a = CageShape.of(la.port_groups[t.a_port[i]], la.model.kind)
+    b = CageShape.of(lb.port_groups[t.b_port[i]], lb.model.kind)
+    for cage in (a, b):
+        if not cage.runs_at(spec.lane_gbps):
+            got = fit(ctx.catalogue, next(iter(ctx.catalogue.media)), spec.lane_gbps, a, b, spec.lanes)
+            return f"{got.problem}: the two ends share no lane rate; use matching switches and NICs"
+    best = max(
+        (
+            (r.reach, name)
+            for name in ctx.catalogue.media
+            if not (r := fit(ctx.catalogue, name, spec.lane_gbps, a, b, spec.lanes)).problem and r.reach is not None
+        ),
+        default=None,
+    )
+    if best is None:
+        return "no catalogue medium takes these two cages at this lane rate: add one (catalogue: media:)"
+    return (
+        f"the longest reach any catalogue medium has here is {best[0]:g} m ({best[1]}); move the racks closer, "
+        "allow it in the media policy, or add a medium to the catalogue"
+    )

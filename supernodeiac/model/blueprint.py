@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from .base import Name, PositiveFloat, Strict
+from .base import LineRate, Name, PositiveFloat, Strict
 from .common import MediaPolicy, Naming
 from .cxl import CxlPool
 from .management import Management
@@ -27,10 +27,26 @@ class Metadata(Strict):
 class CatalogueOverrides(Strict):
     """Entries laid over the built-in catalogue (same name: the keys given replace the built-in ones)."""
 
-    devices: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    media: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    devices: dict[Name, dict[str, Any]] = Field(default_factory=dict)
+    media: dict[Name, dict[str, Any]] = Field(default_factory=dict)
+    transceivers: dict[Name, dict[str, Any]] = Field(default_factory=dict)
+    cords: dict[Name, dict[str, Any]] = Field(default_factory=dict)
     facility: dict[str, Any] = Field(
         default_factory=dict, description="site defaults for rack budgets (air_cooled_limit_kw, cables_max)"
+    )
+    lines: dict[Name, dict[LineRate, list[str]]] = Field(
+        default_factory=dict, description="media the default policy offers, per transport and lane rate"
+    )
+
+
+SpareClass = Literal["switch", "node", "facility", "transceiver", "cable", "fibre", "connector", "cartridge"]
+
+
+class BomSettings(Strict):
+    """How the bill of materials orders."""
+
+    spares_pct: dict[SpareClass, Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]] = Field(
+        default_factory=dict, description="spares to order per part class, in percent of the count (rounded up)"
     )
 
 
@@ -65,6 +81,7 @@ class Blueprint(Strict):
     naming: Naming = Field(default_factory=Naming)
     media: MediaPolicy = Field(default_factory=MediaPolicy)
     planning: Planning = Field(default_factory=Planning)
+    bom: BomSettings = Field(default_factory=BomSettings)
     nodes: list[NodeGroup] = Field(default_factory=list)
     scaleup: list[ScaleupDomain] = Field(default_factory=list)
     scaleout: list[ScaleoutFabric] = Field(default_factory=list)

@@ -21,8 +21,12 @@ EndpointPorts = Literal["data", "storage", "inband"]
 # IEEE 802.1Q priority code points and traffic classes are 3 bits; DSCP is 6 bits (RFC 2474).
 Priority = Annotated[int, Field(ge=0, le=7)]
 Dscp = Annotated[int, Field(ge=0, le=63)]
+DscpKey = Annotated[int, Field(ge=0, le=63, strict=False)]  # a YAML mapping key arrives as text ("26")
 # Private-use AS numbers (RFC 6996): 16-bit 64512-65534 and 32-bit 4200000000-4294967294.
 PRIVATE_ASN_RANGES: tuple[tuple[int, int], ...] = ((64512, 65534), (4200000000, 4294967294))
+Asn = Annotated[int, Field(ge=0, le=2**32 - 1)]  # AS numbers are 32 bits (RFC 6793)
+# WRED thresholds as switches take them (SONiC's WRED_PROFILE: 32-bit byte counts).
+QueueBytes = Annotated[int, Field(gt=0, le=2**32 - 1)]
 
 
 class Endpoint(Strict):
@@ -111,8 +115,8 @@ class Bgp(Strict):
     spines of a 2-tier fabric), one for the core tier. Leaf ASNs count up from ``asn_first``;
     the core ASN is ``asn_last`` and the pods' ASNs count down below it."""
 
-    asn_first: int = Field(description="first ASN of the declared private range (RFC 6996; 32-bit allowed)")
-    asn_last: int = Field(description="last ASN of the range, inclusive")
+    asn_first: Asn = Field(description="first ASN of the declared private range (RFC 6996; 32-bit allowed)")
+    asn_last: Asn = Field(description="last ASN of the range, inclusive")
 
     @model_validator(mode="after")
     def _private(self) -> Bgp:
@@ -127,8 +131,8 @@ class Bgp(Strict):
 class Ecn(Strict):
     """ECN marking (WRED with ECN) on the lossless queues, as the switch's WRED profile takes it."""
 
-    min_threshold_bytes: PositiveInt = Field(description="queue depth where marking starts")
-    max_threshold_bytes: PositiveInt = Field(description="queue depth where marking reaches its maximum probability")
+    min_threshold_bytes: QueueBytes = Field(description="queue depth where marking starts")
+    max_threshold_bytes: QueueBytes = Field(description="queue depth where marking reaches its maximum probability")
     max_probability_pct: int = Field(description="marking probability at the max threshold, percent", ge=1, le=100)
 
     @model_validator(mode="after")
@@ -142,7 +146,9 @@ class Lossless(Strict):
     """The lossless class RoCEv2 needs: PFC on some priorities, ECN marking for DCQCN, the DSCP map."""
 
     pfc_priorities: list[Priority] = Field(min_length=1, description="priorities (traffic classes) with PFC enabled")
-    dscp_to_tc: dict[Dscp, Priority] = Field(min_length=1, description="DSCP -> traffic class; DSCPs not listed use default_tc")
+    dscp_to_tc: dict[DscpKey, Priority] = Field(
+        min_length=1, description="DSCP -> traffic class; DSCPs not listed use default_tc"
+    )
     default_tc: Priority = 0
     roce_dscp: Dscp = Field(description="DSCP the RoCEv2 data traffic carries; its traffic class must have PFC")
     cnp_dscp: Dscp | None = Field(None, description="DSCP of DCQCN congestion notification packets")

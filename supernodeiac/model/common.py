@@ -8,19 +8,60 @@ from pydantic import Field
 
 from .base import NonNegFloat, Strict
 
+# Tiers a builder names for its links (Clos: node-leaf, leaf-spine, spine-core; Dragonfly: node-leaf,
+# local, global; Dragonfly+: node-leaf, leaf-spine, global; management: node-leaf, leaf-spine).
+Tier = Literal["node-leaf", "leaf-spine", "spine-core", "local", "global"]
+TIERS: tuple[str, ...] = ("node-leaf", "leaf-spine", "spine-core", "local", "global")
+
+
+class TierPolicy(Strict):
+    """Media rules for one tier of a network; they replace the network's own allow/forbid/pin."""
+
+    allow: list[str] | None = Field(None, description="only these media (names or kinds) may be chosen on this tier")
+    forbid: list[str] = Field(default_factory=list, description="these media (names or kinds) are never chosen here")
+    pin: str | None = Field(None, description="use this medium (name or kind) on this tier; reach is then checked")
+
 
 class MediaPolicy(Strict):
-    """How a fabric's cables get their medium."""
+    """How a network's links get their medium, chosen per cage from the catalogue.
+
+    Names in ``allow``, ``forbid`` and ``pin`` are catalogue media (``dac-2x400g``) or kinds
+    (``dac``, ``acc``, ``sr``, ``dr``, ...): a kind stands for the media of that kind in the
+    product line of the link's transport and lane rate.
+    """
 
     policy: Literal["cheapest"] = "cheapest"
-    margin_m: NonNegFloat = Field(0.5, description="reach must cover length + margin (field lesson: DAC at its limit drops)")
-    allow: list[str] | None = Field(None, description="only these media may be chosen (catalogue names)")
-    pin: str | None = Field(None, description="use this medium for every cable; reach is then checked, not chosen")
+    margin_m: NonNegFloat = Field(
+        0, description="derating: the ordered stock length plus this must be within the rated reach (default off)"
+    )
+    derate_pct: float = Field(
+        0, ge=0, lt=100, description="derating: use only this percentage less than the rated reach (default off)"
+    )
+    copper_warning_m: NonNegFloat = Field(
+        0.25,
+        description="warn when a copper cable's ordered length is less than this short of its rated reach "
+        "(field lesson: copper at the edge of its reach drops links under load); 0 turns the warning off",
+    )
+    allow: list[str] | None = Field(None, description="only these media (names or kinds) may be chosen")
+    forbid: list[str] = Field(default_factory=list, description="these media (names or kinds) are never chosen")
+    pin: str | None = Field(None, description="use this medium (name or kind) for every link; reach is then checked")
+    tiers: dict[Tier, TierPolicy] = Field(
+        default_factory=dict, description="per-tier allow/forbid/pin: node-leaf, leaf-spine, spine-core, local, global"
+    )
+
+
+END_LABEL = "{site}/{row}/{rack}/U{u:02d}/{device}/{port} > {far_row}/{far_rack}/U{far_u:02d}/{far_device}/{far_port}"
+END_LABEL_FIELDS = ("site", "row", "rack", "u", "device", "port", "os_port", "cable")
 
 
 class Naming(Strict):
     cable_id: str = Field("{a}-{a_port}", description="stable ID: keyed by the A end (a port carries one cable)")
     cable_label: str = Field("{a}:{a_port} > {b}:{b_port}", description="text printed on the cable's label")
+    end_label: str = Field(
+        END_LABEL,
+        description="label at each end of a cable (TIA-606 practice: the local end, then the far end): "
+        "site, row, rack, u, device, port (physical), os_port, cable, and far_ + each of them",
+    )
     devices: dict[str, str] = Field(
         default_factory=dict,
         description="device name templates by role (leaf, spine, core, mgmt, ...), overriding the builders' defaults",

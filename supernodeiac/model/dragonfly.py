@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from .base import Name, PositiveInt, Ratio, Strict
+from .base import Name, NonNegInt, PositiveInt, Ratio, Strict
 from .common import MediaPolicy
 from .site import Placement
 
@@ -44,7 +44,7 @@ class GroupPlacement(Strict):
     first_rack: PositiveInt = 1
     per_rack: PositiveInt | None = Field(None, description="switches per rack; default: one group per rack")
     first_u: PositiveInt = 1
-    gap_u: int = Field(0, ge=0, description="free units between switches in a rack")
+    gap_u: NonNegInt = Field(0, description="free units between switches in a rack")
 
     @model_validator(mode="after")
     def _one_target(self) -> GroupPlacement:

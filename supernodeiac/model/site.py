@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from .base import Name, NonNegFloat, PositiveFloat, PositiveInt, RackCount, Strict
+from .base import Name, NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, RackCount, Strict
 
 
 class RackBudget(Strict):
@@ -27,11 +27,28 @@ class RackBudget(Strict):
 class Row(Strict):
     name: Name
     racks: RackCount = Field(description="racks in the row, numbered 1.. along it")
-    position: int | None = Field(None, ge=0, description="row index across the hall; default: order in the list")
+    position: NonNegInt | None = Field(None, description="row index across the hall; default: order in the list")
+    planned_racks: RackCount | None = Field(
+        None,
+        description="racks the row is planned to hold (default: racks); the management aggregation keeps a block of "
+        "uplink ports per row this size, so racks added up to it move no existing management cable",
+    )
     budget: RackBudget | None = Field(None, description="this row's rack budget; the keys given replace the site's")
+
+    @model_validator(mode="after")
+    def _plan_holds_the_racks(self) -> Row:
+        if self.planned_racks is not None and self.planned_racks < self.racks:
+            raise ValueError(f"planned_racks ({self.planned_racks}) is fewer than the row's racks ({self.racks})")
+        return self
+
+    @property
+    def capacity(self) -> int:
+        """Rack positions the row is planned for."""
+        return self.planned_racks if self.planned_racks is not None else self.racks
 
 
 class Site(Strict):
+    name: Name | None = Field(None, description="site name for cable labels (default: metadata.name)")
     rack_units: PositiveInt = 48
     unit_height_m: PositiveFloat = 0.04445
     rack_pitch_m: PositiveFloat = Field(0.6, description="centre-to-centre distance of racks in a row")
@@ -64,7 +81,7 @@ class Placement(Strict):
     first_rack: PositiveInt = 1
     per_rack: PositiveInt = 1
     first_u: PositiveInt = 1
-    gap_u: int = Field(0, ge=0, description="free units between devices in a rack")
+    gap_u: NonNegInt = Field(0, description="free units between devices in a rack")
 
     @model_validator(mode="after")
     def _one_target(self) -> Placement:

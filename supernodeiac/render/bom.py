@@ -1,44 +1,72 @@
-"""Bill of materials: devices, cables, transceivers, power and relative cost, all from the catalogue.
+"""Bill of materials by orderable part: devices, cable assemblies, transceivers, fibre, connectors.
 
-``bill_of_materials`` is the pure computation (``snc explain`` reuses it for its totals);
-the renderer writes it as ``bom/bom.csv`` (one row per line item, for a spreadsheet) and
+``bill_of_materials`` is the pure computation (``snc explain`` reuses it for its totals); the
+renderer writes it as ``bom/bom.csv`` (one row per orderable part, for a spreadsheet) and
 ``bom/summary.json`` (the same lines plus totals per fabric and overall).
 
-Where the figures come from (catalogue fields, never literals here):
+What a line counts, from the Fabric and the catalogue (never literals here):
 
-* a device: its model's ``power_w`` and ``relative_cost``;
-* a link (cable, connector or cartridge): its medium's ``relative_cost`` (cable plus both ends,
-  per link) and ``2 x power_w_per_end`` (transceivers or active plugs at both ends);
-* transceivers: ``ceil(transceivers_per_end x 2 x links)`` per fabric and medium, the ceiling
-  because a twin-port module (``0.5`` per end) serves two links and an odd link still needs one.
-  They are counted, not priced again: the medium's cost and power already include them.
+* ``switch`` / ``node``: devices per model (one part, whatever the roles it plays);
+* ``facility``: what the racks need besides compute and network, per model: OEX supernode chassis,
+  power shelves, rack PDUs, console servers (the OOB switches are switches);
+* ``cable``: cable assemblies per (fabric, medium, ordered length): one per straight cable (a
+  twin-port DAC serving both ports of its cages counts once), one per splitter (at its longest
+  leg), one per Cat6 patch cord;
+* ``transceiver``: modules per (fabric, part, side): one per occupied optical cage, so a twin-port
+  module feeding two fibres counts once (a CPO engine is part of its switch: not listed);
+* ``fibre``: patch cords per (fabric, cord, ordered length): one per optical port a link uses;
+* ``connector``: one orthogonal connector per board pair; ``cartridge``: one NVLink spine per rack
+  assembly (a scale-up domain instance), the cartridges it holds given in the detail.
+
+Each line carries the part number (or a marked generic placeholder and the catalogue's grade for
+it), spares by the blueprint's percentage for its class (``bom.spares_pct``), unit and total power
+and relative cost. Spares are ordered, not powered.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
+from ..cage_plan import CARTRIDGE, CONNECTOR, TRANSCEIVER, assemblies, link_cages, spec_columns
+from ..catalog.fit import SWITCH_KINDS
 from ..catalog.types import Catalogue
-from ..fabric import Fabric
+from ..fabric import Fabric, LinkSpec
 from ..figures import rounded
+from ..model.blueprint import Blueprint
 from . import RENDERERS, Artifacts, RenderContext
-from .stock import ordered_length
+from .csv_safe import CsvWriter
+from .parts import PartRef, cord_part, device_part, medium_part, module_part, ordered_length
 
 NO_MEDIUM = "(none)"  # a link the media policy found nothing for; the reach check reports it
+SECTIONS = ("switch", "node", "facility", "transceiver", "cable", "fibre", "connector", "cartridge")
+DEVICE_SECTIONS = ("switch", "node", "facility")
+FACILITY_KINDS = frozenset({"chassis", "power-shelf", "pdu", "console-server"})
 
 
-class _Priced:
-    """Totals of a BOM line from its count and unit figures (both line kinds carry them)."""
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One orderable part on one fabric (devices: fabric "")."""
 
-    __slots__ = ()
+    section: str  # switch | node | facility | transceiver | cable | fibre | connector | cartridge
+    fabric: str
+    item: str  # catalogue key (device model, medium, transceiver, cord)
+    part: PartRef
+    detail: str  # roles, side, cord type, cartridges per rack ...
+    length_m: float | None
     count: int
+    spares: int
     unit_power_w: float
     unit_cost: float
+    description: str
+
+    @property
+    def order(self) -> int:
+        return self.count + self.spares
 
     @property
     def power_w(self) -> float:
@@ -50,103 +78,273 @@ class _Priced:
 
 
 @dataclass(frozen=True, slots=True)
-class DeviceLine(_Priced):
+class DeviceLine:
+    """A device model's count (what ``snc explain`` sums accelerators over)."""
+
     model: str
-    role: str
-    description: str
-    count: int
-    unit_power_w: float
-    unit_cost: float
-
-
-@dataclass(frozen=True, slots=True)
-class LinkLine(_Priced):
-    fabric: str
-    kind: str  # cable | connector | cartridge
-    medium: str
-    length_m: float  # ordered (stock) length
-    count: int
-    unit_power_w: float  # both ends
-    unit_cost: float  # cable plus both ends
-
-
-@dataclass(frozen=True, slots=True)
-class TransceiverLine:
-    fabric: str
-    medium: str
-    links: int
-    per_end: float
     count: int
 
 
 @dataclass(frozen=True, slots=True)
 class Bom:
-    devices: list[DeviceLine]
-    links: list[LinkLine]
-    transceivers: list[TransceiverLine]
+    lines: list[Line]
+
+    @property
+    def devices(self) -> list[DeviceLine]:
+        return [DeviceLine(x.item, x.count) for x in self.lines if x.section in DEVICE_SECTIONS]
+
+    def media_lines(self, fabric: str | None = None) -> list[Line]:
+        return [x for x in self.lines if x.section not in DEVICE_SECTIONS and (fabric is None or x.fabric == fabric)]
 
     def fabrics(self) -> list[str]:
-        return sorted({line.fabric for line in self.links})
+        return sorted({x.fabric for x in self.media_lines()})
 
     def media_power_w(self, fabric: str | None = None) -> float:
-        return sum(line.power_w for line in self.links if fabric is None or line.fabric == fabric)
+        return sum(x.power_w for x in self.media_lines(fabric))
 
     def media_cost(self, fabric: str | None = None) -> float:
-        return sum(line.cost for line in self.links if fabric is None or line.fabric == fabric)
+        return sum(x.cost for x in self.media_lines(fabric))
 
     def device_power_w(self) -> float:
-        return sum(line.power_w for line in self.devices)
+        return sum(x.power_w for x in self.lines if x.section in DEVICE_SECTIONS)
 
     def device_cost(self) -> float:
-        return sum(line.cost for line in self.devices)
+        return sum(x.cost for x in self.lines if x.section in DEVICE_SECTIONS)
+
+    def count(self, section: str, fabric: str | None = None) -> int:
+        return sum(x.count for x in self.lines if x.section == section and (fabric is None or x.fabric == fabric))
 
 
 def link_figures(catalogue: Catalogue, medium: str) -> tuple[float, float]:
-    """(power W, relative cost) of one link of this medium, both ends included."""
+    """(power W, relative cost) of one cable assembly of this medium, both plugs included
+    (transceiver media: 0, 0; their modules and cords are lines of their own)."""
     m = catalogue.media.get(medium)
-    return (2 * m.power_w_per_end, m.relative_cost) if m is not None else (0.0, 0.0)
+    if m is None:
+        return 0.0, 0.0
+    return _assembly_power(m), m.relative_cost
 
 
-def transceiver_count(catalogue: Catalogue, medium: str, links: int) -> int:
-    m = catalogue.media.get(medium)
-    return math.ceil(m.transceivers_per_end * 2 * links - 1e-9) if m is not None else 0
+def _assembly_power(m) -> float:  # noqa: ANN001
+    if m.shape == "straight":
+        return 2 * m.power_w_per_end
+    if m.shape == "splitter":
+        return (1 + m.legs) * m.power_w_per_end
+    return 0.0
 
 
-def bill_of_materials(catalogue: Catalogue, fabric: Fabric) -> Bom:
-    """Count everything once: O(devices + links); cables at their ordered (stock) length."""
-    by_model: Counter[tuple[str, str]] = Counter((d.model, d.role) for d in fabric.devices)
-    devices = []
-    for (model_name, role), count in sorted(by_model.items()):
-        model = fabric.models[model_name]
-        devices.append(DeviceLine(model_name, role, model.description, count, model.power_w, model.relative_cost))
+def bill_of_materials(catalogue: Catalogue, fabric: Fabric, blueprint: Blueprint | None = None) -> Bom:
+    """Count every orderable part once: O(devices + links), the grouping by cage done in numpy."""
+    spares = dict(blueprint.bom.spares_pct) if blueprint is not None else {}
+    raw: list[tuple] = []  # (section, fabric, item, part, detail, length, count, unit power, unit cost, description)
+    raw += _devices(fabric)
+    raw += _links(catalogue, fabric)
+    lines = []
+    for section, fab, item, part, detail, length, count, power, cost, description in raw:
+        pct = spares.get(section, 0.0)
+        extra = math.ceil(count * pct / 100 - 1e-9) if pct else 0
+        lines.append(Line(section, fab, item, part, detail, length, count, extra, power, cost, description))
+    order = {s: i for i, s in enumerate(SECTIONS)}
+    lines.sort(key=lambda x: (order[x.section], x.fabric, x.item, x.length_m or 0.0, x.detail))
+    return Bom(lines)
 
-    # Count by routed length first, then round each distinct (medium, length) up to stock once,
-    # through one link that has it: a fabric has far fewer distinct lengths than links.
-    t = fabric.links
-    stock: dict[tuple[str, float], float] = {}
-    by_link: Counter[tuple[str, str, str, float]] = Counter()
-    for (s, length_m), count in Counter(zip(t.spec, t.length_m)).items():
-        spec = t.specs[s]
-        ordered = stock.get((spec.medium, length_m))
-        if ordered is None:
-            ordered = stock[(spec.medium, length_m)] = ordered_length(catalogue, spec.medium, length_m)
-        by_link[(spec.fabric, spec.kind, spec.medium or NO_MEDIUM, ordered)] += count
-    links = []
-    per_medium: Counter[tuple[str, str]] = Counter()
-    for (fab, kind, medium, length), count in sorted(by_link.items()):
-        power, cost = link_figures(catalogue, medium)
-        links.append(LinkLine(fab, kind, medium, length, count, power, cost))
-        per_medium[(fab, medium)] += count
 
-    transceivers = []
-    for (fab, medium), count in sorted(per_medium.items()):
-        m = catalogue.media.get(medium)
-        if m is None or m.transceivers_per_end == 0:
-            continue
-        transceivers.append(
-            TransceiverLine(fab, medium, count, m.transceivers_per_end, transceiver_count(catalogue, medium, count))
+def _devices(fabric: Fabric) -> list[tuple]:
+    roles: dict[str, Counter[str]] = {}
+    for d in fabric.devices:
+        roles.setdefault(d.model, Counter())[d.role] += 1
+    out = []
+    for name in sorted(roles):
+        model = fabric.models[name]
+        section = "switch" if model.kind in SWITCH_KINDS else "facility" if model.kind in FACILITY_KINDS else "node"
+        detail = ", ".join(f"{role} {n}" for role, n in sorted(roles[name].items()))
+        part = device_part(name, model)
+        out.append(
+            (
+                section,
+                "",
+                name,
+                part,
+                detail,
+                None,
+                sum(roles[name].values()),
+                model.power_w,
+                model.relative_cost,
+                model.description,
+            )
         )
-    return Bom(devices, links, transceivers)
+    return out
+
+
+def _links(catalogue: Catalogue, f: Fabric) -> list[tuple]:
+    t = f.links
+    if not len(t):
+        return []
+    media = catalogue.media
+    specs = t.specs
+    arr = t.arrays()
+    cages = link_cages(f)
+    asm = assemblies(f, media)
+    shape_s, _, _, _ = spec_columns(f, media)
+    shape = shape_s[arr.spec]
+    out: list[tuple] = []
+
+    # Cable assemblies: one per key (cage pair, splitter head); other cables one per link.
+    keyed = asm.key >= 0
+    firsts = np.flatnonzero(keyed)
+    if len(firsts):
+        k = asm.key[firsts]
+        order = np.argsort(k, kind="stable")
+        sk = k[order]
+        keep = np.concatenate(([True], sk[1:] != sk[:-1]))
+        firsts = firsts[order[keep]]
+    single = np.flatnonzero(~keyed & (shape != TRANSCEIVER) & (shape != CONNECTOR) & (shape != CARTRIDGE))
+    per_assembly: Counter[tuple[int, float]] = Counter()
+    for rows in (firsts, single):
+        per_assembly.update(zip(arr.spec[rows].tolist(), asm.length_m[rows].tolist()))
+    cables: Counter[tuple[str, str, float]] = Counter()
+    for (s, length), n in per_assembly.items():
+        spec = specs[s]
+        cables[(spec.fabric, spec.medium or NO_MEDIUM, ordered_length(catalogue, spec.medium, length))] += n
+    for (fab, name, length), n in sorted(cables.items()):
+        m = media.get(name)
+        if m is None:
+            out.append(("cable", fab, name, PartRef(NO_MEDIUM), "no medium chosen", length, n, 0.0, 0.0, "no medium chosen"))
+            continue
+        part = medium_part(catalogue, name, length)
+        out.append(
+            ("cable", fab, name, part, f"{m.kind} {m.shape}", length, n, _assembly_power(m), m.relative_cost, m.description)
+        )
+
+    # Transceivers: one per occupied optical cage; fibre: one cord per optical port of each link.
+    tx = np.flatnonzero((shape == TRANSCEIVER) & cages.valid)
+    if len(tx):
+        out += _modules(catalogue, f, tx)
+        fibres: Counter[tuple[str, str, float]] = Counter()
+        fibres_per = {}
+        for (s, length), n in Counter(zip(arr.spec[tx].tolist(), arr.length_m[tx].tolist())).items():
+            spec = specs[s]
+            m = media[spec.medium]
+            if s not in fibres_per:
+                fibres_per[s] = fibres_per_link(catalogue, spec)
+            fibres[(spec.fabric, m.cord, ordered_length(catalogue, spec.medium, length))] += n * fibres_per[s]
+        for (fab, cord_key, length), n in sorted(fibres.items()):
+            cord = catalogue.cords[cord_key]
+            out.append(
+                (
+                    "fibre",
+                    fab,
+                    cord_key,
+                    cord_part(cord, length),
+                    f"{cord.fibre} {cord.connector}",
+                    length,
+                    n,
+                    0.0,
+                    cord.relative_cost,
+                    cord.description,
+                )
+            )
+
+    # Orthogonal connectors: one per board pair. Cartridges: one NVLink spine per rack assembly.
+    for code, section in ((CONNECTOR, "connector"), (CARTRIDGE, "cartridge")):
+        rows = np.flatnonzero(shape == code)
+        if not len(rows):
+            continue
+        groups: dict[tuple[str, str], set] = {}
+        devices = f.devices
+        for s, a, b in zip(arr.spec[rows].tolist(), arr.a[rows].tolist(), arr.b[rows].tolist()):
+            spec = specs[s]
+            if code == CONNECTOR:
+                key = (min(a, b), max(a, b))
+            else:  # the domain instance (an NVL72 rack) both trays belong to
+                d = devices[a]
+                key = (d.group, d.coord("supernode", 0))
+            groups.setdefault((spec.fabric, spec.medium), set()).add(key)
+        for (fab, name), keys in sorted(groups.items()):
+            m = media[name]
+            detail = "per board pair" if code == CONNECTOR else f"per rack assembly, {m.per_assembly} cartridges each"
+            out.append(
+                (
+                    section,
+                    fab,
+                    name,
+                    medium_part(catalogue, name, 0.0),
+                    detail,
+                    None,
+                    len(keys),
+                    _assembly_power(m),
+                    m.relative_cost,
+                    m.description,
+                )
+            )
+    return out
+
+
+def fibres_per_link(catalogue: Catalogue, spec: LinkSpec) -> int:
+    """Fibre cords per link of a transceiver spec: one per optical port the link's lanes use
+    (a 400G link on 4 lanes: one; an 800G port on 8 lanes: two)."""
+    module = catalogue.transceivers.get(spec.a_module) or catalogue.transceivers.get(spec.b_module)
+    per_port = (module.lanes_per_port if module is not None else None) or 4
+    return max(1, math.ceil(spec.lanes / per_port))
+
+
+def _modules(catalogue: Catalogue, f: Fabric, tx: np.ndarray) -> list[tuple]:
+    """Module lines: the occupied optical cages of the transceiver links ``tx``, by module, side
+    and cage form (all in numpy: an 8-rail node's cages are 10^5 at scale)."""
+    t = f.links
+    specs = t.specs
+    arr = t.arrays()
+    cages = link_cages(f)
+    dv = f.device_arrays()
+    keys = sorted({k for s in specs for k in (s.a_module, s.b_module) if k})
+    kid = {k: i for i, k in enumerate(keys)}
+    fabs = sorted({s.fabric for s in specs})
+    fid = {x: i for i, x in enumerate(fabs)}
+    mod_a = np.array([kid.get(s.a_module, -1) for s in specs], dtype=np.int64)
+    mod_b = np.array([kid.get(s.b_module, -1) for s in specs], dtype=np.int64)
+    fab = np.array([fid[s.fabric] for s in specs], dtype=np.int64)
+    # (side, form) of every port row: a switch's cage is on the switch side, any other device's on the host side
+    where, kinds = dv.layout_table("side-form", lambda layout, g: (layout.model.kind in SWITCH_KINDS, g.cage))
+    sp = arr.spec[tx]
+    cage = np.concatenate((cages.a[tx], cages.b[tx]))
+    module = np.concatenate((mod_a[sp], mod_b[sp]))
+    fabric = np.concatenate((fab[sp], fab[sp]))
+    rows = np.concatenate((dv.rows(arr.a[tx], arr.a_port[tx]), dv.rows(arr.b[tx], arr.b_port[tx])))
+    kind = where[rows]
+    order = np.argsort(cage, kind="stable")
+    sc = cage[order]
+    first = order[np.concatenate(([True], sc[1:] != sc[:-1]))]  # one end per occupied cage
+    n_kind, n_mod = max(len(kinds), 1), max(len(keys), 1) + 1
+    code = (fabric[first] * n_mod + (module[first] + 1)) * n_kind + kind[first]
+    merged: Counter[tuple[str, str, str, str]] = Counter()
+    for value, n in zip(*np.unique(code, return_counts=True), strict=True):
+        rest, k = divmod(int(value), n_kind)
+        fi, mi = divmod(rest, n_mod)
+        if mi == 0:
+            continue  # a transceiver link without a module (an edited link): the reach check reports it
+        module_t = catalogue.transceivers[keys[mi - 1]]
+        if module_t.integrated:
+            continue  # a CPO engine is part of its switch
+        is_switch, form = kinds[k]
+        merged[(fabs[fi], keys[mi - 1], "switch" if is_switch else "host", form)] += int(n)
+    out = []
+    for (fab_name, t_key, side, form), n in sorted(merged.items()):
+        module_t = catalogue.transceivers[t_key]
+        detail = f"{side} side, {form.upper()}, {module_t.pmd}"
+        out.append(
+            (
+                "transceiver",
+                fab_name,
+                t_key,
+                module_part(module_t),
+                detail,
+                None,
+                n,
+                module_t.power_w,
+                module_t.relative_cost,
+                module_t.description,
+            )
+        )
+    return out
 
 
 # -- rendering ------------------------------------------------------------------------------
@@ -154,10 +352,16 @@ def bill_of_materials(catalogue: Catalogue, fabric: Fabric) -> Bom:
 CSV_COLUMNS = [
     "section",
     "fabric",
+    "part",
+    "opn",
+    "part_status",
+    "grade",
     "item",
     "detail",
     "length_m",
     "count",
+    "spares",
+    "order",
     "unit_power_w",
     "power_w",
     "unit_relative_cost",
@@ -166,25 +370,54 @@ CSV_COLUMNS = [
 ]
 
 
-def _csv(bom: Bom, catalogue: Catalogue) -> bytes:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
-    for d in bom.devices:
-        figures = [rounded(d.unit_power_w), rounded(d.power_w), rounded(d.unit_cost), rounded(d.cost)]
-        w.writerow(["device", "", d.model, d.role, "", d.count, *figures, d.description])
-    for k in bom.links:
-        m = catalogue.media.get(k.medium)
-        figures = [rounded(k.unit_power_w), rounded(k.power_w), rounded(k.unit_cost), rounded(k.cost)]
-        description = m.description if m else "no medium chosen"
-        w.writerow([k.kind, k.fabric, k.medium, m.kind if m else "", f"{k.length_m:g}", k.count, *figures, description])
-    for t in bom.transceivers:
-        note = "power and cost included in the medium's link rows"
-        w.writerow(["transceiver", t.fabric, t.medium, f"{t.per_end:g} per end", "", t.count, "", "", "", "", note])
+def _csv(bom: Bom) -> bytes:
+    w = CsvWriter(CSV_COLUMNS)
+    for x in bom.lines:
+        w.writerow(
+            [
+                x.section,
+                x.fabric,
+                x.part.number,
+                x.part.opn,
+                x.part.status,
+                x.part.grade,
+                x.item,
+                x.detail,
+                "" if x.length_m is None else f"{x.length_m:g}",
+                x.count,
+                x.spares,
+                x.order,
+                rounded(x.unit_power_w),
+                rounded(x.power_w),
+                rounded(x.unit_cost),
+                rounded(x.cost),
+                x.description,
+            ]
+        )
     sums = totals(bom)
     for name in ("devices", "media", "total"):
-        w.writerow(["total", "", name, "", "", "", "", sums["power_w"][name], "", sums["relative_cost"][name], ""])
-    return buf.getvalue().encode()
+        w.writerow(
+            [
+                "total",
+                "",
+                "",
+                "",
+                "",
+                "",
+                name,
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                sums["power_w"][name],
+                "",
+                sums["relative_cost"][name],
+                "",
+            ]
+        )
+    return w.getvalue()
 
 
 def totals(bom: Bom) -> dict:
@@ -192,10 +425,13 @@ def totals(bom: Bom) -> dict:
     dp, mp = bom.device_power_w(), bom.media_power_w()
     dc, mc = bom.device_cost(), bom.media_cost()
     return {
-        "devices": sum(d.count for d in bom.devices),
-        "cables": sum(k.count for k in bom.links if k.kind == "cable"),
-        "links": sum(k.count for k in bom.links),
-        "transceivers": sum(t.count for t in bom.transceivers),
+        "devices": sum(bom.count(section) for section in DEVICE_SECTIONS),
+        "facility": bom.count("facility"),
+        "cables": bom.count("cable"),
+        "transceivers": bom.count("transceiver"),
+        "fibres": bom.count("fibre"),
+        "connectors": bom.count("connector"),
+        "cartridges": bom.count("cartridge"),
         "power_w": {"devices": rounded(dp), "media": rounded(mp), "total": rounded(dp + mp)},
         "relative_cost": {"devices": rounded(dc), "media": rounded(mc), "total": rounded(dc + mc)},
     }
@@ -205,45 +441,34 @@ def summary(bom: Bom) -> dict:
     """The BOM as plain data (what summary.json holds)."""
     per_fabric = {}
     for fab in bom.fabrics():
-        lines = [k for k in bom.links if k.fabric == fab]
-        by_medium: Counter[str] = Counter()
-        for k in lines:
-            by_medium[k.medium] += k.count
         per_fabric[fab] = {
-            "links": sum(k.count for k in lines),
-            "links_by_medium": dict(sorted(by_medium.items())),
-            "transceivers": sum(t.count for t in bom.transceivers if t.fabric == fab),
-            "media_power_w": rounded(bom.media_power_w(fab)),
-            "media_relative_cost": rounded(bom.media_cost(fab)),
+            section: bom.count(section, fab)
+            for section in ("cable", "transceiver", "fibre", "connector", "cartridge")
+            if bom.count(section, fab)
         }
+        per_fabric[fab]["media_power_w"] = rounded(bom.media_power_w(fab))
+        per_fabric[fab]["media_relative_cost"] = rounded(bom.media_cost(fab))
     return {
-        "devices": [
+        "lines": [
             {
-                "model": d.model,
-                "role": d.role,
-                "count": d.count,
-                "unit_power_w": rounded(d.unit_power_w),
-                "power_w": rounded(d.power_w),
-                "unit_relative_cost": rounded(d.unit_cost),
-                "relative_cost": rounded(d.cost),
+                "section": x.section,
+                "fabric": x.fabric,
+                "part": x.part.number,
+                "opn": x.part.opn,
+                "part_status": x.part.status,
+                "grade": x.part.grade,
+                "item": x.item,
+                "detail": x.detail,
+                "length_m": None if x.length_m is None else rounded(x.length_m),
+                "count": x.count,
+                "spares": x.spares,
+                "order": x.order,
+                "unit_power_w": rounded(x.unit_power_w),
+                "power_w": rounded(x.power_w),
+                "unit_relative_cost": rounded(x.unit_cost),
+                "relative_cost": rounded(x.cost),
             }
-            for d in bom.devices
-        ],
-        "links": [
-            {
-                "fabric": k.fabric,
-                "kind": k.kind,
-                "medium": k.medium,
-                "length_m": rounded(k.length_m),
-                "count": k.count,
-                "power_w": rounded(k.power_w),
-                "relative_cost": rounded(k.cost),
-            }
-            for k in bom.links
-        ],
-        "transceivers": [
-            {"fabric": t.fabric, "medium": t.medium, "links": t.links, "per_end": rounded(t.per_end), "count": t.count}
-            for t in bom.transceivers
+            for x in bom.lines
         ],
         "fabrics": per_fabric,
         "totals": totals(bom),
@@ -252,9 +477,12 @@ def summary(bom: Bom) -> dict:
 
 @RENDERERS.register("bom")
 def render_bom(ctx: RenderContext) -> Artifacts:
-    bom = bill_of_materials(ctx.catalogue, ctx.fabric)
+    bom = bill_of_materials(ctx.catalogue, ctx.fabric, ctx.blueprint)
     doc = {"blueprint": ctx.blueprint.metadata.name, **summary(bom)}
     return {
-        "bom/bom.csv": _csv(bom, ctx.catalogue),
+        "bom/bom.csv": _csv(bom),
         "bom/summary.json": (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode(),
     }
+
+
+__all__ = ["Bom", "Line", "bill_of_materials", "fibres_per_link", "link_figures", "summary", "totals"]

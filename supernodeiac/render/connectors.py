@@ -13,12 +13,11 @@ its row gives both ends by rack and U.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 
 from ..fabric import Link
 from . import RENDERERS, Artifacts, RenderContext
+from .csv_safe import CsvWriter
 
 CARTRIDGE_COLUMNS = [
     "domain",
@@ -105,10 +104,7 @@ def render_connectors(ctx: RenderContext) -> Artifacts:
                 )
             )
         rows.sort(key=lambda r: r[0])
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(COLUMNS[kind])
-        for _, row in rows:
-            w.writerow(row)
-        out[path] = buf.getvalue().encode()
+        table = CsvWriter(COLUMNS[kind])
+        table.writerows(row for _, row in rows)
+        out[path] = table.getvalue()
     return out

@@ -25,6 +25,7 @@ import subprocess
 from collections import Counter
 from dataclasses import dataclass
 
+from .. import child_process
 from ..fabric import Device, Fabric
 from ..fabric_views import FabricLinks, links_by_fabric, local_tiers
 from ..figures import gbps_text
@@ -253,9 +254,9 @@ def diagrams(f: Fabric) -> list[Diagram]:
 
 
 def to_svg(dot_text: str, dot_program: str) -> bytes:
-    """Lay out with Graphviz. Raises subprocess errors (the caller turns them into notices)."""
-    done = subprocess.run([dot_program, "-Tsvg"], input=dot_text.encode(), capture_output=True, check=True, timeout=DOT_TIMEOUT_S)
-    return done.stdout
+    """Lay out with Graphviz, in a child that dies with snc. Raises subprocess errors (the caller
+    turns them into notices)."""
+    return child_process.run([dot_program, "-Tsvg"], dot_text.encode(), DOT_TIMEOUT_S)
 
 
 @RENDERERS.register("diagram")

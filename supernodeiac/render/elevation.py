@@ -17,14 +17,13 @@ blueprint gives the same bytes.
 
 from __future__ import annotations
 
-import csv
-import io
 from xml.sax.saxutils import escape, quoteattr
 
 from ..fabric import Device, Fabric
 from ..figures import rounded
-from ..racks import Budget, RackLoad, budgets, cables_leaving, device_order, rack_loads
+from ..racks import Budget, RackLoad, budgets, cables_leaving, device_order, device_power, rack_loads
 from . import RENDERERS, Artifacts, RenderContext
+from .csv_safe import CsvWriter
 
 RACK_COLUMNS = [
     "row",
@@ -98,14 +97,15 @@ def _num(x: float | None) -> str:
 @RENDERERS.register("elevation")
 def render_elevation(ctx: RenderContext) -> Artifacts:
     f = ctx.fabric
-    loads = rack_loads(f)
+    loads = rack_loads(f, ctx.catalogue)
     if not loads:
         return {}
     rows = budgets(ctx.blueprint, ctx.catalogue)
     leaving = cables_leaving(f).tolist()
+    typical, maximum = (x.tolist() for x in device_power(f, ctx.catalogue))
     units = ctx.blueprint.site.rack_units
     out: Artifacts = {
-        "elevation/racks.csv": _racks_csv(f, loads, leaving),
+        "elevation/racks.csv": _racks_csv(f, loads, leaving, typical, maximum),
         "elevation/totals.csv": _totals_csv(loads, rows, units),
     }
     by_row: dict[str, list[RackLoad]] = {}
@@ -116,14 +116,12 @@ def render_elevation(ctx: RenderContext) -> Artifacts:
         for n, sheet in enumerate(sheets, 1):
             name = f"elevation/{row}.svg" if len(sheets) == 1 else f"elevation/{row}-{n:02d}.svg"
             title = f"{ctx.blueprint.metadata.name}: row {row}" + (f", sheet {n} of {len(sheets)}" if len(sheets) > 1 else "")
-            out[name] = _svg(f, sheet, rows[row], units, leaving, title)
+            out[name] = _svg(f, sheet, rows[row], units, leaving, maximum, title)
     return out
 
 
-def _racks_csv(f: Fabric, loads: dict[int, RackLoad], leaving: list[int]) -> bytes:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(RACK_COLUMNS)
+def _racks_csv(f: Fabric, loads: dict[int, RackLoad], leaving: list[int], typical: list[float], maximum: list[float]) -> bytes:
+    w = CsvWriter(RACK_COLUMNS)
     for load in loads.values():
         for d in device_order(f, load):
             m = f.models[d.model]
@@ -140,20 +138,18 @@ def _racks_csv(f: Fabric, loads: dict[int, RackLoad], leaving: list[int]) -> byt
                     d.model,
                     d.role,
                     d.group,
-                    _num(m.power_typical_w),
-                    _num(m.power_max_w),
+                    _num(typical[d.index]),
+                    _num(maximum[d.index]),
                     _num(m.weight_kg),
                     m.cooling,
                     leaving[d.index],
                 ]
             )
-    return buf.getvalue().encode()
+    return w.getvalue()
 
 
 def _totals_csv(loads: dict[int, RackLoad], rows: dict[str, Budget], units: int) -> bytes:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(TOTAL_COLUMNS)
+    w = CsvWriter(TOTAL_COLUMNS)
     for load in loads.values():
         b = rows[load.row]
         w.writerow(
@@ -175,7 +171,7 @@ def _totals_csv(loads: dict[int, RackLoad], rows: dict[str, Budget], units: int)
                 b.cables_max,
             ]
         )
-    return buf.getvalue().encode()
+    return w.getvalue()
 
 
 def _text(x: float, y: float, body: str, size: float = 8, anchor: str = "start", weight: str = "normal") -> str:
@@ -189,7 +185,9 @@ def _rect(x: float, y: float, w: float, h: float, fill: str, title: str, extra: 
     )
 
 
-def _svg(f: Fabric, racks: list[RackLoad], budget: Budget, units: int, leaving: list[int], title: str) -> bytes:
+def _svg(
+    f: Fabric, racks: list[RackLoad], budget: Budget, units: int, leaving: list[int], maximum: list[float], title: str
+) -> bytes:
     width = len(racks) * (RACK_W + GAP) + GAP
     height = HEAD + units * UNIT_PX + 40
     parts = [
@@ -200,7 +198,7 @@ def _svg(f: Fabric, racks: list[RackLoad], budget: Budget, units: int, leaving: 
         _text(GAP, 18, title, 14, weight="bold"),
     ]
     for i, load in enumerate(racks):
-        parts.extend(_rack(f, load, budget, units, leaving, GAP + i * (RACK_W + GAP)))
+        parts.extend(_rack(f, load, budget, units, leaving, maximum, GAP + i * (RACK_W + GAP)))
     parts.append("</svg>")
     return ("\n".join(parts) + "\n").encode()
 
@@ -210,7 +208,7 @@ def _y(units: int, u: int, height_u: int) -> float:
     return HEAD + (units - (u + height_u - 1)) * UNIT_PX
 
 
-def _rack(f: Fabric, load: RackLoad, budget: Budget, units: int, leaving: list[int], x: float) -> list[str]:
+def _rack(f: Fabric, load: RackLoad, budget: Budget, units: int, leaving: list[int], maximum: list[float], x: float) -> list[str]:
     limit = f" / {budget.power_kw:g}" if budget.declared and budget.power_kw is not None else ""
     cooling = f" {budget.cooling}" if budget.declared else ""
     out = [
@@ -232,11 +230,11 @@ def _rack(f: Fabric, load: RackLoad, budget: Budget, units: int, leaving: list[i
         y = _y(units, d.u, d.height_u)
         h = d.height_u * UNIT_PX
         supply = m.physical.supply_w if m.physical is not None else None
-        power = f"supplies {supply / 1000:.0f} kW" if supply else f"{m.power_max_w / 1000:.1f} kW"
+        power = f"supplies {supply / 1000:.0f} kW" if supply else f"{maximum[d.index] / 1000:.1f} kW"
         label = f"U{d.u} {d.name} {power}, {leaving[d.index]} cables"
         out.append(_rect(x + 2, y, RACK_W - 4, h, FILL[_kind(f, d)], label, f' data-device={quoteattr(d.name)} data-u="{d.u}"'))
         if m.kind == "chassis":
-            out.extend(_chassis(f, load, d, x + 2, y, RACK_W - 4, h, units, leaving))
+            out.extend(_chassis(f, load, d, x + 2, y, RACK_W - 4, h, units, leaving, maximum))
         else:
             out.append(_text(x + 6, y + min(h, UNIT_PX) - 2.5, label, 7))
     for k, d in enumerate(zero_u):
@@ -253,7 +251,16 @@ def _rack(f: Fabric, load: RackLoad, budget: Budget, units: int, leaving: list[i
 
 
 def _chassis(
-    f: Fabric, load: RackLoad, chassis: Device, x: float, y: float, w: float, h: float, units: int, leaving: list[int]
+    f: Fabric,
+    load: RackLoad,
+    chassis: Device,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    units: int,
+    leaving: list[int],
+    maximum: list[float],
 ) -> list[str]:
     """A chassis: its boards in their slots. Front boards horizontal at their units across the left
     part; rear boards as vertical strips across the right part, each spanning the chassis."""
@@ -268,21 +275,20 @@ def _chassis(
         _text(x + w - rear_w / 2, y + 9, "rear slots", 7, anchor="middle"),
     ]
     for d in front:
-        dm = f.models[d.model]
         by = _y(units, d.u, d.height_u)
-        label = f"{d.slot} {d.name} {dm.power_max_w / 1000:.1f} kW, {leaving[d.index]} cables"
+        kw = maximum[d.index] / 1000
+        label = f"{d.slot} {d.name} {kw:.1f} kW, {leaving[d.index]} cables"
         out.append(
             _rect(x + 3, by + 1, w - rear_w - 8, d.height_u * UNIT_PX - 2, FILL["compute"], label,
                   f' data-device={quoteattr(d.name)} data-slot="{d.slot}" data-u="{d.u}"')
         )  # fmt: skip
-        out.append(_text(x + 6, by + d.height_u * UNIT_PX - 5, f"{d.slot} {d.name} {dm.power_max_w / 1000:.1f} kW", 7))
+        out.append(_text(x + 6, by + d.height_u * UNIT_PX - 5, f"{d.slot} {d.name} {kw:.1f} kW", 7))
     n_rear = slots.rear if slots is not None else max(len(rear), 1)
     strip = rear_w / n_rear
     top = y + 12
     for k, d in enumerate(rear):
         sx = x + w - rear_w + k * strip
-        dm = f.models[d.model]
-        label = f"{d.slot} {d.name} {dm.power_max_w / 1000:.1f} kW, {leaving[d.index]} cables"
+        label = f"{d.slot} {d.name} {maximum[d.index] / 1000:.1f} kW, {leaving[d.index]} cables"
         out.append(
             _rect(sx, top, strip - 1, h - 14, FILL["switch"], label, f' data-device={quoteattr(d.name)} data-slot="{d.slot}"')
         )

@@ -14,7 +14,7 @@ HOTTEST = 3  # racks named in the summary
 
 @DEPLOYMENT.register("racks")
 def racks_section(inp: Inputs) -> dict[str, Any] | None:
-    loads = list(rack_loads(inp.fabric).values())
+    loads = list(rack_loads(inp.fabric, inp.catalogue).values())
     if not loads:
         return None
     rows = budgets(inp.blueprint, inp.catalogue)
