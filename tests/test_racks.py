@@ -224,3 +224,28 @@ def test_explain_reports_each_rows_racks_against_the_budget(small_ib):
     loads = rack_loads(small_ib.fabric, small_ib.catalogue).values()
     assert racks["power_kw_max"] == pytest.approx(sum(x.power_max_w for x in loads) / 1000)
     assert "row A: 4 racks, heaviest 40.9 of 45 kW air, up to 33 of 48U" in to_text(report)
+
+
+def test_optics_count_in_a_rack_only_where_the_maximum_leaves_them_out():
+    """supercluster-2level: the oex-sb2-up's 1.7 kW is the board alone (modules_in_max false), so its
+    rack carries one module per occupied uplink cage; a QM9700's 1.72 kW already includes its
+    modules ("with active modules"), so the leaves' racks carry none on top."""
+    c = compile_file(str(BLUEPRINTS / "supercluster-2level.yaml"))
+    f, cat = c.fabric, c.catalogue
+    assert not cat.devices["oex-sb2-up"].physical.modules_in_max and cat.devices["qm9700"].physical.modules_in_max
+    loads = {load.name: load for load in rack_loads(f, cat).values()}
+    # by hand: the distinct (board, cage) of every transceiver link end on the S01 switch boards
+    plugs: dict[tuple[int, int], float] = {}
+    for link in f.links:
+        for dev, port, module in ((link.a, link.a_port, link.a_module), (link.b, link.b_port, link.b_module)):
+            d = f.devices[dev]
+            if d.model == "oex-sb2-up" and f.racks[d.rack].name == "S01" and module:
+                plugs[(dev, f.layouts[d.model].cage_of(port).index)] = cat.transceivers[module].power_w
+    assert len(plugs) == 8 * 64
+    s01 = loads["S01"]
+    boards = sum(f.models[f.devices[i].model].power_max_w for i in s01.devices)
+    assert s01.power_max_w == pytest.approx(boards + sum(plugs.values()))
+    assert sum(plugs.values()) == pytest.approx(8 * 64 * 8.5)
+    n01 = loads["N01"]
+    assert n01.power_max_w == pytest.approx(sum(f.models[f.devices[i].model].power_max_w for i in n01.devices))
+    assert any(f.devices[i].model == "qm9700" for i in n01.devices)

@@ -35,16 +35,11 @@ class Row(Strict):
     )
     budget: RackBudget | None = Field(None, description="this row's rack budget; the keys given replace the site's")
 
-    @model_validator(mode="after")
-    def _plan_holds_the_racks(self) -> Row:
-        if self.planned_racks is not None and self.planned_racks < self.racks:
-            raise ValueError(f"planned_racks ({self.planned_racks}) is fewer than the row's racks ({self.racks})")
-        return self
-
     @property
     def capacity(self) -> int:
-        """Rack positions the row is planned for."""
-        return self.planned_racks if self.planned_racks is not None else self.racks
+        """Rack positions the row is planned for: ``planned_racks``, or its racks once it has grown
+        past the plan (which then re-plans the rows after it, as growth past grow_to_sus does)."""
+        return max(self.racks, self.planned_racks or 0)
 
 
 class Site(Strict):
