@@ -9,6 +9,8 @@ Usage:
     python bench/run.py                    # all sizes, validate and render, best of 1
     python bench/run.py --repeat 3 131k    # one size, best of 3
     python bench/run.py --markdown         # the table as Markdown (for docs/performance.md)
+    python bench/run.py --gitops 131k      # also snc diff (against the blueprint less its last
+                                           # scalable unit) and snc render --check
 
 Targets (issue 2, on a 2-core machine, at 131,072 GPUs): validate < 5 s, render < 20 s,
 peak memory < 1.5 GB. The Dragonfly row (bench/dragonfly_gen.py, issue 3) is validated only.
@@ -128,6 +130,45 @@ def measure(row: Row, path: Path, repeat: int, do_render: bool, work: Path) -> N
                 raise SystemExit(f"snc render {path} exited {r.rc}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
 
 
+def less_last_su(path: Path, size: str) -> Path:
+    """The blueprint at ``path`` with its last scalable unit taken out (fewer nodes in the last
+    node group, the same hall): the base of a pull request that adds that unit."""
+    nodes = generate.SIZES[size]
+    su = generate.generation(nodes).su_nodes
+    last = nodes % su or su
+    nodes_part, sep, after = path.read_text().partition("\nscaleout:")
+    head, at, tail = nodes_part.rpartition("    count: ")  # the last node group's
+    count, _, rest = tail.partition("\n")
+    old = path.with_name(f"old-{path.name}")
+    old.write_text(f"{head}{at}{int(count) - last}\n{rest}{sep}{after}")
+    return old
+
+
+def measure_gitops(row: Row, path: Path, repeat: int, work: Path) -> list[tuple[str, Run]]:
+    """Best (by CPU) of ``repeat`` runs of snc diff, snc diff --no-outputs and snc render --check."""
+    old = less_last_su(path, row.size)
+    out = work / f"out-{row.size}"
+    if not out.exists():
+        r = run(snc("render", "-q", str(path), "-o", str(out)), work)
+        if r.rc != 0:
+            raise SystemExit(f"snc render {path} exited {r.rc}:\n{r.stderr[-2000:]}")
+    commands = [
+        ("snc diff OLD NEW", snc("diff", str(old), str(path))),
+        ("snc diff --no-outputs OLD NEW", snc("diff", "--no-outputs", str(old), str(path))),
+        ("snc render --check", snc("render", "--check", "-q", str(path), "-o", str(out))),
+    ]
+    results = []
+    for name, cmd in commands:
+        runs = [run(cmd, work) for _ in range(repeat)]
+        if any(r.rc != 0 for r in runs):
+            bad = next(r for r in runs if r.rc != 0)
+            raise SystemExit(f"{name} exited {bad.rc}:\n{bad.stdout[-2000:]}\n{bad.stderr[-2000:]}")
+        best = min(runs, key=lambda r: r.cpu)
+        best.peak_mb = max(r.peak_mb for r in runs)
+        results.append((f"{row.size} {name}", best))
+    return results
+
+
 def table(rows: list[Row], markdown: bool) -> str:
     head = ["size", "GPUs / endpoints", "devices", "links", "validate s", "validate CPU s", "render s", "render CPU s"]
     head += ["peak RSS MB", "validate µs/link", "render µs/link", "validate Δµs/link", "render Δµs/link"]
@@ -242,6 +283,7 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--keep", type=Path, default=None, help="keep blueprints and outputs in this folder")
     parser.add_argument("--phases", action="store_true", help="CPU seconds per stage, check and renderer instead")
+    parser.add_argument("--gitops", action="store_true", help="also snc diff and snc render --check (fat-tree sizes)")
     parser.add_argument("--phases-of", type=Path, default=None, help=argparse.SUPPRESS)  # the child of --phases
     args = parser.parse_args()
     if args.phases_of is not None:
@@ -257,6 +299,7 @@ def main() -> None:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         rows: list[Row] = []
+        gitops: list[tuple[str, Run]] = []
         for size in sizes:
             if size == "dragonfly":
                 found = dragonfly_blueprint(work)
@@ -270,6 +313,8 @@ def main() -> None:
                 path = generate.write(size, work)
                 row = Row(size, f"{generate.SIZES[size] * generate.GPUS_PER_NODE:,}")
                 measure(row, path, args.repeat, do_render=not args.no_render, work=work)
+                if args.gitops:
+                    gitops += measure_gitops(row, path, args.repeat, work)
             rows.append(row)
             print(f"{size}: done", file=sys.stderr, flush=True)
             if args.phases:
@@ -285,6 +330,10 @@ def main() -> None:
         print(table(rows, args.markdown))
         for line in verdict(rows):
             print(line)
+        if gitops:
+            print("\ncommand (best CPU of the runs)                wall s  CPU s  peak RSS MB")
+            for name, r in gitops:
+                print(f"{name:44} {r.seconds:6.2f} {r.cpu:6.2f} {r.peak_mb:12.0f}")
 
 
 if __name__ == "__main__":

@@ -1,20 +1,36 @@
-"""The `snc` command. The only module that prints."""
+"""The `snc` command. The only module that prints.
+
+Each command is a small function; what several share is a decorator: :func:`finding_options`
+(``--format``, ``-q``/``-v``, ``--config``: the findings a command prints and how) and
+:func:`input_options` (``-`` for standard input and ``--stdin-filename``). Loading the
+configuration, compiling (with the configuration's severities and ignores applied) and printing
+findings are helpers every command calls the same way.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import click
 
-from .findings import Finding, Severity, sarif_log
-from .pipeline import Compiled, compile_file, render
+from . import config as snc_config
+from .compose import Source
+from .findings import Severity
+from .formats import FINDING_FORMATS, Verbosity, finding_dicts, github, human, shown
+from .pipeline import Compiled, compile_file, compile_text, render
 
-FORMATS = ["human", "json", "github", "sarif"]
+FORMATS = FINDING_FORMATS  # kept for callers of the old name
+STDIN = "-"
 
 
 def _version() -> str:
@@ -38,30 +54,104 @@ def _internal_error(what: str, exc: BaseException) -> None:
     sys.exit(3)
 
 
-def _compile(path: str) -> Compiled:
+# -- shared options ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Options:
+    """What every findings command was asked for: format, verbosity, configuration, input name."""
+
+    fmt: str
+    verbosity: Verbosity
+    config: snc_config.Config
+    stdin_filename: str | None = None
+
+    @property
+    def quiet(self) -> bool:
+        return self.verbosity is Verbosity.QUIET
+
+    @property
+    def verbose(self) -> bool:
+        return self.verbosity is Verbosity.VERBOSE
+
+
+def _load_config(path: str | None, fmt: str) -> snc_config.Config:
     try:
-        return compile_file(path)
+        return snc_config.load(Path(path) if path else snc_config.find())
+    except snc_config.ConfigError as exc:
+        for f in exc.findings:
+            click.echo(github(f) if fmt == "github" else human(f), err=fmt != "github")
+        sys.exit(2)
+
+
+def finding_options(default_format: str = "human", formats: list[str] = FINDING_FORMATS) -> Callable:
+    """``--format``, ``-q``/``-v`` and ``--config``, handed to the command as ``opts: Options``.
+
+    The format's default comes from the configuration (``[tool.snc] format``) when the command
+    line gives none.
+    """
+
+    def decorate(command: Callable) -> Callable:
+        @click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(formats),
+            default=None,
+            help=f"output format (default: {default_format}, or [tool.snc] format)",
+        )
+        @click.option("-q", "--quiet", is_flag=True, help="errors and warnings only")
+        @click.option("-v", "--verbose", is_flag=True, help="also stage timings and ignored findings (on stderr)")
+        @click.option(
+            "--config",
+            "config_path",
+            type=click.Path(dir_okay=False),
+            default=None,
+            help="configuration file (default: .snc.toml or pyproject.toml [tool.snc], found upwards)",
+        )
+        @functools.wraps(command)
+        def wrapper(*args: Any, fmt: str | None, quiet: bool, verbose: bool, config_path: str | None, **kwargs: Any) -> Any:
+            cfg = _load_config(config_path, fmt or default_format)
+            chosen = fmt or (cfg.format if cfg.format in formats else None) or default_format
+            opts = Options(chosen, Verbosity.of(quiet, verbose), cfg, kwargs.pop("stdin_filename", None))
+            return command(*args, opts=opts, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def input_options(command: Callable) -> Callable:
+    """``--stdin-filename``: the name findings give a blueprint read from ``-`` (standard input)."""
+    return click.option(
+        "--stdin-filename",
+        default=None,
+        metavar="PATH",
+        help="with '-': the blueprint's name in findings, and where its includes are found from",
+    )(command)
+
+
+# -- compiling and printing findings -----------------------------------------------------------------
+
+
+def _compile(path: str, opts: Options, source: Source | None = None) -> Compiled:
+    """Compile a file (standard input for '-'; a file at a git revision with a GitSource), then
+    apply the configuration's severities and ignores; -v reports the time and what was ignored."""
+    started = time.perf_counter()
+    try:
+        compiled = (
+            compile_text(sys.stdin.read(), opts.stdin_filename or "<stdin>") if path == STDIN else compile_file(path, source)
+        )
     except Exception as exc:  # noqa: BLE001 - the safety net under every located error
         _internal_error(f"while compiling {path}", exc)
         raise  # unreachable: _internal_error exits
-
-
-def _human(finding: Finding) -> str:
-    where = str(finding.location) if finding.location else "<blueprint>"
-    text = f"{where}: {finding.severity.value}[{finding.rule}]: {finding.message}"
-    if finding.hint:
-        text += f"\n    hint: {finding.hint}"
-    return text
-
-
-def _github(finding: Finding) -> str:
-    """GitHub Actions workflow command: shows the finding on the pull request's diff."""
-    level = {"error": "error", "warning": "warning", "info": "notice"}[finding.severity.value]
-    loc = finding.location
-    props = f"file={loc.file},line={max(loc.line, 1)},col={max(loc.col, 1)}," if loc else ""
-    msg = finding.message + (f" (hint: {finding.hint})" if finding.hint else "")
-    msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return f"::{level} {props}title={finding.rule}::{msg}"
+    findings, ignored = opts.config.apply(compiled.findings)
+    compiled = replace(compiled, findings=findings)
+    if opts.verbose:
+        size = f", {len(compiled.fabric.devices):,} devices, {len(compiled.fabric.links):,} links" if compiled.fabric else ""
+        click.echo(f"{compiled.path}: {compiled.stage.value} in {time.perf_counter() - started:.2f} s{size}", err=True)
+        for f, rule in ignored:
+            click.echo(f"{f.location or compiled.path}: ignored {f.rule} ({rule.location}: {rule.reason})", err=True)
+    return compiled
 
 
 def _summary(c: Compiled) -> str:
@@ -72,32 +162,42 @@ def _summary(c: Compiled) -> str:
     return f"{c.path}: " + ", ".join(parts)
 
 
-def _emit(results: list[Compiled], fmt: str, quiet: bool) -> None:
-    if fmt == "sarif":
-        shown = [f for c in results for f in c.findings if not (quiet and f.severity is Severity.INFO)]
-        click.echo(json.dumps(sarif_log(shown, _version()), indent=2))
-        return
-    if fmt == "json":
+def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = None, summary: bool = True) -> None:
+    """The findings of ``results`` in the chosen format (at ``verbosity``, default the options')."""
+    level = opts.verbosity if verbosity is None else verbosity
+    if opts.fmt == "sarif":
+        from .sarif import sarif_log
+
+        findings = shown((f for c in results for f in c.findings), level)
+        click.echo(json.dumps(sarif_log(findings, _version(), docs_url=opts.config.docs_url), indent=2))
+    elif opts.fmt == "json":
         doc = [
             {
                 "file": c.path,
                 "stage": c.stage.value,
                 "exit_code": c.exit_code,
-                "findings": [f.as_dict() for f in c.findings],
+                "findings": finding_dicts(shown(c.findings, level)),
                 "devices": len(c.fabric.devices) if c.fabric else None,
                 "links": len(c.fabric.links) if c.fabric else None,
             }
             for c in results
         ]
         click.echo(json.dumps(doc, indent=2))
-        return
-    for c in results:
-        for f in c.findings:
-            if quiet and f.severity is Severity.INFO:
-                continue
-            click.echo(_github(f) if fmt == "github" else _human(f))
-        if fmt == "human":
-            click.echo(_summary(c), err=False)
+    elif opts.fmt == "github":
+        for c in results:
+            for f in c.findings:
+                line = github(f)
+                if line is not None:
+                    click.echo(line)
+    else:
+        for c in results:
+            for f in shown(c.findings, level):
+                click.echo(human(f))
+            if summary and level > Verbosity.QUIET:
+                click.echo(_summary(c))
+
+
+# -- commands -------------------------------------------------------------------------------------------
 
 
 @click.group()
@@ -107,33 +207,40 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="human", show_default=True)
-@click.option("-q", "--quiet", is_flag=True, help="hide info findings")
-def validate(files: tuple[str, ...], fmt: str, quiet: bool) -> None:
-    """Check blueprints; exit 0 clean, 1 error findings, 2 unreadable or invalid blueprint."""
-    results = [_compile(f) for f in files]
-    _emit(results, fmt, quiet)
+@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@finding_options()
+@input_options
+def validate(files: tuple[str, ...], opts: Options) -> None:
+    """Check blueprints ('-' reads standard input); exit 0 clean, 1 error findings, 2 unreadable
+    or invalid blueprint."""
+    results = [_compile(f, opts) for f in files]
+    _emit(results, opts)
     sys.exit(max(c.exit_code for c in results))
 
 
 @main.command(name="render")
-@click.argument("file", type=click.Path())
+@click.argument("file", type=click.Path(allow_dash=True))
+# Not file_okay=False: a file, a link or an empty path at -o is the writer's (and --check's) to
+# explain, with its own exit code.
 @click.option("-o", "--out", "out", type=click.Path(), default=None, help="output folder (default: out/<blueprint name>)")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="human", show_default=True)
 @click.option("--only", multiple=True, help="render only these outputs (repeatable)")
-@click.option("-q", "--quiet", is_flag=True, help="hide info findings")
-def render_cmd(file: str, out: str | None, fmt: str, only: tuple[str, ...], quiet: bool) -> None:
-    """Validate, then write every artifact of a blueprint atomically."""
+@click.option("--check", is_flag=True, help="write nothing: exit 1 naming every file of the output folder that differs")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="with --check: paths to leave out (e.g. 'diagrams/*.svg')")
+@finding_options()
+@input_options
+def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, exclude: tuple[str, ...], opts: Options) -> None:
+    """Validate, then write every artifact of a blueprint atomically (or, with --check, compare
+    them with the committed output folder)."""
     from .render import RENDERERS
     from .writer import WriteError, write
 
     if out == "":
         click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
         sys.exit(2)
-    compiled = _compile(file)
+    compiled = _compile(file, opts)
+    findings_level = opts.verbosity if opts.verbose else Verbosity.QUIET  # render's job is files: info only with -v
     if compiled.exit_code != 0:
-        _emit([compiled], fmt, quiet)
+        _emit([compiled], opts, findings_level)
         click.echo("nothing written: fix the errors above", err=True)
         sys.exit(compiled.exit_code)
     known = RENDERERS.names()
@@ -146,23 +253,46 @@ def render_cmd(file: str, out: str | None, fmt: str, only: tuple[str, ...], quie
     except Exception as exc:  # noqa: BLE001 - nothing has been written yet
         _internal_error(f"while rendering {file} (nothing written)", exc)
     assert compiled.blueprint is not None
-    target = Path(out) if out is not None else Path("out") / compiled.blueprint.metadata.name
+    name = compiled.blueprint.metadata.name
+    target = Path(out) if out is not None else Path("out") / name
+    if check:
+        _check(compiled, artifacts, target, exclude, opts, findings_level)
+        return
     try:
-        write(artifacts, target, compiled.blueprint.metadata.name)
+        write(artifacts, target, name)
     except (OSError, WriteError) as exc:
         click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
         sys.exit(1)
-    _emit([compiled], fmt, quiet=True if fmt == "human" else quiet)
+    _emit([compiled], opts, findings_level, summary=False)
     for notice in notices:
         click.echo(f"notice: {notice}", err=True)
-    if fmt == "human":
+    if opts.fmt == "human" and not opts.quiet:
         click.echo(f"wrote {len(artifacts)} files to {target}/")
 
 
+def _check(
+    compiled: Compiled, artifacts: dict[str, bytes], target: Path, exclude: tuple[str, ...], opts: Options, level: Verbosity
+) -> None:
+    """``render --check``: drift findings for every file of ``target`` that differs; exit 1 if any."""
+    from .drift import drift_findings
+
+    assert compiled.blueprint is not None
+    drift = drift_findings(artifacts, compiled.blueprint.metadata.name, target, exclude)
+    checked = replace(compiled, findings=compiled.findings + drift)
+    _emit([checked], opts, level, summary=False)
+    if opts.fmt == "human" and not opts.quiet:
+        if drift:
+            click.echo(f"{target}/: {len(drift)} file(s) differ from what {compiled.path} renders", err=True)
+        else:
+            click.echo(f"{target}/ is up to date ({len(artifacts) + 1} files)")
+    sys.exit(1 if drift else 0)
+
+
 @main.command(name="explain")
-@click.argument("file", type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def explain_cmd(file: str, fmt: str) -> None:
+@click.argument("file", type=click.Path(allow_dash=True))
+@finding_options(default_format="text", formats=["text", "json"])
+@input_options
+def explain_cmd(file: str, opts: Options) -> None:
     """Sizing report per fabric: endpoints, switches, cables, bisection, oversubscription, growth, power, cost.
 
     Exit codes as validate: 0 clean, 1 error findings (the report still prints when the design
@@ -170,7 +300,7 @@ def explain_cmd(file: str, fmt: str) -> None:
     """
     from .explain import explain, to_text
 
-    compiled = _compile(file)
+    compiled = _compile(file, opts)
     report = None
     if compiled.fabric is not None:
         assert compiled.blueprint is not None and compiled.catalogue is not None
@@ -178,24 +308,130 @@ def explain_cmd(file: str, fmt: str) -> None:
             report = explain(compiled.blueprint, compiled.catalogue, compiled.fabric)
         except Exception as exc:  # noqa: BLE001 - a bug in the report, not in the blueprint
             _internal_error(f"while explaining {file}", exc)
-    if fmt == "json":
+    level = Verbosity.QUIET if opts.verbosity < Verbosity.VERBOSE else Verbosity.VERBOSE  # the report is the point
+    if opts.fmt == "json":
         doc = {
             "file": compiled.path,
             "stage": compiled.stage.value,
             "exit_code": compiled.exit_code,
-            "findings": [f.as_dict() for f in compiled.findings if f.severity is not Severity.INFO],
+            "findings": finding_dicts(shown(compiled.findings, level)),
             "report": report,
         }
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
     else:
-        for f in compiled.findings:
-            if f.severity is not Severity.INFO:
-                click.echo(_human(f), err=True)
+        for f in shown(compiled.findings, level):
+            click.echo(human(f), err=True)
         if report is not None:
             click.echo(to_text(report), nl=False)
         else:
             click.echo(_summary(compiled), err=True)
     sys.exit(compiled.exit_code)
+
+
+@main.command(name="diff")
+@click.argument("blueprints", nargs=-1, type=click.Path(allow_dash=False))
+@click.option(
+    "--rev",
+    default=None,
+    metavar="A..B",
+    help="compare one blueprint as committed at revision A and B (B default HEAD; 'A' alone: against the working tree)",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0, max=10_000_000),
+    default=None,
+    help="rows per group in text and Markdown (0: all; default: all for text, 25 for Markdown)",
+)
+@click.option("--only", multiple=True, help="compare only these outputs (repeatable)")
+@click.option("--no-outputs", is_flag=True, help="compare the Fabrics only, not the rendered files")
+@click.option("--exit-code", "exit_code", is_flag=True, help="exit 1 when there are differences (like git diff --exit-code)")
+@click.option("-v", "--verbose", is_flag=True, help="stage timings on stderr")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="configuration file")
+def diff_cmd(
+    blueprints: tuple[str, ...],
+    rev: str | None,
+    fmt: str,
+    limit: int | None,
+    only: tuple[str, ...],
+    no_outputs: bool,
+    exit_code: bool,
+    verbose: bool,
+    config_path: str | None,
+) -> None:
+    """Semantic diff of two blueprints: cable work orders, devices, changed outputs, BOM deltas.
+
+    snc diff OLD.yaml NEW.yaml, or snc diff --rev main..HEAD blueprints/x.yaml. Exit 0 (1 with
+    --exit-code when something differs), 2 when a blueprint cannot be read or built.
+    """
+    from .compare import diff
+    from .compare.report import MARKDOWN_LIMIT, to_json, to_markdown, to_text
+
+    opts = Options("human", Verbosity.VERBOSE if verbose else Verbosity.NORMAL, _load_config(config_path, "human"))
+    sides = _diff_sides(blueprints, rev, opts)
+    started = time.perf_counter()
+    try:
+        result = diff(
+            sides[0][0], sides[1][0], artifacts=not no_outputs, only=list(only) or None, labels=(sides[0][1], sides[1][1])
+        )
+    except Exception as exc:  # noqa: BLE001
+        _internal_error("while comparing", exc)
+    if verbose:
+        click.echo(f"compared in {time.perf_counter() - started:.2f} s", err=True)
+    if fmt == "json":
+        click.echo(to_json(result), nl=False)
+    elif fmt == "markdown":
+        click.echo(to_markdown(result, MARKDOWN_LIMIT if limit is None else (limit or None)), nl=False)
+    else:
+        click.echo(to_text(result, limit or None), nl=False)
+    sys.exit(1 if exit_code and not result.empty else 0)
+
+
+def _diff_sides(blueprints: tuple[str, ...], rev: str | None, opts: Options) -> list[tuple[Compiled, str]]:
+    """The two compiled blueprints and their labels, from two files or one file at two revisions."""
+    from .compose import GitSource
+
+    if rev is None:
+        if len(blueprints) != 2:
+            raise click.UsageError("give two blueprints (OLD NEW), or one with --rev A..B")
+        pairs = [(_compile(p, opts), p) for p in blueprints]
+    else:
+        if len(blueprints) != 1:
+            raise click.UsageError("--rev compares one blueprint at two revisions: give one file")
+        old_rev, _, new_rev = rev.partition("..")
+        if old_rev.startswith("-") or new_rev.startswith("-"):
+            raise click.UsageError(f"--rev {rev!r}: a revision cannot start with '-'")
+        repo, rel = _git_location(blueprints[0])
+        pairs = []
+        for r in (old_rev or "HEAD", new_rev or ("HEAD" if ".." in rev else None)):
+            if r is None:  # 'A' alone: the working tree
+                pairs.append((_compile(blueprints[0], opts), blueprints[0]))
+                continue
+            pairs.append((_compile(f"{r}:{rel}", opts, GitSource(repo, r)), f"{r}:{rel}"))
+    for compiled, label in pairs:
+        if compiled.fabric is None:
+            for f in compiled.findings:
+                click.echo(human(f), err=True)
+            click.echo(f"snc diff: {label} could not be built ({compiled.stage.value}); nothing compared", err=True)
+            sys.exit(2)
+    return pairs
+
+
+def _git_location(path: str) -> tuple[Path, str]:
+    """(repository root, path relative to it) of a blueprint in a git working tree."""
+    import subprocess
+
+    folder = Path(path).resolve().parent
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise click.UsageError(f"--rev needs git: {exc}") from None
+    if done.returncode != 0:
+        raise click.UsageError(f"--rev: {path} is not in a git repository")
+    root = Path(done.stdout.strip())
+    return root, Path(path).resolve().relative_to(root.resolve()).as_posix()
 
 
 @main.command()
@@ -206,7 +442,41 @@ def schema() -> None:
     doc = Blueprint.model_json_schema(by_alias=True)
     doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     doc["title"] = "supernodeiac blueprint"
+    # Composition keys: resolved by the loader before the blueprint is parsed (compose.py).
+    doc["properties"]["extends"] = {"type": "string", "description": "a blueprint this file overlays (relative path)"}
+    doc["properties"]["include"] = {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "fragments laid under this file, in order (relative paths)",
+    }
     click.echo(json.dumps(doc, indent=2, sort_keys=True))
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+def rules(fmt: str) -> None:
+    """List the rule ids findings carry (for [tool.snc] severity and ignore), with what each checks."""
+    from .rules import RULES, markdown
+
+    if fmt == "markdown":
+        click.echo(markdown(), nl=False)
+    elif fmt == "json":
+        click.echo(json.dumps([{"id": r.id, "stage": r.stage, "short": r.short, "full": r.full} for r in RULES], indent=2))
+    else:
+        width = max(len(r.id) for r in RULES)
+        for r in sorted(RULES, key=lambda r: r.id):
+            click.echo(f"{r.id:<{width}}  {r.stage:<6}  {r.short}")
+
+
+@main.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the shell completion script: eval "$(snc completion bash)" (see docs/gitops.md)."""
+    from click.shell_completion import get_completion_class
+
+    cls = get_completion_class(shell)
+    assert cls is not None
+    click.echo(cls(main, {}, "snc", "_SNC_COMPLETE").source())
 
 
 def run() -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from pathlib import PurePath
-from urllib.parse import quote
 
 
 class Severity(StrEnum):
@@ -102,63 +100,5 @@ class BuildError(Exception):
         self.findings = findings
 
 
-# -- SARIF 2.1.0 (code-scanning upload) ------------------------------------------------------------
-
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
-
-
-def _sarif_uri(file: str) -> str:
-    """A relative path stays relative (code scanning resolves it against the repository)."""
-    p = PurePath(file)
-    if p.is_absolute():
-        return "file://" + quote(p.as_posix())
-    return quote(p.as_posix())
-
-
-def sarif_log(findings: list[Finding], tool_version: str) -> dict:
-    """One SARIF run: a rule per rule id (sorted), one result per finding in the given order.
-
-    Deterministic by construction: no timestamps, no invocation data, rules sorted.
-    """
-    rules = sorted({f.rule for f in findings})
-    index = {r: i for i, r in enumerate(rules)}
-    results = []
-    for f in findings:
-        text = f.message + (f"\nhint: {f.hint}" if f.hint else "")
-        result: dict = {
-            "ruleId": f.rule,
-            "ruleIndex": index[f.rule],
-            "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": text},
-        }
-        loc = f.location
-        if loc is not None:
-            physical: dict = {"artifactLocation": {"uri": _sarif_uri(loc.file)}}
-            if loc.line > 0:
-                physical["region"] = {"startLine": loc.line, "startColumn": max(loc.col, 1)}
-            location: dict = {"physicalLocation": physical}
-            if f.path:
-                location["logicalLocations"] = [{"fullyQualifiedName": format_path(f.path), "kind": "member"}]
-            result["locations"] = [location]
-        if f.hint:
-            result["properties"] = {"hint": f.hint}
-        results.append(result)
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "snc",
-                        "fullName": "supernodeiac blueprint compiler",
-                        "version": tool_version,
-                        "rules": [{"id": r} for r in rules],
-                    }
-                },
-                "columnKind": "unicodeCodePoints",
-                "results": results,
-            }
-        ],
-    }
+# SARIF lives in its own module; kept importable from here for existing callers.
+from .sarif import SARIF_SCHEMA, sarif_log  # noqa: E402,F401

@@ -6,6 +6,7 @@ Pure: takes a path, returns values. Printing is the CLI's job, files the writer'
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -14,12 +15,13 @@ from enum import StrEnum
 from .build import build, load_catalogue
 from .catalog.types import Catalogue
 from .checks import CheckContext, run_checks
+from .compose import Source, compose, has_references
 from .fabric import Fabric
 from .findings import BuildError, Finding, Severity
 from .model.blueprint import Blueprint
 from .parse import ParseError, parse
 from .render import Artifacts, RenderContext, render_all
-from .source import Document, LoadError, load_file
+from .source import Document, LoadError, load_file, load_text
 
 
 class Stage(StrEnum):
@@ -75,15 +77,36 @@ def _bulk() -> Iterator[None]:
             gc.enable()
 
 
-def compile_file(path: str) -> Compiled:
+def compile_file(path: str | os.PathLike[str], source: Source | None = None) -> Compiled:
+    """Load (with its includes), parse, build and check the blueprint at ``path``.
+
+    ``source`` says where files come from (default: the file system; a ``GitSource`` reads
+    them as committed at a revision).
+    """
+    path = os.fspath(path)
     try:
-        doc = load_file(path)
+        doc = source.load(path) if source is not None else load_file(path)
     except LoadError as exc:
         return Compiled(path, Stage.UNREADABLE, [exc.finding])
-    return compile_document(doc)
+    return compile_document(doc, source)
 
 
-def compile_document(doc: Document) -> Compiled:
+def compile_text(text: str, path: str = "<stdin>", source: Source | None = None) -> Compiled:
+    """Compile blueprint text (standard input, an editor buffer); ``path`` names it in findings
+    and is where its includes are resolved from."""
+    try:
+        doc = load_text(text, path)
+    except LoadError as exc:
+        return Compiled(path, Stage.UNREADABLE, [exc.finding])
+    return compile_document(doc, source)
+
+
+def compile_document(doc: Document, source: Source | None = None) -> Compiled:
+    if has_references(doc):
+        try:
+            doc = compose(doc, source)
+        except LoadError as exc:
+            return Compiled(doc.path, Stage.UNREADABLE, [exc.finding], doc)
     # One pause for the whole compile: resuming the collector between stages would make it
     # scan every new device and link at once (twice, young then old: ~0.5 s at 10^5 links).
     with _bulk():

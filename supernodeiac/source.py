@@ -39,6 +39,8 @@ class Document:
     path: str
     data: Any
     tree: Any = field(repr=False)
+    size: int = 0  # bytes of the file (UTF-8), for limits over several files (composition)
+    values: int = 0  # keys, list items and scalars, aliases expanded (what MAX_VALUES bounds)
 
     def locate(self, path: BlueprintPath) -> Location:
         """The file:line:col of the deepest node of ``path`` that exists in the file.
@@ -301,8 +303,9 @@ def load_text(text: str, path: str) -> Document:
             f"the blueprint is {size:,} bytes; snc reads blueprints of at most {MAX_FILE_BYTES:,} bytes",
             "a blueprint describes intent, not every device: is this a generated file or the wrong one?",
         )
+    loader = _loader()
     try:
-        tree = _loader().load(text)
+        tree = loader.load(text)
     except MarkedYAMLError as exc:
         raise LoadError(_syntax_finding(exc, path)) from None
     except YAMLError as exc:
@@ -326,7 +329,8 @@ def load_text(text: str, path: str) -> Document:
                 location=Location(path, 1, 1),
             )
         )
-    doc = Document(path=path, data=None, tree=tree)
+    exact = size if len(text) * 4 > MAX_FILE_BYTES else len(text.encode("utf-8", "surrogatepass"))
+    doc = Document(path=path, data=None, tree=tree, size=exact, values=getattr(loader.composer, "_values", 0))
     try:
         doc.data = _plain(tree)
     except _Unsupported as exc:

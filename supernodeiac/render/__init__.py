@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
@@ -43,3 +46,16 @@ def render_all(ctx: RenderContext, only: list[str] | None = None) -> tuple[Artif
 
 # Registration: importing a renderer module registers it (kept last: they import RENDERERS).
 from . import bom, cabling, connectors, diagram, elevation  # noqa: E402,F401
+
+
+class _RenderModule(types.ModuleType):
+    """``supernodeiac.render`` is this package and, for the public API, also the pipeline's
+    ``render(compiled, only=None)``: calling the package renders (see supernodeiac/__init__)."""
+
+    def __call__(self, compiled: Any, only: list[str] | None = None) -> tuple[Artifacts, list[str]]:
+        from ..pipeline import render
+
+        return render(compiled, only)
+
+
+sys.modules[__name__].__class__ = _RenderModule

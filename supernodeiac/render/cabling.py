@@ -20,7 +20,7 @@ from ..model.common import END_LABEL_FIELDS
 from . import RENDERERS, Artifacts, RenderContext
 from .bom import fibres_per_link
 from .csv_safe import CsvWriter
-from .parts import cord_part, medium_part, module_part, ordered_length
+from .parts import link_part, module_number, ordered_length
 
 COLUMNS = [
     "cable_id",
@@ -179,12 +179,7 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
 
 def _part(ctx: RenderContext, medium: str, stock: float) -> str:
     """The orderable part of a row: the cable assembly at its length, or a transceiver link's fibre cord."""
-    m = ctx.catalogue.media.get(medium)
-    if m is None:
-        return ""
-    if m.shape == "transceiver":
-        return cord_part(ctx.catalogue.cords[m.cord], stock).number
-    return medium_part(ctx.catalogue, medium, stock).number
+    return link_part(ctx.catalogue, medium, stock)
 
 
 def _spec_columns(ctx: RenderContext, s: int) -> tuple[str, str, str, str, str, str]:
@@ -200,9 +195,4 @@ def _spec_columns(ctx: RenderContext, s: int) -> tuple[str, str, str, str, str, 
 
 
 def _module(ctx: RenderContext, key: str) -> str:
-    t = ctx.catalogue.transceivers.get(key)
-    if t is None:
-        return ""
-    if t.integrated:
-        return "(integrated)"
-    return module_part(t).number
+    return module_number(ctx.catalogue, key)

@@ -70,3 +70,24 @@ def ordered_length(catalogue: Catalogue, name: str, length_m: float) -> float:
         if s >= length_m - 1e-9:
             return s
     return round(length_m, 2)
+
+
+def link_part(catalogue: Catalogue, medium: str, stock_m: float) -> str:
+    """The orderable part a cabling row names: the cable assembly at its ordered length, or a
+    transceiver link's fibre cord ('' for a medium the catalogue lacks)."""
+    m = catalogue.media.get(medium)
+    if m is None:
+        return ""
+    if m.shape == "transceiver":
+        return cord_part(catalogue.cords[m.cord], stock_m).number
+    return medium_part(catalogue, medium, stock_m).number
+
+
+def module_number(catalogue: Catalogue, key: str) -> str:
+    """A link end's module as a cabling row names it ('' for none; a CPO engine is integrated)."""
+    t = catalogue.transceivers.get(key)
+    if t is None:
+        return ""
+    if t.integrated:
+        return "(integrated)"
+    return module_part(t).number

@@ -1,0 +1,101 @@
+"""``snc diff`` (and ``supernodeiac.diff``): what a change to a blueprint does to the physical world and to its outputs.
+
+Two compiled blueprints in, one :class:`Diff` out: the Fabric's work orders (cables added,
+removed, moved, replaced, relabelled; devices added, removed, moved, replaced, renamed) from
+:mod:`.fabric`, and every rendered artifact compared file by file from :mod:`.artifacts` (all
+registered renderers, so new outputs are diffed with no change here). :mod:`.report` writes it
+as text, Markdown (a pull-request comment) or JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..findings import Severity
+from ..pipeline import Compiled, render
+from .artifacts import ArtifactDiff, diff_artifacts
+from .fabric import FabricDiff, diff_fabrics
+
+__all__ = ["ArtifactDiff", "Diff", "FabricDiff", "Side", "diff"]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One blueprint of the comparison, as the report names and counts it."""
+
+    label: str
+    name: str
+    devices: int
+    links: int
+    errors: int
+    warnings: int
+
+    @classmethod
+    def of(cls, c: Compiled, label: str | None = None) -> Side:
+        assert c.blueprint is not None and c.fabric is not None
+        count = {s: sum(1 for f in c.findings if f.severity is s) for s in Severity}
+        return cls(
+            label or c.path,
+            c.blueprint.metadata.name,
+            len(c.fabric.devices),
+            len(c.fabric.links),
+            count[Severity.ERROR],
+            count[Severity.WARNING],
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "label": self.label,
+            "name": self.name,
+            "devices": self.devices,
+            "links": self.links,
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
+
+
+@dataclass
+class Diff:
+    old: Side
+    new: Side
+    fabric: FabricDiff
+    artifacts: ArtifactDiff | None = None  # None when outputs were not compared
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """No work order and no changed file."""
+        return not self.fabric.devices and not self.fabric.cables and not (self.artifacts and self.artifacts.files)
+
+    def as_dict(self) -> dict:
+        return {
+            "old": self.old.as_dict(),
+            "new": self.new.as_dict(),
+            "fabric": self.fabric.as_dict(),
+            "artifacts": self.artifacts.as_dict() if self.artifacts is not None else None,
+            "notices": self.notices,
+        }
+
+
+def diff(
+    old: Compiled,
+    new: Compiled,
+    *,
+    artifacts: bool = True,
+    only: list[str] | None = None,
+    labels: tuple[str | None, str | None] = (None, None),
+) -> Diff:
+    """The semantic diff of two built blueprints (``stage`` BUILT; design errors are allowed and
+    counted). ``artifacts=False`` compares the Fabrics only; ``only`` limits the renderers."""
+    for c in (old, new):
+        if c.fabric is None or c.blueprint is None or c.catalogue is None:
+            raise ValueError(f"{c.path} was not built ({c.stage.value}): nothing to compare")
+    assert old.blueprint and old.catalogue and old.fabric and new.blueprint and new.catalogue and new.fabric
+    fabric = diff_fabrics((old.blueprint, old.catalogue, old.fabric), (new.blueprint, new.catalogue, new.fabric))
+    result = Diff(Side.of(old, labels[0]), Side.of(new, labels[1]), fabric)
+    if artifacts:
+        old_files, old_notices = render(old, only)
+        new_files, new_notices = render(new, only)
+        result.artifacts = diff_artifacts(old_files, new_files)
+        result.notices = sorted(set(old_notices) | set(new_notices))
+    return result
