@@ -55,7 +55,10 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
     occupied = sorted({d.rack for d in f.devices if d.rack >= 0})
     _pdus(ctx, spec, path, occupied)
     pdus = spec.pdus.per_rack if spec.pdus is not None else 0
-    consoles = _console_servers(ctx, spec, path, min(u, len(access) - pdus + 1))
+    # The console server sits just below the rack switch and the units whose ports the PDUs take,
+    # or just above the switch when that leaves no unit (a rack switch at the bottom).
+    below = min(u, len(access) - pdus + 1)
+    consoles = _console_servers(ctx, spec, path, below, u + sw_model.height_u)
 
     by_rack: dict[int, list[int]] = defaultdict(list)
     for dev in f.devices:
@@ -302,7 +305,7 @@ def _pdus(ctx: BuildContext, spec: Management, path: tuple, occupied: list[int])
             )
 
 
-def _console_servers(ctx: BuildContext, spec: Management, path: tuple, switch_u: int) -> dict[int, int]:
+def _console_servers(ctx: BuildContext, spec: Management, path: tuple, below: int, above: int) -> dict[int, int]:
     """Rack -> its console server, in every rack with console ports (the rack switch, made later,
     has one too when the rack has any other)."""
     if spec.console is None:
@@ -310,7 +313,7 @@ def _console_servers(ctx: BuildContext, spec: Management, path: tuple, switch_u:
     f = ctx.fabric
     model = ctx.model(spec.console.model, path + ("console", "model"), "console-server")
     racks = sorted({d.rack for d in f.devices if d.rack >= 0 and f.layouts[d.model].has_role("console")})
-    u = spec.console.u or switch_u - model.height_u
+    u = spec.console.u or (below - model.height_u if below - model.height_u >= 1 else above)
     out = {}
     for rack_index in racks:
         rack = f.racks[rack_index]
