@@ -328,6 +328,47 @@ def explain_cmd(file: str, opts: Options) -> None:
     sys.exit(compiled.exit_code)
 
 
+@main.command(name="check-results")
+@click.argument("plan_dir", type=click.Path())
+@click.argument("results_dir", type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--require-all", is_flag=True, help="a test without a result fails the check too")
+def check_results_cmd(plan_dir: str, results_dir: str, fmt: str, require_all: bool) -> None:
+    """Read perftest and nccl-tests output against a rendered acceptance plan; name failing links by cable label.
+
+    PLAN_DIR is the acceptance/ folder of `snc render`, RESULTS_DIR the folder its scripts wrote.
+    Exit codes: 0 every result present passes, 1 a failure (or, with --require-all, a missing
+    result), 2 PLAN_DIR is not an acceptance plan.
+    """
+    from .acceptance_results import ResultsError, check
+
+    try:
+        report = check(plan_dir, results_dir)
+    except ResultsError as exc:
+        click.echo(f"snc: {exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the results
+        _internal_error(f"while checking {results_dir}", exc)
+        raise
+    missing = report.count("missing")
+    if fmt == "json":
+        click.echo(json.dumps(report.as_dict(), indent=2, sort_keys=True))
+    else:
+        for o in report.failed:
+            if o.status == "unreadable":
+                click.echo(f"UNREADABLE {o.kind} {o.id}: {o.detail} [{o.what}]")
+                continue
+            click.echo(
+                f"FAIL {o.kind} {o.id}: {o.detail}, below the {o.threshold:g} {o.unit} threshold; "
+                + (f"cables: {o.what}" if o.kind == "perftest" else o.what)
+            )
+        click.echo(
+            f"{report.count('pass')} passed, {report.count('fail')} failed, {report.count('unreadable')} unreadable, "
+            f"{missing} without a result"
+        )
+    sys.exit(1 if report.failed or (require_all and missing) else 0)
+
+
 @main.command(name="diff")
 @click.argument("blueprints", nargs=-1, type=click.Path(allow_dash=False))
 @click.option(

@@ -49,6 +49,7 @@ from .fabric import Fabric
 from .fabric_views import links_by_fabric, local_tiers
 from .figures import gbps_text, rounded
 from .model.blueprint import Blueprint
+from .placement import placement_report, placement_text
 from .registry import Registry
 from .render.bom import Bom, bill_of_materials, totals
 
@@ -365,6 +366,7 @@ def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[
             "relative_cost": bom_totals["relative_cost"],
         },
         "fabrics": [_fabric_report(inp, stats[name]) for name in sorted(stats)],
+        "placement": placement_report(blueprint, fabric),
     }
     for name, deployment_section in DEPLOYMENT.items():
         report[name] = deployment_section(inp)
@@ -476,7 +478,8 @@ def to_text(report: dict[str, Any]) -> str:
     env.filters["fact"] = lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else str(v)
     env.filters["kw"] = lambda w: f"{float(w) / 1000:,.1f} kW"
     env.filters["pct"] = lambda x: "-" if x is None else f"{float(x):.0%}"
-    return env.get_template("explain.txt.j2").render(r=report, deployment=DEPLOYMENT.names())
+    text = env.get_template("explain.txt.j2").render(r=report, deployment=DEPLOYMENT.names())
+    return text + placement_text(report.get("placement"))
 
 
 # Registration: importing the section modules registers them (kept last: they import the registries).

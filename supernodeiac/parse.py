@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import name_rules
 from .catalog import merged
+from .catalog.host_topology import HostLayouts, merged_host_topology
 from .catalog.types import Catalogue
 from .findings import Finding, Severity, format_path
 from .model.blueprint import Blueprint
@@ -43,6 +44,7 @@ def parse(doc: Document) -> Blueprint:
     except ValidationError as exc:
         raise ParseError(validation_findings(doc, exc, Blueprint, doc.data)) from None
     findings = name_findings(doc, blueprint) + template_findings(doc, blueprint) + catalogue_findings(doc, blueprint)
+    findings += host_topology_findings(doc, blueprint)
     if not findings:
         findings = media_reference_findings(doc, blueprint)
     if findings:
@@ -428,6 +430,25 @@ def catalogue_findings(doc: Document, bp: Blueprint) -> list[Finding]:
         for f in findings:
             rel = f.path[1:]
             if len(rel) >= 2 and rel[1] not in overrides.get(str(rel[0]), {}):
+                f = Finding(f.rule, f.severity, f.message, ("catalogue",), f.hint, doc.locate(("catalogue",)))
+            out.append(f)
+        return out
+    return []
+
+
+def host_topology_findings(doc: Document, bp: Blueprint) -> list[Finding]:
+    """Host PCI/NUMA layouts (``catalogue: host_topology:``) with the built-in ones, validated
+    like the other catalogue sections: an error points at the key of the override."""
+    overrides = bp.catalogue.host_topology
+    if not overrides:
+        return []
+    data = {"host_topology": merged_host_topology(overrides)}
+    try:
+        HostLayouts.model_validate(data)
+    except ValidationError as exc:
+        out = []
+        for f in validation_findings(doc, exc, HostLayouts, data, prefix=("catalogue",)):
+            if len(f.path) >= 3 and f.path[2] not in overrides:
                 f = Finding(f.rule, f.severity, f.message, ("catalogue",), f.hint, doc.locate(("catalogue",)))
             out.append(f)
         return out

@@ -558,6 +558,57 @@ RULES: tuple[Rule, ...] = (
         "A host's bandwidth into the CXL pool is below the target",
         """Measured per host against `per_host_gbytes`.""",
     ),
+    _r(
+        "host-topology",
+        "check",
+        "A host PCI/NUMA layout disagrees with its device model",
+        """A layout (`catalogue: host_topology:`, from which the NCCL topology files are made) lists
+       GPUs or NICs the model does not have or misses some, repeats a NUMA id or a PCI bus id,
+       gives another number of NVSwitch bus ids than the board has switch chips, or would make a
+       file larger than NCCL's parser reads (256 elements). Only models some device uses are
+       checked; the model gets no NCCL file until its layout fits. A value NCCL could not read
+       (a bus id, a link speed) is a `schema` error when the blueprint is read.""",
+    ),
+    _r(
+        "nic-placement",
+        "check",
+        "A NIC's printed port, the GPU beside it and its rail disagree",
+        """Error: a host layout gives a NIC a vendor port (`port:`, e.g. the DGX H100's OSFP 1 port 1
+       for GPU 7's NIC) that the catalogue's faceplate prints for another data port, so the
+       cabling sheet would send its cable to another cage. Warning: on a rail-optimised fabric
+       a rail is cabled to NICs beside different GPU indices on different hosts, or (one NIC per
+       GPU) rail r reaches a NIC beside a GPU other than GPU r; rail-aligned collectives then
+       cross rails inside the hosts. Make host_topology and the device's faceplate agree, and
+       cable NIC j to rail j.""",
+    ),
+    _r(
+        "kubernetes-labels",
+        "check",
+        "A host name or topology label would break Kubernetes syntax",
+        """Node names must be DNS subdomains, label keys a DNS-subdomain prefix and a name of at most
+       63 characters, label values at most 63 characters of letters, digits, '-', '_' and '.'.
+       The finding is at the naming template, rack name or fabric name that makes the bad name,
+       rather than a manifest the API server rejects.""",
+    ),
+    _r(
+        "scheduler-topology",
+        "check",
+        "Scheduler topology levels do not nest",
+        """Info: a scale-up domain split over two leaf groups (or a leaf group over two spine
+       groups) cannot be a level of a strict tree, so the Kueue Topology and the Volcano
+       HyperNodes leave that level out and keep the scale-up domain. Align scalable units with
+       scale-up domains to keep every level.""",
+    ),
+    _r(
+        "workload-bandwidth",
+        "check",
+        "A declared workload needs more bandwidth than the design gives",
+        """Per workload and parallel dimension, the bytes each accelerator moves per step over the
+       communication budget (step time x `comm_budget`) against what the network carrying that
+       dimension gives per accelerator (TP, EP: the scale-up domain; PP, DP: the host's scale-out
+       NICs), both numbers in the message; a TP x EP group larger than the smallest scale-up
+       domain is an error too. A workload that fits is an info finding with its numbers.""",
+    ),
     # -- render: committed outputs -----------------------------------------------------------------------
     _r(
         "drift",

@@ -16,6 +16,7 @@ import pytest
 from conftest import BLUEPRINTS, ROOT, compile_text
 from pydantic import BaseModel
 
+from supernodeiac.catalog.host_topology import HostLayouts
 from supernodeiac.catalog.types import Catalogue
 from supernodeiac.model.blueprint import Blueprint
 from supernodeiac.source import MAX_FILE_BYTES
@@ -135,6 +136,10 @@ def _with(template: str, field: str) -> tuple[str, tuple, int]:
     if field == "cxl.hosts.naming":
         text = CXL.replace("        count: 2\n", f"        count: 2\n        naming: {q}\n", 1)
         return _at(text, ("cxl", 0, "hosts", 1, "naming"), q)
+    if field == "catalogue.host_topology.nic.rdma_device":
+        override = f"\ncatalogue: {{host_topology: {{hgx-h100: {{nic: {{rdma_device: {q}}}}}}}}}\nsite:"
+        path = ("catalogue", "host_topology", "hgx-h100", "nic", "rdma_device")
+        return _at(SMALL.replace("\nsite:", override, 1), path, q)
     assert field in ("catalogue.ports.name", "catalogue.ports.physical")
     key = field.rsplit(".", 1)[1]
     port = f"name: {q}" if key == "name" else f"name: 'IB1/{{cage}}/{{sub}}', physical: {q}"
@@ -156,6 +161,7 @@ TEMPLATE_FIELDS = [
     "cxl.hosts.naming",
     "catalogue.ports.name",
     "catalogue.ports.physical",
+    "catalogue.host_topology.nic.rdma_device",
 ]
 # What a spreadsheet runs (each start), what cannot be formatted small, what other formats cannot hold.
 HOSTILE_TEMPLATES = ["={index}", "+{index}", "-{index}", "@{index}", "\t{index}", "\r{index}", "{index:>9999999}", "{index!r}"]
@@ -202,6 +208,7 @@ def _models_in(tp) -> typing.Iterator[type[BaseModel]]:
 def test_every_template_field_is_covered():
     """A new template field (a default or a description with {fields}) must be added above."""
     found = set(_template_fields(Blueprint, "", set())) | set(_template_fields(Catalogue, "catalogue.", set()))
+    found |= set(_template_fields(HostLayouts, "catalogue.", set()))
     covered = {
         "naming.cable_id",
         "naming.cable_label",
@@ -212,6 +219,7 @@ def test_every_template_field_is_covered():
         "cxl.hosts.naming",
         "catalogue.devices.ports.name",
         "catalogue.devices.ports.physical",
+        "catalogue.host_topology.nic.rdma_device",
     }
     assert found == covered, found ^ covered
 
@@ -246,7 +254,7 @@ def _unbounded(schema: dict, node: object, path: str, seen: set) -> typing.Itera
             yield from _unbounded(schema, value, f"{path}[]" if key != "anyOf" else path, seen)
 
 
-@pytest.mark.parametrize("model", [Blueprint, Catalogue], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("model", [Blueprint, Catalogue, HostLayouts], ids=lambda m: m.__name__)
 def test_every_number_in_the_schema_is_bounded(model):
     """No number a blueprint (or a catalogue override) gives can be infinite or unboundedly large:
     each has a minimum and a maximum in the schema, which the compiler enforces too."""

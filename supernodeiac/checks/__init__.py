@@ -36,8 +36,11 @@ from . import (  # noqa: E402,F401
     clos,
     cxl,
     dragonfly,
+    host_topology,
+    kubernetes_labels,
     management,
     names,
+    nic_placement,
     oversubscription,
     ports,
     racks,
@@ -47,4 +50,5 @@ from . import (  # noqa: E402,F401
     scaleup,
     services,
     utilisation,
+    workloads,
 )

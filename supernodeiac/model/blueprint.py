@@ -9,11 +9,13 @@ from pydantic import Field
 from .base import LineRate, Name, PositiveFloat, Strict
 from .common import MediaPolicy, Naming
 from .cxl import CxlPool
+from .hosts import Acceptance, Kubernetes
 from .management import Management
 from .nodes import NodeGroup
 from .scaleout import ScaleoutFabric
 from .scaleup import ScaleupDomain
 from .site import Site
+from .workloads import Workload
 
 API_VERSION = "supernodeiac/v1"
 
@@ -36,6 +38,9 @@ class CatalogueOverrides(Strict):
     )
     lines: dict[Name, dict[LineRate, list[str]]] = Field(
         default_factory=dict, description="media the default policy offers, per transport and lane rate"
+    )
+    host_topology: dict[Name, dict[str, Any]] = Field(
+        default_factory=dict, description="host PCI/NUMA layouts by node model (catalog/data/host_topology.yaml)"
     )
 
 
@@ -87,3 +92,6 @@ class Blueprint(Strict):
     scaleout: list[ScaleoutFabric] = Field(default_factory=list)
     cxl: list[CxlPool] = Field(default_factory=list)
     management: Management | None = None
+    kubernetes: Kubernetes = Field(default_factory=Kubernetes)
+    acceptance: Acceptance = Field(default_factory=Acceptance)
+    workloads: list[Workload] = Field(default_factory=list, description="workloads the design must carry (sizing checks)")

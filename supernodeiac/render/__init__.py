@@ -45,7 +45,17 @@ def render_all(ctx: RenderContext, only: list[str] | None = None) -> tuple[Artif
 
 
 # Registration: importing a renderer module registers it (kept last: they import RENDERERS).
-from . import bom, cabling, connectors, diagram, elevation  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    acceptance,
+    bom,
+    cabling,
+    connectors,
+    diagram,
+    elevation,
+    kubernetes,
+    nccl,
+    slurm,
+)
 
 
 class _RenderModule(types.ModuleType):

@@ -1,0 +1,98 @@
+"""Kubernetes names and labels the design implies are valid, and its scheduler levels nest.
+
+Node names must be DNS subdomains; label keys and values obey Kubernetes syntax (63-character
+names and values, DNS-subdomain prefixes). A naming template, a rack name or a fabric name that
+would break them is an error located where it is written, rather than a manifest the API server
+rejects. Scheduler levels that do not nest (a scale-up domain split over two leaf groups) are
+noted (info): the Kueue Topology and the Volcano HyperNodes leave that level out and keep the
+scale-up domain, so the schedulers still get a valid tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..fabric import Device
+from ..findings import Finding, error, info
+from ..hosts import cached_host_facts
+from ..node_labels import DNS_SUBDOMAIN, key_problem, level_notes, node_labels, node_name_problem, value_problem
+from . import CHECKS, CheckContext
+
+
+def _name_path(ctx: CheckContext, d: Device) -> tuple:
+    """The template a device's name came from (as the names check locates it)."""
+    if d.role in ctx.blueprint.naming.devices:
+        return ("naming", "devices", d.role)
+    origin = d.origin
+    if len(origin) == 2 and origin[0] == "nodes" and ctx.blueprint.nodes[origin[1]].naming is not None:
+        return (*origin, "naming")
+    return origin
+
+
+def _fabric_path(ctx: CheckContext, name: str) -> tuple:
+    for i, s in enumerate(ctx.blueprint.scaleout):
+        if s.name == name:
+            return ("scaleout", i, "name")
+    return ("scaleout",)
+
+
+@CHECKS.register("kubernetes-labels")
+def check_kubernetes_labels(ctx: CheckContext) -> Iterator[Finding]:
+    hosts = cached_host_facts(ctx.fabric, ctx.blueprint)
+    if not hosts.hosts:
+        return
+    f, bp = ctx.fabric, ctx.blueprint
+    hint = "Kubernetes names: lower-case letters, digits, '-' and '.'; label values: at most 63 characters"
+    reported: set[tuple] = set()
+    for h in hosts.hosts:
+        d = f.devices[h]
+        problem = node_name_problem(d.name)
+        path = _name_path(ctx, d)
+        if problem and path not in reported:
+            reported.add(path)
+            yield error("kubernetes-labels", f"host {problem}", path, hint)
+    labels = node_labels(hosts, bp)
+    seen_keys: set[str] = set()
+    for h, values in labels.by_host.items():
+        for key, value in values.items():
+            if key not in seen_keys:
+                seen_keys.add(key)
+                problem = key_problem(key)
+                if problem:
+                    fabric = key.rpartition("/")[2].split(".")[0]
+                    path = _fabric_path(ctx, fabric) if any(s.name == fabric for s in bp.scaleout) else ("kubernetes",)
+                    if path not in reported:
+                        reported.add(path)
+                        yield error("kubernetes-labels", f"label key {key!r}: {problem}", path, "a shorter fabric name")
+            problem = value_problem(value)
+            if not problem:
+                continue
+            origin = labels.origins.get(key)
+            if origin is not None and origin.device is not None:
+                path = _name_path(ctx, f.devices[origin.device])
+            elif origin is not None and origin.what == "rack":
+                path = ("site", "rack_name")
+            elif origin is not None and origin.what in ("row",):
+                path = ("site", "rows")
+            elif origin is not None and origin.what in ("domain", "model"):
+                path = f.devices[h].origin
+            else:
+                path = ("metadata", "name")
+            if (path, key) not in reported:
+                reported.add((path, key))
+                yield error("kubernetes-labels", f"label {key}: {problem}", path, hint)
+    if bp.kubernetes.topology_name is None and not DNS_SUBDOMAIN.match(bp.metadata.name):
+        yield error(
+            "kubernetes-labels",
+            f"metadata.name {bp.metadata.name!r} cannot name the Kueue Topology (a lower-case DNS subdomain)",
+            ("metadata", "name"),
+            "set kubernetes.topology_name",
+        )
+    notes = level_notes(labels, hosts, bp.kubernetes.label_prefix) if labels.primary is not None else []
+    if notes:
+        yield info(
+            "scheduler-topology",
+            f"Kueue/Volcano levels {'; '.join(notes)}: the schedulers cannot use those levels",
+            _fabric_path(ctx, labels.primary)[:2],
+            "align scalable units with scale-up domains: su_nodes a multiple of the hosts in one domain",
+        )

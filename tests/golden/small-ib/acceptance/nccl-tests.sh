@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# nccl-tests acceptance of small-ib, written by snc from the design: all_reduce, all_gather
+# and alltoall per scale-up domain, per rail and across each fabric (nccl-tests.tsv: one run per
+# line with the design's bus bandwidth and the pass threshold; `snc check-results` compares).
+#
+# Usage: nccl-tests.sh RESULTS_DIR [STAGE]      STAGE: domain, rail or fabric (default: all)
+#   MPIRUN (default mpirun, Open MPI syntax), NCCL_TESTS (folder of the *_perf binaries, default:
+#   found on PATH), NCCL_ENV_FILE (an nccl/<model>.env of this design: its settings are exported
+#   to every rank).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+results=${1:?usage: nccl-tests.sh RESULTS_DIR [STAGE]}
+want_stage=${2:-}
+MPIRUN=${MPIRUN:-mpirun}
+bin=${NCCL_TESTS:+$NCCL_TESTS/}
+exports=()
+if [ -n "${NCCL_ENV_FILE:-}" ]; then
+  while IFS= read -r line; do
+    case "$line" in ''|'#'*) ;; *) exports+=(-x "$line") ;; esac
+  done <"$NCCL_ENV_FILE"
+fi
+mkdir -p "$results/nccl"
+while IFS=$'\t' read -r run stage group coll hosts np per_host env _busbw _min _basis; do
+  [ "$run" = "run" ] && continue
+  [ -n "$want_stage" ] && [ "$stage" != "$want_stage" ] && continue
+  where=()
+  case "$hosts" in
+    host:*) where=(-H "${hosts#host:}:$per_host") ;;
+    *) where=(--hostfile "$here/$hosts" --map-by "ppr:$per_host:node") ;;
+  esac
+  extra=()
+  IFS=';' read -ra pairs <<<"$env"
+  for kv in "${pairs[@]}"; do [ -n "$kv" ] && extra+=(-x "$kv"); done
+  echo "== $run ($np ranks)"
+  "$MPIRUN" -np "$np" "${where[@]}" "${exports[@]}" "${extra[@]}" \
+    "${bin}${coll}_perf" -b 8 -e 8G -f 2 -g 1 >"$results/nccl/$run.txt" 2>&1 || true
+done <"$here/nccl-tests.tsv"
+echo "done; check with: snc check-results $here $results"

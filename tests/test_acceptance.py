@@ -1,0 +1,210 @@
+"""The acceptance plan: every data link under test exactly once, expected figures from the link
+rates, runnable scripts, and the results checker naming a failing link by its cable label."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import BLUEPRINTS, compile_text
+
+from supernodeiac.acceptance import plan
+from supernodeiac.acceptance_results import check, ib_write_bw_gbps, ib_write_lat_us, nccl_busbw
+from supernodeiac.cli import main
+from supernodeiac.pipeline import compile_file, render
+
+CASES = ["small-ib", "ib-3tier", "nvl72-pod", "roce-rail-2tier", "dragonfly-balanced", "dragonfly-plus"]
+
+BW_OUTPUT = """\
+---------------------------------------------------------------------------------------
+                    RDMA_Write BW Test
+ Dual-port       : OFF          Device         : mlx5_0
+ Number of qps   : 1            Transport type : IB
+---------------------------------------------------------------------------------------
+ #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]
+ 65536      2374156          0.00               {bw:.2f}               0.746
+---------------------------------------------------------------------------------------
+"""
+LAT_OUTPUT = (
+    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]"
+    "   99% percentile[usec]   99.9% percentile[usec]\n"
+    " 2       1000          1.01           4.46         1.05               1.07           0.06"
+    "            1.31                   4.46\n"
+)
+NCCL_OUTPUT = """\
+# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+           8             2     float     sum      -1    30.27    0.00    0.00      0    29.88    0.00    0.00      0
+  8589934592    2147483648     float     sum      -1  {t}  {a}  {bw:.2f}      0  {t}  {a}  {bw2:.2f}      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 120.5
+"""
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_perftest_pairs_put_every_data_link_under_test_exactly_once(name):
+    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
+    p = plan(c.fabric, c.blueprint)
+    f, t = c.fabric, c.fabric.links
+    assert p.perftests
+    for fabric, tests in p.perftests.items():
+        assert p.untestable[fabric] == []
+        under = Counter(i for test in tests for i in test.under_test)
+        data_links = t.indices_of(fabric)
+        assert sorted(under) == sorted(data_links) and set(under.values()) == {1}, fabric
+        for test in tests:
+            # A test's links form a path from the server to the client (each end once, inner switches twice).
+            path = test.under_test + test.via
+            degree: Counter[int] = Counter()
+            for i in path:
+                degree[t.a[i]] += 1
+                degree[t.b[i]] += 1
+            if test.server == test.client:  # two NICs of one host through the fabric (a Dragonfly router's host)
+                assert test.server_dev != test.client_dev and degree[test.server] == 2
+            else:
+                assert degree[test.server] == 1 and degree[test.client] == 1
+            assert all(v == 2 for d, v in degree.items() if d not in (test.server, test.client))
+            # The line rate is the slowest link of the path.
+            assert test.gbps == min(t.specs[t.spec[i]].gbps for i in path)
+            assert f.devices[test.server].tier == 0 or test.stage != "endpoint"
+        # Tests of one wave share no NIC, so a wave can run at once.
+        seen: set[tuple] = set()
+        for test in tests:
+            for nic in ((test.wave, test.server, test.server_dev), (test.wave, test.client, test.client_dev)):
+                assert nic not in seen
+                seen.add(nic)
+
+
+def test_rendered_plan_files_scripts_and_checklist(tmp_path):
+    c = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
+    artifacts, _ = render(c, ["acceptance"])
+    for path in ("acceptance/ib/perftest.sh", "acceptance/nccl-tests.sh"):
+        script = tmp_path / Path(path).name
+        script.write_bytes(artifacts[path])
+        assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
+    rows = list(csv.DictReader(artifacts["acceptance/ib/perftest.tsv"].decode().splitlines(), delimiter="\t"))
+    # 16 nodes x 8 rails, the UFM pair's 4 ports, 8 leaves x 32 uplinks
+    assert sum(len(r["cables"].split(";")) for r in rows) == len(c.fabric.links.indices_of("ib")) == 16 * 8 + 4 + 8 * 32
+    for r in rows:
+        assert float(r["min_gbps"]) == pytest.approx(0.6 * float(r["line_gbps"])) and float(r["line_gbps"]) == 400
+    # Stage by stage, rail by rail.
+    order = [(r["stage"], int(r["rail"]) if r["rail"] else -1) for r in rows]
+    assert order == sorted(order, key=lambda x: ({"endpoint": 0, "tier1-2": 1}[x[0]], x[1]))
+    checklist = artifacts["acceptance/checklist.md"].decode()
+    assert "388" in checklist and "60 %" in checklist and "80 %" in checklist
+    runs = list(csv.DictReader(artifacts["acceptance/nccl-tests.tsv"].decode().splitlines(), delimiter="\t"))
+    by_stage = Counter(r["stage"] for r in runs)
+    assert by_stage == {"domain": 16 * 3, "rail": 8 * 3, "fabric": 3}
+    bw = {r["stage"]: float(r["busbw_gbytes"]) for r in runs}
+    # H100: 18 NVLinks x 200 Gb/s / 8 = 450 GB/s; a 400 Gb/s NIC = 50 GB/s; 8 NICs for 8 GPUs, 1:1 tree.
+    assert bw == {"domain": 450, "rail": 50, "fabric": 50}
+    rail3 = next(r for r in runs if r["group"] == "ib-su001-rail3" and r["collective"] == "all_reduce")
+    assert rail3["env"] == "CUDA_VISIBLE_DEVICES=3;NCCL_IB_HCA==mlx5_3:1" and rail3["hosts"] == "hosts/ib-su001.txt"
+    assert artifacts["acceptance/hosts/ib-su001.txt"].decode().split() == [f"gpu-{i:04d}" for i in range(1, 17)]
+
+
+def test_expected_bandwidth_follows_the_taper():
+    c = compile_file(str(BLUEPRINTS / "roce-3tier-oversub.yaml"))
+    p = plan(c.fabric, c.blueprint)
+    facts = c.fabric.facts[c.blueprint.scaleout[0].name]
+    taper = max(1, facts["leaf_down"] / facts["leaf_up"]) * max(1, facts["spine_down"] / facts["spine_up"])
+    assert taper > 1
+    fabric_run = next(r for r in p.nccl if r.stage == "fabric")
+    rail_run = next(r for r in p.nccl if r.stage == "rail")
+    assert fabric_run.busbw_gbytes == pytest.approx(rail_run.busbw_gbytes / taper)
+
+
+def test_parsers_read_the_tools_output():
+    assert ib_write_bw_gbps(BW_OUTPUT.format(bw=391.23)) == pytest.approx(391.23)
+    assert ib_write_lat_us(LAT_OUTPUT) == pytest.approx(1.05)
+    text = NCCL_OUTPUT.format(t="46000.1", a="186.7", bw=350.12, bw2=352.5)
+    assert nccl_busbw(text) == pytest.approx(352.5)
+    assert ib_write_bw_gbps("ib_write_bw: Couldn't connect") is None
+
+
+def _write_results(tmp_path: Path, artifacts: dict[str, bytes], fraction: float, bad: str | None):
+    plan_dir = tmp_path / "plan"
+    for path, data in artifacts.items():
+        target = plan_dir / Path(path).relative_to("acceptance")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    results = tmp_path / "results"
+    (results / "perftest").mkdir(parents=True)
+    (results / "nccl").mkdir()
+    rows = list(csv.DictReader(artifacts["acceptance/ib/perftest.tsv"].decode().splitlines(), delimiter="\t"))
+    for r in rows:
+        share = 0.55 if r["test"] == bad else fraction
+        (results / "perftest" / f"{r['test']}.bw.txt").write_text(BW_OUTPUT.format(bw=float(r["line_gbps"]) * share))
+        (results / "perftest" / f"{r['test']}.lat.txt").write_text(LAT_OUTPUT)
+    runs = list(csv.DictReader(artifacts["acceptance/nccl-tests.tsv"].decode().splitlines(), delimiter="\t"))
+    for r in runs:
+        bw = float(r["busbw_gbytes"]) * 0.9
+        (results / "nccl" / f"{r['run']}.txt").write_text(NCCL_OUTPUT.format(t="1.0", a="1.0", bw=bw, bw2=bw))
+    return plan_dir, results, rows
+
+
+def test_results_checker_flags_a_fabricated_55_percent_link_by_cable_label(tmp_path):
+    c = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
+    artifacts, _ = render(c, ["acceptance"])
+    rows = list(csv.DictReader(artifacts["acceptance/ib/perftest.tsv"].decode().splitlines(), delimiter="\t"))
+    bad = next(r for r in rows if r["stage"] == "tier1-2")
+    plan_dir, results, _ = _write_results(tmp_path, artifacts, 0.95, bad["test"])
+    report = check(plan_dir, results)
+    (failure,) = report.failed
+    assert failure.id == bad["test"] and failure.measured == pytest.approx(220.0) and "55%" in failure.detail
+    labels = bad["labels"].split(";")
+    assert len(labels) == 2 and all(label in failure.what for label in labels)
+    # ... and the two NICs that ran the test, by the printed port the team at the rack looks for.
+    for end in ("server", "client"):
+        assert f"{bad[end]} {bad[end + '_dev']} at {bad[end + '_port']}" in failure.what
+    assert bad["server_port"].startswith("OSFP ")
+    assert report.count("pass") == len(report.outcomes) - 1 and report.count("missing") == 0
+    # The CLI names the same cables and exits 1.
+    result = CliRunner().invoke(main, ["check-results", str(plan_dir), str(results)])
+    assert result.exit_code == 1
+    assert f"FAIL perftest {bad['test']}" in result.output and labels[0] in result.output
+    # At 61 % everything passes; a missing result fails only with --require-all.
+    plan_dir, results, _ = _write_results(tmp_path / "ok", artifacts, 0.61, None)
+    assert CliRunner().invoke(main, ["check-results", str(plan_dir), str(results)]).exit_code == 0
+    next(p for p in sorted((results / "perftest").iterdir()) if p.name.endswith(".bw.txt")).unlink()
+    assert CliRunner().invoke(main, ["check-results", str(plan_dir), str(results)]).exit_code == 0
+    assert CliRunner().invoke(main, ["check-results", "--require-all", str(plan_dir), str(results)]).exit_code == 1
+    assert CliRunner().invoke(main, ["check-results", str(tmp_path), str(results)]).exit_code == 2
+
+
+def test_a_slow_collective_fails(tmp_path):
+    c = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
+    artifacts, _ = render(c, ["acceptance"])
+    plan_dir, results, _ = _write_results(tmp_path, artifacts, 0.9, None)
+    run = "fabric-ib-alltoall"
+    (results / "nccl" / f"{run}.txt").write_text(NCCL_OUTPUT.format(t="1.0", a="1.0", bw=30.0, bw2=31.0))
+    report = check(plan_dir, results)
+    (failure,) = report.failed
+    assert failure.id == run and failure.expected == 50 and failure.threshold == 40 and "62%" in failure.detail
+
+
+def test_growing_by_an_su_keeps_every_existing_endpoint_test_and_its_id():
+    """Test IDs are keyed by the switch a test turns at: adding a scalable unit adds tests and
+    leaves those of the leaves already built (and their result files) as they were."""
+    text = (BLUEPRINTS / "ib-3tier.yaml").read_text()
+    smaller = text.replace("{name: gpu-d, model: hgx-h100, count: 63,", "{name: gpu-d, model: hgx-h100, count: 31,", 1)
+    assert smaller != text
+
+    def endpoint_tests(src: str) -> dict[str, tuple]:
+        c = compile_text(src)
+        assert c.exit_code == 0, [f.message for f in c.findings]
+        artifacts, _ = render(c, ["acceptance"])
+        rows = csv.DictReader(artifacts["acceptance/ib/perftest.tsv"].decode().splitlines(), delimiter="\t")
+        keep = ("server", "server_dev", "server_port", "client", "client_dev", "client_port", "cables", "labels")
+        return {r["test"]: tuple(r[k] for k in keep) for r in rows if r["stage"] == "endpoint"}
+
+    before, after = endpoint_tests(smaller), endpoint_tests(text)
+    assert len(after) > len(before) > 0
+    assert {k: after.get(k) for k in before} == before
