@@ -33,7 +33,13 @@ SONIC_TYPE = {
     ("roce", 3): "BackEndSpineRouter",
     ("mgmt", 1): "MgmtToRRouter",
     ("mgmt-agg", 2): "MgmtLeafRouter",
+    ("mgmt-oob", 3): "MgmtToRRouter",  # the aggregation switches' out-of-band access switch (issue 9)
 }
+
+
+# Port roles that are not Ethernet: a switch's RJ45 serial console, cabled to a console server
+# (issue 9). No LLDP crosses them.
+SERIAL_ROLES = frozenset({"console"})
 
 
 @dataclass(slots=True)
@@ -125,9 +131,12 @@ class FabricFacts:
         self._port_names = [fabric.layouts[d.model].names for d in fabric.devices]
         self._roles = [fabric.layouts[d.model].port_roles for d in fabric.devices]
         self.mgmt: MgmtPlan | None = None
+        self._oob_index: dict[str, int] = {}
         m = blueprint.management
         if m is not None and m.addressing is not None and m.switch in fabric.layouts:
-            self.mgmt = MgmtPlan(m.addressing, len(fabric.layouts[m.switch].ports_of("data")))
+            oobs = fabric.facts.get("mgmt", {}).get("oob_switches", [])
+            self.mgmt = MgmtPlan(m.addressing, len(fabric.layouts[m.switch].ports_of("data")), len(oobs))
+            self._oob_index = {name: j for j, name in enumerate(oobs)}
 
     # -- which devices --------------------------------------------------------------------
     def switches(self, transport: str | None = None) -> list[int]:
@@ -230,13 +239,17 @@ class FabricFacts:
 
     def _management(self, sw: SwitchFacts) -> None:
         """The switch's management address: on eth0 when its management port is cabled to a rack
-        switch, in-band on the management VLAN for a rack switch itself."""
+        switch (or, for an aggregation switch, to an out-of-band switch), in-band on the management
+        VLAN for a rack or out-of-band switch itself."""
         plan = self.mgmt
         if plan is None:
             return
         sw.mgmt_gateway, sw.mgmt_vlan = plan.gateway, plan.vlan
         if sw.kind == "mgmt" and sw.device.rack >= 0:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(sw.device.rack)), True
+            return
+        if sw.kind == "mgmt-oob" and sw.device.name in self._oob_index:
+            sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.oob_switch(self._oob_index[sw.device.name])), True
             return
         for iface in sw.interfaces:
             if iface.role == "mgmt":
@@ -245,14 +258,20 @@ class FabricFacts:
                     sw.mgmt_address = plan.with_prefix(address)
                 return
 
-    def mgmt_address_of(self, rack_switch: int, access_port: int) -> str | None:
-        """The address of whatever is cabled to ``access_port`` of a rack management switch."""
+    def mgmt_address_of(self, switch: int, access_port: int) -> str | None:
+        """The address of whatever is cabled to ``access_port`` of a rack management switch (or of an
+        out-of-band switch, which takes the aggregation switches' management ports)."""
         plan = self.mgmt
-        sw = self.fabric.devices[rack_switch]
-        if plan is None or sw.role != "mgmt" or sw.rack < 0:
+        sw = self.fabric.devices[switch]
+        if plan is None or sw.role not in ("mgmt", "mgmt-oob"):
             return None
         access = self.fabric.layouts[sw.model].ports_of("data")
         if access_port not in access:
+            return None
+        if sw.role == "mgmt-oob":
+            oob = self._oob_index.get(sw.name)
+            return None if oob is None else plan.oob_device(oob, access.index(access_port))
+        if sw.rack < 0:
             return None
         return plan.device(sw.rack, access.index(access_port))
 
@@ -275,7 +294,7 @@ class FabricFacts:
 def _kind(dev: Device, model: DeviceModel, facts: dict[str, Any]) -> str:
     if model.kind != "switch":
         return "other"
-    if dev.role in ("mgmt", "mgmt-agg"):
+    if dev.role in ("mgmt", "mgmt-agg", "mgmt-oob"):
         return dev.role
     if model.transport == "infiniband":
         return "ib"

@@ -16,11 +16,18 @@ Every fabric (a scale-out fabric, a scale-up domain, the management network: eve
   ``min-cut`` (networkx, small fabrics only), else ``not-computed``;
 * growth limits: every ``max_*`` fact, as the builder states it.
 
-A fabric kind adds what only it knows through a *section* registered under its facts ``kind``
-(``SECTIONS``); a kind without one still gets the generic part and its facts, so a new builder
-shows up in the report before anyone writes its section. Builders that can state their
-bisection or growth limits in facts (``bisection_gbps``, ``bisection_method``, ``max_*``,
-``growth_note``) need no section at all.
+A fabric kind adds what only it knows through *sections* registered as ``kind`` or
+``kind/topic`` (``SECTIONS``; ``*/topic`` runs for every fabric); a kind without one still gets
+the generic part and its facts, so a new builder shows up in the report before anyone writes its
+section. Builders that can state their bisection or growth limits in facts (``bisection_gbps``,
+``bisection_method``, ``max_*``, ``growth_note``) need no section at all. The sections of
+``supernodeiac/sections/`` add sizing against intent, growth reservation and the cheapest design
+(fat trees), group-to-group ratios (Dragonfly), port use per switch role and rail alignment.
+
+The deployment as a whole gets *deployment sections* (``DEPLOYMENT``: name -> function of the
+inputs), each a top-level key of the report and a template ``templates/explain/<name>.txt.j2``:
+the racks (power, units, weight against the budgets) are one; a new section is one module that
+registers itself and one import line in ``sections/__init__.py``.
 
 Tiers are fabric-local: a device is a switch of the fabric that built it (``Device.group`` is
 the fabric's name) and an endpoint of every other fabric it is cabled to (a leaf's management
@@ -89,6 +96,15 @@ class Inputs:
 # ratios in "oversubscription", or set a figure that means nothing for its kind to None.
 Section = Callable[[Inputs, FabricStats, dict[str, Any]], None]
 SECTIONS: Registry[Section] = Registry("explain section")
+# Deployment-wide sections: each adds report[name] (plain data) and renders through
+# templates/explain/<name>.txt.j2.
+DeploymentSection = Callable[[Inputs], Any]
+DEPLOYMENT: Registry[DeploymentSection] = Registry("explain deployment section")
+
+
+def sections_for(kind: str) -> list[Section]:
+    """The sections of a fabric kind: registered as the kind, ``kind/topic`` or ``*/topic``."""
+    return [fn for name, fn in SECTIONS.items() if name.split("/")[0] in (kind, "*")]
 
 
 def fabric_stats(f: Fabric) -> dict[str, FabricStats]:
@@ -320,10 +336,10 @@ def _fabric_report(inp: Inputs, s: FabricStats) -> dict[str, Any]:
         "relative_cost": cost,
         "notes": [],
         "facts": dict(sorted(s.facts.items())),
-        "section": s.kind if s.kind in SECTIONS else None,  # None: generic report only
+        "section": s.kind if any(name.split("/")[0] == s.kind for name in SECTIONS.names()) else None,  # None: generic only
     }
-    if s.kind in SECTIONS:
-        SECTIONS.get(s.kind)(inp, s, report)
+    for section in sections_for(s.kind):
+        section(inp, s, report)
     report["bisection"] = _bisection(inp, s, report["bisection"])
     return report
 
@@ -339,7 +355,7 @@ def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[
         if fabric.models[line.model].accelerators is not None
     )
     stats = fabric_stats(fabric)
-    return {
+    report = {
         "blueprint": blueprint.metadata.name,
         "totals": {
             "devices": len(fabric.devices),
@@ -352,6 +368,9 @@ def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[
         "fabrics": [_fabric_report(inp, stats[name]) for name in sorted(stats)],
         "placement": placement_report(blueprint, fabric),
     }
+    for name, deployment_section in DEPLOYMENT.items():
+        report[name] = deployment_section(inp)
+    return report
 
 
 # -- sections by fabric kind ------------------------------------------------------------------
@@ -458,4 +477,10 @@ def to_text(report: dict[str, Any]) -> str:
     env.filters["n"] = _count_text
     env.filters["fact"] = lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else str(v)
     env.filters["kw"] = lambda w: f"{float(w) / 1000:,.1f} kW"
-    return env.get_template("explain.txt.j2").render(r=report) + placement_text(report.get("placement"))
+    env.filters["pct"] = lambda x: "-" if x is None else f"{float(x):.0%}"
+    text = env.get_template("explain.txt.j2").render(r=report, deployment=DEPLOYMENT.names())
+    return text + placement_text(report.get("placement"))
+
+
+# Registration: importing the section modules registers them (kept last: they import the registries).
+from . import sections  # noqa: E402,F401

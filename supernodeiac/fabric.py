@@ -51,6 +51,8 @@ class Device:
     origin: tuple = ()  # blueprint path of the entry that made it, for findings
     tier: int = 0  # 0 endpoints; 1 leaf; 2 spine; 3 core (Clos); other fabrics document theirs
     attrs: dict[str, Any] | None = None  # extras a later stage needs (addresses, ASN), None when empty
+    chassis: int = -1  # the chassis device this board sits in (OEX), -1 when it stands in the rack itself
+    slot: str = ""  # its slot in that chassis: F01.. (front, horizontal), R01.. (rear, vertical)
 
     def coord(self, key: str, default: Any = None) -> Any:
         for k, v in self.coords:

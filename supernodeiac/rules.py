@@ -175,7 +175,11 @@ RULES: tuple[Rule, ...] = (
         "build",
         "A device needs more ports than it has, or a port carries two links",
         """The split of a switch's ports by the declared ratio, the endpoints a leaf takes, the
-       uplinks of a rack switch: every link needs a free port of the right role on both ends.""",
+       uplinks of a rack switch: every link needs a free port of the right role on both ends. On
+       the management network ports follow stable coordinates: a rack switch's port per rack unit
+       (the 0U PDUs on the top ports), and aggregation ports for every planned rack position; a
+       device whose unit has no port, or an aggregation layer too small for the planned racks, is
+       named here.""",
     ),
     _r(
         "topology-too-big",
@@ -184,6 +188,15 @@ RULES: tuple[Rule, ...] = (
         """A fat tree of the given tiers and switch radix reaches a bounded number of endpoints;
        the message names the largest size that fits and the hint the alternatives (more tiers, a
        larger switch, oversubscription).""",
+    ),
+    _r(
+        "chassis-slots",
+        "build",
+        "An OEX supernode does not fit its chassis",
+        """The supernode's compute boards need as many front slots, and its switch boards as many
+       rear slots, as its chassis has, and a compute board must fit a front slot's height; without
+       `chassis:` the smallest catalogue chassis that holds them is used, and the hint lists the
+       chassis there are.""",
     ),
     _r(
         "grow-to",
@@ -204,7 +217,25 @@ RULES: tuple[Rule, ...] = (
         "build",
         "Measured oversubscription differs from the declared ratio",
         """Down versus up bandwidth of every Clos switch, measured on the built links, against the
-       tier's declared `oversubscription` ratio; an info finding reports the end-to-end ratio.""",
+       tier's declared `oversubscription` ratio; an info finding reports the end-to-end ratio and
+       the designed ratio of each tier (down ports in use : uplinks cabled).""",
+    ),
+    _r(
+        "ratio-intent",
+        "check",
+        "A Clos tier's designed ratio departs from the declared one",
+        """Uplinks are sized from the down ports in use (ceil(used / ratio)) or given by an explicit
+       `uplinks:` count; a designed down:up ratio more than `planning.ratio_tolerance` away from
+       the declared one, in either direction, is a warning with both figures (rounding to whole
+       ports is not). Declare the ratio you build, or drop the explicit count.""",
+    ),
+    _r(
+        "nonblocking-upper-tiers",
+        "check",
+        "A tier above the leaves is oversubscribed",
+        """The planning rule of the reference designs: oversubscribe at the leaves if at all, and
+       keep the spine and core tiers non-blocking. A warning names the tier and its ratio;
+       `planning.upper_tiers_nonblocking: false` accepts the design.""",
     ),
     _r(
         "no-data-ports",
@@ -215,9 +246,11 @@ RULES: tuple[Rule, ...] = (
     _r(
         "rails",
         "build",
-        "Rail-optimised endpoints differ in their number of data ports",
+        "Rail-optimised or rail-aligned endpoints cannot be laid out on rails",
         """A rail-optimised fat tree puts NIC i of every node on rail i: every endpoint needs the
-       same number of data ports (one per rail).""",
+       same number of data ports (one per rail). A Dragonfly's rail-aligned terminals (the
+       default where it fits) need the routers per group to be a multiple of the ports per
+       endpoint; otherwise give `terminal_order: consecutive`.""",
     ),
     _r(
         "transport",
@@ -314,6 +347,102 @@ RULES: tuple[Rule, ...] = (
        network only. Without a `management:` section a warning names the unmanaged devices.""",
     ),
     _r(
+        "management-islands",
+        "check",
+        "Rack management switches that reach no aggregation layer",
+        """Every rack switch of the out-of-band network should uplink to the aggregation layer; a
+       warning names the racks whose switches are islands (no `aggregation:` declared, or too few
+       uplinks). Declare `management.aggregation`.""",
+    ),
+    _r(
+        "management-loop",
+        "check",
+        "A switch is managed through itself",
+        """An aggregation switch's own management port is on a switch that uplinks through that
+       aggregation switch: losing it loses the path to manage it. The aggregation switches'
+       management ports go to OOB switches of their own (`aggregation.oob_switch`).""",
+    ),
+    _r(
+        "service-ha",
+        "check",
+        "An HA pair of service endpoints shares a leaf",
+        """Service endpoints declared `ha: true` (a UFM pair) must have no leaf in common, so that
+       losing one leaf leaves one member reachable; the finding names the shared leaf.""",
+    ),
+    _r(
+        "port-utilisation",
+        "check",
+        "A scale-out switch role uses few of its data ports",
+        """Data ports in use per switch role, now and at the planned size, against the catalogue
+       radix: a warning below `planning.port_utilisation_min` (a Dragonfly router using 15 of 64
+       ports), otherwise an info finding.""",
+    ),
+    _r(
+        "rail-alignment",
+        "check",
+        "Rail alignment of a fabric's first switch tier",
+        """Whether each leaf or router takes one NIC position (rail) of the nodes on it, as rail-
+       optimised collectives expect; an info finding says which tier is or is not aligned.""",
+    ),
+    _r(
+        "rack-budget",
+        "check",
+        "Rack loads against the declared budgets",
+        """An info finding with the racks in use and the heaviest rack's maximum and typical power
+       and units; without any declared budget (`site.budget` or a row's), it says so.""",
+    ),
+    _r(
+        "rack-power",
+        "check",
+        "A rack draws more than its power budget",
+        """The sum of the rack's devices' maximum power (catalogue `physical.power_max_w`, plus the
+       modules in the cages of a device whose maximum leaves them out) against the budget's
+       `power_kw`. The finding names the rack, the sum, the limit and the largest contributors.""",
+    ),
+    _r(
+        "rack-cooling",
+        "check",
+        "A rack needs more cooling than its budget gives",
+        """An air-cooled rack above the air-cooled limit, or holding a device that needs liquid
+       cooling (`physical.cooling: liquid` or `hybrid`).""",
+    ),
+    _r(
+        "rack-weight",
+        "check",
+        "A rack is heavier than its weight budget",
+        """The sum of the devices' catalogue weights against the budget's `weight_kg` (devices
+       without a weight are left out and counted in the message).""",
+    ),
+    _r(
+        "rack-units",
+        "check",
+        "A rack's devices take more units than it has",
+        """Units taken by the rack's devices (a chassis once, its boards not at all) against
+       `site.rack_units`.""",
+    ),
+    _r(
+        "rack-feed",
+        "check",
+        "A rack's power shelves or PDUs supply less than its load",
+        """What the rack's power shelves and PDUs deliver (`physical.supply_w`) against the
+       maximum power of its devices.""",
+    ),
+    _r(
+        "rack-cables",
+        "check",
+        "More cable ends leave a rack than its cable management takes",
+        """Cable ends leaving the rack against the budget's `cables_max` (default: the catalogue's
+       facility figure): a warning.""",
+    ),
+    _r(
+        "rack-mix",
+        "check",
+        "A rack holds compute and a fabric's core",
+        """Compute (devices with accelerators) and a fabric's spines or cores in one rack: one
+       failure domain, cooling zone and maintenance window for both. Place the upper tiers in
+       network racks of their own.""",
+    ),
+    _r(
         "address-pool",
         "check",
         "An Ethernet address pool is too small",
@@ -369,7 +498,9 @@ RULES: tuple[Rule, ...] = (
         "dragonfly-size",
         "check",
         "Dragonfly size report",
-        """Groups, routers and endpoints built, and the largest size the design grows to.""",
+        """Groups, routers and endpoints built, the largest size the design grows to, and the
+       group-to-group bandwidth ratio under minimal routing (for a Dragonfly+ too): the hard
+       number behind an "end to end 1:1".""",
     ),
     _r(
         "scaleup-one-hop",

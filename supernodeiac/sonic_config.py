@@ -254,7 +254,7 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
         cfg["MGMT_PORT"] = {pm.mgmt_port: entry}
         if sw.mgmt_address and not sw.mgmt_inband:
             cfg["MGMT_INTERFACE"] = {f"{pm.mgmt_port}|{sw.mgmt_address}": {"gwaddr": sw.mgmt_gateway}}
-    if sw.kind in ("mgmt", "mgmt-agg"):
+    if sw.kind in ("mgmt", "mgmt-agg", "mgmt-oob"):
         _vlan(cfg, sw)
 
     if sw.lossless is not None:
@@ -274,7 +274,7 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
     for i in sw.interfaces:
         if ports.ports[i.port] is None:
             continue
-        access = sw.kind == "mgmt" and i.role == "data"
+        access = sw.kind in ("mgmt", "mgmt-oob") and i.role == "data"
         members[f"{name}|{i.name}"] = untagged if access else tagged
     cfg["VLAN"] = {name: {"vlanid": str(vlan)}}
     if members:

@@ -90,14 +90,15 @@ def test_rendered_plan_files_scripts_and_checklist(tmp_path):
         script.write_bytes(artifacts[path])
         assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
     rows = list(csv.DictReader(artifacts["acceptance/ib/perftest.tsv"].decode().splitlines(), delimiter="\t"))
-    assert sum(len(r["cables"].split(";")) for r in rows) == len(c.fabric.links.indices_of("ib")) == 386
+    # 16 nodes x 8 rails, the UFM pair's 4 ports, 8 leaves x 32 uplinks
+    assert sum(len(r["cables"].split(";")) for r in rows) == len(c.fabric.links.indices_of("ib")) == 16 * 8 + 4 + 8 * 32
     for r in rows:
         assert float(r["min_gbps"]) == pytest.approx(0.6 * float(r["line_gbps"])) and float(r["line_gbps"]) == 400
     # Stage by stage, rail by rail.
     order = [(r["stage"], int(r["rail"]) if r["rail"] else -1) for r in rows]
     assert order == sorted(order, key=lambda x: ({"endpoint": 0, "tier1-2": 1}[x[0]], x[1]))
     checklist = artifacts["acceptance/checklist.md"].decode()
-    assert "386" in checklist and "60 %" in checklist and "80 %" in checklist
+    assert "388" in checklist and "60 %" in checklist and "80 %" in checklist
     runs = list(csv.DictReader(artifacts["acceptance/nccl-tests.tsv"].decode().splitlines(), delimiter="\t"))
     by_stage = Counter(r["stage"] for r in runs)
     assert by_stage == {"domain": 16 * 3, "rail": 8 * 3, "fabric": 3}

@@ -26,7 +26,7 @@ def test_every_cable_matches_both_ends(small_ib):
             assert row[f"{end}_device"] == d.name
             assert row[f"{end}_port"] == f.port_name(dev, port)
             assert row[f"{end}_rack"] == f.racks[d.rack].name
-            assert int(row[f"{end}_u"]) == d.u
+            assert row[f"{end}_u"] == (str(d.u) if d.u else "")  # a 0U device (a rear PDU) has no U
             layout = f.layouts[d.model]
             cage = layout.cage_of(port)
             assert row[f"{end}_physical"] == layout.physical_name(port)
@@ -78,6 +78,8 @@ def test_rail_optimised_cabling(small_ib):
 
 
 def test_every_management_port_is_cabled_to_its_rack_switch(small_ib):
+    """Every BMC to its rack's switch; the aggregation switches' own management ports to the OOB
+    switch, which does not uplink through them (no switch is managed through itself)."""
     f = small_ib.fabric
     mgmt_ports = {(d.index, p) for d in f.devices for p in f.layout(d).ports_of("mgmt")}
     cabled = {}
@@ -85,8 +87,19 @@ def test_every_management_port_is_cabled_to_its_rack_switch(small_ib):
         if link.fabric == "mgmt" and (link.a, link.a_port) in mgmt_ports:
             cabled[(link.a, link.a_port)] = link.b
     assert set(cabled) == mgmt_ports
+    [oob] = [d.index for d in f.devices if d.role == "mgmt-oob"]
+    aggs = {d.index for d in f.devices if d.role == "mgmt-agg"}
+    assert len(aggs) == 2
     for (dev, _), switch in cabled.items():
+        if dev in aggs:
+            assert switch == oob
+            continue
         assert f.devices[switch].role == "mgmt"
         assert f.devices[switch].rack == f.devices[dev].rack  # in-rack management cabling
+    # The only links between the OOB switch and the aggregation switches are their management ports.
+    for link in f.links:
+        if {link.a, link.b} & aggs and oob in (link.a, link.b):
+            agg, port = (link.a, link.a_port) if link.a in aggs else (link.b, link.b_port)
+            assert (agg, port) in mgmt_ports
     racks_with_devices = {d.rack for d in f.devices if d.role != "mgmt"}
     assert sum(1 for d in f.devices if d.role == "mgmt") == len(racks_with_devices)

@@ -78,13 +78,16 @@ def test_overlay_merges_base_fragments_and_itself(repo):
 
 def test_a_composed_blueprint_renders_as_its_flat_equivalent(repo, tmp_path):
     flat = tmp_path / "flat.yaml"
-    flat.write_text(
+    row_n = next(line for line in SMALL.splitlines() if "- {name: N, racks: 2}" in line)
+    text = (
         SMALL.replace("name: small-ib", "name: hall2")
-        .replace("{name: A, racks: 4}", "{name: A, racks: 5}")
-        .replace("{name: N, racks: 2}   # network", "{name: N, racks: 2}\n    - {name: B, racks: 2}")
+        .replace("{name: A, racks: 4", "{name: A, racks: 5")  # its other keys are kept by the merge
+        .replace(row_n, row_n + "\n    - {name: B, racks: 2}")
         .replace("{row: A, per_rack: 4, first_u: 2}", "{row: A, per_rack: 4, first_u: 3}")
         .replace("site:\n", "catalogue:\n  media:\n    aoc: {relative_cost: 3.25}\n\nsite:\n", 1)
     )
+    assert "{name: A, racks: 5" in text and "{name: B, racks: 2}" in text  # the flat file is the overlay's
+    flat.write_text(text)
     composed, plain = compile_file(str(repo / "sites" / "hall2.yaml")), compile_file(str(flat))
     assert plain.stage is Stage.BUILT, _errors(plain)
     assert render(composed)[0] == render(plain)[0]

@@ -72,7 +72,7 @@ def test_default_format_comes_from_the_configuration(repo):
     ("text", "where", "words"),
     [
         ('[ignore]\nmanagement = ""\n', ":2:1:", "needs a reason"),
-        ("[severity]\nmanagment = 'error'\n", ":2:1:", "did you mean 'management'?"),
+        ("[severity]\nmanagment = 'error'\n", ":2:1:", "did you mean 'management' or"),
         ("[severity]\nreach = 'fatal'\n", ":2:1:", "not error, warning or info"),
         ("[severity]\nschema = 'warning'\n", ":2:1:", "cannot be changed"),
         ('formt = "json"\n', ":1:1:", "did you mean 'format'?"),

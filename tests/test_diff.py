@@ -20,12 +20,16 @@ from supernodeiac.compare.report import to_json, to_markdown, to_text
 
 ROCE = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text()
 SMALL = (BLUEPRINTS / "small-ib.yaml").read_text()
+# small-ib's UFM pair at U20-U21 of rack N02, and the same pair ten units up (U30-U31, free)
+UFM_AT_20 = "placement: {row: N, first_rack: 2, per_rack: 2, first_u: 20}"
+UFM_AT_30 = "placement: {row: N, first_rack: 2, per_rack: 2, first_u: 30}"
 
 
 def _one_more_su(text: str) -> str:
-    """roce-rail-2tier plus one scalable unit (64 nodes in 16 new racks of row B): a pull request
-    within the fabric's planned size (grow_to_sus: 4)."""
-    grown = text.replace("{name: B, racks: 12}   # compute, nodes 49-96", "{name: B, racks: 28}   # compute, nodes 49-160")
+    """roce-rail-2tier plus one scalable unit (64 nodes in 16 new racks of row B, its 8 leaves in 2
+    new racks of row NL): a pull request within the fabric's planned size (grow_to_sus: 4) and the
+    hall's (row B planned for 52 racks)."""
+    grown = text.replace("{name: B, racks: 12, planned_racks: 52,", "{name: B, racks: 28, planned_racks: 52,")
     grown = grown.replace(
         "  - name: gpu-b\n    model: hgx-h100-bf3\n    count: 48\n", "  - name: gpu-b\n    model: hgx-h100-bf3\n    count: 112\n"
     )
@@ -45,19 +49,22 @@ def test_adding_a_scalable_unit_lists_only_additions(su_diff):
     assert {c.change for c in d.fabric.cables} == {"added"}
     assert {x.change for x in d.fabric.devices} == {"added"}
     added = [c.new for c in d.fabric.cables]
-    assert len(added) == len(new.fabric.links) - len(old.fabric.links) == 1096
+    assert len(added) == len(new.fabric.links) - len(old.fabric.links) == 1132
     assert d.fabric.unchanged_cables == len(old.fabric.links)
     # the counts follow from the design: 64 nodes x 8 rails, 8 new leaves x 64 uplinks, a BMC per
-    # node, a management port per leaf, 16 new rack switches (mgmt) and the leaves' rack
+    # node, a management port per leaf, 18 new rack switches (mgmt: 16 compute racks and the
+    # leaves' 2 racks) with 2 uplinks each to the aggregation layer
     by_group = {k: len(v) for k, v in _groups(d.fabric.cables).items()}
     assert by_group[("added", "roce", "node-leaf")] == 64 * 8
     assert by_group[("added", "roce", "leaf-spine")] == 8 * 64
     assert by_group[("added", "mgmt", "node-mgmt")] == 64
+    assert by_group[("added", "mgmt", "leaf-mgmt")] == 8
+    assert by_group[("added", "mgmt", "mgmt-mgmt-agg")] == 18 * 2
     devices = {k: len(v) for k, v in _groups(d.fabric.devices).items()}
     assert devices == {
         ("added", "node", "hgx-h100-bf3"): 64,
         ("added", "leaf", "sn5600-128x400g"): 8,
-        ("added", "mgmt", "sn2201"): 17,
+        ("added", "mgmt", "sn2201"): 18,
     }
     # every added cable's ends are real ports of the new Fabric, in the racks reported
     ends = {(new.fabric.devices[link.a].name, new.fabric.port_name(link.a, link.a_port)) for link in new.fabric.links}
@@ -79,10 +86,10 @@ def test_the_markdown_summary_reads_as_a_review(su_diff):
     assert lines[2] == "**Additions only: no existing cable moves.**"
     # counts first: the table of changes comes before any folded detail
     table = lines.index("|  | moved | replaced | relabelled | removed | added |")
-    assert lines[table + 2] == "| cables | 0 | 0 | 0 | 0 | 1,096 |"
+    assert lines[table + 2] == "| cables | 0 | 0 | 0 | 0 | 1,132 |"
     assert table < md.index("<details>")
     assert "| added | roce | node-leaf | 512 |" in md
-    assert "<summary>Cables added (1,096)</summary>" in md and "<summary>Devices (89)</summary>" in md
+    assert "<summary>Cables added (1,132)</summary>" in md and "<summary>Devices (90)</summary>" in md
     assert "Move orders" not in md
     # BOM deltas by part number: the node line's detail (its role count) changes, the part does not
     assert "| `bom/bom.csv` | node HGX H100 8-GPU system with BlueField-3 SuperNICs (node 160) | 96 | 160 | +64 |" in md
@@ -94,8 +101,8 @@ def test_the_markdown_summary_reads_as_a_review(su_diff):
 def test_the_text_report_and_json_carry_the_same_orders(su_diff):
     _, _, d = su_diff
     doc = json.loads(to_json(d))
-    assert doc["fabric"]["counts"] == {"devices": {"added": 89}, "cables": {"added": 1096}}
-    assert len(doc["fabric"]["cables"]) == 1096
+    assert doc["fabric"]["counts"] == {"devices": {"added": 90}, "cables": {"added": 1132}}
+    assert len(doc["fabric"]["cables"]) == 1132
     first = doc["fabric"]["cables"][0]
     assert first["change"] == "added" and set(first["new"]["a"]) == {"row", "rack", "u", "device", "port", "physical"}
     assert {"part", "modules", "a_label", "b_label"} <= set(first["new"])
@@ -106,40 +113,42 @@ def test_the_text_report_and_json_carry_the_same_orders(su_diff):
 
 
 def test_a_re_termination_is_a_move_order_with_both_labels():
-    # UFM moves up its rack: its BMC cable ends on another port of the rack's management switch.
-    moved = SMALL.replace("placement: {row: N, first_rack: 2, first_u: 20}", "placement: {row: N, first_rack: 2, first_u: 45}")
+    # The UFM pair moves up its rack: each BMC cable ends on another port of the rack's management
+    # switch (the port of its new unit), and nothing else moves: the devices above keep their ports.
+    moved = SMALL.replace(UFM_AT_20, UFM_AT_30)
     d = diff(compile_text(SMALL, "a.yaml"), compile_text(moved, "b.yaml"))
     orders = {c.cable.id: c for c in d.fabric.cables}
     bmc = orders["ufm-0001-bmc"]
     assert bmc.change == "moved" and bmc.moved == "a+b" and bmc.racks == ("N02",)
-    assert bmc.old.label == "ufm-0001:bmc > mgmt-N02:Ethernet4" and bmc.new.label == "ufm-0001:bmc > mgmt-N02:Ethernet6"
-    assert (bmc.old.a.u, bmc.new.a.u) == (20, 45)
-    [device] = d.fabric.devices
-    assert (device.change, device.old.u, device.new.u) == ("moved", 20, 45)
+    assert bmc.old.label == "ufm-0001:bmc > mgmt-N02:Ethernet19" and bmc.new.label == "ufm-0001:bmc > mgmt-N02:Ethernet29"
+    assert (bmc.old.a.u, bmc.new.a.u) == (20, 30)
+    assert [(x.change, x.old.u, x.new.u) for x in d.fabric.devices] == [("moved", 20, 30), ("moved", 21, 31)]
+    assert {c.cable.id for c in d.fabric.cables} == {f"ufm-000{i}-{p}" for i in (1, 2) for p in ("bmc", "ib0", "ib1")}
     text = to_text(d)
-    assert "label 'ufm-0001:bmc > mgmt-N02:Ethernet4' -> 'ufm-0001:bmc > mgmt-N02:Ethernet6'" in text
+    assert "label 'ufm-0001:bmc > mgmt-N02:Ethernet19' -> 'ufm-0001:bmc > mgmt-N02:Ethernet29'" in text
     md = to_markdown(d)
-    assert "**Existing cabling changes: 5 moved; see the work orders.**" in md and "<summary>Move orders (5)</summary>" in md
+    assert "**Existing cabling changes: 6 moved; see the work orders.**" in md and "<summary>Move orders (6)</summary>" in md
 
 
 def test_a_move_order_names_printed_ports_and_end_labels_as_cables_csv_prints_them():
-    moved = SMALL.replace("placement: {row: N, first_rack: 2, first_u: 20}", "placement: {row: N, first_rack: 2, first_u: 45}")
+    moved = SMALL.replace(UFM_AT_20, UFM_AT_30)
     old, new = compile_text(SMALL, "a.yaml"), compile_text(moved, "b.yaml")
     d = diff(old, new)
     bmc = {c.cable.id: c for c in d.fabric.cables}["ufm-0001-bmc"]
-    # the BMC's RJ45 is printed 'BMC'; the rack switch's Ethernet4 is its RJ45 port 5, Ethernet6 port 7
-    assert (bmc.old.a.physical, bmc.old.b.physical, bmc.new.b.physical) == ("BMC", "RJ45 5", "RJ45 7")
+    # the BMC's RJ45 is printed 'BMC'; the rack switch's Ethernet19 is its RJ45 port 20 (for U20),
+    # Ethernet29 port 30
+    assert (bmc.old.a.physical, bmc.old.b.physical, bmc.new.b.physical) == ("BMC", "RJ45 20", "RJ45 30")
     for side, compiled in (("old", old), ("new", new)):
         cable = getattr(bmc, side)
         [row] = [r for r in csv.DictReader(io.StringIO(_cables_csv(compiled))) if r["cable_id"] == "ufm-0001-bmc"]
         assert (cable.a_label, cable.b_label) == (row["a_label"], row["b_label"])
         assert (cable.a.physical, cable.b.physical, cable.part) == (row["a_physical"], row["b_physical"], row["part"])
-    assert bmc.new.a_label == "small-ib/N/N02/U45/ufm-0001/BMC > N/N02/U48/mgmt-N02/RJ45 7"
+    assert bmc.new.a_label == "small-ib/N/N02/U30/ufm-0001/BMC > N/N02/U48/mgmt-N02/RJ45 30"
     text = to_text(d)
-    assert "B end mgmt-N02:Ethernet4 [RJ45 5] (N02 U48) -> mgmt-N02:Ethernet6 [RJ45 7] (N02 U48)" in text
+    assert "B end mgmt-N02:Ethernet19 [RJ45 20] (N02 U48) -> mgmt-N02:Ethernet29 [RJ45 30] (N02 U48)" in text
     assert f"A end label {bmc.old.a_label!r} -> {bmc.new.a_label!r}" in text
     assert f"B end label {bmc.old.b_label!r} -> {bmc.new.b_label!r}" in text
-    assert "&gt; N/N02/U48/mgmt-N02/RJ45 7" in to_markdown(d)  # '>' escaped in the table cell
+    assert "&gt; N/N02/U48/mgmt-N02/RJ45 30" in to_markdown(d)  # '>' escaped in the table cell
 
 
 def _cables_csv(compiled) -> str:
@@ -173,10 +182,10 @@ def test_a_cable_whose_id_changes_is_paired_by_its_kept_end():
     # IDs carry the B end here, so re-terminating the B end changes the ID: still one move order.
     naming = "naming:\n  cable_id: '{a}-{a_port}-{b}-{b_port}'\n\nsite:\n"
     old = SMALL.replace("site:\n", naming, 1)
-    new = old.replace("placement: {row: N, first_rack: 2, first_u: 20}", "placement: {row: N, first_rack: 2, first_u: 45}")
+    new = old.replace(UFM_AT_20, UFM_AT_30)
     d = diff(compile_text(old, "a.yaml"), compile_text(new, "b.yaml"))
     [bmc] = [c for c in d.fabric.cables if c.cable.id.startswith("ufm-0001-bmc")]
-    assert bmc.change == "moved" and bmc.old.id == "ufm-0001-bmc-mgmt-N02-Ethernet4" and bmc.new.id.endswith("Ethernet6")
+    assert bmc.change == "moved" and bmc.old.id == "ufm-0001-bmc-mgmt-N02-Ethernet19" and bmc.new.id.endswith("Ethernet29")
     assert {c.change for c in d.fabric.cables} == {"moved"}
 
 
@@ -194,12 +203,15 @@ def test_a_longer_route_is_a_replace_order_and_a_rename_is_a_relabel():
     renamed = SMALL.replace("  - name: ufm\n", "  - name: fm\n").replace("      - group: ufm\n", "      - group: fm\n")
     d = diff(compile_text(SMALL, "a.yaml"), compile_text(renamed, "b.yaml"))
     assert {c.change for c in d.fabric.cables} == {"relabelled"}
-    assert [(x.change, x.old.name, x.new.name) for x in d.fabric.devices] == [("renamed", "ufm-0001", "fm-0001")]
+    assert [(x.change, x.old.name, x.new.name) for x in d.fabric.devices] == [
+        ("renamed", "ufm-0001", "fm-0001"),
+        ("renamed", "ufm-0002", "fm-0002"),
+    ]
 
 
 def test_no_change_is_said_plainly():
     d = diff(compile_text(SMALL, "a.yaml"), compile_text(SMALL, "b.yaml"))
-    assert d.empty and d.fabric.unchanged_cables == 429
+    assert d.empty and d.fabric.unchanged_cables == 469
     assert "No change" in to_markdown(d) and "No change" in to_text(d)
 
 
@@ -295,11 +307,11 @@ def test_outputs_added_by_any_renderer_are_diffed(monkeypatch):
         }
 
     monkeypatch.setitem(RENDERERS._entries, "zz-sonic", sonic)
-    moved = SMALL.replace("placement: {row: N, first_rack: 2, first_u: 20}", "placement: {row: N, first_rack: 2, first_u: 45}")
+    moved = SMALL.replace(UFM_AT_20, UFM_AT_30)
     d = diff(compile_text(SMALL, "a.yaml"), compile_text(moved, "b.yaml"))
-    [cfg] = [f for f in d.artifacts.files if f.path.startswith("config/")]
-    assert cfg.path == "config/ufm-0001/config_db.json"
-    assert [(k.path, k.old, k.new) for k in cfg.keys] == [("DEVICE_METADATA/localhost/u", 20, 45)]
+    cfgs = [f for f in d.artifacts.files if f.path.startswith("config/")]
+    assert [f.path for f in cfgs] == ["config/ufm-0001/config_db.json", "config/ufm-0002/config_db.json"]
+    assert [(k.path, k.old, k.new) for k in cfgs[0].keys] == [("DEVICE_METADATA/localhost/u", 20, 30)]
 
 
 # -- the command ------------------------------------------------------------------------------------------
@@ -315,7 +327,7 @@ def test_cli_two_files_and_exit_code(tmp_path):
     assert runner.invoke(main, ["diff", str(old), str(new), "--exit-code", "--no-outputs"]).exit_code == 1
     assert runner.invoke(main, ["diff", str(old), str(old), "--exit-code"]).exit_code == 0
     doc = json.loads(runner.invoke(main, ["diff", str(old), str(new), "--format", "json", "--no-outputs"]).output)
-    assert doc["artifacts"] is None and doc["fabric"]["counts"]["cables"] == {"added": 1096}
+    assert doc["artifacts"] is None and doc["fabric"]["counts"]["cables"] == {"added": 1132}
     broken = tmp_path / "broken.yaml"
     broken.write_text("apiVersion: supernodeiac/v1\n")
     result = runner.invoke(main, ["diff", str(old), str(broken)])
@@ -390,7 +402,9 @@ def test_markdown_cells_cannot_break_the_table_or_mention_anyone():
 
 def test_markdown_stays_within_a_comment(tmp_path):
     big = compile_text(SMALL, "a.yaml")
-    grown = SMALL.replace("{name: A, racks: 4}", "{name: A, racks: 8}").replace("    count: 16\n", "    count: 24\n", 1)
+    grown = SMALL.replace("{name: A, racks: 4, planned_racks: 8,", "{name: A, racks: 8, planned_racks: 8,")
+    grown = grown.replace("    count: 16\n", "    count: 24\n", 1)
+    assert grown.count("racks: 8, planned_racks: 8") == 1
     d = diff(big, compile_text(grown, "b.yaml"))
     assert len(to_markdown(d, limit=None)) <= 62_000
     assert Path  # keep the import used by the helpers above

@@ -217,8 +217,8 @@ def test_growth_with_absolute_arrangement_keeps_existing_cables() -> None:
     assert cables(small) < cables(full)
 
 
-def test_multi_nic_hosts_take_consecutive_terminal_ports() -> None:
-    f = built(dragonfly(nics=2)).fabric
+def test_multi_nic_hosts_take_consecutive_terminal_ports_when_asked() -> None:
+    f = built(dragonfly(nics=2, extra="    terminal_order: consecutive\n")).fabric
     checked = 0
     for link in f.links_of("df"):
         host = f.devices[link.a]
@@ -230,6 +230,39 @@ def test_multi_nic_hosts_take_consecutive_terminal_ports() -> None:
         assert (router.coord("group"), router.coord("router")) == (t // 8, (t % 8) // 2)
         checked += 1
     assert checked == 4 * 2 * (4 * 2 + 1)  # a * p * (a * h + 1) terminal ports, two per host
+    assert f.facts["df"]["terminal_order"] == "consecutive"
+
+
+def test_multi_nic_hosts_are_rail_aligned_by_default() -> None:
+    """2 NICs per host, a = 4 routers per group: routers 0-1 of a group carry NIC 0 (rail 0) of the
+    group's 4 hosts, routers 2-3 NIC 1; p = 2 hosts per router. By hand, host i (4 per group) NIC r:
+    group i // 4, router r * 2 + (i % 4) // 2, terminal port i % 2."""
+    f = built(dragonfly(nics=2)).fabric
+    assert f.facts["df"]["terminal_order"] == "rail-aligned"
+    rails_of: dict[int, set[int]] = {}
+    checked = 0
+    for link in f.links_of("df"):
+        host = f.devices[link.a]
+        if host.role != "node":
+            continue
+        nic = f.layouts[host.model].ports_of("data").index(link.a_port)
+        i = host.coord("index")
+        router = f.devices[link.b]
+        assert (router.coord("group"), router.coord("router")) == (i // 4, nic * 2 + (i % 4) // 2)
+        assert f.layouts[router.model].ports_of("data").index(link.b_port) == i % 2
+        rails_of.setdefault(router.index, set()).add(nic)
+        checked += 1
+    assert checked == 4 * 2 * (4 * 2 + 1)
+    assert all(len(r) == 1 for r in rails_of.values())  # every router carries one rail
+
+
+def test_rail_aligned_when_impossible_is_an_error_with_the_fix() -> None:
+    c = compile_text(dragonfly(p=2, a=3, h=2, nics=2, hosts=3 * 2 * 7 // 2, extra="    terminal_order: rail-aligned\n"))
+    [e] = [x for x in c.findings if x.severity is Severity.ERROR]
+    assert e.rule == "rails" and e.path[-1] == "terminal_order" and "multiple of 2" in e.hint
+    # Left to the default, the same design falls back to consecutive terminals.
+    ok = built(dragonfly(p=2, a=3, h=2, nics=2, hosts=3 * 2 * 7 // 2))
+    assert ok.fabric.facts["df"]["terminal_order"] == "consecutive"
 
 
 def test_tampered_fabric_fails_the_pair_check(balanced: Compiled) -> None:
@@ -434,17 +467,50 @@ def test_dragonfly_plus_spines_must_divide_leaf_up_ports() -> None:
 # -- shipped blueprints ----------------------------------------------------------------------------
 
 
-def test_shipped_balanced_dragonfly_is_the_full_textbook_size() -> None:
+def test_shipped_balanced_dragonfly_uses_the_radix_and_is_rail_aligned() -> None:
+    """dragonfly-balanced: p = 16, a = 32, h = 16 on 64-port routers (63 used), 9 groups of 64
+    eight-NIC nodes. By hand: m = a*h // (g - 1) = 512 // 8 = 64 global links per group pair;
+    NIC r of a group's node q lands on router 4r + q // 16, terminal port q mod 16; the routers sit
+    in their group's compute racks (top-of-rack), 2 per rack."""
     c = compile_file(str(BLUEPRINTS / "dragonfly-balanced.yaml"))
     f = c.fabric
-    facts = next(v for v in f.facts.values() if v.get("kind") == "dragonfly")
-    name = next(k for k, v in f.facts.items() if v is facts)
-    p, a, h = facts["p"], facts["a"], facts["h"]
-    assert a == 2 * p == 2 * h
-    terminal = sum(1 for k in f.links_of(name) if f.devices[k.a].tier == 0)
-    assert terminal == a * p * (a * h + 1)
-    assert set(global_pair_counts(f, name, "router").values()) == {1}
-    assert len(global_pair_counts(f, name, "router")) == (a * h + 1) * a * h // 2
+    facts = f.facts["df"]
+    p, a, h, g = facts["p"], facts["a"], facts["h"], facts["g"]
+    assert (p, a, h, g) == (16, 32, 16, 9) and a == 2 * p == 2 * h and facts["k"] == 63
+    assert set(global_pair_counts(f, "df", "router").values()) == {64}
+    assert len(global_pair_counts(f, "df", "router")) == 9 * 8 // 2
+    assert facts["terminal_order"] == "rail-aligned" and facts["rails"] == 8
+    nodes = {d.index: d for d in f.devices if d.role == "node"}
+    order = {d: i for i, d in enumerate(sorted(nodes))}  # slot order: groups in endpoint order, nodes in index order
+    checked = 0
+    for link in f.links_of("df"):
+        if link.a not in nodes:
+            continue
+        i = order[link.a]
+        r = f.layouts["hgx-h100"].ports_of("data").index(link.a_port)
+        group, q = divmod(i, 64)
+        router = f.devices[link.b]
+        assert (router.coord("group"), router.coord("router")) == (group, 4 * r + q // 16)
+        assert f.layouts["qm9700"].ports_of("data").index(link.b_port) == q % 16
+        checked += 1
+    assert checked == 576 * 8
+    # top-of-rack: group j's routers in the racks of its nodes, 2 per rack
+    for d in f.devices:
+        if d.role == "router":
+            group_racks = {n.rack for n in nodes.values() if n.group == f"gpu-{d.coord('group') + 1}"}
+            assert d.rack in group_racks and d.u in (36, 37)
+    assert not [x for x in c.findings if x.rule == "port-utilisation" and x.severity is Severity.WARNING]
+
+
+def test_a_router_using_a_quarter_of_its_ports_is_a_utilisation_warning() -> None:
+    """p = 4, a = 8, h = 4 on a 64-port router: k = 15 of 64 (23 %), below the 50 % planning floor."""
+    c = compile_text(dragonfly(4, 8, 4, radix=64, hosts=8 * 4 * 3, extra="    groups: 3\n"))
+    [w] = [x for x in c.findings if x.rule == "port-utilisation" and x.severity is Severity.WARNING]
+    assert "uses 15 of its 64 data ports (23%)" in w.message and "terminals 16, routers_per_group 32" in w.hint
+    ok = compile_text(
+        dragonfly(4, 8, 4, radix=64, hosts=8 * 4 * 3, extra="    groups: 3\n") + "planning: {port_utilisation_min: 0.2}\n"
+    )
+    assert not [x for x in ok.findings if x.rule == "port-utilisation" and x.severity is Severity.WARNING]
 
 
 def _wiring_findings(c: Compiled, links: list) -> list:

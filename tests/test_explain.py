@@ -52,13 +52,13 @@ def test_small_ib_cables_and_endpoints(small_ib):
     links = [k for k in f.links if k.fabric == "ib"]
     to_leaf = [k for k in links if f.devices[k.a].tier == 0 or f.devices[k.b].tier == 0]
     tiers = {tuple(t["tiers"]): t for t in ib["cables"]["tiers"]}
-    assert tiers[(0, 1)]["count"] == len(to_leaf) == 16 * 8 + 2  # 8 NICs per node, 2 UFM ports
+    assert tiers[(0, 1)]["count"] == len(to_leaf) == 16 * 8 + 2 * 2  # 8 NICs per node, 2 UFMs of 2 ports
     assert tiers[(1, 2)]["count"] == len(links) - len(to_leaf)
     assert tiers[(1, 2)]["between"] == "leaf - spine"
     for t in tiers.values():
         assert sum(t["media"].values()) == t["count"]
     assert ib["cables"]["total"] == len(links)
-    assert ib["endpoints"]["devices"] == 17 and ib["endpoints"]["ports"] == len(to_leaf)
+    assert ib["endpoints"]["devices"] == 18 and ib["endpoints"]["ports"] == len(to_leaf)
     assert ib["endpoints"]["accelerators"] == 16 * small_ib.catalogue.devices["hgx-h100"].accelerators.count
 
 
@@ -94,8 +94,8 @@ def test_small_ib_growth_ceiling(small_ib):
     growth = _fabric(_report(small_ib), "ib")["growth"]
     assert growth["endpoint_ports"]["ceiling"] == k * k // 2
     assert growth["endpoint_ports"]["without_recabling"] == (k // p) * down
-    assert growth["endpoint_ports"]["built"] == 16 * 8 + 2
-    # the UFM's two ports take the top port of two rails' leaves: one node slot of the SU
+    assert growth["endpoint_ports"]["built"] == 16 * 8 + 2 * 2
+    # the UFM pair's four ports take the top port of four rails' leaves: one node slot of the SU
     assert growth["nodes"]["without_recabling"] == (k // p) * down // 8 - 1
     assert growth["limits"]["max_endpoint_ports"] == (k // p) * down
 
@@ -160,8 +160,10 @@ def test_deployment_totals_from_the_fabric(small_ib):
 def test_management_is_reported_with_local_tiers(small_ib):
     mgmt = _fabric(_report(small_ib), "mgmt")
     # leaves and spines are endpoints of the management network, not its switches
-    assert [t["role"] for t in mgmt["switches"]["tiers"]] == ["mgmt", "mgmt-agg"]
-    assert mgmt["endpoints"]["devices"] == sum(1 for d in small_ib.fabric.devices if d.role not in ("mgmt", "mgmt-agg"))
+    # rack switches and console servers, the aggregation, and the OOB switch that manages the aggregation
+    assert [t["role"] for t in mgmt["switches"]["tiers"]] == ["console/mgmt", "mgmt-agg", "mgmt-oob"]
+    switches = ("mgmt", "console", "mgmt-agg", "mgmt-oob")
+    assert mgmt["endpoints"]["devices"] == sum(1 for d in small_ib.fabric.devices if d.role not in switches)
     assert mgmt["bisection"]["method"] == "not-applicable"
     assert mgmt["oversubscription"] is None
 
@@ -204,12 +206,13 @@ def test_cli_json_is_stable_and_complete():
     doc = json.loads(first.output)
     assert set(doc) == {"file", "stage", "exit_code", "findings", "report"}
     report = doc["report"]
-    assert set(report) == {"blueprint", "totals", "fabrics", "placement"}
+    assert set(report) == {"blueprint", "totals", "fabrics", "placement", "racks"}
     assert [f["name"] for f in report["fabrics"]] == ["ib", "mgmt"]
     keys = {"name", "kind", "endpoints", "switches", "cables", "bisection", "oversubscription", "growth"}
-    keys |= {"power_w", "relative_cost", "notes", "facts", "section"}
+    keys |= {"power_w", "relative_cost", "notes", "facts", "section", "port_use"}
+    sections = {"ib": {"sizing", "rails"}, "mgmt": set()}
     for fabric in report["fabrics"]:
-        assert set(fabric) == keys
+        assert set(fabric) == keys | sections[fabric["name"]]
         assert set(fabric["bisection"]) == {"gbps", "method", "detail"}
 
 
@@ -217,7 +220,7 @@ def test_cli_text_and_exit_codes(tmp_path: Path):
     runner = CliRunner()
     ok = runner.invoke(main, ["explain", str(BLUEPRINTS / "small-ib.yaml")])
     assert ok.exit_code == 0
-    assert "fabric ib (fat-tree)" in ok.output and "bisection          26 Tb/s per direction [clos-formula" in ok.output
+    assert "fabric ib (fat-tree)" in ok.output and "bisection          26.4 Tb/s per direction [clos-formula" in ok.output
     bad = tmp_path / "bad.yaml"
     bad.write_text(
         "apiVersion: supernodeiac/v1\nkind: Blueprint\nmetadata: {name: x}\nsite: {rows: [{name: A, racks: 1}]}\nbogus: 1\n"

@@ -112,33 +112,40 @@ SMALL = (BLUEPRINTS / "small-ib.yaml").read_text()
 CXL = (BLUEPRINTS / "cxl-pool.yaml").read_text()
 
 
+def _at(text: str, path: tuple, q: str) -> tuple[str, tuple, int]:
+    """(text, path, the line the template sits on): lines counted, so that shipped blueprints may change."""
+    return text, path, text[: text.index(q)].count("\n") + 1
+
+
 def _with(template: str, field: str) -> tuple[str, tuple, int]:
     """A shipped blueprint with ``template`` in ``field``: (text, path of the finding, its line)."""
     q = json.dumps(template)
     if field == "naming.cable_id":
-        return SMALL.replace("\nsite:", f"\nnaming: {{cable_id: {q}}}\nsite:", 1), ("naming", "cable_id"), 9
+        return _at(SMALL.replace("\nsite:", f"\nnaming: {{cable_id: {q}}}\nsite:", 1), ("naming", "cable_id"), q)
     if field == "naming.cable_label":
-        return SMALL.replace("\nsite:", f"\nnaming: {{cable_label: {q}}}\nsite:", 1), ("naming", "cable_label"), 9
+        return _at(SMALL.replace("\nsite:", f"\nnaming: {{cable_label: {q}}}\nsite:", 1), ("naming", "cable_label"), q)
     if field == "naming.end_label":
-        return SMALL.replace("\nsite:", f"\nnaming: {{end_label: {q}}}\nsite:", 1), ("naming", "end_label"), 9
+        return _at(SMALL.replace("\nsite:", f"\nnaming: {{end_label: {q}}}\nsite:", 1), ("naming", "end_label"), q)
     if field == "naming.devices":
-        return SMALL.replace("\nsite:", f"\nnaming: {{devices: {{spine: {q}}}}}\nsite:", 1), ("naming", "devices", "spine"), 9
+        text = SMALL.replace("\nsite:", f"\nnaming: {{devices: {{spine: {q}}}}}\nsite:", 1)
+        return _at(text, ("naming", "devices", "spine"), q)
     if field == "site.rack_name":
-        return SMALL.replace("site:\n", f"site:\n  rack_name: {q}\n", 1), ("site", "rack_name"), 10
+        return _at(SMALL.replace("site:\n", f"site:\n  rack_name: {q}\n", 1), ("site", "rack_name"), q)
     if field == "nodes.naming":
-        return SMALL.replace("    count: 16\n", f"    count: 16\n    naming: {q}\n", 1), ("nodes", 0, "naming"), 21
+        return _at(SMALL.replace("    count: 16\n", f"    count: 16\n    naming: {q}\n", 1), ("nodes", 0, "naming"), q)
     if field == "cxl.hosts.naming":
         text = CXL.replace("        count: 2\n", f"        count: 2\n        naming: {q}\n", 1)
-        return text, ("cxl", 0, "hosts", 1, "naming"), 36
+        return _at(text, ("cxl", 0, "hosts", 1, "naming"), q)
     if field == "catalogue.port_maps.alias":
         override = (
             "\ncatalogue:\n  port_maps:\n    sn2201:\n      groups:\n"
             f"        - {{role: data, name_step: 1, lane_step: 4, alias: {q}}}\nsite:"
         )
-        return SMALL.replace("\nsite:", override, 1), ("catalogue", "port_maps", "sn2201", "groups", 0, "alias"), 13
+        return _at(SMALL.replace("\nsite:", override, 1), ("catalogue", "port_maps", "sn2201", "groups", 0, "alias"), q)
     if field == "catalogue.host_topology.nic.rdma_device":
         override = f"\ncatalogue: {{host_topology: {{hgx-h100: {{nic: {{rdma_device: {q}}}}}}}}}\nsite:"
-        return SMALL.replace("\nsite:", override, 1), ("catalogue", "host_topology", "hgx-h100", "nic", "rdma_device"), 9
+        path = ("catalogue", "host_topology", "hgx-h100", "nic", "rdma_device")
+        return _at(SMALL.replace("\nsite:", override, 1), path, q)
     assert field in ("catalogue.ports.name", "catalogue.ports.physical")
     key = field.rsplit(".", 1)[1]
     port = f"name: {q}" if key == "name" else f"name: 'IB1/{{cage}}/{{sub}}', physical: {q}"
@@ -147,7 +154,7 @@ def _with(template: str, field: str) -> tuple[str, tuple, int]:
         f"        - {{role: data, count: 64, speed_gbps: 400, lanes: 4, cage: osfp, ports_per_cage: 2, {port}}}\n"
         "        - {role: mgmt, count: 1, speed_gbps: 1, lanes: 1, cage: rj45, name: mgmt0}\nsite:"
     )
-    return SMALL.replace("\nsite:", override, 1), ("catalogue", "devices", "qm9700", "ports", 0, key), 13
+    return _at(SMALL.replace("\nsite:", override, 1), ("catalogue", "devices", "qm9700", "ports", 0, key), q)
 
 
 TEMPLATE_FIELDS = [

@@ -3,6 +3,7 @@ in a scratch git repository of blueprints with committed outputs."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -20,7 +21,11 @@ from supernodeiac.formats import parse_workflow_command
 pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None, reason="needs git and bash")
 
 SMALL = (BLUEPRINTS / "small-ib.yaml").read_text()
-MOVED = SMALL.replace("placement: {row: N, first_rack: 2, first_u: 20}", "placement: {row: N, first_rack: 2, first_u: 45}")
+# the UFM pair ten units up rack N02 (U30-U31, free)
+MOVED = SMALL.replace(
+    "placement: {row: N, first_rack: 2, per_rack: 2, first_u: 20}", "placement: {row: N, first_rack: 2, per_rack: 2, first_u: 30}"
+)
+assert MOVED != SMALL
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -86,12 +91,14 @@ def test_pre_commit_hooks_pass_and_fail_as_they_should(repo):
         assert done.returncode == 0, (hook["id"], done.stdout, done.stderr)
     try:
         path = repo / "out" / "small-ib" / "bom" / "summary.json"
-        path.write_bytes(path.read_bytes().replace(b'"devices": 37', b'"devices": 38'))
+        devices = json.loads(path.read_bytes())["totals"]["devices"]
+        path.write_bytes(path.read_bytes().replace(f'"devices": {devices}'.encode(), f'"devices": {devices + 1}'.encode()))
         done = _run_hook(hooks["snc-render-check"], repo)
         assert done.returncode == 1 and "out/small-ib/bom/summary.json: error[drift]" in done.stdout
         (repo / "blueprints" / "small.yaml").write_text(MOVED.replace("count: 16", "cuont: 16"))
         done = _run_hook(hooks["snc-validate"], repo)
-        assert done.returncode == 2 and "blueprints/small.yaml:20:5: error[schema]" in done.stdout
+        line = MOVED[: MOVED.index("count: 16")].count("\n") + 1
+        assert done.returncode == 2 and f"blueprints/small.yaml:{line}:5: error[schema]" in done.stdout
     finally:
         _restore(repo)
 
@@ -185,8 +192,8 @@ def test_the_action_validates_checks_and_comments_the_diff(repo, tmp_path, fake_
     assert steps["Validate blueprints"].stdout == ""  # clean: no annotation
     comment = (tmp_path / "comment.md").read_text()
     assert comment.startswith("<!-- snc-diff -->\n## supernodeiac: what this pull request changes")
-    assert "### snc diff: `" in comment and "**Existing cabling changes: 5 moved; see the work orders.**" in comment
-    assert "label 'ufm-0001:bmc &gt; mgmt-N02:Ethernet4' -&gt; 'ufm-0001:bmc &gt; mgmt-N02:Ethernet6'" in comment
+    assert "### snc diff: `" in comment and "**Existing cabling changes: 6 moved; see the work orders.**" in comment
+    assert "label 'ufm-0001:bmc &gt; mgmt-N02:Ethernet19' -&gt; 'ufm-0001:bmc &gt; mgmt-N02:Ethernet29'" in comment
     calls = (tmp_path / "gh.log").read_text().splitlines()
     assert calls[0].startswith("pr comment 7 --edit-last --body-file ") and calls[1].startswith("pr comment 7 --body-file ")
 

@@ -19,9 +19,18 @@ SMALL = (BLUEPRINTS / "small-ib.yaml").read_text()
 B300 = (
     SMALL.replace("model: hgx-h100", "model: hgx-b300")
     .replace("switch: qm9700", "switch: q3400")
-    .replace("  - name: ufm\n    model: ufm-appliance\n    count: 1\n    placement: {row: N, first_rack: 2, first_u: 20}\n", "")
-    .replace("      - group: ufm\n        su: 0\n", "")
+    .replace(
+        "  - name: ufm\n    model: ufm-appliance\n    count: 2\n"
+        "    placement: {row: N, first_rack: 2, per_rack: 2, first_u: 20}\n",
+        "",
+    )
+    .replace("      - group: ufm\n        su: 0\n        ha: true\n", "")
+    # 4 x B300 at 14.3 kW: the B300 XDR reference design's ~56 kW air-cooled racks (its PDUs are
+    # not the 17.3 kW pdu-3ph of small-ib's H100 racks: none declared here)
+    .replace("planned_racks: 8, budget: {power_kw: 45}}", "planned_racks: 8, budget: {power_kw: 60}}")
+    .replace("  pdus: {model: pdu-3ph, per_rack: 3}\n", "")
 )
+assert "ufm" not in B300.split("management:")[0].split("nodes:")[1] and "pdus" not in B300
 # A blueprint per built-in host model, each cabling it to a rail-optimised fabric.
 CASES = {
     "hgx-h100": lambda: compile_file(str(BLUEPRINTS / "small-ib.yaml")),
@@ -95,7 +104,9 @@ def test_a_layout_port_the_faceplate_does_not_print_there_is_an_error():
     assert len(found) == 1 and found[0].severity.value == "error", [f.message for f in c.findings]
     assert "NIC 7 (mlx5_7, beside GPU 7) at OSFP 2 port 1" in found[0].message
     assert "prints data port 7 as OSFP 1 port 1" in found[0].message and "data port 6" in found[0].message
-    assert found[0].path == ("catalogue", "host_topology", "hgx-h100") and found[0].location.line == 9
+    text = _with_layout("hgx-h100", swap)
+    assert found[0].path == ("catalogue", "host_topology", "hgx-h100")
+    assert found[0].location.line == text[: text.index("\ncatalogue:")].count("\n") + 2
 
 
 def test_a_faceplate_override_that_moves_a_nic_is_an_error_at_the_device():

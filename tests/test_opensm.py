@@ -243,9 +243,9 @@ def test_rendered_topology_is_the_plan():
     c = _compiled("small-ib")
     topo = parse_ibnetdiscover(_opensm_files("small-ib")["opensm/ib/ibnetdiscover.topo"].decode())
     ib = IbFabric(c.fabric, "ib")
-    assert len(topo.nodes) == len(ib.switches) + len(ib.cas) == 8 + 4 + 130
+    assert len(topo.nodes) == len(ib.switches) + len(ib.cas) == 8 + 4 + 132
     links = topo.links()
-    assert len(links) == len(c.fabric.links.indices_of("ib")) == 386
+    assert len(links) == len(c.fabric.links.indices_of("ib")) == 388
     for node in topo.nodes.values():  # every link listed on both ends, consistently
         for port, (peer, peer_port, _) in node.ports.items():
             assert topo.nodes[peer].ports[peer_port][:2] == (node.guid, port)
@@ -260,7 +260,7 @@ def test_guids_are_unique_and_survive_growth():
     base = (BLUEPRINTS / "small-ib.yaml").read_text()
     c1 = _compiled("small-ib")
     grown = base.replace("count: 16\n    placement: {row: A", "count: 24\n    placement: {row: A").replace(
-        "- {name: A, racks: 4}", "- {name: A, racks: 6}"
+        "- {name: A, racks: 4,", "- {name: A, racks: 6,"
     )
     c2 = compile_text(grown)
     assert c2.exit_code == 0, [f.message for f in c2.findings]

@@ -21,14 +21,28 @@ def test_one_row_per_cable_with_both_ends():
     assert sorted(files) == ["p2p/ib-hca-mapping.csv", "p2p/ib.csv", "p2p/mgmt.csv"]
     rows = list(csv.reader(io.StringIO(files["p2p/ib.csv"].decode())))
     assert rows[0][:6] == ["A-Node Name", "A-Type", "A-Port", "Z-Node Name", "Z-Type", "Z-Port"]
-    assert len(rows) - 1 == len(c.fabric.links.indices_of("ib")) == 386
+    assert len(rows) - 1 == len(c.fabric.links.indices_of("ib")) == 388
     # HCA numbers on hosts (1 = mlx5_0, as the mapping file says), cage/port on the twin-port switches.
     assert ["gpu-0003", "Host", "3", "ib-leaf-su001-03", "Switch", "2/1"] in [r[:6] for r in rows]
     assert {r[1] for r in rows[1:]} | {r[4] for r in rows[1:]} == {"Host", "Switch"}
     mapping = files["p2p/ib-hca-mapping.csv"].decode().splitlines()
     assert mapping[:2] == ["port,hca-name", "1,mlx5_0"] and len(mapping) == 9
     mgmt = list(csv.reader(io.StringIO(files["p2p/mgmt.csv"].decode())))
-    assert ["gpu-0001", "Host", "bmc", "mgmt-A01", "Switch", "Ethernet0"] in [r[:6] for r in mgmt]
+    bmc = next(r for r in mgmt if r[:3] == ["gpu-0001", "Host", "bmc"])  # rack-switch ports follow units
+    assert bmc[3:5] == ["mgmt-A01", "Switch"] and bmc[5] == c.fabric.port_name(*_far_end(c, "gpu-0001", "bmc"))
+
+
+def _far_end(c, device: str, port: str) -> tuple[int, int]:
+    f = c.fabric
+    d = f.device(device)
+    p = f.layouts[d.model].names.index(port)
+    t = f.links
+    for i in range(len(t)):
+        if (t.a[i], t.a_port[i]) == (d.index, p):
+            return t.b[i], t.b_port[i]
+        if (t.b[i], t.b_port[i]) == (d.index, p):
+            return t.a[i], t.a_port[i]
+    raise KeyError(port)
 
 
 def test_ethernet_ports_are_os_names():
@@ -49,7 +63,7 @@ def test_switch_ports_are_the_catalogue_cages_and_rows_agree_with_the_cabling_li
     c, files = _sheets("small-ib")
     cables = _cables(c)
     rows = list(csv.DictReader(io.StringIO(files["p2p/ib.csv"].decode())))
-    assert len(rows) == 386
+    assert len(rows) == 388
     for r in rows:
         cable = cables[r["Cable ID"]]
         assert (r["A-Node Name"], r["Z-Node Name"]) == (cable["a_device"], cable["b_device"])

@@ -156,7 +156,8 @@ def test_cage_and_physical_names_as_printed():
     qm = PortLayout(cat.devices["qm9700"])
     port = qm.names.index("IB1/3/2")
     assert qm.physical_name(port) == "OSFP 3 port 2" and qm.cage_of(port).number == 3 and qm.position(port) == 2
-    assert qm.cage_ports(qm.cage_of(port)) == (4, 5) and len(qm.cages) == 33  # 32 OSFP + the RJ45 management port
+    assert qm.cage_ports(qm.cage_of(port)) == (4, 5) and len(qm.cages) == 34  # 32 OSFP, RJ45 management and console
+    assert qm.physical_name(qm.names.index("console")) == "CONSOLE" and qm.names.index("console") == qm.total - 1
     sn = PortLayout(cat.devices["sn5600-128x400g"])
     port = sn.names.index("Ethernet500")
     assert sn.physical_name(port) == "OSFP 63b" and sn.cage_of(port).number == 63

@@ -79,12 +79,13 @@ def test_bom_devices_one_line_per_model(small_ib):
     rows, summary = _bom(small_ib)
     f, cat = small_ib.fabric, small_ib.catalogue
     expected = Counter(d.model for d in f.devices)
-    got = {r["item"]: r for r in rows if r["section"] in ("switch", "node")}
+    got = {r["item"]: r for r in rows if r["section"] in ("switch", "node", "facility")}
     assert set(got) == set(expected)
+    facility = ("chassis", "power-shelf", "pdu", "console-server")
     for model, count in expected.items():
         row = got[model]
         kind = cat.devices[model].kind
-        assert row["section"] == ("switch" if kind in ("switch", "switch-board") else "node")
+        assert row["section"] == ("switch" if kind in ("switch", "switch-board") else "facility" if kind in facility else "node")
         assert int(row["count"]) == count and row["part"]
         roles = Counter(d.role for d in f.devices if d.model == model)
         assert row["detail"] == ", ".join(f"{role} {n}" for role, n in sorted(roles.items()))
@@ -132,7 +133,7 @@ def test_bom_power_and_cost_totals(small_ib):
     rows, summary = _bom(small_ib)
     f, cat = small_ib.fabric, small_ib.catalogue
     devices_w = sum(cat.devices[d.model].power_w for d in f.devices)
-    lines = [r for r in rows if r["section"] not in ("switch", "node", "total")]
+    lines = [r for r in rows if r["section"] not in ("switch", "node", "facility", "total")]
     media_w = sum(float(r["power_w"]) for r in lines)
     modules_w = sum(int(r["count"]) * cat.transceivers[r["item"]].power_w for r in lines if r["section"] == "transceiver")
     assert modules_w > 0 and media_w >= modules_w

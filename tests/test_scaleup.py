@@ -155,19 +155,57 @@ def test_oex_chip_ports_too_few_hints_the_largest_board_count():
     assert e.rule == "port-budget" and "136" in e.message and "at most 16 compute_boards" in e.hint
 
 
-def test_oex_board_placement_stacks_compute_then_switch_boards():
+def test_oex_supernode_is_a_chassis_with_front_and_rear_slots():
+    """Each supernode is one chassis in its rack: compute boards in the front slots one above the
+    other, switch boards in the rear slots each spanning the chassis, power shelves above it."""
     c = built(oex(4, 2, 2))
     f = c.fabric
-    h_cb, h_sb = c.catalogue.devices["oex-cb8"].height_u, c.catalogue.devices["oex-sb2"].height_u
-    assert sum(1 for d in f.devices if d.group == "sn") == 2 * (4 + 2)  # 2 supernodes of 4 + 2 boards
+    chassis_model = c.catalogue.devices["oex-x128-chassis"]  # the smallest chassis with 4 front and 2 rear slots
+    slots = chassis_model.slots
+    shelves = chassis_model.physical.power_shelves
+    shelf_h = c.catalogue.devices[shelves.model].height_u
+    by_role = Counter(d.role for d in f.devices if d.group == "sn")
+    assert by_role == {"chassis": 2, "power-shelf": 2 * shelves.count, "compute-board": 2 * 4, "switch-board": 2 * 2}
+    chassis = {d.coord("supernode"): d for d in f.devices if d.role == "chassis"}
+    for sn, ch in chassis.items():
+        assert ch.model == "oex-x128-chassis" and f.racks[ch.rack].position == sn + 1 and ch.u == 1
+        assert ch.height_u == chassis_model.height_u
     for d in f.devices:
-        if d.group != "sn":
+        if d.group != "sn" or d.role == "chassis":
             continue
-        assert f.racks[d.rack].position == d.coord("supernode") + 1
+        ch = chassis[d.coord("supernode")]
+        assert d.rack == ch.rack
         if d.role == "compute-board":
-            assert d.u == 1 + d.coord("board") * h_cb
+            b = d.coord("board")
+            assert (d.chassis, d.slot) == (ch.index, f"F{b + 1:02d}")
+            assert d.u == ch.u + slots.front_first_u + b * slots.front_pitch_u  # horizontal, one above the other
+        elif d.role == "switch-board":
+            j = d.coord("switch_board")
+            assert (d.chassis, d.slot) == (ch.index, f"R{j + 1:02d}")
+            assert (d.u, d.height_u) == (ch.u, ch.height_u)  # vertical: spans the chassis
         else:
-            assert d.u == 1 + 4 * h_cb + d.coord("switch_board") * h_sb
+            j = d.coord("shelf")
+            assert d.chassis == -1 and d.u == ch.u + ch.height_u + j * shelf_h
+    assert f.facts["sn"]["chassis"] == "oex-x128-chassis" and f.facts["sn"]["chassis_slots"] == {"front": 16, "rear": 8}
+
+
+def test_oex_too_many_boards_for_any_chassis_is_located():
+    c = compile_text(
+        oex(4, 8).replace("compute_boards: 4", "compute_boards: 4\n    chassis: small-chassis")
+        + """
+catalogue:
+  devices:
+    small-chassis:
+      kind: chassis
+      description: a 2 x 2 chassis
+      height_u: 6
+      slots: {front: 2, rear: 2, front_pitch_u: 2}
+      ports: []
+      sources: [{ref: test, grade: ILLUSTRATIVE}]
+"""
+    )
+    (e,) = c.findings
+    assert e.rule == "chassis-slots" and e.path[-1] == "chassis" and "4 compute boards and 8 switch boards" in e.message
 
 
 def test_growing_supernodes_leaves_existing_links_in_place():

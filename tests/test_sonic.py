@@ -228,15 +228,20 @@ def test_management_addresses_are_unique_and_keyed_by_rack():
     rack_switches = [d for d in c.fabric.devices if d.role == "mgmt"]
     assert len(seen) == len(configs) and rack_switches
     # A rack switch's access ports are untagged members of the management VLAN, its uplinks tagged.
-    cfg = configs[rack_switches[0].name]
+    sw = rack_switches[0]
+    cfg = configs[sw.name]
     assert cfg["VLAN"] == {"Vlan10": {"vlanid": "10"}}
-    assert all(v == {"tagging_mode": "untagged"} for v in cfg["VLAN_MEMBER"].values())
+    layout = c.fabric.layouts[sw.model]
+    roles = {layout.names[p]: layout.port_roles[p] for p in range(layout.total)}
+    members = {k.split("|")[1]: v["tagging_mode"] for k, v in cfg["VLAN_MEMBER"].items()}
+    assert {"untagged", "tagged"} == set(members.values())
+    assert all(mode == ("untagged" if roles[port] == "data" else "tagged") for port, mode in members.items())
 
 
 def test_growing_the_site_keeps_management_addresses():
     text = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text()
-    row_b = next(line for line in text.splitlines() if "{name: B, racks: 12}" in line)
-    grown = text.replace(row_b, row_b + "\n    - {name: E, racks: 2}")
+    row_b = next(line for line in text.splitlines() if "{name: B, racks: 12," in line)
+    grown = text.replace(row_b, row_b + "\n    - {name: E, racks: 2, budget: {power_kw: 45}}")
     grown = grown.replace(
         "  - name: gpu-b\n",
         "  - name: gpu-e\n    model: hgx-h100-bf3\n    count: 8\n"
@@ -252,23 +257,27 @@ def test_growing_the_site_keeps_management_addresses():
     for device, cfg in before.items():
         assert after[device].get("MGMT_INTERFACE") == cfg.get("MGMT_INTERFACE")
         assert after[device].get("VLAN_INTERFACE") == cfg.get("VLAN_INTERFACE")
-        assert (
-            after[device]["BGP_NEIGHBOR" if "BGP_NEIGHBOR" in cfg else "PORT"]
-            == cfg["BGP_NEIGHBOR" if "BGP_NEIGHBOR" in cfg else "PORT"]
-        )
+        assert after[device].get("BGP_NEIGHBOR") == cfg.get("BGP_NEIGHBOR")
+        # Every port cabled before keeps its entry (new racks' uplinks only bring idle ports up).
+        for port, entry in cfg["PORT"].items():
+            if entry["admin_status"] == "up":
+                assert after[device]["PORT"][port] == entry, (device, port)
 
 
 def test_a_switch_without_a_port_map_gets_a_notice_not_a_guess():
     text = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text() + (
         "\ncatalogue:\n  devices:\n    my-oob: {kind: switch, transport: ethernet, description: x,\n"
-        "      ports: [{role: data, count: 48, speed_gbps: 1, cage: rj45}], sources: [{ref: x}]}\n"
+        "      ports: [{role: data, count: 48, speed_gbps: 1, cage: rj45},\n"
+        "              {role: uplink, count: 4, speed_gbps: 100, lanes: 4, cage: qsfp28}], sources: [{ref: x}]}\n"
     )
     text = text.replace("management:\n  switch: sn2201", "management:\n  switch: my-oob")
     c = compile_text(text)
     assert c.exit_code == 0, [f.message for f in c.findings]
     artifacts, notices = render(c, ["sonic"])
     assert any("no SONiC port map for my-oob" in n for n in notices)
-    assert not any(path.startswith("sonic/mgmt-") for path in artifacts)
+    unmapped = {d.name for d in c.fabric.devices if d.model == "my-oob"}
+    assert unmapped and not any(path.removeprefix("sonic/").removesuffix(".json") in unmapped for path in artifacts)
+    assert any(path.startswith("sonic/mgmt-agg-") for path in artifacts)  # the aggregation switches have a map
 
 
 def test_dumps_is_json_of_the_data():

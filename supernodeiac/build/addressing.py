@@ -124,5 +124,6 @@ def assign_ethernet(
             "needed": asn_needed,
             "needed_planned": planned_leaves + (plan.planned_pods + 1 if three else 1),
         },
-        "lossless": {"path": path + ("lossless",), **eth.lossless.model_dump()},
+        # None for plain Ethernet (no RoCE class): no PFC, no ECN profile to configure.
+        "lossless": {"path": path + ("lossless",), **eth.lossless.model_dump()} if eth.lossless is not None else None,
     }

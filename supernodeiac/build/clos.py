@@ -18,14 +18,13 @@ leaves every existing cable where it is:
 ``p1``/``p2`` (parallel links per leaf-spine / spine-core pair) are the largest divisors of the
 up-port count that still let the planned size (``grow_to_sus``) fit the upper switch, so every
 leaf reaches every spine of its pod, and every spine every core of its plane, with the same
-number of links, and the fewest upper switches do it.
+number of links, and the fewest upper switches do it. The up-port counts themselves follow the
+down ports in use in the planned SU / pod (or an explicit ``uplinks:``): ``build/clos_plan.py``
+explains the choice.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..catalog.types import DeviceModel
@@ -34,265 +33,22 @@ from ..model.base import ratio_value
 from ..model.clos import FatTree
 from . import BUILDERS
 from .addressing import assign_ethernet
+from .clos_plan import (  # noqa: F401  (re-exported: the plan's names were defined here first)
+    ClosPlan,
+    PlanError,
+    TierPorts,
+    TooBig,
+    capacity,
+    ceiling_nodes,
+    data_radix,
+    designs,
+    largest_parallel,
+    plan_clos,
+    split_ports,
+    uplinks_for,
+)
 from .context import BuildContext, did_you_mean
 from .media import MediaChooser
-
-
-@dataclass(frozen=True, slots=True)
-class TierPorts:
-    down: int
-    up: int
-
-
-def split_ports(radix: int, ratio: Fraction) -> TierPorts:
-    """Down/up ports of a switch for a down:up ratio N: the most up ports that keep down >= N x up."""
-    up = math.floor(radix / (1 + ratio))
-    down = math.floor(up * ratio)
-    return TierPorts(down, up)
-
-
-def largest_parallel(up: int, lower_count: int, upper_ports: int) -> int | None:
-    """Largest p dividing ``up`` with ``lower_count * p <= upper_ports`` (None if even p = 1 fails)."""
-    for p in range(up, 0, -1):
-        if up % p == 0 and lower_count * p <= upper_ports:
-            return p
-    return None
-
-
-def data_radix(model: DeviceModel) -> int:
-    return model.port_count("data")
-
-
-class PlanError(Exception):
-    """An impossible design; ``field`` is the FatTree key it is about."""
-
-    def __init__(self, rule: str, message: str, field: tuple, hint: str = "") -> None:
-        super().__init__(message)
-        self.rule, self.message, self.field, self.hint = rule, message, field, hint
-
-
-class TooBig(PlanError):
-    """More endpoints than the tiers and switches give; the builder adds the alternatives."""
-
-    def __init__(self, message: str, needed_radix: int, upper: str) -> None:
-        super().__init__("topology-too-big", message, ("endpoints",))
-        self.needed_radix = needed_radix  # radix the limiting (top) switch would need
-        self.upper = upper  # which blueprint key names that switch
-
-
-@dataclass(frozen=True, slots=True)
-class ClosPlan:
-    """Every number of the fabric. A 2-tier tree is one pod whose spines are the top tier."""
-
-    tiers: int
-    rail_optimized: bool
-    nics: int  # data ports per endpoint (the rails, when rail-optimised)
-    leaf: TierPorts
-    spine: TierPorts  # 2 tiers: all ports down
-    core_radix: int  # 3 tiers
-    su_nodes: int  # node slots per SU
-    leaves_per_rail: int  # per SU; rail-optimised only (0 otherwise)
-    leaves_per_su: int
-    built_sus: int
-    planned_sus: int
-    leaves_per_pod: int  # 2 tiers: the most leaves the spines take
-    p1: int
-    spines_per_pod: int
-    built_pods: int
-    planned_pods: int
-    p2: int  # 0 for 2 tiers
-    cores_per_plane: int  # 0 for 2 tiers
-    reserved: dict[int, frozenset[int]] = field(default_factory=dict)  # SU -> node slots taken by service ports
-
-    @property
-    def sus_per_pod(self) -> int:
-        return self.leaves_per_pod // self.leaves_per_su
-
-    @property
-    def leaves(self) -> int:
-        return self.built_sus * self.leaves_per_su
-
-    @property
-    def spines(self) -> int:
-        return self.built_pods * self.spines_per_pod
-
-    @property
-    def cores(self) -> int:
-        return self.cores_per_plane * self.spines_per_pod
-
-    @property
-    def max_pods(self) -> int:
-        """Pods the cores take without re-cabling (3 tiers)."""
-        return self.core_radix // self.p2 if self.tiers == 3 else 1
-
-    @property
-    def max_sus(self) -> int:
-        """SUs this build grows to by adding leaves (and pods) only, never re-cabling."""
-        return self.max_pods * self.sus_per_pod
-
-    @property
-    def max_nodes(self) -> int:
-        return self.max_sus * self.su_nodes - sum(len(r) for r in self.reserved.values())
-
-    def leaf_port(self, slot: int, nic: int) -> tuple[int, int]:
-        """(leaf within the SU, down port) of NIC ``nic`` of the node in ``slot``."""
-        d = self.leaf.down
-        if self.rail_optimized:
-            return nic * self.leaves_per_rail + slot // d, slot % d
-        return divmod(slot * self.nics + nic, d)
-
-    def slot_of(self, leaf_in_su: int, port: int) -> int:
-        """The node slot a leaf down port belongs to (the inverse of leaf_port)."""
-        d = self.leaf.down
-        if self.rail_optimized:
-            return (leaf_in_su % self.leaves_per_rail) * d + port
-        return (leaf_in_su * d + port) // self.nics
-
-    def service_port(self, k: int) -> tuple[int, int]:
-        """(leaf within the SU, down port) of the k-th service port of an SU: top ports, leaves first."""
-        lps = self.leaves_per_su
-        return k % lps, self.leaf.down - 1 - k // lps
-
-    def node_slots(self, count: int) -> Iterator[tuple[int, int]]:
-        """(su, slot) of the first ``count`` compute endpoints: free slots, SU by SU."""
-        produced, su = 0, 0
-        while produced < count:
-            taken = self.reserved.get(su, frozenset())
-            for slot in range(self.su_nodes):
-                if slot in taken:
-                    continue
-                yield su, slot
-                produced += 1
-                if produced == count:
-                    return
-            su += 1
-
-
-def _layout(tiers: int, rail_optimized: bool, nics: int, leaf: TierPorts, su_nodes: int | None) -> tuple[int, int, int]:
-    """(su_nodes, leaves_per_rail, leaves_per_su)."""
-    d = leaf.down
-    if rail_optimized:
-        su_nodes = su_nodes or d
-        lpr = math.ceil(su_nodes / d)
-        return su_nodes, lpr, nics * lpr
-    su_nodes = su_nodes or max(1, d // nics)
-    return su_nodes, 0, math.ceil(su_nodes * nics / d)
-
-
-def plan_clos(
-    *,
-    tiers: int,
-    rail_optimized: bool,
-    nics: int,
-    leaf: TierPorts,
-    spine: TierPorts,
-    core_radix: int,
-    nodes: int,
-    service_ports: dict[int, int] | None = None,
-    su_nodes: int | None = None,
-    leaves_per_pod: int | None = None,
-    grow_to_sus: int | None = None,
-) -> ClosPlan:
-    """Plan a fat tree; raises PlanError (or TooBig) for a design that cannot be built."""
-    if leaf.down < 1 or leaf.up < 1 or (tiers == 3 and (spine.down < 1 or spine.up < 1)):
-        raise PlanError(
-            "oversubscription",
-            f"the declared ratio leaves a switch with {leaf.down} down and {leaf.up} up ports",
-            ("oversubscription",),
-            "a lower ratio or a switch of higher radix",
-        )
-    d = leaf.down
-    su_nodes, lpr, lps = _layout(tiers, rail_optimized, nics, leaf, su_nodes)
-    proto = ClosPlan(tiers, rail_optimized, nics, leaf, spine, core_radix, su_nodes, lpr, lps, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-
-    reserved: dict[int, frozenset[int]] = {}
-    for su, count in sorted((service_ports or {}).items()):
-        if count > lps * d:
-            raise PlanError(
-                "port-budget",
-                f"SU {su} has {lps} leaves of {d} down ports; its service endpoints need {count}",
-                ("endpoints",),
-                "attach some service endpoints to another SU",
-            )
-        slots = {proto.slot_of(*proto.service_port(k)) for k in range(count)}
-        reserved[su] = frozenset(s for s in slots if s < su_nodes)
-
-    sus, left = 0, nodes
-    while left > 0:  # ends: an SU without service ports has su_nodes >= 1 free slots
-        left -= su_nodes - len(reserved.get(sus, ()))
-        sus += 1
-    built = max([sus] + [su + 1 for su in reserved])
-    planned = grow_to_sus or built
-    if planned < built:
-        raise PlanError(
-            "grow-to",
-            f"grow_to_sus is {planned} but the endpoints already fill {built} SUs",
-            ("grow_to_sus",),
-            f"set grow_to_sus to {built} or more",
-        )
-
-    if tiers == 2:
-        planned_leaves = planned * lps
-        p1 = largest_parallel(leaf.up, planned_leaves, spine.down)
-        if p1 is None:
-            raise TooBig(
-                f"a 2-tier fat tree takes at most {spine.down} leaves ({spine.down // lps} SUs) on {spine.down}-port spines; "
-                f"this design needs {planned_leaves} leaves ({planned} SUs)",
-                planned_leaves,
-                "spine_switch",
-            )
-        return ClosPlan(
-            tiers, rail_optimized, nics, leaf, spine, core_radix, su_nodes, lpr, lps, built, planned,
-            (spine.down // p1 // lps) * lps, p1, leaf.up // p1, 1, 1, 0, 0, reserved,
-        )  # fmt: skip
-
-    if leaves_per_pod is not None:
-        per_pod = leaves_per_pod
-        if per_pod % lps:
-            raise PlanError(
-                "pod-size",
-                f"leaves_per_pod {per_pod} is not a whole number of SUs ({lps} leaves each)",
-                ("leaves_per_pod",),
-                f"use a multiple of {lps}",
-            )
-    else:
-        per_pod = (spine.down // lps) * lps
-    if per_pod == 0 or per_pod > spine.down:
-        raise PlanError(
-            "pod-size",
-            f"a pod of {max(per_pod, lps)} leaves does not fit a spine's {spine.down} down ports",
-            ("leaves_per_pod",) if leaves_per_pod else ("su_nodes",),
-            f"at most {spine.down} leaves per pod; fewer nodes per SU, or a spine switch of higher radix",
-        )
-    p1 = largest_parallel(leaf.up, per_pod, spine.down)
-    assert p1 is not None  # per_pod <= spine.down, so p1 = 1 always fits
-    sus_per_pod = per_pod // lps
-    built_pods = math.ceil(built / sus_per_pod)
-    planned_pods = math.ceil(planned / sus_per_pod)
-    p2 = largest_parallel(spine.up, planned_pods, core_radix)
-    if p2 is None:
-        raise TooBig(
-            f"a 3-tier fat tree takes at most {core_radix} pods of {per_pod} leaves on {core_radix}-port cores; "
-            f"this design needs {planned_pods} pods ({planned} SUs)",
-            planned_pods,
-            "core_switch",
-        )
-    return ClosPlan(
-        tiers, rail_optimized, nics, leaf, spine, core_radix, su_nodes, lpr, lps, built, planned,
-        per_pod, p1, leaf.up // p1, built_pods, planned_pods, p2, spine.up // p2, reserved,
-    )  # fmt: skip
-
-
-def ceiling_nodes(tiers: int, leaf: TierPorts, spine: TierPorts, core_radix: int, **kw: object) -> int:
-    """The most nodes a design of these switches and tiers reaches (one link per switch pair)."""
-    try:
-        p = plan_clos(tiers=tiers, leaf=leaf, spine=spine, core_radix=core_radix, nodes=0, **kw)  # type: ignore[arg-type]
-    except PlanError:
-        return 0
-    top = spine.down if tiers == 2 else core_radix
-    sus = (top // p.leaves_per_su) if tiers == 2 else top * p.sus_per_pod
-    return sus * p.su_nodes - sum(len(r) for r in p.reserved.values())
-
 
 # -- the builder ---------------------------------------------------------------------------------
 
@@ -310,23 +66,36 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
     core_m = _switch(ctx, spec, core_name, path + (core_key,))
     n_leaf = ratio_value(spec.oversubscription.leaf)
     n_spine = ratio_value(spec.oversubscription.spine)
-    leaf_ports = split_ports(data_radix(leaf_m), n_leaf)
+    explicit = spec.uplinks
+    leaf_up = explicit.leaf if explicit is not None else None
+    spine_up = explicit.spine if explicit is not None else None
+    k_leaf, k_spine = data_radix(leaf_m), data_radix(spine_m)
+    for key, k, given in (("leaf", k_leaf, leaf_up), ("spine", k_spine, spine_up)):
+        if given is not None and given >= k:
+            raise ctx.fail(
+                "port-budget",
+                f"{given} uplinks per {key} leave no down port on a {k}-port switch",
+                path + ("uplinks", key),
+                f"at most {k - 1}",
+            )
+    leaf_ports = capacity(k_leaf, n_leaf, leaf_up)
     # The top tier has no uplinks: all its ports face down.
-    k_spine = data_radix(spine_m)
-    spine_ports = split_ports(k_spine, n_spine) if spec.tiers == 3 else TierPorts(k_spine, 0)
+    spine_ports = capacity(k_spine, n_spine, spine_up) if spec.tiers == 3 else TierPorts(k_spine, 0)
     k_core = data_radix(core_m) if spec.tiers == 3 else 0
 
     compute, service = _endpoints(ctx, spec, path)
     nics = _nics(ctx, spec, compute, path)
     service_ports: dict[int, int] = {}
-    for su, dev in service:
-        service_ports[su] = service_ports.get(su, 0) + len(f.layouts[f.devices[dev].model].ports_of("data"))
+    for su, dev, port_role in service:
+        service_ports[su] = service_ports.get(su, 0) + len(f.layouts[f.devices[dev].model].ports_of(port_role))
     knobs = {
         "rail_optimized": spec.rail_optimized,
         "nics": nics,
         "service_ports": service_ports,
         "su_nodes": spec.su_nodes,
         "leaves_per_pod": spec.leaves_per_pod,
+        "leaf_ratio": n_leaf,
+        "leaf_uplinks": leaf_up,
     }
     try:
         plan = plan_clos(
@@ -336,6 +105,8 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
             core_radix=k_core,
             nodes=len(compute),
             grow_to_sus=spec.grow_to_sus,
+            spine_ratio=n_spine,
+            spine_uplinks=spine_up,
             **knobs,  # type: ignore[arg-type]
         )
     except TooBig as exc:
@@ -363,10 +134,10 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
         )
 
     cores: list[int] = []
-    spine_up: list[int] = []
+    spine_up_ports: list[int] = []
     if spec.tiers == 3:
         core_data = ctx.fabric.layouts[core_name].ports_of("data")
-        spine_up = spine_data[plan.spine.down : plan.spine.down + plan.spine.up]
+        spine_up_ports = spine_data[plan.spine.down : plan.spine.down + plan.spine.up]
         cores = _cores(ctx, spec, plan, core_name, path)
         cpp = plan.cores_per_plane
         for plane in range(spp):
@@ -375,7 +146,7 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
                 ctx,
                 spec.name,
                 plane_spines,
-                spine_up,
+                spine_up_ports,
                 cores[plane * cpp : (plane + 1) * cpp],
                 core_data,
                 plan.p2,
@@ -384,23 +155,58 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
                 "spine-core",
             )
 
-    facts = _facts(
-        spec,
-        plan,
-        len(compute),
-        len(service),
-        service_ports,
-        leaf_ports,
-        spine_ports,
-        data_radix(leaf_m),
-        k_spine,
-        up_ports,
-        spine_up,
-    )
+    facts = _facts(spec, plan, len(compute), len(service), service_ports, k_leaf, k_spine, up_ports, spine_up_ports)
     facts["ceiling_nodes"] = ceiling_nodes(spec.tiers, leaf_ports, spine_ports, k_core, **knobs)  # type: ignore[arg-type]
+    facts.update(_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine))
     if spec.ethernet is not None:
         facts["ethernet"] = assign_ethernet(f, spec.ethernet, plan, leaves, spines, cores, path + ("ethernet",))
     f.facts[spec.name] = facts
+
+
+def _sizing(spec: FatTree, plan: ClosPlan, knobs: dict, nodes: int, leaf_ports: TierPorts, k_spine: int) -> dict:
+    """Declared against designed ratios per tier, the growth reservation, and the same endpoints
+    in 2 and 3 tiers (built and planned), as plain data for the checks and ``snc explain``."""
+    explicit = spec.uplinks
+    n_leaf, n_spine = ratio_value(spec.oversubscription.leaf), ratio_value(spec.oversubscription.spine)
+    tiers = {
+        "leaf": {
+            "declared": spec.oversubscription.leaf,
+            "down_used": plan.leaf_used,
+            "uplinks": plan.leaf.up,
+            "sized": uplinks_for(plan.leaf_used, n_leaf),
+            "explicit": explicit is not None and explicit.leaf is not None,
+        }
+    }
+    if spec.tiers == 3:
+        tiers["spine"] = {
+            "declared": spec.oversubscription.spine,
+            "down_used": plan.spine_used,
+            "uplinks": plan.spine.up,
+            "sized": uplinks_for(plan.spine_used, n_spine),
+            "explicit": explicit is not None and explicit.spine is not None,
+        }
+    options = designs(
+        k_spine=k_spine,
+        spine_ratio=n_spine,
+        grow_to_sus=spec.grow_to_sus,
+        built_sus=plan.built_sus,
+        nodes=nodes,
+        leaf=leaf_ports,
+        **knobs,
+    )
+    same_built = next((o for o in options if o.tiers == spec.tiers and o.scope == "built"), None)
+    reservation = None
+    if same_built is not None and plan.planned_sus > plan.built_sus:
+        reservation = {
+            "grow_to_sus": plan.planned_sus,
+            "built_sus": plan.built_sus,
+            "spines": plan.spines - same_built.spines,
+            "cores": plan.cores - same_built.cores,
+            "switch_links": plan.switch_links - same_built.switch_links,
+            "max_nodes": plan.max_nodes,
+            "max_nodes_built_only": same_built.max_nodes,
+        }
+    return {"sizing": tiers, "growth_reservation": reservation, "designs": [o.as_dict() for o in options]}
 
 
 def _switch(ctx: BuildContext, spec: FatTree, name: str, path: tuple) -> DeviceModel:
@@ -418,11 +224,13 @@ def _switch(ctx: BuildContext, spec: FatTree, name: str, path: tuple) -> DeviceM
     return model
 
 
-def _endpoints(ctx: BuildContext, spec: FatTree, path: tuple) -> tuple[list[int], list[tuple[int, int]]]:
-    """Compute endpoint devices (in fill order) and service ones as (su, device)."""
+def _endpoints(ctx: BuildContext, spec: FatTree, path: tuple) -> tuple[list[tuple[int, str]], list[tuple[int, int, str]]]:
+    """Compute endpoints as (device, port role) in fill order, and service ones as (su, device,
+    port role). The port role is the endpoint's ``ports`` (data by default; storage or inband for
+    a storage / in-band fabric on the same nodes)."""
     f = ctx.fabric
-    compute: list[int] = []
-    service: list[tuple[int, int]] = []
+    compute: list[tuple[int, str]] = []
+    service: list[tuple[int, int, str]] = []
     for i, ep in enumerate(spec.endpoints):
         if ep.group not in ctx.groups:
             raise ctx.fail(
@@ -431,31 +239,36 @@ def _endpoints(ctx: BuildContext, spec: FatTree, path: tuple) -> tuple[list[int]
                 path + ("endpoints", i, "group"),
                 did_you_mean(ep.group, sorted(ctx.groups)),
             )
-        # A scale-up domain lists its switch boards too; only devices with data ports attach.
-        devs = [dev for dev in ctx.groups[ep.group] if f.layouts[f.devices[dev].model].ports_of("data")]
+        # A scale-up domain lists its switch boards too; only devices with ports of the role attach.
+        role = ep.ports
+        devs = [dev for dev in ctx.groups[ep.group] if f.layouts[f.devices[dev].model].has_role(role)]
         if not devs:
+            models = sorted({f.devices[dev].model for dev in ctx.groups[ep.group]})
             raise ctx.fail(
-                "no-data-ports", f"{ep.group} has no devices with data ports for a scale-out fabric", path + ("endpoints", i)
+                "no-data-ports",
+                f"{ep.group} has no devices with {role} ports for a scale-out fabric (models: {', '.join(models)})",
+                path + ("endpoints", i) + (("ports",) if role != "data" else ()),
+                "name a port role its model has (catalogue ports: data, storage, inband)",
             )
         if ep.su is None:
-            compute.extend(devs)
+            compute.extend((dev, role) for dev in devs)
         else:
-            service.extend((ep.su, dev) for dev in devs)
+            service.extend((ep.su, dev, role) for dev in devs)
     return compute, service
 
 
-def _nics(ctx: BuildContext, spec: FatTree, compute: list[int], path: tuple) -> int:
+def _nics(ctx: BuildContext, spec: FatTree, compute: list[tuple[int, str]], path: tuple) -> int:
     f = ctx.fabric
-    counts: dict[str, int] = {}
-    for dev in compute:
-        model = f.devices[dev].model
-        if model not in counts:
-            counts[model] = len(f.layouts[model].ports_of("data"))
+    counts: dict[tuple[str, str], int] = {}
+    for dev, role in compute:
+        key = (f.devices[dev].model, role)
+        if key not in counts:
+            counts[key] = len(f.layouts[key[0]].ports_of(role))
     if len(set(counts.values())) > 1 and spec.rail_optimized:
         raise ctx.fail(
             "rails",
-            "rail-optimised endpoints must all have the same number of data ports (one per rail): "
-            + ", ".join(f"{m}={n}" for m, n in sorted(counts.items())),
+            "rail-optimised endpoints must all have the same number of ports (one per rail): "
+            + ", ".join(f"{m} {r}={n}" for (m, r), n in sorted(counts.items())),
             path + ("endpoints",),
             "split them into separate fabrics or set rail_optimized: false",
         )
@@ -556,8 +369,8 @@ def _attach(
     spec: FatTree,
     plan: ClosPlan,
     leaves: list[int],
-    compute: list[int],
-    service: list[tuple[int, int]],
+    compute: list[tuple[int, str]],
+    service: list[tuple[int, int, str]],
     down_ports: list[int],
     chooser: MediaChooser,
     path: tuple,
@@ -565,19 +378,19 @@ def _attach(
     """Endpoint NICs to leaf down ports: compute endpoints by slot, service ones on top ports."""
     f, name, lps = ctx.fabric, spec.name, plan.leaves_per_su
     ends: list[tuple[int, int, int, int]] = []
-    data_of: dict[str, list[int]] = {}
-    for dev, (su, slot) in zip(compute, plan.node_slots(len(compute)), strict=True):
-        model = f.devices[dev].model
-        ports = data_of.get(model)
+    ports_of: dict[tuple[str, str], list[int]] = {}
+    for (dev, role), (su, slot) in zip(compute, plan.node_slots(len(compute)), strict=True):
+        key = (f.devices[dev].model, role)
+        ports = ports_of.get(key)
         if ports is None:
-            ports = data_of[model] = f.layouts[model].ports_of("data")
+            ports = ports_of[key] = f.layouts[key[0]].ports_of(role)
         base = su * lps
         for nic, port in enumerate(ports):
             li, lp = plan.leaf_port(slot, nic)
             ends.append((dev, port, leaves[base + li], down_ports[lp]))
     taken: dict[int, int] = {}
-    for su, dev in service:
-        for port in f.layouts[f.devices[dev].model].ports_of("data"):
+    for su, dev, role in service:
+        for port in f.layouts[f.devices[dev].model].ports_of(role):
             k = taken.get(su, 0)
             taken[su] = k + 1
             li, lp = plan.service_port(k)
@@ -643,8 +456,6 @@ def _facts(
     nodes: int,
     services: int,
     service_ports: dict[int, int],
-    leaf_ports: TierPorts,
-    spine_ports: TierPorts,
     k_leaf: int,
     k_spine: int,
     leaf_up_ports: list[int],
@@ -666,11 +477,15 @@ def _facts(
         "built_sus": plan.built_sus,
         "planned_sus": plan.planned_sus,
         "leaf_radix": k_leaf,
-        "leaf_down": leaf_ports.down,
-        "leaf_up": leaf_ports.up,
+        # Down-port capacity (the layout) and uplinks cabled per switch (what the down ports in
+        # use in the planned SU / pod shape need at the declared ratio, or the explicit count).
+        "leaf_down": plan.leaf.down,
+        "leaf_up": plan.leaf.up,
+        "leaf_down_used": plan.leaf_used,
         "spine_radix": k_spine,
-        "spine_down": spine_ports.down,
-        "spine_up": spine_ports.up,
+        "spine_down": plan.spine.down,
+        "spine_up": plan.spine.up,
+        "spine_down_used": plan.spine_used if plan.tiers == 3 else plan.planned_sus * plan.leaves_per_su * plan.p1,
         "core_radix": plan.core_radix,
         "leaves": plan.leaves,
         "spines": plan.spines,
@@ -690,4 +505,10 @@ def _facts(
         "max_endpoint_ports": max_leaves * plan.leaf.down,
         "leaf_up_ports": list(leaf_up_ports),
         "spine_up_ports": list(spine_up_ports),
+        # Data ports each switch uses at the planned size (grow_to_sus included): the design, not the fill.
+        "ports_planned": {
+            "leaf": plan.leaf_used + plan.leaf.up,
+            "spine": plan.spine_used + plan.spine.up if plan.tiers == 3 else plan.planned_sus * plan.leaves_per_su * plan.p1,
+            **({"core": plan.planned_pods * plan.p2} if plan.tiers == 3 else {}),
+        },
     }

@@ -80,6 +80,9 @@ class BuildContext:
     # spec index -> how its links were chosen (for the per-cage settling after the build)
     spec_sources: dict[int, SpecSource] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self.geometry.groups = self.groups  # placements that follow a group read its racks
+
     # -- catalogue --------------------------------------------------------------------------
     def model(self, name: str, path: tuple, kind: str | tuple[str, ...] | None = None) -> DeviceModel:
         """A catalogue device, or a build error at ``path`` with the nearest names."""

@@ -62,6 +62,8 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..findings import BuildError, error
 from ..model.base import ratio_value
 from ..model.dragonfly import Dragonfly, DragonflyPlus
@@ -136,12 +138,26 @@ def global_links(plan: GlobalPlan, built: int) -> Iterator[tuple[int, int, int, 
 # -- shared pieces ------------------------------------------------------------------------------
 
 
-def _endpoint_ports(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tuple) -> tuple[list[int], list[int]]:
-    """(devices, data ports) of every endpoint, index-aligned, in terminal-slot order."""
+@dataclass(frozen=True, slots=True)
+class Endpoints:
+    """Every endpoint port in slot order (devices in their groups' order, a device's ports in
+    catalogue order): ``devices[t]`` and ``ports[t]`` for slot t. ``rails`` is the ports per
+    device when every device has the same number (the NICs, one per rail), else 0."""
+
+    devices: list[int]
+    ports: list[int]
+    rails: int
+
+    def __len__(self) -> int:
+        return len(self.devices)
+
+
+def _endpoint_ports(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tuple) -> Endpoints:
     f = ctx.fabric
     out: list[int] = []  # the device of every endpoint port
     out_ports: list[int] = []
-    data_ports: dict[str, list[int]] = {}  # per model, not per device: endpoints number 10^5
+    role_ports: dict[tuple[str, str], list[int]] = {}  # per model, not per device: endpoints number 10^5
+    counts: set[int] = set()
     for e, ep in enumerate(spec.endpoints):
         devices = ctx.groups.get(ep.group)
         if devices is None:
@@ -154,41 +170,87 @@ def _endpoint_ports(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tu
         before = len(out)
         models = {f.devices[dev].model for dev in devices}
         if len(models) == 1:  # a node group: one model, 10^5 devices, done in two comprehensions
-            ports = f.layouts[models.pop()].ports_of("data")
+            ports = f.layouts[models.pop()].ports_of(ep.ports)
             out.extend([dev for dev in devices for _ in ports])
             out_ports.extend(ports * len(devices))
+            if ports:
+                counts.add(len(ports))
         for dev in devices if models else ():
             model = f.devices[dev].model
-            ports = data_ports.get(model)
+            ports = role_ports.get((model, ep.ports))
             if ports is None:
-                ports = data_ports[model] = f.layouts[model].ports_of("data")
+                ports = role_ports[(model, ep.ports)] = f.layouts[model].ports_of(ep.ports)
             out.extend([dev] * len(ports))
             out_ports.extend(ports)
+            if ports:
+                counts.add(len(ports))
         if len(out) == before:
             raise ctx.fail(
                 "no-data-ports",
-                f"{ep.group} devices have no data ports for a scale-out fabric",
+                f"{ep.group} devices have no {ep.ports} ports for a scale-out fabric",
                 path + ("endpoints", e, "group"),
-                "list a node group whose model has ports of role 'data'",
+                f"list a node group whose model has ports of role {ep.ports!r}",
             )
-    return out, out_ports
+    return Endpoints(out, out_ports, counts.pop() if len(counts) == 1 else 0)
+
+
+def terminal_order(spec: Dragonfly | DragonflyPlus, per_group_switches: int, rails: int) -> str | None:
+    """The order endpoint ports take terminal ports: rail-aligned where every device has the same
+    number of ports (rails) and the switches of a group divide by it; None when rail-aligned is
+    asked for and impossible."""
+    possible = rails > 1 and per_group_switches % rails == 0
+    if spec.terminal_order is None:
+        return "rail-aligned" if possible else "consecutive"
+    if spec.terminal_order == "rail-aligned" and not possible:
+        return None
+    return spec.terminal_order
 
 
 def _attach_endpoints(
     ctx: BuildContext,
     name: str,
-    endpoints: tuple[list[int], list[int]],
+    endpoints: Endpoints,
     switches: list[int],
+    per_group: int,
     ports: list[int],
+    order: str,
     chooser: MediaChooser,
     path: tuple,
 ) -> None:
-    """Terminal slot t is switch t // len(ports) (switches numbered across groups), port t mod len(ports)."""
-    devs, dev_ports = endpoints
-    n, per = len(devs), len(ports)
-    sw = [switches[t // per] for t in range(n)]
-    sw_ports = [ports[t % per] for t in range(n)]
-    ctx.add_links(name, devs, dev_ports, sw, sw_ports, chooser=chooser, origin=path, tier="node-leaf")
+    """Endpoint slot t to a switch (numbered across groups, ``per_group`` each) and terminal port.
+
+    consecutive: switch ``t // P``, port ``t mod P`` (P terminal ports per switch), so a node's NICs
+    take consecutive ports. rail-aligned (R ports per device, S switches per group, S/R per rail):
+    device ``i = t // R`` and NIC ``r = t mod R``; the group holds ``n = S*P/R`` devices, ``q = i mod n``
+    is the device's place in group ``j = i // n``, and NIC r lands on switch ``j*S + r*(S/R) + q // P``,
+    port ``q mod P``: every switch carries one rail, P devices' NIC r each.
+    """
+    n, per = len(endpoints), len(ports)
+    t = np.arange(n, dtype=np.int64)
+    if order == "rail-aligned":
+        rails = endpoints.rails
+        dev, nic = np.divmod(t, rails)
+        group, q = np.divmod(dev, per_group * per // rails)
+        switch_index = group * per_group + nic * (per_group // rails) + q // per
+        port_index = q % per
+    else:
+        switch_index, port_index = np.divmod(t, per)
+    sw = np.array(switches, dtype=np.int64)[switch_index].tolist()
+    sw_ports = np.array(ports, dtype=np.int64)[port_index].tolist()
+    ctx.add_links(name, endpoints.devices, endpoints.ports, sw, sw_ports, chooser=chooser, origin=path, tier="node-leaf")
+
+
+def _order_or_fail(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tuple, switches: int, what: str, rails: int) -> str:
+    order = terminal_order(spec, switches, rails)
+    if order is None:
+        raise ctx.fail(
+            "rails",
+            f"{spec.name}: rail-aligned terminals need the {what} per group ({switches}) to be a multiple of the "
+            f"endpoints' ports per device ({rails or 'not the same for every device'})",
+            path + ("terminal_order",),
+            f"{what} per group a multiple of {rails}, or terminal_order: consecutive" if rails else "terminal_order: consecutive",
+        )
+    return order
 
 
 def _groups(
@@ -241,6 +303,12 @@ def _more_groups(want: int, switches: int, h: int, label_s: str, label_h: str, r
     s2 = math.ceil((want - 1) / h)
     out.append(f"{label_s}: {s2} (keeps {label_h} = {h}; {radix_of(s2, h)})")
     return out
+
+
+def _last_gbps(ctx: BuildContext) -> float:
+    """Gb/s of the link just added (a loop's links share one rate: one pair of port groups)."""
+    t = ctx.fabric.links
+    return t.specs[t.spec[-1]].gbps if len(t) else 0.0
 
 
 def _group_switches(
@@ -336,10 +404,11 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         need = p + a2 - 1 + h2
         return f"radix p + a - 1 + h = {need}, " + ("fits" if need <= k else "exceeds") + f" {spec.router}'s {k}"
 
-    want = spec.groups or math.ceil(len(endpoints[0]) / per_group)
+    want = spec.groups or math.ceil(len(endpoints) / per_group)
     alternatives = [f"groups: {max_groups} ({a * p * max_groups:,} terminal ports)"]
     alternatives += _more_groups(want, a, h, "routers_per_group", "global_links", radix_of)
-    g, planned = _groups(ctx, spec, path, len(endpoints[0]), per_group, max_groups, alternatives, f"a={a}, h={h}")
+    g, planned = _groups(ctx, spec, path, len(endpoints), per_group, max_groups, alternatives, f"a={a}, h={h}")
+    order = _order_or_fail(ctx, spec, path, a, "routers", endpoints.rails)
     plan = global_plan(spec.arrangement, planned, a, h)
 
     placement = spec.placement.resolve(a)
@@ -352,7 +421,8 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
     data = f.layouts[spec.router].ports_of("data")
     term, local, glob = data[:p], data[p : p + a - 1], data[p + a - 1 : used]
-    _attach_endpoints(ctx, name, endpoints, routers, term, chooser, path)
+    _attach_endpoints(ctx, name, endpoints, routers, a, term, order, chooser, path)
+    terminal_gbps = _last_gbps(ctx)
     # Router r's local port towards r2 (> r) is r2 - 1; r2's towards r (< r2) is r. The same
     # (r, port, r2, port) for every group, so listed once.
     pairs = [(r, local[r2 - 1], r2, local[r]) for r in range(a) for r2 in range(r + 1, a)]
@@ -364,9 +434,12 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         tier="local",
     )
     _wire_globals(ctx, name, routers, a, h, glob, plan, g, chooser, path)
+    global_gbps = _last_gbps(ctx) if plan.parallel and g > 1 else 0.0
 
     f.facts[name] = {
         "kind": "dragonfly",
+        "terminal_gbps": terminal_gbps,
+        "global_gbps": global_gbps,
         "transport": spec.transport,
         "router": spec.router,
         "radix": k,
@@ -377,7 +450,11 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         "max_groups": max_groups,
         "capacity": a * p * max_groups,
         "routers": g * a,
-        "endpoint_ports": len(endpoints[0]),
+        "endpoint_ports": len(endpoints),
+        "terminal_order": order,
+        "rails": endpoints.rails,
+        # Ports each switch uses in the design (terminals, local, global; reserved growth included).
+        "ports_planned": {"router": used},
         "local_links": g * a * (a - 1) // 2,
         **_global_facts(plan, g),
     }
@@ -457,10 +534,11 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         divides = "" if u % s2 == 0 else f", and spines must divide the leaf's {u} up ports"
         return f"spine ports {need}, " + ("fits" if need <= ks else "exceeds") + f" {spine_name}'s {ks}{divides}"
 
-    want = spec.groups or math.ceil(len(endpoints[0]) / per_group)
+    want = spec.groups or math.ceil(len(endpoints) / per_group)
     alternatives = [f"groups: {max_groups} ({per_group * max_groups:,} terminal ports)"]
     alternatives += _more_groups(want, spines, h, "spines", "global_links", radix_of)
-    g, planned = _groups(ctx, spec, path, len(endpoints[0]), per_group, max_groups, alternatives, f"S={spines} spines, h={h}")
+    g, planned = _groups(ctx, spec, path, len(endpoints), per_group, max_groups, alternatives, f"S={spines} spines, h={h}")
+    order = _order_or_fail(ctx, spec, path, leaves, "leaves", endpoints.rails)
     plan = global_plan(spec.arrangement, planned, spines, h)
 
     leaf_place = spec.placement.leaf.resolve(leaves)
@@ -480,7 +558,8 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
     spine_data = f.layouts[spine_name].ports_of("data")
     down, up = leaf_data[:d], leaf_data[d : d + u]
     spine_down, glob = spine_data[: leaves * p1], spine_data[leaves * p1 : leaves * p1 + h]
-    _attach_endpoints(ctx, name, endpoints, leaf_ids, down, chooser, path)
+    _attach_endpoints(ctx, name, endpoints, leaf_ids, leaves, down, order, chooser, path)
+    terminal_gbps = _last_gbps(ctx)
     # Leaf x of group j sends up-port m to spine m // p1 of its group, on that spine's port x * p1 + m mod p1.
     ups = [
         (leaf_ids[j * leaves + x], up[m], spine_ids[j * spines + m // p1], spine_down[x * p1 + m % p1])
@@ -490,9 +569,12 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
     ]
     ctx.add_link_rows(name, ups, chooser=chooser, origin=path, tier="leaf-spine")
     _wire_globals(ctx, name, spine_ids, spines, h, glob, plan, g, chooser, path)
+    global_gbps = _last_gbps(ctx) if plan.parallel and g > 1 else 0.0
 
     f.facts[name] = {
         "kind": "dragonfly-plus",
+        "terminal_gbps": terminal_gbps,
+        "global_gbps": global_gbps,
         "transport": spec.transport,
         "leaf_switch": leaf_name,
         "spine_switch": spine_name,
@@ -508,7 +590,10 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         "capacity": per_group * max_groups,
         "leaves": g * leaves,
         "spines": g * spines,
-        "endpoint_ports": len(endpoints[0]),
+        "endpoint_ports": len(endpoints),
+        "terminal_order": order,
+        "rails": endpoints.rails,
+        "ports_planned": {"leaf": d + u, "spine": leaves * p1 + h},
         "local_links": g * leaves * u,
         **_global_facts(plan, g),
     }

@@ -43,34 +43,23 @@ class Geometry:
         self._dev_rack = np.zeros(0, dtype=np.int64)  # device -> rack index, the first _placed rows filled
         self._dev_y = np.zeros(0, dtype=np.float64)  # device -> height of its ports
         self._placed = 0
+        # Devices made per blueprint entry (BuildContext.groups, shared): what 'follow' reads.
+        self.groups: dict[str, list[int]] = {}
+        self._follow_cache: dict[tuple, list[int]] = {}
 
     def place(self, placement: Placement, slot: int, height_u: int, path: tuple) -> tuple[int, int]:
         """(rack index, lowest U) of the device in placement slot ``slot``."""
-        if placement.row not in self._row_len:
-            known = sorted(self._row_len)
-            raise BuildError(
-                [
-                    error(
-                        "unknown-row",
-                        f"no row named {placement.row!r} in site.rows",
-                        path + ("row",),
-                        "rows: " + ", ".join(known),
-                    )
-                ]
-            )
+        racks = self._racks_of(placement, path)
         rack_pos = placement.first_rack + slot // placement.per_rack
         u = placement.first_u + (slot % placement.per_rack) * (height_u + placement.gap_u)
-        if rack_pos > self._row_len[placement.row]:
-            raise BuildError(
-                [
-                    error(
-                        "rack-space",
-                        f"row {placement.row} has {self._row_len[placement.row]} racks; this group needs rack {rack_pos}",
-                        path,
-                        f"add racks to row {placement.row}, raise per_rack, or start at an earlier rack",
-                    )
-                ]
-            )
+        if rack_pos > len(racks):
+            if placement.follow is not None:
+                what = f"the racks of {', '.join(placement.follow)} number {len(racks)}"
+                hint = "raise per_rack, start at an earlier rack, or follow more groups"
+            else:
+                what = f"row {placement.row} has {len(racks)} racks"
+                hint = f"add racks to row {placement.row}, raise per_rack, or start at an earlier rack"
+            raise BuildError([error("rack-space", f"{what}; this group needs rack {rack_pos}", path, hint)])
         if u + height_u - 1 > self.site.rack_units:
             raise BuildError(
                 [
@@ -83,7 +72,7 @@ class Geometry:
                     )
                 ]
             )
-        return self._rack_index[(placement.row, rack_pos)], u
+        return racks[rack_pos - 1], u
 
     def place_many(self, placement: Placement, count: int, height_u: int, path: tuple) -> list[tuple[int, int]]:
         """``place`` for slots 0..count-1 at once: bounds are checked on the extreme slots only."""
@@ -91,23 +80,74 @@ class Geometry:
             return []
         self.place(placement, count - 1, height_u, path)  # the furthest rack
         self.place(placement, min(count, placement.per_rack) - 1, height_u, path)  # the highest unit
-        first = self._rack_index[(placement.row, placement.first_rack)]  # racks of a row are consecutive
+        racks = self._racks_of(placement, path)
+        first = placement.first_rack - 1
         per, step, u0 = placement.per_rack, height_u + placement.gap_u, placement.first_u
-        return [(first + slot // per, u0 + (slot % per) * step) for slot in range(count)]
+        return [(racks[first + slot // per], u0 + (slot % per) * step) for slot in range(count)]
+
+    def _racks_of(self, placement: Placement, path: tuple) -> Sequence[int]:
+        """The rack indices a placement fills, in order: a row's racks, or the followed groups'."""
+        if placement.follow is not None:
+            return self._followed(tuple(placement.follow), path)
+        if placement.row not in self._row_len:
+            known = sorted(self._row_len)
+            raise BuildError(
+                [
+                    error(
+                        "unknown-row",
+                        f"no row named {placement.row!r} in site.rows",
+                        path + ("row",),
+                        "rows: " + ", ".join(known),
+                    )
+                ]
+            )
+        first = self._rack_index[(placement.row, 1)]  # racks of a row are consecutive
+        return range(first, first + self._row_len[placement.row])
+
+    def _followed(self, names: tuple[str, ...], path: tuple) -> list[int]:
+        """The racks the devices of the named groups occupy, each once, in the devices' order
+        (group by group). Cached per group sizes: a leaf tier asks once per leaf."""
+        groups = self.groups
+        for i, name in enumerate(names):
+            if name not in groups:
+                hint = "groups built so far: " + (", ".join(sorted(groups)) or "none") + " (list node groups before fabrics)"
+                raise BuildError(
+                    [
+                        error(
+                            "unknown-reference", f"placement follows {name!r}, which is not built yet", path + ("follow", i), hint
+                        )
+                    ]
+                )
+        key = (names, tuple(len(groups[n]) for n in names))
+        found = self._follow_cache.get(key)
+        if found is None:
+            devices, seen = self.fabric.devices, set()
+            found = []
+            for name in names:
+                for dev in groups[name]:
+                    rack = devices[dev].rack
+                    if rack >= 0 and rack not in seen:
+                        seen.add(rack)
+                        found.append(rack)
+            self._follow_cache[key] = found
+        return found
 
     def cable_length(self, a: Device, b: Device) -> float:
         """The routed length between two devices (the definition ``lengths`` computes in bulk)."""
         if a.rack < 0 or b.rack < 0:
             return 0.0
-        uh, top = self._unit_m, self._top_m
-        # Ports sit at the middle of a device's height.
-        ya = (a.u - 1 + a.height_u / 2) * uh
-        yb = (b.u - 1 + b.height_u / 2) * uh
+        top = self._top_m
+        ya, yb = self._port_height(a.u, a.height_u), self._port_height(b.u, b.height_u)
         if a.rack == b.rack:
             return abs(ya - yb) + self._in_rack_slack_m
         ka, kb = self.fabric.racks[a.rack], self.fabric.racks[b.rack]
         horizontal = abs(ka.x_m - kb.x_m) + abs(ka.y_m - kb.y_m)
         return (top - ya) + (top - yb) + self._trays_m + horizontal + self._slack_m
+
+    def _port_height(self, u: int, height_u: int) -> float:
+        """Height of a device's ports above the floor: the middle of its units, or the middle of
+        the rack for a 0U device (a vertical PDU runs the rack's height in the rear)."""
+        return (u - 1 + height_u / 2) * self._unit_m if height_u else self._top_m / 2
 
     def lengths(self, a: Sequence[int], b: Sequence[int]) -> list[float]:
         """``cable_length(devices[a[i]], devices[b[i]])`` for every i, in bulk (numpy): the same
@@ -138,7 +178,7 @@ class Geometry:
                 y = self._dev_y = np.concatenate((y[:done], np.zeros(size - done, dtype=np.float64)))
             new = devices[done:]
             rack[done:total] = [d.rack for d in new]
-            uh = self._unit_m
-            y[done:total] = [(d.u - 1 + d.height_u / 2) * uh for d in new]  # ports sit mid-height
+            height = self._port_height
+            y[done:total] = [height(d.u, d.height_u) for d in new]
             self._placed = total
         return self._dev_rack, self._dev_y

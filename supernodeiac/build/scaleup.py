@@ -20,9 +20,15 @@ N*A*k <= R; anything else is a BuildError with the nearest valid values.
   (board, switch_board) of its two ends.
 * Switched: the same links are cable-cartridge lanes (kind "cartridge") with their in-rack length.
 
-Placement: each instance takes one placement slot, a stack of its boards: orthogonal puts the
-compute boards first (bottom up), then the switch boards; switched puts half of the compute trays
-below the switch trays and the rest above (shortest cartridge runs, as in an NVL72 rack).
+Placement: each instance takes one placement slot. Orthogonal: a supernode chassis (the smallest
+catalogue chassis with the slots, or ``chassis:``) whose front slots hold the compute boards one
+above the other (horizontal) and whose rear slots hold the switch boards side by side (vertical,
+each spanning the chassis), so every compute board crosses every switch board once; the boards
+record their chassis and slot (``Device.chassis``, ``Device.slot``: F01.., R01..). Switched: trays
+stacked in U, half of the compute trays below the switch trays and the rest above (shortest
+cartridge runs, as in an NVL72 rack). Either way the power shelves the catalogue asks for
+(``physical.power_shelves`` of the chassis or the compute tray: 8 per NVL72 rack) go with the
+instance: above the chassis, or half below and half above the trays.
 
 **Second level (two-level).** L1 chips are numbered across the joined domains in order (domain,
 supernode, switch board, chip). With X L2 chips and U uplinks per L1 chip (``p = U / X`` parallel
@@ -77,6 +83,7 @@ class _Form:
     m_key: str
     compute_name: str
     switch_name: str
+    shelf_name: str
 
 
 _ORTHOGONAL = _Form(
@@ -88,6 +95,7 @@ _ORTHOGONAL = _Form(
     "switch_boards",
     "{domain}-sn{supernode:02d}-cb{board:02d}",
     "{domain}-sn{supernode:02d}-sb{board:02d}",
+    "{domain}-sn{supernode:02d}-ps{shelf:02d}",
 )
 _SWITCHED = _Form(
     "switched",
@@ -98,6 +106,7 @@ _SWITCHED = _Form(
     "switch_trays",
     "{domain}-{supernode:02d}-ct{board:02d}",
     "{domain}-{supernode:02d}-st{board:02d}",
+    "{domain}-{supernode:02d}-ps{shelf:02d}",
 )
 
 
@@ -111,11 +120,147 @@ def build_switched(ctx: BuildContext, spec: SwitchedDomain, path: tuple) -> None
     _build_one_level(ctx, spec, path, _SWITCHED, spec.compute_tray, spec.switch_tray, spec.compute_trays, spec.switch_trays)
 
 
-def _spread_hint(form: _Form, links: int, chips: int, n: int, acc: int, ports: int) -> str:
-    valid = [m for m in range(1, links + 1) if links % (m * chips) == 0 and n * acc * (links // (m * chips)) <= ports]
+def _spread_hint(
+    ctx: BuildContext, form: _Form, links: int, chips: int, n: int, acc: int, ports: int, m: int, switch: str
+) -> str:
+    """Fixes that work: every accelerator spreads its L links evenly over M boards x C chips only
+    when L is a multiple of M x C, and the chips need N x A x L / (M x C) ports. So: another board
+    count (when one divides L and fits), a compute board whose link count is a multiple of M x C,
+    or a switch board whose chip count divides L. Nothing is suggested that still fails."""
+
+    def fits(boards: int, c: int, r: int) -> bool:
+        return links % (boards * c) == 0 and n * acc * (links // (boards * c)) <= r
+
+    valid = [b for b in range(1, links + 1) if fits(b, chips, ports)]
     if valid:
         return f"{form.m_key}: one of {', '.join(map(str, valid))} spreads {links} links evenly over {chips}-chip boards"
-    return f"no {form.m_key} count works with {n} {form.n_key}: use fewer {form.n_key} or a switch board with more ports per chip"
+    step = m * chips
+    lower, upper = (links // step) * step, (links // step + 1) * step
+    counts = [x for x in (lower, upper) if x > 0 and n * acc * (x // step) <= ports]
+    hints = [
+        f"links per accelerator must be a multiple of {form.m_key} x chips per board; {links} is a multiple of no "
+        f"count of {chips}-chip boards that fits"
+    ]
+    if counts:
+        hints.append(f"a {form.compute_key} with {' or '.join(map(str, counts))} links per accelerator ({m} x {chips} chips)")
+    others = []
+    for name, model in sorted(ctx.catalogue.devices.items()):
+        c = model.switch_chips
+        if name == switch or model.kind != "switch-board" or c is None:
+            continue
+        boards = [b for b in range(1, links + 1) if fits(b, c.count, c.ports_per_chip)]
+        if boards:
+            others.append(f"{name} ({c.count} chips; {form.m_key} {', '.join(map(str, boards[:4]))})")
+    if others:
+        hints.append(f"a {form.switch_key} whose chip count divides {links}: " + ", ".join(others))
+    if not counts and not others:
+        hints.append(f"fewer {form.n_key}, or a {form.switch_key} with more ports per chip")
+    return "; ".join(hints)
+
+
+@dataclass(frozen=True, slots=True)
+class _Stack:
+    """Where one domain instance's devices sit, in units above its placement's U."""
+
+    height_u: int  # the whole stack: one placement slot
+    chassis: str | None  # orthogonal: the chassis model the boards slide into
+    chassis_u: int
+    chassis_height_u: int
+    front_slots: int
+    rear_slots: int
+    compute_u: list[int]  # per compute board (a front slot of the chassis, or a tray's unit)
+    switch_u: list[int]  # per switch board (the chassis's bottom for a vertical rear board)
+    shelf_model: str | None
+    shelf_u: list[int]
+
+    @property
+    def extra_devices(self) -> int:
+        return (self.chassis is not None) + len(self.shelf_u)
+
+
+def _stack(
+    ctx: BuildContext,
+    spec: OrthogonalDomain | SwitchedDomain,
+    path: tuple,
+    form: _Form,
+    cm: DeviceModel,
+    sm: DeviceModel,
+    n: int,
+    m: int,
+) -> _Stack:
+    """Lay out one instance: an OEX supernode is a chassis (compute boards in its front slots, one
+    above the other; switch boards in its rear slots, vertical, side by side) with its power shelves
+    above it; a switched domain (NVL72) is trays stacked in U, half of its compute trays below the
+    switch trays and half above, with its power shelves split below and above them."""
+    chassis_name, host = _chassis(ctx, spec, path, n, m) if form.kind == "orthogonal" else (None, None)
+    feed = (host.physical if host is not None else cm.physical) or None
+    shelves = feed.power_shelves if feed is not None else None
+    shelf_model, shelf_h, count = None, 0, 0
+    if shelves is not None:
+        shelf_model = shelves.model
+        shelf_h = ctx.model(shelf_model, path, "power-shelf").height_u
+        count = shelves.count
+    if host is not None:
+        assert host.slots is not None
+        slots = host.slots
+        compute_u = [slots.front_first_u + b * slots.front_pitch_u for b in range(n)]
+        return _Stack(
+            host.height_u + count * shelf_h, chassis_name, 0, host.height_u, slots.front, slots.rear,
+            compute_u, [0] * m, shelf_model, [host.height_u + j * shelf_h for j in range(count)],
+        )  # fmt: skip
+    hc, hs = cm.height_u, sm.height_u
+    below = count // 2
+    base = below * shelf_h
+    lower = n // 2
+    compute_u = [base + (b * hc if b < lower else lower * hc + m * hs + (b - lower) * hc) for b in range(n)]
+    switch_u = [base + lower * hc + j * hs for j in range(m)]
+    top = base + n * hc + m * hs
+    shelf_u = [j * shelf_h for j in range(below)] + [top + j * shelf_h for j in range(count - below)]
+    return _Stack(top + (count - below) * shelf_h, None, 0, 0, 0, 0, compute_u, switch_u, shelf_model, shelf_u)
+
+
+def _chassis(ctx: BuildContext, spec: OrthogonalDomain | SwitchedDomain, path: tuple, n: int, m: int) -> tuple[str, DeviceModel]:
+    """The chassis an OEX supernode's boards slide into: the declared one, or the smallest in the
+    catalogue with enough front (compute) and rear (switch) slots."""
+    assert isinstance(spec, OrthogonalDomain)
+    cm = ctx.catalogue.devices[spec.compute_board]
+    name = spec.chassis
+    if name is not None:
+        model = ctx.model(name, path + ("chassis",), "chassis")
+        assert model.slots is not None
+        if model.slots.front < n or model.slots.rear < m:
+            raise ctx.fail(
+                "chassis-slots",
+                f"{spec.chassis} has {model.slots.front} front and {model.slots.rear} rear slots; this supernode has "
+                f"{n} compute boards and {m} switch boards",
+                path + ("chassis",),
+                "a larger chassis, or fewer boards",
+            )
+    else:
+        fits = sorted(
+            (v.height_u, k)
+            for k, v in ctx.catalogue.devices.items()
+            if v.kind == "chassis" and v.slots is not None and v.slots.front >= n and v.slots.rear >= m
+        )
+        if not fits:
+            sizes = sorted(f"{k} ({v.slots.front} x {v.slots.rear})" for k, v in ctx.catalogue.devices.items() if v.slots)
+            raise ctx.fail(
+                "chassis-slots",
+                f"no catalogue chassis has {n} front (compute) and {m} rear (switch) slots",
+                path + ("compute_boards",),
+                "chassis: " + (", ".join(sizes) or "none") + "; add one under catalogue: devices: (kind chassis)",
+            )
+        name = fits[0][1]
+        model = ctx.catalogue.devices[name]
+    assert model.slots is not None
+    if cm.height_u > model.slots.front_pitch_u:
+        raise ctx.fail(
+            "chassis-slots",
+            f"{spec.compute_board} is {cm.height_u}U; the chassis's front slots are {model.slots.front_pitch_u}U",
+            path + ("compute_board",),
+            "a chassis with taller front slots",
+        )
+    return name, model
 
 
 def _build_one_level(
@@ -155,7 +300,7 @@ def _build_one_level(
             "scaleup-spread",
             f"{links} links per {acc.model} cannot spread evenly over {m} {form.m_key} x {c_count} chips = {m * c_count} chips",
             path + (form.m_key,),
-            _spread_hint(form, links, c_count, n, a_count, ports),
+            _spread_hint(ctx, form, links, c_count, n, a_count, ports, m, switch),
         )
     spread = Spread(m, c_count, links)
     k = spread.per_chip
@@ -166,22 +311,44 @@ def _build_one_level(
             f"each {sm.switch_chips.model or 'switch'} chip needs {n * a_count * k} ports ({n} {form.n_key} x {a_count} "
             f"accelerators x {k} link(s)); {switch} chips have {ports}",
             path + (form.n_key,),
-            f"at most {most} {form.n_key} with {m} {form.m_key}; or " + _spread_hint(form, links, c_count, n, a_count, ports),
+            f"at most {most} {form.n_key} with {m} {form.m_key}; or "
+            + _spread_hint(ctx, form, links, c_count, n, a_count, ports, m, switch),
         )
-
-    hc, hs = cm.height_u, sm.height_u
-    lower = n // 2 if form.kind == "switched" else n  # compute boards below the switch boards
-    stack_u = n * hc + m * hs
-
-    def board_offset(b: int) -> int:
-        return b * hc if b < lower else lower * hc + m * hs + (b - lower) * hc
 
     policy_path = path + ("media",) if spec.media else ("media",)
     chooser = ctx.chooser(spec.media, policy_path)
     name = spec.name
-    ctx.reserve(spec.count * (n + m), path + ("count",))
+    stack = _stack(ctx, spec, path, form, cm, sm, n, m)
+    ctx.reserve(spec.count * (n + m + stack.extra_devices), path + ("count",))
+    placement_path = ctx.placement_path(path, spec.placement)
     boards_all: list[int] = []
     for s in range(spec.count):
+        rack, u0 = ctx.geometry.place(spec.placement, s, stack.height_u, placement_path)
+        chassis = -1
+        if stack.chassis is not None:
+            chassis = ctx.add_device(
+                name=ctx.name("chassis", "{domain}-sn{supernode:02d}", path, domain=name, supernode=s + 1),
+                role="chassis",
+                model=stack.chassis,
+                group=name,
+                placement=None,
+                slot=0,
+                origin=path,
+                coords=(("domain", name), ("supernode", s)),
+                at=(rack, u0 + stack.chassis_u),
+            ).index
+        for j, shelf_u in enumerate(stack.shelf_u):
+            ctx.add_device(
+                name=ctx.name("power-shelf", form.shelf_name, path, domain=name, supernode=s + 1, shelf=j + 1),
+                role="power-shelf",
+                model=stack.shelf_model,
+                group=name,
+                placement=None,
+                slot=0,
+                origin=path,
+                coords=(("domain", name), ("supernode", s), ("shelf", j)),
+                at=(rack, u0 + shelf_u),
+            )
         boards: list[int] = []
         switches: list[int] = []
         for b in range(n):
@@ -190,13 +357,14 @@ def _build_one_level(
                 role="compute-board",
                 model=compute,
                 group=name,
-                placement=spec.placement,
-                slot=s,
+                placement=None,
+                slot=0,
                 origin=path,
                 coords=(("domain", name), ("supernode", s), ("board", b)),
-                u_offset=board_offset(b),
-                per_slot_u=stack_u,
+                at=(rack, u0 + stack.compute_u[b]),
             )
+            if chassis >= 0:
+                dev.chassis, dev.slot = chassis, f"F{b + 1:02d}"
             boards.append(dev.index)
         for j in range(m):
             dev = ctx.add_device(
@@ -204,14 +372,16 @@ def _build_one_level(
                 role="switch-board",
                 model=switch,
                 group=name,
-                placement=spec.placement,
-                slot=s,
+                placement=None,
+                slot=0,
                 origin=path,
                 coords=(("domain", name), ("supernode", s), ("switch_board", j)),
                 tier=1,
-                u_offset=lower * hc + j * hs,
-                per_slot_u=stack_u,
+                at=(rack, u0 + stack.switch_u[j]),
             )
+            if chassis >= 0:
+                # A vertical board at the rear spans the chassis: its ports sit at mid-chassis.
+                dev.chassis, dev.slot, dev.height_u = chassis, f"R{j + 1:02d}", stack.chassis_height_u
             switches.append(dev.index)
         ends: list[tuple[int, int, int, int]] = []
         for b, board in enumerate(boards):
@@ -244,6 +414,10 @@ def _build_one_level(
         "connectors_per_supernode": n * m,
         "links_per_connector": a_count * links // m,
         "max_compute_boards": ports // (a_count * k),
+        "chassis": stack.chassis,
+        "chassis_slots": {"front": stack.front_slots, "rear": stack.rear_slots} if stack.chassis else None,
+        "power_shelves_per_supernode": len(stack.shelf_u),
+        "power_shelf": stack.shelf_model,
     }
 
 

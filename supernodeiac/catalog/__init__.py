@@ -1,4 +1,12 @@
-"""The hardware catalogue: built-in YAML data, overridable per blueprint."""
+"""The hardware catalogue: built-in YAML data, overridable per blueprint.
+
+Data files (``data/``): ``devices.yaml`` (what each device is: kind, ports, topology figures),
+``facility.yaml`` (site defaults for rack budgets, and the power shelves, PDUs, console servers
+and chassis), ``physical.yaml`` (every physical fact of a built-in device, one entry per device:
+part number, cages per port role, console ports, power, weight, cooling, power shelves; laid
+into the device's entry by one loader, ``_with_physical``), ``media.yaml``, ``transceivers.yaml``,
+``cords.yaml`` and ``lines.yaml`` (what links them).
+"""
 
 from __future__ import annotations
 
@@ -37,14 +45,21 @@ def builtin_data() -> dict[str, Any]:
     def load(name: str) -> Any:
         return yaml.load((root / name).read_text(encoding="utf-8")) or {}
 
+    devices = dict(load("devices.yaml"))
+    facility = load("facility.yaml")
+    for name, entry in facility["devices"].items():
+        if name in devices:
+            raise ValueError(f"catalogue device {name!r} is in both devices.yaml and facility.yaml")
+        devices[name] = entry
     return {
-        "devices": load("devices.yaml"),
+        "devices": devices,
         "media": load("media.yaml"),
         "transceivers": load("transceivers.yaml"),
         "cords": load("cords.yaml"),
         "lines": load("lines.yaml"),
         "physical": load("physical.yaml"),
         "port_maps": load("port_maps.yaml"),
+        "facility": facility["site"],
     }
 
 
@@ -54,7 +69,9 @@ def merged(overrides: dict[str, Any] | None) -> dict[str, Any]:
     An override with the name of a built-in entry replaces that entry's keys it names and
     keeps the rest, so a blueprint can change one figure (a reach, a power) without copying
     the whole entry. The physical facts of built-in devices (physical.yaml: part numbers, cage
-    tops, faceplate numbering) are laid in afterwards wherever the entry does not set them.
+    tops, faceplate numbering, power, weight, cooling, console ports) are laid in afterwards
+    wherever the entry does not set them. ``facility`` is one entry: the keys given replace the
+    built-in ones.
     """
     base = builtin_data()
     overrides = overrides or {}
@@ -64,6 +81,7 @@ def merged(overrides: dict[str, Any] | None) -> dict[str, Any]:
         for name, entry in (overrides.get(section) or {}).items():
             entries[name] = {**entries.get(name, {}), **entry}
         out[section] = entries
+    out["facility"] = {**base["facility"], **(overrides.get("facility") or {})}
     lines = {transport: dict(rates) for transport, rates in base["lines"].items()}
     for transport, rates in (overrides.get("lines") or {}).items():
         lines[transport] = {**lines.get(transport, {}), **(rates or {})}
@@ -75,13 +93,21 @@ def merged(overrides: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _with_physical(entry: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
-    """``entry`` with the physical facts it lacks: its part, and per port role the cage keys
-    (the sources given for them join the device's sources)."""
+    """``entry`` with the physical facts it lacks: its ``part`` and its ``physical`` (power,
+    weight, cooling, power shelves), the ports only the facility uses (``extra_ports``: a switch's
+    serial console, appended after the device's own so that no port index moves, unless the entry
+    already has ports of that role), and per port role the cage keys (the sources given for them
+    join the device's sources)."""
     entry = dict(entry)
-    if "part" in facts and "part" not in entry:
-        entry["part"] = facts["part"]
-    by_role = facts.get("ports") or {}
+    for key in ("part", "physical"):
+        if key in facts and key not in entry:
+            entry[key] = facts[key]
     ports = entry.get("ports")
+    extra = facts.get("extra_ports") or []
+    if isinstance(ports, list) and extra:
+        roles = {g.get("role") for g in ports if isinstance(g, dict)}
+        ports = entry["ports"] = [*ports, *(g for g in extra if g.get("role") not in roles)]
+    by_role = facts.get("ports") or {}
     if not isinstance(ports, list) or not by_role:
         return entry
     extra_sources: list[Any] = []

@@ -44,7 +44,7 @@ def _port_template(template: str) -> str:
     return template
 
 
-PortRole = Literal["data", "scaleup", "mgmt", "inband", "storage", "cxl", "uplink"]
+PortRole = Literal["data", "scaleup", "mgmt", "inband", "storage", "cxl", "uplink", "console"]
 Grade = Literal["PRIMARY", "SECONDARY", "DERIVED", "UNCONFIRMED", "ILLUSTRATIVE"]
 # The top of a cage and of what plugs into it: a finned module (integrated heat sink, IHS) goes
 # into a switch cage without a heat sink; a flat-top module (riding heat sink, RHS) under the heat
@@ -160,6 +160,47 @@ class Source(Strict):
     note: str = ""
 
 
+class PowerShelves(Strict):
+    """The power shelves a rack of these devices is fed from (a busbar rack: NVL72, OEX)."""
+
+    model: str = Field(description="catalogue power-shelf")
+    count: PositiveInt = Field(description="shelves per domain instance (one rack)")
+
+
+class Physical(Strict):
+    """What a device asks of its rack: power, weight, cooling (``catalog/data/physical.yaml``).
+
+    ``power_max_w`` is what rack budgets are held to (the nameplate or the maximum with active
+    optics); ``power_typical_w`` is reported beside it. Either left out falls back to the
+    device's ``power_w``. ``modules_in_max`` says whether that maximum already includes the
+    modules in the device's cages (the rack adds them when it does not).
+    """
+
+    power_typical_w: NonNegFloat | None = None
+    power_max_w: NonNegFloat | None = None
+    modules_in_max: bool = Field(
+        True,
+        description="the maximum includes the pluggable modules in its cages (as data sheets give it); false: the rack "
+        "also carries the modules and active cable ends plugged into the device's cages",
+    )
+    weight_kg: NonNegFloat | None = None
+    cooling: Literal["air", "liquid", "hybrid"] = Field("air", description="hybrid: direct liquid plus air, needs a liquid rack")
+    supply_w: NonNegFloat | None = Field(None, description="power shelves and PDUs: the power they deliver")
+    power_shelves: PowerShelves | None = None
+    sources: list[Source] = Field(default_factory=list)
+
+
+class ChassisSlots(Strict):
+    """A supernode chassis (OEX): compute boards slide in at the front, horizontally, one above the
+    other; switch boards at the rear, vertically, side by side, so every compute board crosses
+    every switch board once (the orthogonal connectors sit at the crossings)."""
+
+    front: PositiveInt = Field(description="compute-board slots (front, horizontal)")
+    rear: PositiveInt = Field(description="switch-board slots (rear, vertical)")
+    front_pitch_u: PositiveInt = Field(description="height of one front slot (the compute board's thickness)")
+    front_first_u: NonNegInt = Field(0, description="units below the first front slot (power entry, management)")
+
+
 class Part(Strict):
     """What a BOM line orders: a vendor part number, or a clearly marked generic placeholder."""
 
@@ -171,11 +212,22 @@ class Part(Strict):
 
 
 class DeviceModel(Strict):
-    kind: Literal["switch", "node", "compute-board", "switch-board", "appliance", "memory"]
+    kind: Literal[
+        "switch",
+        "node",
+        "compute-board",
+        "switch-board",
+        "appliance",
+        "memory",
+        "chassis",
+        "power-shelf",
+        "pdu",
+        "console-server",
+    ]
     description: str
     vendor: str = ""
     transport: Literal["infiniband", "ethernet", "nvlink", "olink", "ualink", "cxl", "any"] = "any"
-    height_u: PositiveInt = 1
+    height_u: NonNegInt = Field(1, description="rack units; 0 for a device mounted in the rear (a vertical PDU)")
     power_w: NonNegFloat = 0
     relative_cost: NonNegFloat = 0
     ports: list[PortGroup]
@@ -183,8 +235,28 @@ class DeviceModel(Strict):
     internal_scaleup: InternalScaleup | None = None
     switch_chips: SwitchChips | None = None
     memory_gb: NonNegFloat = 0
+    physical: Physical | None = None
+    slots: ChassisSlots | None = Field(None, description="kind chassis: its board slots")
     part: Part | None = Field(None, description="part number for the BOM; none: a generic placeholder")
     sources: list[Source] = Field(min_length=1)
+
+    @property
+    def power_max_w(self) -> float:
+        p = self.physical
+        return p.power_max_w if p is not None and p.power_max_w is not None else self.power_w
+
+    @property
+    def power_typical_w(self) -> float:
+        p = self.physical
+        return p.power_typical_w if p is not None and p.power_typical_w is not None else self.power_w
+
+    @property
+    def weight_kg(self) -> float | None:
+        return self.physical.weight_kg if self.physical is not None else None
+
+    @property
+    def cooling(self) -> str:
+        return self.physical.cooling if self.physical is not None else "air"
 
     @model_validator(mode="after")
     def _consistent(self) -> DeviceModel:
@@ -194,6 +266,10 @@ class DeviceModel(Strict):
         internal, acc = self.internal_scaleup, self.accelerators
         if internal is not None and acc is not None and sum(internal.links_per_chip) != acc.links:
             raise ValueError("internal_scaleup.links_per_chip must add up to accelerators.links")
+        if (self.kind == "chassis") != (self.slots is not None):
+            raise ValueError("a chassis lists its 'slots', and only a chassis does")
+        if self.height_u == 0 and self.kind not in ("pdu",):
+            raise ValueError("only a pdu (rear-mounted) has height_u 0")
         for group in self.ports:
             fields = PORT_FIELDS
             if group.role == "scaleup":
@@ -453,9 +529,18 @@ class PortMap(Strict):
     sources: list[Source] = Field(min_length=1)
 
 
+class Facility(Strict):
+    """Site figures a rack budget falls back to where the blueprint declares none of its own."""
+
+    air_cooled_limit_kw: PositiveFloat = Field(description="most a rack may draw on air cooling")
+    cables_max: PositiveInt = Field(description="cable ends leaving one rack before its cable management is overfull")
+    sources: list[Source] = Field(min_length=1)
+
+
 class Catalogue(Strict):
     devices: dict[str, DeviceModel]
     media: dict[str, Medium]
+    facility: Facility
     transceivers: dict[str, Transceiver] = Field(default_factory=dict)
     cords: dict[str, Cord] = Field(default_factory=dict)
     # transport -> lane rate (Gb/s; 0 = any rate) -> media the default policy may choose from

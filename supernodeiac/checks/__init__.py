@@ -45,9 +45,13 @@ from . import (  # noqa: E402,F401
     oversubscription,
     port_maps,
     ports,
+    racks,
     rackspace,
+    rails,
     reach,
     scaleup,
+    services,
     tenants,
+    utilisation,
     workloads,
 )

@@ -214,6 +214,8 @@ def check_duplicates(ctx: CheckContext) -> Iterator[Finding]:
 def check_lossless(ctx: CheckContext) -> Iterator[Finding]:
     for name, facts in _ethernet(ctx):
         lossless = facts["ethernet"]["lossless"]
+        if lossless is None:  # plain Ethernet: no lossless class declared, nothing to check
+            continue
         used = set(lossless["dscp_to_tc"].values()) | {lossless["default_tc"]}
         for prio in lossless["pfc_priorities"]:
             if prio not in used:

@@ -11,7 +11,8 @@ the builder, which cannot cable ports that do not exist; here the built Fabric i
   (Dragonfly+);
 * ``dragonfly-balance``: a warning when a != 2p or a != 2h, saying which side has more ports
   than the balanced design and by how much;
-* ``dragonfly-size``: an info line with the design figures and free global ports.
+* ``dragonfly-size``: an info line with the design figures, free global ports, and the
+  group-to-group ratios under minimal routing (``sections.dragonfly.group_ratios``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from ..fabric import Fabric
 from ..findings import Finding, error, info, warning
+from ..sections.dragonfly import group_ratios
 from . import CHECKS, CheckContext
 
 KINDS = ("dragonfly", "dragonfly-plus")
@@ -207,5 +209,11 @@ def check_size(ctx: CheckContext) -> Iterator[Finding]:
             text += (
                 f"; {free} of {facts['global_ports_per_group']} global ports per group left free "
                 f"(more parallel links would unbalance the group pairs)"
+            )
+        ratios = group_ratios(facts, facts.get("terminal_gbps", 0.0), facts.get("global_gbps", 0.0))
+        if ratios is not None:
+            text += (
+                f"; group to group under minimal routing {ratios['to_one_group']} towards one other group, "
+                f"{ratios['uniform']} uniform"
             )
         yield info("dragonfly-size", text, ("scaleout", i))

@@ -54,3 +54,52 @@ def check_management(ctx: CheckContext) -> Iterator[Finding]:
             d.origin,
             "give the device a placement",
         )
+
+
+@CHECKS.register("management-reach")
+def check_reach(ctx: CheckContext) -> Iterator[Finding]:
+    """Every rack switch reaches the aggregation layer (else a warning names the island racks), and
+    no aggregation switch is managed through itself (its management port on a switch that uplinks
+    through it)."""
+    f = ctx.fabric
+    rack_switches = [d for d in f.devices if d.role == "mgmt"]
+    if not rack_switches:
+        return
+    aggs = {d.index for d in f.devices if d.role == "mgmt-agg"}
+    roles = [f.layouts[d.model].port_roles for d in f.devices]
+    uplinked: dict[int, set[int]] = {d.index: set() for d in rack_switches}  # rack switch -> aggregation switches
+    managed_by: dict[int, int] = {}  # aggregation switch -> the switch its management port is cabled to
+    t = f.links
+    mgmt_specs = {i for i, spec in enumerate(t.specs) if spec.fabric == "mgmt"}
+    for a, a_port, b, b_port, s in zip(t.a, t.a_port, t.b, t.b_port, t.spec):
+        if s not in mgmt_specs:
+            continue
+        for x, y in ((a, b), (b, a)):
+            if x in uplinked and y in aggs:
+                uplinked[x].add(y)
+        for x, port, y in ((a, a_port, b), (b, b_port, a)):
+            if x in aggs and 0 <= port < len(roles[x]) and roles[x][port] == "mgmt":
+                managed_by[x] = y
+    islands = [d for d in rack_switches if not uplinked[d.index]]
+    if islands:
+        names = ", ".join(f.racks[d.rack].name for d in islands[:8]) + (
+            f" and {len(islands) - 8} more" if len(islands) > 8 else ""
+        )
+        yield warning(
+            "management-islands",
+            f"{len(islands)} of {len(rack_switches)} racks' management switches reach no aggregation switch (islands: {names})",
+            ("management",) + (("aggregation",) if aggs else ()),
+            "add management.aggregation (uplinks from every rack switch), or more aggregation ports"
+            if not aggs
+            else "check management.uplinks and the aggregation switches' ports",
+        )
+    for agg in sorted(aggs):
+        peer = managed_by.get(agg)
+        if peer is not None and agg in uplinked.get(peer, set()):
+            yield warning(
+                "management-loop",
+                f"{f.devices[agg].name} is managed through itself: its management port is on {f.devices[peer].name}, "
+                "which uplinks through it",
+                ("management", "aggregation"),
+                "cable the aggregation switches' management ports to an out-of-band switch of their own",
+            )

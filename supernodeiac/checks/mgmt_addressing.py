@@ -18,7 +18,8 @@ def check_mgmt_addressing(ctx: CheckContext) -> Iterator[Finding]:
         return
     path = ("management", "addressing")
     access = len(ctx.fabric.layouts[m.switch].ports_of("data"))
-    plan = MgmtPlan(m.addressing, access)
+    oobs = ctx.fabric.facts.get("mgmt", {}).get("oob_switches", [])
+    plan = MgmtPlan(m.addressing, access, len(oobs))
     if plan.per_rack < access + 2:
         yield error(
             "mgmt-addressing",
@@ -27,18 +28,31 @@ def check_mgmt_addressing(ctx: CheckContext) -> Iterator[Finding]:
             f"at least {access + 2} (or leave it out: the next power of two)",
         )
         return
-    # Blocks are keyed by the rack's site index, so every rack position of the site needs one.
+    # Blocks are keyed by the rack's site index, so every rack position of the site needs one (and
+    # each out-of-band switch of the aggregation layer one at the top of the network).
     racks = len(ctx.fabric.racks)
     if racks > plan.rack_capacity:
-        needed = (racks + 1) * plan.per_rack
+        needed = (racks + 1 + len(oobs)) * plan.per_rack
         prefix = plan.network.max_prefixlen - math.ceil(math.log2(needed))
+        oob_text = f" beside {len(oobs)} for the out-of-band switches" if oobs else ""
         yield error(
             "mgmt-addressing",
-            f"{m.addressing.network} holds {plan.rack_capacity} racks of {plan.per_rack} addresses; "
+            f"{m.addressing.network} holds {plan.rack_capacity} racks of {plan.per_rack} addresses{oob_text}; "
             f"the site has {racks} rack positions",
             path + ("network",),
             f"a /{prefix} or larger, or a smaller per_rack",
         )
+    f = ctx.fabric
+    for name in oobs:
+        oob_access = len(f.layouts[f.device(name).model].ports_of("data"))
+        if oob_access > plan.per_rack:
+            yield error(
+                "mgmt-addressing",
+                f"per_rack {plan.per_rack} leaves no room for the {oob_access} access ports of {name}",
+                path + ("per_rack",),
+                f"at least {oob_access}",
+            )
+            break
     gateway = ipaddress.ip_address(plan.gateway)
     offset = int(gateway) - int(plan.network.network_address)
     if offset >= plan.per_rack:

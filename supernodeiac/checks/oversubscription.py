@@ -1,27 +1,50 @@
 """Oversubscription measured on the Fabric: down vs up bandwidth of every Clos switch.
 
-The worst switch of each tier is compared with the tier's declared ratio; the end-to-end
-worst case is the product of the tiers' worst ratios (traffic that climbs every tier).
+Three figures per tier, and what each is held to:
+
+* **measured**: the worst switch of the tier, down vs up bandwidth on its cabled links. Worse than
+  the declared ratio is an error (``oversubscription``). A switch of a partly filled SU or pod
+  measures better than declared; that is growth room, not a defect.
+* **designed**: the down ports the switch uses in the planned SU / pod shape (``facts.sizing``)
+  against the uplinks cabled on it (counted on the links). More than ``planning.ratio_tolerance``
+  away from the declared ratio, in either direction, is a warning (``ratio-intent``) with both
+  figures, unless the uplinks are what the declared ratio asks for and only whole ports round it.
+* the seeds' planning rule that tiers above the leaves stay non-blocking
+  (``planning.upper_tiers_nonblocking``): a warning (``nonblocking-upper-tiers``) for a spine tier
+  declared or designed above 1:1.
+
+The end-to-end worst case is the product of the tiers' worst measured ratios (traffic that climbs
+every tier).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..fabric import Fabric
-from ..findings import Finding, error, info
+from ..findings import Finding, error, info, warning
 from ..model.base import format_fraction, ratio_value
 from . import CHECKS, CheckContext
 
 TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
 
 
-def measure(fabric: Fabric, name: str) -> dict[int, Fraction]:
-    """Worst down:up ratio per tier (tiers with uplinks only) of one fabric, from its links."""
+@dataclass
+class TierMeasure:
+    """Per tier (with uplinks) of one fabric: the worst down:up bandwidth ratio and the fewest and
+    most uplinks a switch of the tier has."""
+
+    worst: dict[int, Fraction] = field(default_factory=dict)
+    uplinks: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+
+def measure_tiers(fabric: Fabric, name: str) -> TierMeasure:
     down: defaultdict[int, float] = defaultdict(float)
     up: defaultdict[int, float] = defaultdict(float)
+    ups: defaultdict[int, int] = defaultdict(int)
     devices = fabric.devices
     tiers = [d.tier for d in devices]
     t = fabric.links
@@ -35,21 +58,27 @@ def measure(fabric: Fabric, name: str) -> dict[int, Fraction]:
         if ta == tb:
             continue
         gbps = gbps_of[s]
-        if ta < tb:
-            up[a] += gbps
-            down[b] += gbps
-        else:
-            up[b] += gbps
-            down[a] += gbps
-    worst: dict[int, Fraction] = {}
+        lo, hi = (a, b) if ta < tb else (b, a)
+        up[lo] += gbps
+        ups[lo] += 1
+        down[hi] += gbps
+    out = TierMeasure()
     for dev, u in up.items():
         tier = devices[dev].tier
         if tier == 0 or u == 0:
             continue
         r = Fraction(down.get(dev, 0.0) / u).limit_denominator(1000)
-        if r > worst.get(tier, Fraction(0)):
-            worst[tier] = r
-    return worst
+        if r > out.worst.get(tier, Fraction(0)):
+            out.worst[tier] = r
+        n = ups[dev]
+        lo_hi = out.uplinks.get(tier)
+        out.uplinks[tier] = (n, n) if lo_hi is None else (min(lo_hi[0], n), max(lo_hi[1], n))
+    return out
+
+
+def measure(fabric: Fabric, name: str) -> dict[int, Fraction]:
+    """Worst down:up ratio per tier (tiers with uplinks only) of one fabric, from its links."""
+    return measure_tiers(fabric, name).worst
 
 
 def ratio_text(r: Fraction) -> str:
@@ -57,13 +86,36 @@ def ratio_text(r: Fraction) -> str:
     return f"1:{format_fraction(r)}" if r.denominator == 1 else f"1:{float(r):.3g}"
 
 
+def designed_ratios(facts: dict, measured: TierMeasure) -> dict[str, dict]:
+    """Per tier name: declared, designed (down ports in use : fewest uplinks cabled) and the
+    uplinks the declared ratio asks for, from the builder's sizing facts and the links."""
+    out = {}
+    for tier, tier_name in TIER_NAMES.items():
+        sizing = facts.get("sizing", {}).get(tier_name)
+        if sizing is None or tier not in measured.uplinks:
+            continue
+        uplinks = measured.uplinks[tier][0]
+        used = int(sizing["down_used"])
+        out[tier_name] = {
+            "declared": sizing["declared"],
+            "down_used": used,
+            "uplinks": uplinks,
+            "designed": Fraction(used, uplinks) if uplinks else None,
+            "sized": int(sizing["sized"]),
+            "explicit": bool(sizing["explicit"]),
+        }
+    return out
+
+
 @CHECKS.register("oversubscription")
 def check_oversubscription(ctx: CheckContext) -> Iterator[Finding]:
+    planning = ctx.blueprint.planning
     for i, spec in enumerate(ctx.blueprint.scaleout):
         if spec.kind != "fat-tree" or spec.name not in ctx.fabric.facts:
             continue
         path = ("scaleout", i, "oversubscription")
-        worst = measure(ctx.fabric, spec.name)
+        measured = measure_tiers(ctx.fabric, spec.name)
+        worst = measured.worst
         declared = {1: spec.oversubscription.leaf, 2: spec.oversubscription.spine}
         end_to_end = Fraction(1)
         parts = []
@@ -80,6 +132,56 @@ def check_oversubscription(ctx: CheckContext) -> Iterator[Finding]:
                     path + (tier_name,),
                     "add uplinks or declare the ratio the design has",
                 )
-        yield info(
-            "oversubscription", f"{spec.name}: measured {', '.join(parts)}; end-to-end worst case {ratio_text(end_to_end)}", path
+        designed = designed_ratios(ctx.fabric.facts[spec.name], measured)
+        yield from _intent(spec.name, designed, planning.ratio_tolerance, ("scaleout", i))
+        if planning.upper_tiers_nonblocking:
+            yield from _upper_tiers(spec.name, designed, ("scaleout", i))
+        design_text = "; ".join(
+            f"{t} {ratio_text(d['designed'])} ({d['down_used']} down in use : {d['uplinks']} up)"
+            for t, d in designed.items()
+            if d["designed"] is not None
         )
+        yield info(
+            "oversubscription",
+            f"{spec.name}: measured {', '.join(parts)}; end-to-end worst case {ratio_text(end_to_end)}"
+            + (f"; designed {design_text}" if design_text else ""),
+            path,
+        )
+
+
+def _intent(name: str, designed: dict[str, dict], tolerance: float, path: tuple) -> Iterator[Finding]:
+    for tier_name, d in designed.items():
+        ratio, target = d["designed"], ratio_value(d["declared"])
+        if ratio is None or d["uplinks"] == d["sized"]:
+            continue  # the declared ratio's own uplink count: whatever rounding to whole ports gives
+        if abs(ratio - target) <= target * Fraction(tolerance).limit_denominator(1000):
+            continue
+        direction = "fewer" if ratio > target else "more"
+        where = ("uplinks", tier_name) if d["explicit"] else ("oversubscription", tier_name)
+        yield warning(
+            "ratio-intent",
+            f"{name}: {tier_name} tier is designed at {ratio_text(ratio)} ({d['down_used']} down ports in use : "
+            f"{d['uplinks']} uplinks), declared {d['declared']}: {direction} uplinks than the declared ratio's "
+            f"{d['sized']}",
+            path + where,
+            f"uplinks.{tier_name}: {d['sized']} for {d['declared']}, or declare oversubscription.{tier_name}: "
+            f'"{ratio_text(ratio)}"',
+        )
+
+
+def _upper_tiers(name: str, designed: dict[str, dict], path: tuple) -> Iterator[Finding]:
+    d = designed.get("spine")
+    if d is None:
+        return
+    ratio, declared = d["designed"], ratio_value(d["declared"])
+    worst = max(declared, ratio if ratio is not None else Fraction(1))
+    if worst <= 1:
+        return
+    yield warning(
+        "nonblocking-upper-tiers",
+        f"{name}: the spine tier is oversubscribed ({ratio_text(worst)}); the planning rule keeps tiers above the leaves "
+        "non-blocking",
+        path + ("oversubscription", "spine"),
+        'oversubscribe at the leaves instead (oversubscription: {leaf: "1:N", spine: "1:1"}), '
+        "or set planning.upper_tiers_nonblocking: false to accept it",
+    )

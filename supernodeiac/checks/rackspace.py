@@ -1,4 +1,8 @@
-"""Rack space: no two devices share a rack unit, and every device fits inside its rack."""
+"""Rack space: no two devices share a rack unit, and every device fits inside its rack.
+
+Boards in a chassis (``Device.chassis``) take the chassis's units, not their own, and a 0U device
+(a vertical PDU in the rear) takes none: both are left out here.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..fabric import Device
 from ..findings import Finding, error
 from . import CHECKS, CheckContext
 
@@ -14,7 +19,7 @@ from . import CHECKS, CheckContext
 def _clean(ctx: CheckContext) -> bool:
     """No device out of its rack and no two overlapping, decided in bulk (numpy): the devices
     sorted by rack and lowest unit, each compared with the one below it, as the walk does."""
-    devices = ctx.fabric.devices
+    devices = [d for d in ctx.fabric.devices if _occupies(d)]
     rack = np.array([d.rack for d in devices], dtype=np.int64)
     low = np.array([d.u for d in devices], dtype=np.int64)
     high = low + np.array([d.height_u for d in devices], dtype=np.int64) - 1
@@ -27,6 +32,11 @@ def _clean(ctx: CheckContext) -> bool:
     return not ((rack[1:] == rack[:-1]) & (low[1:] <= high[:-1])).any()
 
 
+def _occupies(d: Device) -> bool:
+    """Whether a device takes rack units of its own (not a board in a chassis, not 0U)."""
+    return d.chassis < 0 and d.height_u > 0
+
+
 @CHECKS.register("rack-space")
 def check_rack_space(ctx: CheckContext) -> Iterator[Finding]:
     if _clean(ctx):
@@ -35,7 +45,7 @@ def check_rack_space(ctx: CheckContext) -> Iterator[Finding]:
     top = ctx.blueprint.site.rack_units
     by_rack: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
     for d in f.devices:
-        if d.rack >= 0:
+        if d.rack >= 0 and _occupies(d):
             by_rack[d.rack].append((d.u, d.u + d.height_u - 1, d.index))
     for rack_index in sorted(by_rack):
         rack = f.racks[rack_index].name

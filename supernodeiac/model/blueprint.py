@@ -34,6 +34,9 @@ class CatalogueOverrides(Strict):
     media: dict[Name, dict[str, Any]] = Field(default_factory=dict)
     transceivers: dict[Name, dict[str, Any]] = Field(default_factory=dict)
     cords: dict[Name, dict[str, Any]] = Field(default_factory=dict)
+    facility: dict[str, Any] = Field(
+        default_factory=dict, description="site defaults for rack budgets (air_cooled_limit_kw, cables_max)"
+    )
     lines: dict[Name, dict[LineRate, list[str]]] = Field(
         default_factory=dict, description="media the default policy offers, per transport and lane rate"
     )
@@ -45,7 +48,7 @@ class CatalogueOverrides(Strict):
     )
 
 
-SpareClass = Literal["switch", "node", "transceiver", "cable", "fibre", "connector", "cartridge"]
+SpareClass = Literal["switch", "node", "facility", "transceiver", "cable", "fibre", "connector", "cartridge"]
 
 
 class BomSettings(Strict):
@@ -64,6 +67,17 @@ class Planning(Strict):
     )
     scaleup_to_scaleout_floor: PositiveFloat | None = Field(
         None, description="error (not a warning) when scale-up is below this multiple of scale-out"
+    )
+    ratio_tolerance: Annotated[float, Field(ge=0, le=1)] = Field(
+        0.1,
+        description="warn when a tier's designed down:up ratio departs from the declared one by more than this fraction "
+        "(either direction; rounding to whole ports never warns)",
+    )
+    upper_tiers_nonblocking: bool = Field(
+        True, description="warn when a tier above the leaves is oversubscribed (the seeds' rule: upper tiers stay 1:1)"
+    )
+    port_utilisation_min: Annotated[float, Field(ge=0, le=1)] = Field(
+        0.5, description="warn when a scale-out switch role uses less than this fraction of its data ports"
     )
 
 

@@ -15,6 +15,9 @@ from .base import Name, NonNegInt, PositiveInt, Ratio, Strict
 from .common import MediaPolicy
 from .site import Placement
 
+# The port roles of a node that a scale-out fabric may take (catalogue PortGroup.role).
+EndpointPorts = Literal["data", "storage", "inband"]
+
 # IEEE 802.1Q priority code points and traffic classes are 3 bits; DSCP is 6 bits (RFC 2474).
 Priority = Annotated[int, Field(ge=0, le=7)]
 Dscp = Annotated[int, Field(ge=0, le=63)]
@@ -37,12 +40,25 @@ class Endpoint(Strict):
 
     group: Name
     su: NonNegInt | None = Field(None, description="attach to this SU's leaves, top ports first (service endpoints)")
+    ports: EndpointPorts = Field(
+        "data", description="which of the devices' ports attach: data (compute), storage or inband (a storage / in-band fabric)"
+    )
+    ha: bool = Field(
+        False, description="service endpoints: the group's devices form an HA pair (UFM, any service); checked to share no leaf"
+    )
 
 
 class ClosPlacement(Strict):
     leaf: Placement
     spine: Placement
     core: Placement | None = Field(None, description="3 tiers only")
+
+
+class Uplinks(Strict):
+    """Explicit uplinks per switch, in place of ceil(down ports in use / declared ratio)."""
+
+    leaf: PositiveInt | None = Field(None, description="uplinks cabled per leaf")
+    spine: PositiveInt | None = Field(None, description="3 tiers only: uplinks cabled per spine")
 
 
 class Oversubscription(Strict):
@@ -158,7 +174,9 @@ class Lossless(Strict):
 class EthernetSettings(Strict):
     addressing: Addressing
     bgp: Bgp
-    lossless: Lossless
+    lossless: Lossless | None = Field(
+        None, description="the RoCEv2 lossless class; leave it out for plain Ethernet (storage, in-band: TCP, no PFC)"
+    )
 
 
 # -- the fabric --------------------------------------------------------------------------------
@@ -174,6 +192,9 @@ class FatTree(Strict):
     core_switch: str | None = Field(None, description="3 tiers; default: the spine switch")
     rail_optimized: bool = Field(True, description="NIC i of every node lands on the leaves of rail i")
     oversubscription: Oversubscription = Field(default_factory=Oversubscription, description="per tier, down:up")
+    uplinks: Uplinks | None = Field(
+        None, description="explicit uplinks per switch; default ceil(down ports in use / ratio), see build/clos_plan.py"
+    )
     su_nodes: PositiveInt | None = Field(
         None, description="node slots per scalable unit; default: leaf down ports (rail-optimised) or the nodes one leaf takes"
     )
@@ -199,6 +220,8 @@ class FatTree(Strict):
                 raise ValueError("leaves_per_pod is for 3 tiers; a 2-tier tree is one pod")
             if self.core_switch is not None:
                 raise ValueError("core_switch is for 3 tiers")
+            if self.uplinks is not None and self.uplinks.spine is not None:
+                raise ValueError("uplinks.spine is for 3 tiers: the spines of a 2-tier tree have no uplinks")
             if self.oversubscription.spine != "1:1":
                 raise ValueError("oversubscription.spine is for 3 tiers: the spines of a 2-tier tree have no uplinks")
         if self.transport == "ethernet" and self.ethernet is None:

@@ -27,6 +27,7 @@ class DragonflyEndpoint(Strict):
     """
 
     group: Name
+    ports: Literal["data", "storage", "inband"] = Field("data", description="which of the devices' ports attach")
 
 
 class GroupPlacement(Strict):
@@ -36,15 +37,25 @@ class GroupPlacement(Strict):
     the switches per group, i.e. one group per rack.
     """
 
-    row: Name
+    row: Name | None = Field(None, description="a row of site.rows (or give follow)")
+    follow: list[Name] | None = Field(
+        None, min_length=1, description="node groups whose racks the switches go into (top-of-rack), instead of a row"
+    )
     first_rack: PositiveInt = 1
     per_rack: PositiveInt | None = Field(None, description="switches per rack; default: one group per rack")
     first_u: PositiveInt = 1
     gap_u: NonNegInt = Field(0, description="free units between switches in a rack")
 
+    @model_validator(mode="after")
+    def _one_target(self) -> GroupPlacement:
+        if (self.row is None) == (self.follow is None):
+            raise ValueError("give either 'row' (a row of site.rows) or 'follow' (groups whose racks to use)")
+        return self
+
     def resolve(self, per_group: int) -> Placement:
         return Placement(
             row=self.row,
+            follow=self.follow,
             first_rack=self.first_rack,
             per_rack=self.per_rack or per_group,
             first_u=self.first_u,
@@ -63,6 +74,12 @@ class _GroupedFabric(Strict):
         description="plan the global links for this many groups, so adding groups later never re-cables; default: groups",
     )
     arrangement: Arrangement = Field("absolute", description="how group ports map to peer groups (absolute, relative, circulant)")
+    terminal_order: Literal["rail-aligned", "consecutive"] | None = Field(
+        None,
+        description="how endpoint NICs take terminal ports: rail-aligned (NIC r of every node on the switches of rail r) "
+        "or consecutive (a node's NICs on consecutive ports); default rail-aligned where the switches per group "
+        "divide by the NICs per node",
+    )
     endpoints: list[DragonflyEndpoint] = Field(min_length=1)
     media: MediaPolicy | None = None
 

@@ -30,10 +30,15 @@ class OrthogonalDomain(Strict):
     compute_boards: PositiveInt = Field(description="N compute boards per supernode")
     switch_boards: PositiveInt = Field(description="M switch boards per supernode")
     count: DeviceCount = Field(1, description="how many such supernodes")
+    chassis: str | None = Field(
+        None, description="catalogue chassis the boards slide into; default: the smallest that has the slots"
+    )
     per_accelerator_gbytes: PositiveFloat | None = Field(
         None, description="declared scale-up bandwidth per accelerator, GB/s both directions"
     )
-    placement: Placement = Field(description="one supernode chassis per placement slot (compute boards, then switch boards)")
+    placement: Placement = Field(
+        description="one supernode per placement slot: its chassis, with the chassis's power shelves above it"
+    )
     media: MediaPolicy | None = None
 
 

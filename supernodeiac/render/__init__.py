@@ -75,6 +75,7 @@ from . import (  # noqa: E402,F401
     cabling,
     connectors,
     diagram,
+    elevation,
     kubernetes,
     lldp,
     nccl,

@@ -7,6 +7,8 @@ renderer writes it as ``bom/bom.csv`` (one row per orderable part, for a spreads
 What a line counts, from the Fabric and the catalogue (never literals here):
 
 * ``switch`` / ``node``: devices per model (one part, whatever the roles it plays);
+* ``facility``: what the racks need besides compute and network, per model: OEX supernode chassis,
+  power shelves, rack PDUs, console servers (the OOB switches are switches);
 * ``cable``: cable assemblies per (fabric, medium, ordered length): one per straight cable (a
   twin-port DAC serving both ports of its cages counts once), one per splitter (at its longest
   leg), one per Cat6 patch cord;
@@ -41,14 +43,16 @@ from .csv_safe import CsvWriter
 from .parts import PartRef, cord_part, device_part, medium_part, module_part, ordered_length
 
 NO_MEDIUM = "(none)"  # a link the media policy found nothing for; the reach check reports it
-SECTIONS = ("switch", "node", "transceiver", "cable", "fibre", "connector", "cartridge")
+SECTIONS = ("switch", "node", "facility", "transceiver", "cable", "fibre", "connector", "cartridge")
+DEVICE_SECTIONS = ("switch", "node", "facility")
+FACILITY_KINDS = frozenset({"chassis", "power-shelf", "pdu", "console-server"})
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
     """One orderable part on one fabric (devices: fabric "")."""
 
-    section: str  # switch | node | transceiver | cable | fibre | connector | cartridge
+    section: str  # switch | node | facility | transceiver | cable | fibre | connector | cartridge
     fabric: str
     item: str  # catalogue key (device model, medium, transceiver, cord)
     part: PartRef
@@ -87,10 +91,10 @@ class Bom:
 
     @property
     def devices(self) -> list[DeviceLine]:
-        return [DeviceLine(x.item, x.count) for x in self.lines if x.section in ("switch", "node")]
+        return [DeviceLine(x.item, x.count) for x in self.lines if x.section in DEVICE_SECTIONS]
 
     def media_lines(self, fabric: str | None = None) -> list[Line]:
-        return [x for x in self.lines if x.section not in ("switch", "node") and (fabric is None or x.fabric == fabric)]
+        return [x for x in self.lines if x.section not in DEVICE_SECTIONS and (fabric is None or x.fabric == fabric)]
 
     def fabrics(self) -> list[str]:
         return sorted({x.fabric for x in self.media_lines()})
@@ -102,10 +106,10 @@ class Bom:
         return sum(x.cost for x in self.media_lines(fabric))
 
     def device_power_w(self) -> float:
-        return sum(x.power_w for x in self.lines if x.section in ("switch", "node"))
+        return sum(x.power_w for x in self.lines if x.section in DEVICE_SECTIONS)
 
     def device_cost(self) -> float:
-        return sum(x.cost for x in self.lines if x.section in ("switch", "node"))
+        return sum(x.cost for x in self.lines if x.section in DEVICE_SECTIONS)
 
     def count(self, section: str, fabric: str | None = None) -> int:
         return sum(x.count for x in self.lines if x.section == section and (fabric is None or x.fabric == fabric))
@@ -151,7 +155,7 @@ def _devices(fabric: Fabric) -> list[tuple]:
     out = []
     for name in sorted(roles):
         model = fabric.models[name]
-        section = "switch" if model.kind in SWITCH_KINDS else "node"
+        section = "switch" if model.kind in SWITCH_KINDS else "facility" if model.kind in FACILITY_KINDS else "node"
         detail = ", ".join(f"{role} {n}" for role, n in sorted(roles[name].items()))
         part = device_part(name, model)
         out.append(
@@ -421,7 +425,8 @@ def totals(bom: Bom) -> dict:
     dp, mp = bom.device_power_w(), bom.media_power_w()
     dc, mc = bom.device_cost(), bom.media_cost()
     return {
-        "devices": bom.count("switch") + bom.count("node"),
+        "devices": sum(bom.count(section) for section in DEVICE_SECTIONS),
+        "facility": bom.count("facility"),
         "cables": bom.count("cable"),
         "transceivers": bom.count("transceiver"),
         "fibres": bom.count("fibre"),

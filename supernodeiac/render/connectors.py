@@ -1,9 +1,14 @@
 """Connector map (orthogonal domains) and cartridge map (switched domains), one row per board pair.
 
 A row is one orthogonal connector (compute board b mates switch board s) or one cartridge bundle
-(compute tray to switch tray): both ends by rack and U, how many accelerator links and lanes it
-carries, and which accelerator link lands on which chip port, compactly as
-``a0l0>c0p0 a1l0>c0p1 ...`` (port names of the two ends).
+(compute tray to switch tray): how many accelerator links and lanes it carries, and which
+accelerator link lands on which chip port, compactly as ``a0l0>c0p0 a1l0>c0p1 ...`` (port names
+of the two ends).
+
+An orthogonal connector sits where a front slot crosses a rear slot of the supernode's chassis:
+its row gives the rack, the chassis and the two slots (``F03``, ``R05``), and is named by them
+(``F03-R05``); a chassis has no U per board. A cartridge bundle joins trays stacked in the rack:
+its row gives both ends by rack and U.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from ..fabric import Link
 from . import RENDERERS, Artifacts, RenderContext
 from .csv_safe import CsvWriter
 
-COLUMNS = [
+CARTRIDGE_COLUMNS = [
     "domain",
     "supernode",
     "connector",
@@ -31,6 +36,19 @@ COLUMNS = [
     "length_m",
     "map",
 ]
+CONNECTOR_COLUMNS = [
+    "domain",
+    "supernode",
+    "connector",
+    "rack",
+    "chassis",
+    "compute_slot",
+    "compute_board",
+    "switch_slot",
+    "switch_board",
+    *CARTRIDGE_COLUMNS[9:],
+]
+COLUMNS = {"connector": CONNECTOR_COLUMNS, "cartridge": CARTRIDGE_COLUMNS}
 
 FILES = {"connector": "connectors/connectors.csv", "cartridge": "connectors/cartridges.csv"}
 
@@ -61,19 +79,21 @@ def render_connectors(ctx: RenderContext) -> Artifacts:
                 pairs.append((cp, f"{f.port_name(cb, cp)}>{f.port_name(sb, sp)}"))
             pairs.sort()
             media = sorted({link.medium for link in links})
+            rack_c = f.racks[dc.rack].name if dc.rack >= 0 else ""
+            if kind == "connector" and dc.slot and ds.slot:
+                ends = [f"{dc.slot}-{ds.slot}", rack_c, devices[dc.chassis].name, dc.slot, dc.name, ds.slot, ds.name]
+            elif kind == "connector":  # boards outside a chassis (a hand-made Fabric): board numbers
+                ends = [f"cb{board + 1:02d}-sb{switch + 1:02d}", rack_c, "", "", dc.name, "", ds.name]
+            else:
+                ends = [f"cb{board + 1:02d}-sb{switch + 1:02d}", dc.name, rack_c, dc.u or "", ds.name]
+                ends += [f.racks[ds.rack].name if ds.rack >= 0 else "", ds.u or ""]
             rows.append(
                 (
                     (dc.coord("domain", dc.group), dc.coord("supernode", 0), board, switch),
                     [
                         dc.coord("domain", dc.group),
                         dc.coord("supernode", 0) + 1,
-                        f"cb{board + 1:02d}-sb{switch + 1:02d}",
-                        dc.name,
-                        f.racks[dc.rack].name if dc.rack >= 0 else "",
-                        dc.u or "",
-                        ds.name,
-                        f.racks[ds.rack].name if ds.rack >= 0 else "",
-                        ds.u or "",
+                        *ends,
                         len(links),
                         sum(link.lanes for link in links),
                         f"{sum(link.gbps for link in links):g}",
@@ -84,7 +104,7 @@ def render_connectors(ctx: RenderContext) -> Artifacts:
                 )
             )
         rows.sort(key=lambda r: r[0])
-        table = CsvWriter(COLUMNS)
+        table = CsvWriter(COLUMNS[kind])
         table.writerows(row for _, row in rows)
         out[path] = table.getvalue()
     return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from ..device_facts import FabricFacts, facts_for
+from ..device_facts import SERIAL_ROLES, FabricFacts, facts_for
 from ..sonic_ports import sonic_ports
 from . import RENDERERS, RenderContext, Stream
 
@@ -55,6 +55,8 @@ def _expected(facts: FabricFacts, device: int, announced: _Announced) -> str:
     mapped = sw.ports.ports if sw.ports is not None else None
     neighbours = []
     for i in sw.interfaces:
+        if i.role in SERIAL_ROLES:
+            continue  # a serial console cable carries no LLDP
         peer_model = f.devices[i.peer].model
         alias = _key(own_ids[i.port]) if mapped is not None and mapped[i.port] is not None else "null"
         neighbours.append(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog.types import Catalogue
+from ..device_facts import SERIAL_ROLES
 from ..end_labels import EndLabels
 from ..fabric import Fabric
 from ..guid_plan import GuidPlan
@@ -245,7 +246,16 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
         result.checked += len(planned)
     if lldp_seen:
         switch = {d.index for d in fabric.devices if fabric.models[d.model].kind == "switch"}
-        planned = [i for i in range(len(t)) if t.a[i] in reporting or t.b[i] in reporting]
+        # Serial console cables (issue 9) carry no LLDP: LLDP tables cannot confirm or deny them.
+        roles = {m: layout.port_roles for m, layout in fabric.layouts.items()}
+        devices = fabric.devices
+        planned = [
+            i
+            for i in range(len(t))
+            if (t.a[i] in reporting or t.b[i] in reporting)
+            and roles[devices[t.a[i]].model][t.a_port[i]] not in SERIAL_ROLES
+            and roles[devices[t.b[i]].model][t.b_port[i]] not in SERIAL_ROLES
+        ]
         comparison = Comparison(fabric, label, planned, plan.describe, ends)
         found = comparison.run(
             _unique(lldp_seen),

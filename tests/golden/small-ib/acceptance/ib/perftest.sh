@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Perftest acceptance of fabric ib (small-ib), written by snc from the design.
-# 194 ib_write_bw pairs put each of the fabric's 386 cabled data links under test once
+# 196 ib_write_bw pairs put each of the fabric's 388 cabled data links under test once
 # (perftest.tsv: one test per line, its cables and their labels). A link below 60 % of its
 # line rate is a fault (signal integrity or configuration); `snc check-results` names it by cable label.
 #

@@ -1,0 +1,24 @@
+"""Rail alignment of every scale-out fabric, measured on its links (info): whether each switch that
+endpoints attach to takes one NIC position (rail) of the nodes on it, and when not, what would
+make it so. The fat tree's rail_optimized and the Dragonfly's terminal_order decide it; this
+says what was built."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..fabric_views import rail_alignment
+from ..findings import Finding, info
+from ..sections.rails import SCALE_OUT, rails_text
+from . import CHECKS, CheckContext
+
+
+@CHECKS.register("rail-alignment")
+def check_rails(ctx: CheckContext) -> Iterator[Finding]:
+    for i, spec in enumerate(ctx.blueprint.scaleout):
+        facts = ctx.fabric.facts.get(spec.name)
+        if facts is None or facts.get("kind") not in SCALE_OUT:
+            continue
+        found = rail_alignment(ctx.fabric, spec.name)
+        if found is not None:
+            yield info("rail-alignment", f"{spec.name}: {rails_text(spec.name, facts, found)}", ("scaleout", i))

@@ -1,0 +1,58 @@
+"""Port utilisation per switch role of every scale-out fabric: a design that leaves most of its
+switches' ports dark (a Dragonfly router using 15 of 64) is a warning.
+
+The figure held to ``planning.port_utilisation_min`` is the design's: the ports each switch uses
+at the planned size (``ports_planned`` in the builder's facts, growth reservations included) over
+its data ports. A partly filled SU or a group not yet built is growth room, not waste, so the
+ports cabled now are reported (info) but not held to the threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..fabric_views import port_use
+from ..findings import Finding, info, warning
+from . import CHECKS, CheckContext
+
+SCALE_OUT = ("fat-tree", "dragonfly", "dragonfly-plus")
+
+
+@CHECKS.register("port-utilisation")
+def check_utilisation(ctx: CheckContext) -> Iterator[Finding]:
+    least = ctx.blueprint.planning.port_utilisation_min
+    for i, spec in enumerate(ctx.blueprint.scaleout):
+        facts = ctx.fabric.facts.get(spec.name)
+        if facts is None or facts.get("kind") not in SCALE_OUT:
+            continue
+        parts = []
+        for use in port_use(ctx.fabric, spec.name):
+            design = use.design_fraction
+            parts.append(
+                f"{use.role} {use.used:,}/{use.total:,} ({use.used_fraction:.0%})"
+                + (f", design {use.planned}/{use.radix}" if use.planned is not None else "")
+            )
+            if design is not None and design < least:
+                yield warning(
+                    "port-utilisation",
+                    f"{spec.name}: each {use.role} uses {use.planned} of its {use.radix} data ports ({design:.0%}) even at "
+                    f"the planned size, below planning.port_utilisation_min {least:.0%}",
+                    ("scaleout", i),
+                    _hint(facts, use.role),
+                )
+        if parts:
+            yield info("port-utilisation", f"{spec.name}: data ports in use per role: " + "; ".join(parts), ("scaleout", i))
+
+
+def _hint(facts: dict, role: str) -> str:
+    kind = facts.get("kind")
+    if kind == "dragonfly":
+        k = int(facts.get("radix", 0))
+        base = (k + 1) // 4
+        return (
+            f"a router of lower radix, or the balanced design for radix {k} (terminals {base}, routers_per_group "
+            f"{2 * base}, global_links {base}) with fewer groups"
+        )
+    if kind == "dragonfly-plus":
+        return "more leaves per group or more global links per spine, or a switch of lower radix"
+    return f"a {role} switch of lower radix, fewer {role}s with more parallel links, or a larger grow_to_sus"

@@ -1,0 +1,202 @@
+"""The elevation report (CSV and SVG) and the connector map's slots, checked against the Fabric."""
+
+from __future__ import annotations
+
+import csv
+import io
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+import pytest
+from conftest import BLUEPRINTS
+
+from supernodeiac.pipeline import compile_file, render
+from supernodeiac.racks import rack_loads
+
+SVG = "{http://www.w3.org/2000/svg}"
+SHIPPED = sorted(BLUEPRINTS.glob("*.yaml"))
+
+
+def _rows(artifacts: dict, path: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(artifacts[path].decode())))
+
+
+@pytest.fixture(scope="module")
+def nebula():
+    c = compile_file(str(BLUEPRINTS / "nebula-x128-ib.yaml"))
+    assert c.exit_code == 0
+    return c, render(c, ["elevation", "connectors"])[0]
+
+
+@pytest.fixture(scope="module")
+def small(small_ib):
+    return small_ib, render(small_ib, ["elevation"])[0]
+
+
+@pytest.mark.parametrize("which", ["small", "nebula"])
+def test_every_placed_device_is_listed_at_its_rack_and_unit(which, request):
+    c, arts = request.getfixturevalue(which)
+    f = c.fabric
+    rows = {r["device"]: r for r in _rows(arts, "elevation/racks.csv")}
+    placed = [d for d in f.devices if d.rack >= 0]
+    assert len(rows) == len(placed)
+    for d in placed:
+        r = rows[d.name]
+        assert (r["row"], r["rack"], r["model"], r["role"]) == (f.racks[d.rack].row, f.racks[d.rack].name, d.model, d.role)
+        if d.chassis >= 0:  # a board shows its chassis slot, not a unit
+            assert (r["u"], r["chassis"], r["slot"]) == ("", f.devices[d.chassis].name, d.slot)
+        elif d.height_u == 0:  # a rear 0U PDU
+            assert (r["u"], r["height_u"]) == ("", "0")
+        else:
+            assert (int(r["u"]), int(r["height_u"]), r["slot"]) == (d.u, d.height_u, "")
+        assert float(r["power_max_w"]) == f.models[d.model].power_max_w
+
+
+def test_cables_leaving_each_device_are_counted_from_the_links(small):
+    c, arts = small
+    f = c.fabric
+    leaving: Counter[str] = Counter()
+    for link in f.links:
+        if link.kind == "cable" and f.devices[link.a].rack != f.devices[link.b].rack:
+            leaving[f.devices[link.a].name] += 1
+            leaving[f.devices[link.b].name] += 1
+    rows = _rows(arts, "elevation/racks.csv")
+    assert {r["device"]: int(r["cables_leaving"]) for r in rows} == {r["device"]: leaving[r["device"]] for r in rows}
+    # a node's 8 NICs leave its rack for the leaves; its BMC stays on the rack switch
+    assert {int(r["cables_leaving"]) for r in rows if r["role"] == "node" and r["group"] == "gpu"} == {8}
+
+
+def test_rack_totals_are_the_sums_of_their_devices(small):
+    c, arts = small
+    f = c.fabric
+    totals = {r["rack"]: r for r in _rows(arts, "elevation/totals.csv")}
+    by_rack: dict[str, list] = {}
+    for d in f.devices:
+        if d.rack >= 0:
+            by_rack.setdefault(f.racks[d.rack].name, []).append(d)
+    assert set(totals) == set(by_rack)
+    for rack, devices in by_rack.items():
+        t = totals[rack]
+        assert float(t["power_max_kw"]) == pytest.approx(sum(f.models[d.model].power_max_w for d in devices) / 1000, abs=0.005)
+        assert int(t["units_used"]) == sum(d.height_u for d in devices if d.chassis < 0)
+        assert int(t["devices"]) == len(devices)
+    # A01: 4 HGX H100 (8U, 10.2 kW), the rack switch (1U, 0.1 kW) and 3 PDUs (0U): 33U, 40.9 kW of a 45 kW budget
+    a01 = totals["A01"]
+    assert (int(a01["units_used"]), float(a01["power_max_kw"]), a01["budget_kw"], a01["cooling"]) == (33, 40.9, "45", "air")
+
+
+def _svg_devices(data: bytes) -> tuple[dict[str, ET.Element], dict[str, ET.Element]]:
+    root = ET.fromstring(data)
+    devices = {r.get("data-device"): r for r in root.iter(f"{SVG}rect") if r.get("data-device")}
+    racks = {g.get("id")[len("rack-") :]: g for g in root.iter(f"{SVG}g") if g.get("class") == "rack"}
+    return devices, racks
+
+
+def test_svg_draws_each_device_at_its_units(small):
+    """A device's box starts (U1 at the bottom of the rack outline) at its lowest unit and is as tall
+    as its height, measured on the drawing's own rack outline."""
+    c, arts = small
+    f = c.fabric
+    units = c.blueprint.site.rack_units
+    drawn = {}
+    for path, data in arts.items():
+        if path.endswith(".svg"):
+            devices, racks = _svg_devices(data)
+            for rack, g in racks.items():
+                outline = next(r for r in g.iter(f"{SVG}rect") if not r.get("data-device"))
+                top, h = float(outline.get("y")), float(outline.get("height"))
+                unit = h / units
+                for r in g.iter(f"{SVG}rect"):
+                    name = r.get("data-device")
+                    if name:
+                        drawn[name] = (rack, top, unit, r)
+    placed = [d for d in f.devices if d.rack >= 0]
+    assert set(drawn) == {d.name for d in placed}
+    for d in placed:
+        rack, top, unit, r = drawn[d.name]
+        assert rack == f.racks[d.rack].name and int(r.get("data-u")) == d.u
+        if d.height_u:
+            bottom = float(r.get("y")) + float(r.get("height"))
+            assert bottom == pytest.approx(top + (units - d.u + 1) * unit)  # its lowest unit
+            assert float(r.get("height")) == pytest.approx(d.height_u * unit)
+
+
+def test_chassis_boards_are_drawn_in_slots_not_units(nebula):
+    c, arts = nebula
+    f = c.fabric
+    devices, _ = _svg_devices(arts["elevation/S.svg"])
+    for d in f.devices:
+        if d.chassis < 0:
+            continue
+        r = devices[d.name]
+        assert r.get("data-slot") == d.slot
+        host = devices[f.devices[d.chassis].name]
+        x0, y0 = float(host.get("x")), float(host.get("y"))
+        x1, y1 = x0 + float(host.get("width")), y0 + float(host.get("height"))
+        assert x0 <= float(r.get("x")) and float(r.get("x")) + float(r.get("width")) <= x1 + 1e-6
+        assert y0 <= float(r.get("y")) and float(r.get("y")) + float(r.get("height")) <= y1 + 1e-6
+        if d.slot.startswith("F"):  # front boards horizontal, rear boards vertical
+            assert float(r.get("width")) > float(r.get("height"))
+        else:
+            assert float(r.get("height")) > float(r.get("width"))
+
+
+def test_connector_map_has_one_connector_per_slot_pair(nebula):
+    c, arts = nebula
+    f = c.fabric
+    spec = c.blueprint.scaleup[0]
+    rows = _rows(arts, "connectors/connectors.csv")
+    assert len(rows) == spec.count * spec.compute_boards * spec.switch_boards
+    pairs = Counter((r["chassis"], r["compute_slot"], r["switch_slot"]) for r in rows)
+    assert set(pairs.values()) == {1}
+    per_pair = Counter(frozenset((k.a, k.b)) for k in f.links if k.kind == "connector")
+    for r in rows:
+        cb, sb = f.device(r["compute_board"]), f.device(r["switch_board"])
+        assert (r["compute_slot"], r["switch_slot"], r["connector"]) == (cb.slot, sb.slot, f"{cb.slot}-{sb.slot}")
+        assert cb.chassis == sb.chassis and r["chassis"] == f.devices[cb.chassis].name
+        assert "compute_u" not in r  # a chassis board has a slot, not a unit
+        assert int(r["links"]) == per_pair[frozenset((cb.index, sb.index))] > 0
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_every_shipped_elevation_renders_and_parses(path):
+    c = compile_file(str(path))
+    arts, _ = render(c, ["elevation"])
+    svgs = [p for p in arts if p.endswith(".svg")]
+    rows = {f.racks[i].row for i in rack_loads(c.fabric, c.catalogue)} if (f := c.fabric) else set()
+    assert {p.split("/")[1].split(".")[0].split("-")[0] for p in svgs} == rows
+    for p in svgs:
+        ET.fromstring(arts[p])  # well-formed SVG
+
+
+def test_bom_orders_one_connector_per_slot_pair_and_the_chassis(nebula):
+    """The BOM's orthogonal connectors are the connector map's rows (one per compute slot x switch
+    slot of each chassis); the chassis and its power shelves are facility lines with their part."""
+    c, _ = nebula
+    arts, _ = render(c, ["bom", "connectors"])
+    rows = _rows(arts, "connectors/connectors.csv")
+    bom = _rows(arts, "bom/bom.csv")
+    [connector] = [r for r in bom if r["section"] == "connector"]
+    assert int(connector["count"]) == len(rows) == len({(r["chassis"], r["compute_slot"], r["switch_slot"]) for r in rows})
+    facility = {r["item"]: r for r in bom if r["section"] == "facility"}
+    spec = c.blueprint.scaleup[0]
+    chassis = c.catalogue.devices["oex-x128-chassis"]
+    assert int(facility["oex-x128-chassis"]["count"]) == spec.count
+    shelves = chassis.physical.power_shelves
+    assert int(facility[shelves.model]["count"]) == spec.count * shelves.count
+    assert facility["oex-x128-chassis"]["part"] == chassis.part.number and facility["oex-x128-chassis"]["grade"]
+    assert not {r["item"] for r in bom if r["section"] in ("switch", "node")} & set(facility)
+
+
+def test_bom_lists_pdus_consoles_and_oob_switches(small_ib):
+    arts, _ = render(small_ib, ["bom"])
+    bom = _rows(arts, "bom/bom.csv")
+    f = small_ib.fabric
+    by_role = Counter(d.role for d in f.devices)
+    facility = {r["item"]: int(r["count"]) for r in bom if r["section"] == "facility"}
+    assert facility == {"pdu-3ph": by_role["pdu"], "console-48": by_role["console"]}
+    # a console server where a switch other than the rack switch has a serial console: N01, N02
+    consoled = {d.rack for d in f.devices if d.role not in ("console", "mgmt") and f.layouts[d.model].has_role("console")}
+    assert by_role["pdu"] == 3 * 6 and by_role["console"] == len(consoled) == 2
+    [sn2201] = [r for r in bom if r["item"] == "sn2201"]
+    assert sn2201["section"] == "switch" and int(sn2201["count"]) == by_role["mgmt"] + by_role["mgmt-oob"]
