@@ -13,11 +13,12 @@ import pytest
 from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.build.context import BuildContext
-from supernodeiac.build.dragonfly import global_plan, peer
+from supernodeiac.build.dragonfly import cage_sections, global_plan, peer
 from supernodeiac.build.geometry import Geometry
+from supernodeiac.catalog.types import DeviceModel
 from supernodeiac.checks import CheckContext
 from supernodeiac.checks.dragonfly import check_wiring
-from supernodeiac.fabric import Fabric
+from supernodeiac.fabric import Fabric, PortLayout
 from supernodeiac.findings import Severity
 from supernodeiac.pipeline import Compiled, Stage, compile_file
 
@@ -500,6 +501,39 @@ def test_shipped_balanced_dragonfly_uses_the_radix_and_is_rail_aligned() -> None
             group_racks = {n.rack for n in nodes.values() if n.group == f"gpu-{d.coord('group') + 1}"}
             assert d.rack in group_racks and d.u in (36, 37)
     assert not [x for x in c.findings if x.rule == "port-utilisation" and x.severity is Severity.WARNING]
+    # cage-aligned sections: terminals 0-15, local 16-46, global 48-63 (47 shares the last local cage, empty)
+    data = f.layouts["qm9700"].ports_of("data")
+    tiers_of_cage: dict[tuple[int, int], set[str]] = {}
+    used: set[int] = set()
+    layout = f.layouts["qm9700"]
+    for link in f.links_of("df"):
+        spec_tier = link.tier
+        for dev, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            if f.devices[dev].role == "router":
+                tiers_of_cage.setdefault((dev, layout.port_cages[port]), set()).add(spec_tier)
+                used.add(data.index(port))
+    assert all(len(t) == 1 for t in tiers_of_cage.values())
+    assert used == set(range(47)) | set(range(48, 64))
+    assert facts["cage_aligned"] == {"router": True}
+
+
+def test_cage_sections_start_on_new_cages_and_pack_when_the_radix_has_no_room() -> None:
+    """Twin-port cages: sections 3, 2, 2 take cages 0-1 (port 3 empty), 2, 3; sections 3, 3, 2 of
+    8 ports do not fit aligned (10 > 8), so they pack: ports 0-2, 3-5, 6-7, False."""
+    model = DeviceModel.model_validate(
+        {
+            "kind": "switch",
+            "description": "8 ports in twin-port cages",
+            "ports": [{"role": "data", "count": 8, "speed_gbps": 400, "lanes": 4, "cage": "osfp", "ports_per_cage": 2}],
+            "sources": [{"ref": "test", "grade": "ILLUSTRATIVE"}],
+        }
+    )
+    layout = PortLayout(model)
+    data = layout.ports_of("data")
+    assert [layout.port_cages[x] for x in data] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert cage_sections(layout, data, [3, 2, 2]) == ([data[0:3], data[4:6], data[6:8]], True)
+    assert cage_sections(layout, data, [3, 3, 2]) == ([data[0:3], data[3:6], data[6:8]], False)
+    assert cage_sections(layout, data, [2, 2]) == ([data[0:2], data[2:4]], True)
 
 
 def test_a_router_using_a_quarter_of_its_ports_is_a_utilisation_warning() -> None:

@@ -333,18 +333,14 @@ def test_every_known_replug_is_pinned():
     assert callable(globals().get("test_dragonfly_growth_keeps_the_local_dac_that_shares_a_cage_with_a_global_port"))
 
 
-# Found by the properties above once issue 8 settled every cage to one plug after the build (not
-# fixed here: it needs either a Dragonfly port plan that keeps local and global ports in separate
-# cages, which renumbers every Dragonfly, or a settle that knows the ports grow_to_groups will use):
-# a QM9700 cage holds two ports. In a balanced Dragonfly of p=4, a=8, h=4 (dragonfly-balanced
-# before issue 9 made it full-radix) router r07's ports are 4 terminals (IB1/1-2), 7 local
-# (IB1/3/1 .. IB1/6/1) and 4 global (IB1/6/2 .. IB1/8/1), so its cage OSFP 6 holds its last local
-# port (IB1/6/1, to r08 in the same rack: a 0.5 m twin-port DAC while IB1/6/2 is unused) and its
-# first global port. Grown from 17 to 26 groups or more (planned for 33), the 26th group's global
-# link takes IB1/6/2: the cage fans out to two devices, and the one-plug settle replaces the
-# existing r07 IB1/6/1 <> r08 IB1/6/1 DAC by SR4 optics in every existing group (17 replace orders
-# at +9 groups, none at +8). The shipped full-radix design (p=16, a=32, h=16) uses its first
-# global port from the start, so its shared cage holds optics already and growth replugs nothing.
+# Found by the properties above once issue 8 settled every cage to one plug after the build: a
+# QM9700 cage holds two ports. In a balanced Dragonfly of p=4, a=8, h=4 packed port after port,
+# router r07's ports were 4 terminals (IB1/1-2), 7 local (IB1/3/1 .. IB1/6/1) and 4 global
+# (IB1/6/2 .. IB1/8/1), so its cage OSFP 6 held its last local port (a 0.5 m twin-port DAC to r08
+# while IB1/6/2 was unused) and its first global port. Grown from 17 to 26 groups or more (planned
+# for 33), the 26th group's global link took IB1/6/2 and the one-plug settle replaced that DAC by
+# SR4 optics in every existing group (17 replace orders at +9 groups). Fixed by starting each
+# section (terminal, local, global) on a new cage (build/dragonfly.py cage_sections).
 SMALL_DRAGONFLY = """
 apiVersion: supernodeiac/v1
 kind: Blueprint
@@ -372,10 +368,6 @@ management:
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a global port first used by growth fans out r07's cage OSFP 6: its local DAC to r08 becomes SR4 optics",
-)
 def test_dragonfly_growth_keeps_the_local_dac_that_shares_a_cage_with_a_global_port():
     base = YAML(typ="safe", pure=True).load(SMALL_DRAGONFLY)
     for step in (first_groups(17, 4), plan("grow_to_groups", 33)):

@@ -9,7 +9,14 @@ ports per router, ``g`` groups. A router's data ports, in catalogue order, are::
     local, to router r' of group   port p + (r' if r' < r else r' - 1)     (all to all: a - 1 ports)
     global x (0 <= x < h)          port p + a - 1 + x
 
-so ``k = p + a - 1 + h`` ports are used. With one global link per group pair at most
+so ``k = p + a - 1 + h`` ports are used. Each of the three sections starts on a new cage
+(``cage_sections``) when the radix has room: a twin-port cage then never holds a local port
+beside a global one, whose media differ (a DAC to the next router, optics to another group), so
+the one plug a cage takes is settled by its own section, and a global port first used by growth
+never turns an existing local DAC into optics. With p = 16, a = 32, h = 16 on 64 ports the
+terminals take ports 0-15, the local links 16-46 and the global links 48-63 (47, the second half
+of the last local cage, stays empty). A design that only fits packed (no port to spare) keeps
+the packed numbering above. With one global link per group pair at most
 ``g = a*h + 1`` groups are joined, giving ``N = a*p*(a*h + 1)`` terminal ports. Balanced load
 (uniform traffic, one global hop minimal / two with Valiant routing) wants ``a = 2p = 2h``.
 
@@ -64,6 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fabric import PortLayout
 from ..findings import BuildError, error
 from ..model.base import ratio_value
 from ..model.dragonfly import Dragonfly, DragonflyPlus
@@ -136,6 +144,26 @@ def global_links(plan: GlobalPlan, built: int) -> Iterator[tuple[int, int, int, 
 
 
 # -- shared pieces ------------------------------------------------------------------------------
+
+
+def cage_sections(layout: PortLayout, data: list[int], sizes: list[int]) -> tuple[list[list[int]], bool]:
+    """Split a switch's data ports (catalogue order) into consecutive sections of ``sizes`` ports,
+    each starting on a new cage, so no cage mixes two sections' links (and their media); when that
+    does not fit the data ports, the packed split (``False``: sections may share a cage)."""
+    out: list[list[int]] = []
+    i = 0
+    cages = layout.port_cages
+    for n in sizes:
+        while 0 < i < len(data) and cages[data[i]] == cages[data[i - 1]]:
+            i += 1  # the rest of the previous section's last cage stays empty
+        if i + n > len(data):
+            break
+        out.append(data[i : i + n])
+        i += n
+    else:
+        return out, True
+    starts = [sum(sizes[:x]) for x in range(len(sizes))]
+    return [data[b : b + n] for b, n in zip(starts, sizes)], False
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,8 +447,8 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         )
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
-    data = f.layouts[spec.router].ports_of("data")
-    term, local, glob = data[:p], data[p : p + a - 1], data[p + a - 1 : used]
+    layout = f.layouts[spec.router]
+    (term, local, glob), aligned = cage_sections(layout, layout.ports_of("data"), [p, a - 1, h])
     _attach_endpoints(ctx, name, endpoints, routers, a, term, order, chooser, path)
     terminal_gbps = _last_gbps(ctx)
     # Router r's local port towards r2 (> r) is r2 - 1; r2's towards r (< r2) is r. The same
@@ -455,6 +483,7 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         "rails": endpoints.rails,
         # Ports each switch uses in the design (terminals, local, global; reserved growth included).
         "ports_planned": {"router": used},
+        "cage_aligned": {"router": aligned},
         "local_links": g * a * (a - 1) // 2,
         **_global_facts(plan, g),
     }
@@ -554,10 +583,9 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         )
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
-    leaf_data = f.layouts[leaf_name].ports_of("data")
-    spine_data = f.layouts[spine_name].ports_of("data")
-    down, up = leaf_data[:d], leaf_data[d : d + u]
-    spine_down, glob = spine_data[: leaves * p1], spine_data[leaves * p1 : leaves * p1 + h]
+    leaf_layout, spine_layout = f.layouts[leaf_name], f.layouts[spine_name]
+    (down, up), leaf_aligned = cage_sections(leaf_layout, leaf_layout.ports_of("data"), [d, u])
+    (spine_down, glob), spine_aligned = cage_sections(spine_layout, spine_layout.ports_of("data"), [leaves * p1, h])
     _attach_endpoints(ctx, name, endpoints, leaf_ids, leaves, down, order, chooser, path)
     terminal_gbps = _last_gbps(ctx)
     # Leaf x of group j sends up-port m to spine m // p1 of its group, on that spine's port x * p1 + m mod p1.
@@ -594,6 +622,7 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         "terminal_order": order,
         "rails": endpoints.rails,
         "ports_planned": {"leaf": d + u, "spine": leaves * p1 + h},
+        "cage_aligned": {"leaf": leaf_aligned, "spine": spine_aligned},
         "local_links": g * leaves * u,
         **_global_facts(plan, g),
     }
