@@ -19,6 +19,7 @@ import numpy as np
 
 from .catalog.types import Catalogue, DeviceModel
 from .fabric import Device, Fabric
+from .host_addresses import HostAddresses
 from .link_addresses import LinkAddresses
 from .mgmt_addresses import MgmtPlan
 from .model.blueprint import Blueprint
@@ -87,6 +88,9 @@ class SwitchFacts:
     mgmt_gateway: str | None = None
     mgmt_vlan: int | None = None
     by_port: dict[int, Interface] = field(default_factory=dict)
+    # A RoCE leaf with a host pool: the prefixes summarising its host links' /31s, which it
+    # advertises for its hosts (sonic_config: STATIC_ROUTE, see there why not the connected routes).
+    host_routes: list[str] = field(default_factory=list)
 
 
 class LinkEnds:
@@ -126,6 +130,7 @@ class FabricFacts:
         self.ends = LinkEnds(fabric)
         self._switches: dict[int, SwitchFacts] = {}
         self._addresses: dict[str, tuple[list[str | None], list[str | None]] | None] = {}
+        self._hosts: dict[str, HostAddresses | None] = {}
         self._lengths: list[int] | None = None
         self._names = [d.name for d in fabric.devices]
         self._port_names = [fabric.layouts[d.model].names for d in fabric.devices]
@@ -156,20 +161,34 @@ class FabricFacts:
         return found
 
     def _link_addresses(self, network: str) -> tuple[list[str | None], list[str | None]] | None:
-        """(A-end, B-end) address of every link of the table (None off ``network`` or unnumbered),
-        worked out for all of the network's links at once, the first time a switch of it asks."""
+        """(A-end, B-end) address of every link of the table (None off ``network`` or unnumbered):
+        switch links from the point-to-point pool, host links from the host pool, worked out for
+        all of the network's links at once, the first time a switch of it asks."""
         if network not in self._addresses:
             facts = self.fabric.facts.get(network, {})
             found = None
             if "ethernet" in facts:
                 t = self.fabric.links
                 positions = t.indices_of(network)
-                a_side, b_side = LinkAddresses(self.fabric, network).bulk(positions)
                 found = ([None] * len(t), [None] * len(t))
-                for k, i in enumerate(positions):
-                    found[0][i], found[1][i] = a_side[k], b_side[k]
+                for addresses in (LinkAddresses(self.fabric, network), self.host_addresses(network)):
+                    if addresses is None or not addresses.numbered:
+                        continue
+                    a_side, b_side = addresses.bulk(positions)
+                    for i, x, y in zip(positions, a_side, b_side, strict=True):
+                        if x is not None:
+                            found[0][i], found[1][i] = x, y
             self._addresses[network] = found
         return self._addresses[network]
+
+    def host_addresses(self, network: str) -> HostAddresses | None:
+        """The host-link addresses of an Ethernet fat tree (None for any other network)."""
+        found = self._hosts.get(network)
+        if found is None and network not in self._hosts:
+            facts = self.fabric.facts.get(network, {})
+            found = HostAddresses(self.fabric, network) if "ethernet" in facts else None
+            self._hosts[network] = found
+        return found
 
     def _make(self, index: int) -> SwitchFacts:
         f = self.fabric
@@ -234,6 +253,9 @@ class FabricFacts:
             ports=ports,
             by_port={i.port: i for i in interfaces},
         )
+        if ethernet is not None and dev.role == "leaf":
+            hosts = self.host_addresses(dev.group)
+            out.host_routes = hosts.summary(index) if hosts is not None else []
         self._management(out)
         return out
 

@@ -446,8 +446,21 @@ RULES: tuple[Rule, ...] = (
         "address-pool",
         "check",
         "An Ethernet address pool is too small",
-        """Loopback and point-to-point pools must hold an address (block) per switch and per
-       switch-to-switch link, for the built size (error) and for the planned growth (warning).""",
+        """Loopback, point-to-point and host pools must hold an address (block) per switch, per
+       switch-to-switch link and per leaf down port (a host pool keeps a /31 for every down port,
+       cabled or not, so growth renumbers nothing), for the built size (error) and for the planned
+       growth (warning). The hint names the prefix that holds what is needed.""",
+    ),
+    _r(
+        "host-addressing",
+        "check",
+        "An Ethernet fabric's host ports get no address",
+        """A routed (RoCEv2 / Ethernet) fat tree without `hosts:` under `ethernet.addressing` gives
+       its leaves' host-facing ports no address: no GPU NIC has a point-to-point address or a
+       gateway, and no leaf advertises a host subnet, so no NIC reaches another. Published AI
+       back-end designs route to the host: each NIC on its own /31 (/127) with its leaf port. Add
+       a host pool apart from the loopback and point-to-point pools (the hint gives a prefix that
+       holds one block per leaf down port at grow_to_sus).""",
     ),
     _r(
         "address-duplicate",

@@ -2,8 +2,9 @@
 
 Tables (shared/reference/formats.md 2.1; field names and ranges from the SONiC YANG models):
 DEVICE_METADATA, PORT (from the catalogue's port map: names, lanes, aliases, cages, speeds),
-BREAKOUT_CFG, INTERFACE and LOOPBACK_INTERFACE (point-to-point and loopback addresses of the
-plan), BGP_NEIGHBOR (the far end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN /
+BREAKOUT_CFG, INTERFACE and LOOPBACK_INTERFACE (point-to-point, host-link and loopback addresses
+of the plan), STATIC_ROUTE (a leaf's host-subnet summary, advertised), BGP_NEIGHBOR (the far
+end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN /
 VLAN_MEMBER / VLAN_INTERFACE on management switches, and for a lossless RoCEv2 fabric the QoS
 and buffer tables of SONiC's own templates (qos_config.j2, buffers_config.j2): DSCP_TO_TC_MAP,
 TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, MAP_PFC_PRIORITY_TO_QUEUE, PORT_QOS_MAP (pfc_enable),
@@ -47,6 +48,8 @@ PFCWD_POLL_MS = "200"
 # The dynamic buffer model's lossless traffic assumptions (SONiC buffers_config.j2 defaults).
 LOSSLESS_PATTERN = {"mtu": "1024", "small_packet_percentage": "100"}
 DEFAULT_MGMT_VLAN = MgmtAddressing.model_fields["vlan"].default
+# A leaf's host-subnet summary: a discard route that bgpcfgd redistributes into BGP (see config_db).
+HOST_SUMMARY_ROUTE = {"advertise": "true", "blackhole": "true"}
 
 
 def ranges(values: list[int]) -> list[str]:
@@ -230,6 +233,16 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
             keys += (i.name, with_address)
             lines_ += (f"        {port_key[i.port]}: {{}}", f"        {_key(with_address)}: {{}}")
         cfg["INTERFACE"] = interface
+    if sw.host_routes:
+        # Advertising the host subnets. bgpcfgd's bgpd.main.conf.j2 turns Loopback0 and VLAN_INTERFACE
+        # prefixes into `network` statements and redistributes connected /31s only on multi-ASIC
+        # front-end, VOQ and chassis-packet switches: a single-ASIC BackEndToRRouter's routed
+        # INTERFACE subnets reach no BGP peer. The config_db table bgpcfgd does turn into an
+        # advertisement is STATIC_ROUTE (StaticRouteMgr: `ip route P blackhole tag 1` and
+        # `redistribute static route-map STATIC_ROUTE_FILTER`, matching tag 1 = advertise). So each
+        # leaf advertises the summary of its host /31s as a discard route (RFC 4632's aggregate
+        # to null): the spines learn one prefix per leaf; the leaf forwards by its connected /31s.
+        cfg["STATIC_ROUTE"] = {f"default|{prefix}": dict(HOST_SUMMARY_ROUTE) for prefix in sw.host_routes}
     if sw.loopback:
         empty: dict[str, Any] = {}
         cfg["LOOPBACK_INTERFACE"] = {"Loopback0": empty, f"Loopback0|{sw.loopback}": empty}

@@ -22,6 +22,7 @@ from supernodeiac.build.clos import TierPorts, largest_parallel, plan_clos, spli
 from supernodeiac.checks.oversubscription import measure
 from supernodeiac.fabric import Fabric
 from supernodeiac.findings import Severity
+from supernodeiac.host_addresses import HostAddresses
 from supernodeiac.link_addresses import LinkAddresses
 from supernodeiac.pipeline import Compiled, Stage, compile_file
 
@@ -50,7 +51,7 @@ nodes:
 
 ETHERNET = """\
     ethernet:
-      addressing: {{loopbacks: {loopbacks}, p2p: {p2p}}}
+      addressing: {{loopbacks: {loopbacks}, p2p: {p2p}{hosts}}}
       bgp: {{asn_first: {asn_first}, asn_last: {asn_last}}}
       lossless:
         pfc_priorities: [3]
@@ -90,7 +91,13 @@ def fabric_entry(name: str, tiers: int, switch: str, transport: str, extra: str,
         f"{core}"
     )
     if transport == "ethernet":
-        params = {"loopbacks": "10.0.0.0/22", "p2p": "10.64.0.0/16", "asn_first": 4200000000, "asn_last": 4200009999}
+        params = {
+            "loopbacks": "10.0.0.0/22",
+            "p2p": "10.64.0.0/16",
+            "hosts": ", hosts: 10.128.0.0/16",  # "" leaves the host ports unaddressed
+            "asn_first": 4200000000,
+            "asn_last": 4200009999,
+        }
         text += ETHERNET.format(**{**params, **(ethernet or {})})
     return text
 
@@ -352,9 +359,16 @@ def test_growth_keeps_every_cable_and_address(tiers, radix, nics, small, big, gr
         if d.attrs:
             assert attrs_b[d.name] == d.attrs, d.name  # loopback, ASN, p2p block unchanged
     la, lb = LinkAddresses(a.fabric, "f"), LinkAddresses(b.fabric, "f")
+    ha, hb = HostAddresses(a.fabric, "f"), HostAddresses(b.fabric, "f")
     by_id = {link.id: link for link in b.fabric.links_of("f")}
+    hosts = 0
     for link in a.fabric.links_of("f"):
-        assert la(link) == lb(by_id[link.id])
+        other = by_id[link.id]
+        assert la(link) == lb(other)
+        pair = ha.pair(link.a, link.a_port, link.b, link.b_port)
+        assert pair == hb.pair(other.a, other.a_port, other.b, other.b_port)  # host /31s unchanged
+        hosts += pair is not None
+    assert hosts == small * nics  # every host link of the smaller build is addressed
 
 
 def test_grow_to_below_the_built_size_is_an_error():

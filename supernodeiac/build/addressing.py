@@ -15,10 +15,18 @@ fabric (more SUs, more pods, within the same grow_to_sus) keeps every address an
   ``l``'s up-port ``m`` takes block ``l x leaf_up + m`` from the bottom; 3-tier spine ``s``'s
   up-port ``m`` takes block ``blocks - (s + 1) x spine_up + m`` from the top. The upper end of a
   link takes the even address, the lower end the odd one (leaf 10.0.0.1/31 -> spine 10.0.0.0).
+* host links (``hosts`` pool, optional), one /31 (/127) per leaf down port, cabled or not: leaf
+  ``l``'s down port at position ``q`` (its place among the leaf's down ports, the capacity the SU
+  layout numbers, not the fill) takes block ``l x leaf_down + q`` from the bottom. The same rule
+  as the switch links: the upper end (the leaf) takes the even address, the NIC the odd one, and
+  the leaf's address is the NIC's gateway. A leaf's blocks are contiguous, so its host subnets
+  summarise to one prefix (or a few when leaf_down is not a power of two), which the leaf
+  advertises (sonic_config: STATIC_ROUTE).
 
-Only per-switch data is stored (Device.attrs: asn, loopback, p2p_block): a link's addresses
-derive from its lower end's p2p_block and up-port position (``link_addresses.LinkAddresses``), so a large
-fabric pays nothing per link.
+Only per-switch data is stored (Device.attrs: asn, loopback, p2p_block, host_block): a link's addresses
+derive from its lower end's p2p_block and up-port position (``link_addresses.LinkAddresses``),
+a host link's from its leaf's host_block and down-port position (``host_addresses.HostAddresses``),
+so a large fabric pays nothing per link.
 """
 
 from __future__ import annotations
@@ -101,6 +109,14 @@ def assign_ethernet(
         for s, dev in enumerate(spines if three else ()):
             _set(devices[dev], p2p_block=blocks - (s + 1) * spine_up)
 
+    # -- host links ---------------------------------------------------------------------------
+    hosts = eth.addressing.hosts
+    host_blocks = network(hosts).num_addresses // 2 if hosts is not None else 0
+    host_needed = len(leaves) * plan.leaf.down
+    if hosts is not None and host_needed <= host_blocks:
+        for leaf, dev in enumerate(leaves):
+            _set(devices[dev], host_block=leaf * plan.leaf.down)
+
     return {
         "addressing": {
             "path": path + ("addressing",),
@@ -114,6 +130,13 @@ def assign_ethernet(
             "p2p_capacity": blocks,
             "p2p_needed": p2p_needed if numbered else 0,
             "p2p_needed_planned": (planned_leaves * plan.leaf.up + planned_spines * spine_up) if numbered else 0,
+            # None: no host pool declared (the host-addressing check says the host ports stay unaddressed).
+            "hosts": hosts,
+            "hosts_prefixlen": network(hosts).max_prefixlen - 1 if hosts is not None else None,
+            "hosts_capacity": host_blocks,
+            "hosts_needed": host_needed if hosts is not None else 0,
+            "hosts_needed_planned": planned_leaves * plan.leaf.down if hosts is not None else 0,
+            "leaf_down": plan.leaf.down,
         },
         "bgp": {
             "path": path + ("bgp",),

@@ -156,6 +156,7 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
             )
 
     facts = _facts(spec, plan, len(compute), len(service), service_ports, k_leaf, k_spine, up_ports, spine_up_ports)
+    facts["leaf_down_ports"] = list(down_ports)  # position q of a leaf down port: its host-link block offset
     facts["ceiling_nodes"] = ceiling_nodes(spec.tiers, leaf_ports, spine_ports, k_core, **knobs)  # type: ignore[arg-type]
     facts.update(_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine))
     if spec.ethernet is not None:

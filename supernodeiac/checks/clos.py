@@ -13,8 +13,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..fabric import Device
 from ..findings import Finding, error, warning
+from ..host_addresses import HostAddresses
 from ..link_addresses import LinkAddresses, network
 from ..model.clos import PRIVATE_ASN_RANGES
 from . import CHECKS, CheckContext
@@ -103,8 +106,52 @@ def check_pools(ctx: CheckContext) -> Iterator[Finding]:
                     alternative=", or p2p: unnumbered",
                 )
             )
+        if plan.get("hosts") is not None:
+            need = plan["hosts_needed"]
+            pools.append(
+                _Pool(
+                    label="host",
+                    key="hosts",
+                    text=plan["hosts"],
+                    version=network(plan["hosts"]).version,
+                    per=2,
+                    spare=0,
+                    unit=f"/{plan['hosts_prefixlen']} host links",
+                    capacity=plan["hosts_capacity"],
+                    need=need,
+                    planned=plan["hosts_needed_planned"],
+                    need_text=(
+                        f"the fabric needs {need} ({facts['leaves']} leaves x {plan['leaf_down']} down ports, "
+                        f"{2 * need} addresses; every down port keeps its block, cabled or not)"
+                    ),
+                )
+            )
         for pool in pools:
             yield from _pool_findings(name, path, pool)
+
+
+@CHECKS.register("host-addressing")
+def check_host_pool(ctx: CheckContext) -> Iterator[Finding]:
+    """An Ethernet fat tree without a host pool: its leaves' host ports get no address, so no NIC
+    reaches another over the routed fabric."""
+    for name, facts in _ethernet(ctx):
+        plan = facts["ethernet"]["addressing"]
+        if plan.get("hosts") is not None:
+            continue
+        need = facts["leaves"] * facts["leaf_down"]
+        planned = facts["planned_sus"] * facts["leaves_per_su"] * facts["leaf_down"]
+        family = plan["family"]
+        blocks = max(need, planned)
+        start = "10.128.0.0" if family == 4 else "fd00:128::"
+        example = ipaddress.ip_network(f"{start}/{_prefix_for(blocks, family, 2, 0)}", strict=False)
+        yield warning(
+            "host-addressing",
+            f"{name}: no host pool: the {need:,} leaf down ports facing hosts get no address (no NIC has a "
+            "point-to-point address or a gateway on the routed fabric)",
+            plan["path"],
+            f"add 'hosts: {example}' (a pool apart from the others) under addressing: one "
+            f"/{31 if family == 4 else 127} per leaf down port, {blocks:,} at grow_to_sus",
+        )
 
 
 @CHECKS.register("asn-range")
@@ -183,6 +230,8 @@ def check_duplicates(ctx: CheckContext) -> Iterator[Finding]:
         pools.append((name, "loopbacks", network(plan["loopbacks"]), plan["path"] + ("loopbacks",)))
         if plan["p2p"] != "unnumbered":
             pools.append((name, "p2p", network(plan["p2p"]), plan["path"] + ("p2p",)))
+        if plan.get("hosts") is not None:
+            pools.append((name, "hosts", network(plan["hosts"]), plan["path"] + ("hosts",)))
     for i, (name_a, kind_a, net_a, _) in enumerate(pools):
         for name_b, kind_b, net_b, path_b in pools[i + 1 :]:  # a handful of pools: pairs are cheap
             if name_a != name_b and net_a.version == net_b.version and net_a.overlaps(net_b):
@@ -208,6 +257,22 @@ def check_duplicates(ctx: CheckContext) -> Iterator[Finding]:
                 other, link = t.id_of(first), t.link(i)
                 yield error("address-duplicate", f"{name}: links {other} and {link.id} share a point-to-point block", link.origin)
                 break
+    # Host-link blocks, measured on the links at once (10^5 of them at scale).
+    for name in fabrics:
+        hosts = HostAddresses(f, name)
+        if not hosts.numbered:
+            continue
+        positions = f.links.indices_of(name)
+        blocks, _ = hosts.blocks(positions)
+        used = blocks[blocks >= 0]
+        values, counts = np.unique(used, return_counts=True)
+        if (counts > 1).any():
+            twice = int(values[counts > 1][0])
+            at = [positions[k] for k in np.flatnonzero(blocks == twice)[:2].tolist()]
+            link = f.links.link(at[1])
+            yield error(
+                "address-duplicate", f"{name}: host links {f.links.id_of(at[0])} and {link.id} share a host block", link.origin
+            )
 
 
 @CHECKS.register("lossless")

@@ -95,18 +95,34 @@ class Addressing(Strict):
     Allocation is keyed by stable coordinates, so a fabric that grows keeps every address:
     leaf loopbacks count up from the bottom of the pool (leaf index = su x leaves per SU + leaf),
     spine and core loopbacks down from the top; leaf uplink /31s count up from the bottom of
-    the point-to-point pool (leaf x uplinks + uplink), spine uplink /31s down from the top.
+    the point-to-point pool (leaf x uplinks + uplink), spine uplink /31s down from the top; host
+    link /31s (``hosts``) count up from the bottom of the host pool (leaf x leaf down ports +
+    down-port position), the leaf taking the even address, the NIC the odd one.
     """
 
     loopbacks: Network = Field(description="loopback pool, e.g. 10.0.0.0/20 or fd00:0:0:1::/64")
     p2p: Annotated[str, AfterValidator(_p2p)] = Field(
         description="point-to-point pool for switch-to-switch links (e.g. 10.64.0.0/16), or 'unnumbered'"
     )
+    hosts: Annotated[str, AfterValidator(_p2p)] | None = Field(
+        None,
+        description="point-to-point pool for host links (leaf down port <-> NIC), e.g. 10.128.0.0/15: a /31 "
+        "(IPv4) or /127 (IPv6) per leaf down port, block = leaf x leaf down ports + down-port position",
+    )
 
     @model_validator(mode="after")
     def _distinct(self) -> Addressing:
-        if self.p2p != "unnumbered" and ipaddress.ip_network(self.loopbacks).overlaps(ipaddress.ip_network(self.p2p)):
-            raise ValueError(f"the loopback pool {self.loopbacks} overlaps the point-to-point pool {self.p2p}")
+        pools = [("loopback", self.loopbacks)]
+        if self.p2p != "unnumbered":
+            pools.append(("point-to-point", self.p2p))
+        if self.hosts is not None:
+            if self.hosts == "unnumbered":
+                raise ValueError("hosts takes a pool (e.g. 10.128.0.0/15): a NIC needs an address, not an unnumbered link")
+            pools.append(("host", self.hosts))
+        for i, (label_a, a) in enumerate(pools):
+            for label_b, b in pools[i + 1 :]:
+                if ipaddress.ip_network(a).overlaps(ipaddress.ip_network(b)):
+                    raise ValueError(f"the {label_a} pool {a} overlaps the {label_b} pool {b}")
         return self
 
 
