@@ -10,7 +10,8 @@ A scalable unit is 64 nodes on 8 leaves
 each plane's 32 spines send 4 links to each of its 16 cores (128 ports): 2,048 leaves, 2,048
 spines, 1,024 cores, 5,120 config_db.json files plus the management network's. The IP plan: /32
 loopbacks from a /19, /31 links from a /13 (262,144 blocks, exactly the 2,048 x 64 + 2,048 x 64
-links), RFC 7938 ASNs from the 32-bit private range; the lossless class of roce-rail-2tier.
+links), host /31s from a /14 (131,072 blocks: 2,048 leaves x 64 down ports), RFC 7938 ASNs
+from the 32-bit private range; the lossless class of roce-rail-2tier.
 
 ``clos512``: a 2-tier eBGP Clos of 512 leaves x 64 spines (576 switch configs), the size peer
 tools quote for their config generators: 4,096 nodes on sn5600-128x400g leaves (64 down, one
@@ -132,7 +133,7 @@ scaleout:
       spine: {{row: S, per_rack: {SWITCHES_PER_RACK}, first_u: 2}}
       core: {{row: C, per_rack: {SWITCHES_PER_RACK}, first_u: 2}}
     ethernet:
-      addressing: {{loopbacks: 10.0.0.0/19, p2p: 10.64.0.0/13}}
+      addressing: {{loopbacks: 10.0.0.0/19, p2p: 10.64.0.0/13, hosts: 10.128.0.0/14}}
       bgp: {{asn_first: 4200000000, asn_last: 4200099999}}
 {LOSSLESS}
 management:
@@ -195,7 +196,7 @@ scaleout:
       leaf: {{row: L, per_rack: {RAILS}, first_u: 2}}
       spine: {{row: S, per_rack: 8, first_u: 2}}
     ethernet:
-      addressing: {{loopbacks: 10.0.0.0/22, p2p: 10.64.0.0/16}}
+      addressing: {{loopbacks: 10.0.0.0/22, p2p: 10.64.0.0/16, hosts: 10.128.0.0/16}}
       bgp: {{asn_first: 4200000000, asn_last: 4200099999}}
 {LOSSLESS}
 """

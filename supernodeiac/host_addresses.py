@@ -37,6 +37,11 @@ class HostAddresses:
         self._net: IPNetwork | None = network(self.pool) if self.pool is not None else None
         self._down: dict[int, int] = {port: q for q, port in enumerate(facts.get("leaf_down_ports", ()))}
 
+    @property
+    def net(self) -> IPNetwork | None:
+        """The host pool (None without one)."""
+        return self._net
+
     # -- one link ------------------------------------------------------------------------------
     def block(self, a_index: int, a_port: int, b_index: int, b_port: int) -> int | None:
         """The block index of the host link between these ends; None for a switch link, no pool, or
@@ -107,6 +112,22 @@ class HostAddresses:
             leaf, host = ip_text(version, even) + suffix, ip_text(version, even + 1) + suffix
             out_a[k], out_b[k] = (leaf, host) if leaf_a else (host, leaf)
         return out_a, out_b
+
+    def nic_addresses(self, positions: Sequence[int]) -> dict[tuple[int, int], str]:
+        """(host device, host port) -> the NIC's address (no prefix) for the host links at ``positions``."""
+        if self._net is None or not len(positions):
+            return {}
+        block, a_leaf = self.blocks(positions)
+        arr = self.fabric.links.arrays()
+        pos = np.asarray(positions, dtype=np.int64)
+        host = np.where(a_leaf, arr.b[pos], arr.a[pos])
+        port = np.where(a_leaf, arr.b_port[pos], arr.a_port[pos])
+        keep = np.flatnonzero(block >= 0)
+        base, version = int(self._net.network_address), self._net.version
+        return {
+            (h, p): ip_text(version, base + 2 * blk + 1)
+            for h, p, blk in zip(host[keep].tolist(), port[keep].tolist(), block[keep].tolist(), strict=True)
+        }
 
     # -- per leaf ------------------------------------------------------------------------------
     def summary(self, leaf: int) -> list[str]:

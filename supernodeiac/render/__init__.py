@@ -76,6 +76,7 @@ from . import (  # noqa: E402,F401
     connectors,
     diagram,
     elevation,
+    host_addresses,
     kubernetes,
     lldp,
     nccl,

@@ -16,6 +16,7 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 from __future__ import annotations
 
 from ..acceptance import Plan, cable_labels, label_maker, plan
+from ..device_facts import facts_for
 from . import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line
 from .templating import render_template
@@ -36,6 +37,9 @@ PERFTEST_COLUMNS = [
     "cables",
     "labels",
     "via",
+    # RoCE fabrics with a host pool: each end NIC's own address (ib_write_bw -R takes the server's).
+    "server_address",
+    "client_address",
 ]
 NCCL_COLUMNS = [
     "run",
@@ -77,6 +81,9 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
     # The printed port (cage and position) of each host NIC, so the team at the rack finds it.
     printed = {m: f.layouts[m].physical_names for m in {d.model for d in f.devices}}
     port_of = [printed[d.model] for d in f.devices]
+    # The NICs' host-link addresses (RoCE with a host pool; none on InfiniBand or without a pool).
+    hosts = facts_for(ctx).host_addresses(fabric)
+    address_of = hosts.nic_addresses(f.links.indices_of(fabric)) if hosts is not None else {}
 
     for t in tests:
         labels = label_of(t.under_test)
@@ -101,6 +108,8 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
                     ";".join(map(id_of, t.under_test)),
                     ";".join(labels),
                     ";".join(map(id_of, t.via)),
+                    address_of.get((t.server, t.server_port), ""),
+                    address_of.get((t.client, t.client_port), ""),
                 )
             )
         )
