@@ -143,7 +143,13 @@ def _get(node: Any, path: tuple) -> Any:
 def _value(rng: random.Random, old: Any, doc: Any, path: tuple = ()) -> Any:
     """A replacement for ``old``: often a plausible one of the same kind (so that the mutant
     gets past the schema into the build, the checks and the renderers), sometimes another
-    value of the same blueprint (a name in the wrong place), often a hostile one."""
+    value of the same blueprint (a name in the wrong place), often a hostile one. A copy: a
+    later mutation edits the value in place, and SHAPES' lists and dicts are shared by every
+    mutant (hypothesis saw a replay draw differently once an earlier example had edited one)."""
+    return copy.deepcopy(_pick(rng, old, doc, path))
+
+
+def _pick(rng: random.Random, old: Any, doc: Any, path: tuple) -> Any:
     roll = rng.random()
     if roll < 0.35:
         if isinstance(old, bool):
