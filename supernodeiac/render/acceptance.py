@@ -16,7 +16,7 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 from __future__ import annotations
 
 from ..acceptance import Plan, cable_labels, label_maker, plan
-from ..device_facts import facts_for
+from ..host_addresses import HostAddresses
 from . import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line
 from .templating import render_template
@@ -82,8 +82,8 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
     printed = {m: f.layouts[m].physical_names for m in {d.model for d in f.devices}}
     port_of = [printed[d.model] for d in f.devices]
     # The NICs' host-link addresses (RoCE with a host pool; none on InfiniBand or without a pool).
-    hosts = facts_for(ctx).host_addresses(fabric)
-    address_of = hosts.nic_addresses(f.links.indices_of(fabric)) if hosts is not None else {}
+    hosts = HostAddresses(f, fabric) if "ethernet" in f.facts.get(fabric, {}) else None
+    address_of = hosts.nic_address(f.links.indices_of(fabric)) if hosts is not None and hosts.numbered else None
 
     for t in tests:
         labels = label_of(t.under_test)
@@ -108,8 +108,8 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
                     ";".join(map(id_of, t.under_test)),
                     ";".join(labels),
                     ";".join(map(id_of, t.via)),
-                    address_of.get((t.server, t.server_port), ""),
-                    address_of.get((t.client, t.client_port), ""),
+                    address_of(t.server, t.server_port) if address_of else "",
+                    address_of(t.client, t.client_port) if address_of else "",
                 )
             )
         )
