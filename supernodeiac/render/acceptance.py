@@ -16,9 +16,9 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 from __future__ import annotations
 
 from ..acceptance import Plan, cable_labels, label_maker, plan
+from ..templating import render_template
 from . import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line
-from .templating import render_template
 
 PERFTEST_COLUMNS = [
     "test",
