@@ -169,6 +169,6 @@ def placement_text(p: dict[str, Any] | None) -> str:
     """The placement section of ``snc explain`` (plain text, appended to the fabric report)."""
     if not p or not p["domains"]:
         return ""
-    from .render.templating import render_template
+    from .templating import render_template
 
     return render_template("placement.txt.j2", p=p)

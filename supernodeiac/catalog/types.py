@@ -302,14 +302,20 @@ class End(Strict):
     lanes: PositiveInt | None = Field(None, description="electrical lanes of the plug (8 twin-port OSFP); none: any")
 
     def fits(self, form: str, top: str, lanes: int, forms: list[str]) -> bool:
-        if self.form == "any":
-            if form not in forms:
-                return False
-        elif self.form != form:
+        return _plug_fits(self.form, self.top, self.lanes, form, top, lanes, forms)
+
+
+def _plug_fits(plug_form: str, plug_top: str, plug_lanes: int | None, form: str, top: str, lanes: int, forms: list[str]) -> bool:
+    """Whether a plug (form factor, top, electrical lanes; 'any'/None: any) takes a cage of this
+    form, top and lanes; a plug of form 'any' takes the forms its medium lists."""
+    if plug_form == "any":
+        if form not in forms:
             return False
-        if self.top != "any" and top != "any" and self.top != top:
-            return False
-        return self.lanes is None or self.lanes == lanes
+    elif plug_form != form:
+        return False
+    if plug_top != "any" and top != "any" and plug_top != top:
+        return False
+    return plug_lanes is None or plug_lanes == lanes
 
 
 class Transceiver(Strict):
@@ -345,16 +351,9 @@ class Transceiver(Strict):
 
     def fits(self, form: str, top: str, lanes: int, side: str, forms: list[str]) -> bool:
         """Whether the module takes a cage of this form factor, top, lane count and side."""
-        if self.form == "any":
-            if form not in forms:
-                return False
-        elif self.form != form:
-            return False
-        if self.top != "any" and top != "any" and self.top != top:
-            return False
         if self.side != "any" and side != "any" and self.side != side:
             return False
-        return self.lanes is None or self.lanes == lanes
+        return _plug_fits(self.form, self.top, self.lanes, form, top, lanes, forms)
 
 
 class Cord(Strict):

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from ..acceptance import Plan, cable_labels, label_maker, plan
 from ..host_addresses import HostAddresses
+from ..templating import render_template
 from . import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line
-from .templating import render_template
 
 PERFTEST_COLUMNS = [
     "test",

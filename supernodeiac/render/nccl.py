@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
 from ..hosts import Hosts, cached_host_facts
+from ..templating import render_template
 from . import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line
-from .templating import render_template
 
 # nccl/hosts.tsv: which files a host takes, and its NICs in NCCL dev order as RDMA name=printed port.
 HOSTS_COLUMNS = ("host", "model", "topology_file", "env_file", "nics")
