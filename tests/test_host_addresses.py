@@ -209,3 +209,44 @@ def test_the_perftest_script_reads_its_plan_and_can_target_the_nic_addresses(tmp
         expected = {f"{r['client']} -d {r['client_dev']} {r[target]}" for r in wanted}
         got = {f"{line.split()[0]} -d {line.split()[3]} {line.split()[-1]}" for line in clients}
         assert got == expected
+
+
+def test_two_host_links_on_one_block_are_reported_by_their_cable_ids():
+    from supernodeiac.checks import CheckContext
+    from supernodeiac.checks.clos import check_duplicates
+
+    c = compile_text(fat_tree(hosts=8, radix=8, transport="ethernet"))
+    assert c.exit_code == 0, [x.message for x in c.findings]
+    f = c.fabric
+    leaves = [d for d in f.devices if d.role == "leaf"]
+    # The second leaf takes the first's host blocks: its first host link lands on the first's.
+    leaves[1].attrs = {**leaves[1].attrs, "host_block": leaves[0].attrs["host_block"]}
+    found = [x for x in check_duplicates(CheckContext(c.blueprint, c.catalogue, f)) if "host block" in x.message]
+    first = {
+        d.index: min((k for k in f.links_of("f") if d.index in (k.a, k.b) and f.devices[k.a].tier == 0), key=lambda k: k.b_port)
+        for d in leaves[:2]
+    }
+    assert [x.message for x in found] == [
+        f"f: host links {first[leaves[0].index].id} and {first[leaves[1].index].id} share a host block"
+    ]
+    assert found[0].path == ("scaleout", 0)  # the link's origin: the pipeline makes it file:line:col
+
+
+def test_two_fabrics_on_one_host_pool_are_duplicates():
+    from test_clos import fabric_entry
+
+    text = fat_tree(hosts=8, radix=8, transport="ethernet") + fabric_entry(
+        "g",
+        2,
+        "sw",
+        "ethernet",
+        "",
+        {"loopbacks": "10.1.0.0/22", "p2p": "10.65.0.0/16", "asn_first": 4200010000, "asn_last": 4200019999},
+    ).replace("[{group: h}]", "[{group: h2}]")
+    text = text.replace(
+        "scaleout:\n", "  - {name: h2, model: host, count: 8, placement: {row: A, first_rack: 2, per_rack: 40}}\nscaleout:\n"
+    )
+    c = compile_text(text)
+    errors = [x for x in c.findings if x.rule == "address-duplicate"]  # (the two trees share racks too)
+    assert [x.message for x in errors] == ["g hosts pool 10.128.0.0/16 overlaps f hosts pool 10.128.0.0/16"]
+    assert errors[0].path[-1] == "hosts" and errors[0].location is not None and errors[0].location.line > 0
