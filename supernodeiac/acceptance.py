@@ -93,7 +93,8 @@ def _rdma_names(f: Fabric, topologies: dict[str, HostTopology]) -> dict[str, lis
 
 def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[PerfTest], list[int]]:
     """The fabric's tests, and the links no host pair can load (every path between the hosts
-    below them turns at a lower switch: the spine-core links of a single pod)."""
+    below them turns at a lower switch: the spine-core links of a single pod; or no host is below
+    one end: a Dragonfly group built without endpoints)."""
     fl = links_by_fabric(f).get(name)
     if fl is None:
         return [], []
@@ -121,24 +122,32 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
     for v in down.values():
         v.sort()
     turn: dict[int, int] = {}
+    hostless: set[int] = set()  # switches with no host below (a Dragonfly group built without endpoints)
 
-    def descend(x: int, avoid: int = -1) -> tuple[int, int, list[int]]:
+    def descend(x: int, avoid: int = -1) -> tuple[int, int, list[int]] | None:
         """A host below switch x (rotating over them; another than ``avoid`` where there is one),
-        its port, and the links from x down to it."""
-        options = ends.get(x) or down[x]
+        its port, and the links from x down to it; None when no host is below x."""
+        if x in hostless:
+            return None
+        options = ends.get(x) or down.get(x) or []
         k = turn.get(x, 0)
+        found = None
         for step in range(len(options)):
             turn[x] = k + step + 1
             if x in ends:
                 _p, link, host, port = options[(k + step) % len(options)]
-                if host != avoid or step == len(options) - 1:
-                    return host, port, [link]
+                found = (host, port, [link])
             else:
                 _lo, link, lower = options[(k + step) % len(options)]
-                host, port, path = descend(lower, avoid)
-                if host != avoid or step == len(options) - 1:
-                    return host, port, [link, *path]
-        raise AssertionError("unreachable: a switch with no links below")
+                below = descend(lower, avoid)
+                if below is None:
+                    continue
+                found = (below[0], below[1], [link, *below[2]])
+            if found[0] != avoid:
+                return found
+        if found is None:
+            hostless.add(x)
+        return found
 
     rails: dict[int, int | None] = {}
 
@@ -221,8 +230,12 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
             if not e1[0].isdisjoint(e2[0]) or e1[3] == e2[3]:
                 single += [e1, e2]
                 continue
-            h1, p1, path1 = descend(e1[3])
-            h2, p2, path2 = descend(e2[3], h1)
+            one = descend(e1[3])
+            two = descend(e2[3], one[0]) if one else None
+            if one is None or two is None:  # no host below one side: nothing can load these links
+                untestable += [e1[2], e2[2]]
+                continue
+            (h1, p1, path1), (h2, p2, path2) = one, two
             rail = rail_of(e1[3]) if rail_of(e1[3]) == rail_of(e2[3]) else None
             add(stage, hi, rail, (h1, p1), (h2, p2), [e1[2], e2[2]], path1 + path2)
         if len(keyed) % 2:
@@ -232,13 +245,21 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
             if partner is None:  # every path between hosts below turns before this switch
                 untestable.append(e[2])
                 continue
-            h1, p1, path1 = descend(e[3])
-            h2, p2, path2 = descend(partner[3], h1)
+            one = descend(e[3])
+            two = descend(partner[3], one[0]) if one else None
+            if one is None or two is None:
+                untestable.append(e[2])
+                continue
+            (h1, p1, path1), (h2, p2, path2) = one, two
             add(stage, hi, None, (h1, p1), (h2, p2), [e[2]], path1 + [partner[2]] + path2)
     for i in peers:
         a, b = t.a[i], t.b[i]
-        h1, p1, path1 = descend(a)
-        h2, p2, path2 = descend(b, h1)
+        one = descend(a)
+        two = descend(b, one[0]) if one else None
+        if one is None or two is None:  # a router with no host below (a group built without endpoints)
+            untestable.append(i)
+            continue
+        (h1, p1, path1), (h2, p2, path2) = one, two
         add("peer", min(a, b), None, (h1, p1), (h2, p2), [i], path1 + path2)
     # Waves: a test goes to the first wave after every earlier wave that used one of its NICs.
     free: dict[tuple[int, int], int] = {}

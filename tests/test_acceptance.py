@@ -82,6 +82,26 @@ def test_perftest_pairs_put_every_data_link_under_test_exactly_once(name):
                 seen.add(nic)
 
 
+def test_a_dragonfly_group_built_without_endpoints_leaves_its_links_untestable_not_a_crash():
+    """dragonfly-balanced with one node group fewer: group 9's routers have no host below, so
+    their local links and the global links to them are listed as untestable; every other link is
+    under test exactly once (this crashed the renderer with a KeyError)."""
+    text = (BLUEPRINTS / "dragonfly-balanced.yaml").read_text().replace("      - group: gpu-9\n", "")
+    c = compile_text(text, "df-8-of-9.yaml")
+    assert c.exit_code == 0
+    f, t = c.fabric, c.fabric.links
+    p = plan(f, c.blueprint)
+    hostless = {d.index for d in f.devices if d.role == "router" and d.coord("group") == 8}
+    untestable = p.untestable["df"]
+    assert untestable and all(t.a[i] in hostless or t.b[i] in hostless for i in untestable)
+    under = Counter(i for test in p.perftests["df"] for i in test.under_test)
+    assert set(under.values()) == {1} and sorted([*under, *untestable]) == sorted(t.indices_of("df"))
+    # links between two routers that have hosts stay under test
+    assert all(i in under for i in t.indices_of("df") if t.a[i] not in hostless and t.b[i] not in hostless)
+    artifacts, _ = render(c, only=["acceptance"])
+    assert f"{len(untestable)} links carry no host-to-host traffic" in artifacts["acceptance/checklist.md"].decode()
+
+
 def test_rendered_plan_files_scripts_and_checklist(tmp_path):
     c = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
     artifacts, _ = render(c, ["acceptance"])
