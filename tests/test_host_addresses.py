@@ -5,6 +5,7 @@ the leaves, and a fabric without a pool is told so at its addressing."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import ipaddress
 import json
 import os
@@ -76,9 +77,10 @@ def test_every_host_link_gets_its_block_of_the_pool(name):
 def test_leaf_interfaces_are_the_host_sheet_gateways(name):
     """Every row of the host sheet: its gateway is the leaf's INTERFACE address on that port, in the
     same /31 as the NIC's; every leaf advertises the summary of exactly its host blocks; libyang
-    accepts every leaf."""
-    pytest.importorskip("libyang")
-    from helpers.sonic_yang import validate
+    accepts every leaf (where the libyang bindings are installed: the `yang` extra)."""
+    validate = None
+    if importlib.util.find_spec("libyang") is not None:
+        from helpers.sonic_yang import validate
 
     c = _compiled(name)
     rows = _sheet(c)
@@ -101,7 +103,8 @@ def test_leaf_interfaces_are_the_host_sheet_gateways(name):
         assert all(v == {"advertise": "true", "blackhole": "true"} for v in routes.values())
         # The summary covers the leaf's leaf_down blocks, no more and no less.
         assert sum(ipaddress.ip_network(k.split("|")[1]).num_addresses for k in routes) == 2 * facts["leaf_down"]
-        validate(cfg)
+        if validate is not None:
+            validate(cfg)
     assert sum(len(cfg.get("STATIC_ROUTE", {})) > 0 for cfg in configs.values()) == facts["leaves"]
 
 
