@@ -62,14 +62,23 @@ class HostAddresses:
             return None
         return first + q
 
+    def leaf_ip(self, block: int) -> str:
+        """The leaf's address of a block (the even one; the NIC's gateway), without prefix length."""
+        assert self._net is not None
+        return ip_text(self._net.version, int(self._net.network_address) + 2 * block)
+
+    def nic_ip(self, block: int) -> str:
+        """The NIC's address of a block (the odd one), without prefix length."""
+        assert self._net is not None
+        return ip_text(self._net.version, int(self._net.network_address) + 2 * block + 1)
+
     def pair(self, a: int, a_port: int, b: int, b_port: int) -> tuple[str, str] | None:
         """(A-end address, B-end address) with prefix length: the leaf's even, the NIC's odd."""
         block = self.block(a, a_port, b, b_port)
-        if block is None or self._net is None:
+        if block is None:
             return None
-        even = int(self._net.network_address) + 2 * block
-        version, suffix = self._net.version, f"/{self.prefixlen}"
-        leaf, host = ip_text(version, even) + suffix, ip_text(version, even + 1) + suffix
+        suffix = f"/{self.prefixlen}"
+        leaf, host = self.leaf_ip(block) + suffix, self.nic_ip(block) + suffix
         return (leaf, host) if self.fabric.devices[a].tier == 1 else (host, leaf)
 
     # -- many links ----------------------------------------------------------------------------
@@ -106,10 +115,9 @@ class HostAddresses:
             return out_a, out_b
         block, a_leaf = self.blocks(positions)
         keep = np.flatnonzero(block >= 0)
-        base, version, suffix = int(self._net.network_address), self._net.version, f"/{self.prefixlen}"
+        suffix = f"/{self.prefixlen}"
         for k, blk, leaf_a in zip(keep.tolist(), block[keep].tolist(), a_leaf[keep].tolist(), strict=True):
-            even = base + 2 * blk
-            leaf, host = ip_text(version, even) + suffix, ip_text(version, even + 1) + suffix
+            leaf, host = self.leaf_ip(blk) + suffix, self.nic_ip(blk) + suffix
             out_a[k], out_b[k] = (leaf, host) if leaf_a else (host, leaf)
         return out_a, out_b
 
@@ -129,13 +137,11 @@ class HostAddresses:
             port = np.where(a_leaf, arr.b_port[pos], arr.a_port[pos])
             keep = block >= 0
             table[offset[host[keep]] + port[keep]] = block[keep]
-        base = int(self._net.network_address) if self._net is not None else 0
-        version = self._net.version if self._net is not None else 4
         first = offset.tolist()
 
         def address(host: int, port: int) -> str:
             blk = int(table[first[host] + port])
-            return ip_text(version, base + 2 * blk + 1) if blk >= 0 else ""
+            return self.nic_ip(blk) if blk >= 0 else ""
 
         return address
 

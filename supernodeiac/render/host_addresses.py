@@ -32,7 +32,6 @@ from ..catalog.host_topology import host_topologies
 from ..device_facts import facts_for
 from ..fabric import Fabric
 from ..host_addresses import HostAddresses
-from ..link_addresses import ip_text
 from . import RENDERERS, RenderContext, Stream
 from .csv_safe import CsvWriter
 
@@ -78,19 +77,16 @@ def host_rows(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[l
     rdma_of = _rdma_names(ctx)
     rdma = [rdma_of[d.model] for d in f.devices]
     rails = ["" if d.coord("rail") is None else str(d.coord("rail")) for d in f.devices]
-    net = hosts.net
-    assert net is not None
-    base, version, suffix = int(net.network_address), net.version, f"/{hosts.prefixlen}"
-    route = str(net)
+    assert hosts.net is not None
+    suffix, route = f"/{hosts.prefixlen}", str(hosts.net)
     tables = [str(TABLE_BASE + p) for p in range(max((layouts[m].total for m in layouts), default=0))]
     for h, hp, lf, lp, blk in zip(
         host[order].tolist(), host_port[order].tolist(), leaf[order].tolist(), leaf_port[order].tolist(), block[order].tolist(),
         strict=True,
     ):  # fmt: skip
-        even = base + 2 * blk
         yield [
-            names[h], port_names[h][hp], rdma[h][hp], printed[h][hp], ip_text(version, even + 1) + suffix,
-            ip_text(version, even), names[lf], port_names[lf][lp], rails[lf], tables[hp], route,
+            names[h], port_names[h][hp], rdma[h][hp], printed[h][hp], hosts.nic_ip(blk) + suffix,
+            hosts.leaf_ip(blk), names[lf], port_names[lf][lp], rails[lf], tables[hp], route,
         ]  # fmt: skip
 
 
