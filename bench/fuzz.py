@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import csv
 import io
 import json
 import math
@@ -286,8 +285,6 @@ def mutant(seed: int, index: int) -> tuple[str, str, str]:
 
 # -- outcomes -------------------------------------------------------------------------------------
 
-FORMULA_START = frozenset("=+-@\t\r")
-
 
 @dataclass
 class Outcome:
@@ -296,22 +293,11 @@ class Outcome:
     detail: str = ""
 
 
-def _formula_cells(data: bytes) -> list[str]:
-    bad = []
-    for row in csv.reader(io.StringIO(data.decode(), newline="")):
-        for cell in row:
-            if cell[:1] in FORMULA_START:
-                try:
-                    float(cell)
-                except ValueError:
-                    bad.append(cell)
-    return bad
-
-
 def check(text: str, name: str = "mutant.yaml") -> Outcome:
     """Compile ``text`` (and render it when clean) in this process; the outcome, never raising
     for a bug in snc (that is the ``internal`` outcome)."""
     from supernodeiac.pipeline import compile_document, render
+    from supernodeiac.render.csv_safe import live_formulas
     from supernodeiac.source import LoadError, load_text
     from supernodeiac.writer import WriteError, _safe_relpath, manifest
 
@@ -335,7 +321,7 @@ def check(text: str, name: str = "mutant.yaml") -> Outcome:
                 _safe_relpath(path)
             except WriteError as exc:
                 return Outcome("bad-render", 0, str(exc))
-            if path.endswith(".csv") and (cells := _formula_cells(data)):
+            if path.endswith(".csv") and (cells := live_formulas(data)):
                 return Outcome("bad-render", 0, f"{path}: formula cell {cells[0]!r}")
         manifest(artifacts, compiled.blueprint.metadata.name)
         return Outcome("rendered", 0)

@@ -11,22 +11,9 @@ import pytest
 from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.pipeline import compile_file, render
-from supernodeiac.render.csv_safe import FORMULA_START, CsvWriter, safe_cell
+from supernodeiac.render.csv_safe import CsvWriter, live_formulas, safe_cell
 
 SHIPPED = sorted(BLUEPRINTS.glob("*.yaml"))
-
-
-def _unsafe_cells(data: bytes) -> list[str]:
-    """Cells a spreadsheet would run: text starting with = + - @ tab or CR that is not a number."""
-    bad = []
-    for row in csv.reader(io.StringIO(data.decode(), newline="")):
-        for cell in row:
-            if cell[:1] in FORMULA_START:
-                try:
-                    float(cell)
-                except ValueError:
-                    bad.append(cell)
-    return bad
 
 
 @pytest.mark.parametrize(
@@ -76,7 +63,7 @@ def test_the_fast_path_writes_what_the_csv_module_writes_for_safe_cells():
     w.writerow(["h1", "h2", "h3"])
     w.writerows([[safe_cell(c) for c in r] for r in ROWS])
     assert fast.getvalue() == buf.getvalue().encode()
-    assert _unsafe_cells(fast.getvalue()) == []
+    assert live_formulas(fast.getvalue()) == []
 
 
 @pytest.mark.parametrize("bad", range(len(ROWS)))
@@ -94,7 +81,7 @@ def test_one_bad_row_in_a_batch_of_clean_ones_is_written_as_the_csv_module_write
     w.writerow(["h1", "h2", "h3"])
     w.writerows([[safe_cell(c) for c in r] for r in rows])
     assert fast.getvalue() == buf.getvalue().encode()
-    assert _unsafe_cells(fast.getvalue()) == []
+    assert live_formulas(fast.getvalue()) == []
 
 
 def test_a_streamed_csv_is_the_same_bytes_in_pieces(monkeypatch):
@@ -124,7 +111,7 @@ def test_no_rendered_csv_cell_is_a_formula(path):
     csvs = {name: data for name, data in artifacts.items() if name.endswith(".csv")}
     assert csvs
     for name, data in csvs.items():
-        assert _unsafe_cells(data) == [], name
+        assert live_formulas(data) == [], name
 
 
 def test_text_from_the_catalogue_is_neutralised_in_the_bom():
@@ -149,5 +136,11 @@ def test_cabling_neutralises_names_that_bypass_the_templates(small_ib):
     compiled = dataclasses.replace(small_ib, fabric=fabric)
     artifacts, _ = render(compiled, ["cabling"])
     data = artifacts["cabling/cables.csv"]
-    assert _unsafe_cells(data) == []
+    assert live_formulas(data) == []
     assert b",'=ib-leaf" in data and b",'@N01," in data and b",'-N," in data
+
+
+def test_the_audit_finds_live_formulas_in_a_plain_csv():
+    """live_formulas, which every CSV test above relies on, does find what the writer neutralises."""
+    raw = b'id,label\n=1+2,"@SUM(A1)"\n-3,+1.5\n\'=x,"\tcmd"\n'
+    assert live_formulas(raw) == ["=1+2", "@SUM(A1)", "\tcmd"]

@@ -38,6 +38,22 @@ def safe_row(row: Iterable[object]) -> list[object]:
     return [safe_cell(cell) for cell in row]
 
 
+def live_formulas(data: bytes) -> list[str]:
+    """The cells of a CSV file a spreadsheet would run: text starting with = + - @ tab or CR that
+    is not a number. An audit of written files (the tests and bench/fuzz.py read every rendered
+    CSV with it), independent of :func:`safe_cell`: it parses the file back with the csv module
+    and asks ``float`` what a number is."""
+    bad = []
+    for row in csv.reader(io.StringIO(data.decode(), newline="")):
+        for cell in row:
+            if cell[:1] in FORMULA_START:
+                try:
+                    float(cell)
+                except ValueError:
+                    bad.append(cell)
+    return bad
+
+
 class CsvWriter:
     """A CSV file built in memory: a header, then rows, every cell through :func:`safe_cell`.
 
