@@ -296,9 +296,9 @@ class Outcome:
 def check(text: str, name: str = "mutant.yaml") -> Outcome:
     """Compile ``text`` (and render it when clean) in this process; the outcome, never raising
     for a bug in snc (that is the ``internal`` outcome)."""
+    from supernodeiac.load.source import LoadError, load_text
+    from supernodeiac.outputs.csv_safe import live_formulas
     from supernodeiac.pipeline import compile_document, render
-    from supernodeiac.render.csv_safe import live_formulas
-    from supernodeiac.source import LoadError, load_text
     from supernodeiac.writer import WriteError, _safe_relpath, manifest
 
     try:

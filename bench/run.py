@@ -230,11 +230,11 @@ def phases(path: Path, out: Path) -> list[tuple[str, float]]:
     but times each stage, check and renderer on its own, to show what dominates.
     """
     t0 = time.process_time()
-    from supernodeiac.build import build, load_catalogue
+    from supernodeiac.builders import build, load_catalogue
     from supernodeiac.checks import CHECKS, CheckContext
-    from supernodeiac.parse import parse
-    from supernodeiac.render import RENDERERS, RenderContext, Stream
-    from supernodeiac.source import load_file
+    from supernodeiac.load.parse import parse
+    from supernodeiac.load.source import load_file
+    from supernodeiac.outputs import RENDERERS, RenderContext, Stream
     from supernodeiac.writer import write
 
     stages: list[tuple[str, float]] = [("import", time.process_time() - t0)]

@@ -28,18 +28,18 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from .compare import Diff, diff
+    from .compare.drift import drift_findings
     from .compare.report import to_json as diff_json
     from .compare.report import to_markdown as diff_markdown
     from .compare.report import to_text as diff_text
     from .config import Config, ConfigError
     from .config import find as find_config
     from .config import load as load_config
-    from .drift import drift_findings
     from .fabric import Device, Fabric, Link
     from .findings import Finding, Location, Severity
+    from .findings.rules import RULES, Rule
+    from .findings.sarif import sarif_log
     from .pipeline import Compiled, Stage, compile_document, compile_file, compile_text, render
-    from .rules import RULES, Rule
-    from .sarif import sarif_log
     from .writer import write
 
 # name -> (module, attribute): what `from supernodeiac import X` gives.
@@ -47,7 +47,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "compile_file": ("pipeline", "compile_file"),
     "compile_text": ("pipeline", "compile_text"),
     "compile_document": ("pipeline", "compile_document"),
-    "render": ("render", "__call__"),  # the render package is callable: render(compiled, only=None)
+    "render": ("pipeline", "render"),
     "Compiled": ("pipeline", "Compiled"),
     "Stage": ("pipeline", "Stage"),
     "write": ("writer", "write"),
@@ -56,7 +56,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "diff_text": ("compare.report", "to_text"),
     "diff_markdown": ("compare.report", "to_markdown"),
     "diff_json": ("compare.report", "to_json"),
-    "drift_findings": ("drift", "drift_findings"),
+    "drift_findings": ("compare.drift", "drift_findings"),
     "Finding": ("findings", "Finding"),
     "Location": ("findings", "Location"),
     "Severity": ("findings", "Severity"),
@@ -67,9 +67,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ConfigError": ("config", "ConfigError"),
     "find_config": ("config", "find"),
     "load_config": ("config", "load"),
-    "sarif_log": ("sarif", "sarif_log"),
-    "Rule": ("rules", "Rule"),
-    "RULES": ("rules", "RULES"),
+    "sarif_log": ("findings.sarif", "sarif_log"),
+    "Rule": ("findings.rules", "Rule"),
+    "RULES": ("findings.rules", "RULES"),
 }
 
 __all__ = [  # the names of _EXPORTS (a test keeps the two equal), spelled out for linters and type checkers
@@ -108,9 +108,7 @@ def __getattr__(name: str) -> Any:
         module, attribute = _EXPORTS[name]
     except KeyError:
         raise AttributeError(f"module 'supernodeiac' has no attribute {name!r}") from None
-    value = importlib.import_module(f".{module}", __name__)
-    if attribute != "__call__":
-        value = getattr(value, attribute)
+    value = getattr(importlib.import_module(f".{module}", __name__), attribute)
     globals()[name] = value  # once imported, a plain module attribute
     return value
 

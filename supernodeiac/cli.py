@@ -24,9 +24,9 @@ from typing import Any
 import click
 
 from . import config as snc_config
-from .compose import Source
 from .findings import Severity
-from .formats import FINDING_FORMATS, Verbosity, finding_dicts, github, human, shown
+from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, human, shown
+from .load.compose import Source
 from .pipeline import Compiled, compile_file, compile_text, render
 
 FORMATS = FINDING_FORMATS  # kept for callers of the old name
@@ -166,7 +166,7 @@ def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = 
     """The findings of ``results`` in the chosen format (at ``verbosity``, default the options')."""
     level = opts.verbosity if verbosity is None else verbosity
     if opts.fmt == "sarif":
-        from .sarif import sarif_log
+        from .findings.sarif import sarif_log
 
         findings = shown((f for c in results for f in c.findings), level)
         click.echo(json.dumps(sarif_log(findings, _version(), docs_url=opts.config.docs_url), indent=2))
@@ -231,7 +231,7 @@ def validate(files: tuple[str, ...], opts: Options) -> None:
 def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, exclude: tuple[str, ...], opts: Options) -> None:
     """Validate, then write every artifact of a blueprint atomically (or, with --check, compare
     them with the committed output folder)."""
-    from .render import RENDERERS
+    from .outputs import RENDERERS
     from .writer import WriteError, write
 
     if out == "":
@@ -278,7 +278,7 @@ def _check(
     compiled: Compiled, artifacts: dict[str, bytes], target: Path, exclude: tuple[str, ...], opts: Options, level: Verbosity
 ) -> None:
     """``render --check``: drift findings for every file of ``target`` that differs; exit 1 if any."""
-    from .drift import drift_findings
+    from .compare.drift import drift_findings
 
     assert compiled.blueprint is not None
     drift = drift_findings(artifacts, compiled.blueprint.metadata.name, target, exclude)
@@ -378,7 +378,7 @@ def check_results_cmd(plan_dir: str, results_dir: str, fmt: str, require_all: bo
     Exit codes: 0 every result present passes, 1 a failure (or, with --require-all, a missing
     result), 2 PLAN_DIR is not an acceptance plan.
     """
-    from .acceptance_results import ResultsError, check
+    from .verify.check_results import ResultsError, check
 
     try:
         report = check(plan_dir, results_dir)
@@ -468,7 +468,7 @@ def diff_cmd(
 
 def _diff_sides(blueprints: tuple[str, ...], rev: str | None, opts: Options) -> list[tuple[Compiled, str]]:
     """The two compiled blueprints and their labels, from two files or one file at two revisions."""
-    from .compose import GitSource
+    from .load.compose import GitSource
 
     if rev is None:
         if len(blueprints) != 2:
@@ -521,7 +521,7 @@ def schema() -> None:
     doc = Blueprint.model_json_schema(by_alias=True)
     doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     doc["title"] = "supernodeiac blueprint"
-    # Composition keys: resolved by the loader before the blueprint is parsed (compose.py).
+    # Composition keys: resolved by the loader before the blueprint is parsed (load/compose.py).
     doc["properties"]["extends"] = {"type": "string", "description": "a blueprint this file overlays (relative path)"}
     doc["properties"]["include"] = {
         "type": "array",
@@ -535,7 +535,7 @@ def schema() -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 def rules(fmt: str) -> None:
     """List the rule ids findings carry (for [tool.snc] severity and ignore), with what each checks."""
-    from .rules import RULES, markdown
+    from .findings.rules import RULES, markdown
 
     if fmt == "markdown":
         click.echo(markdown(), nl=False)

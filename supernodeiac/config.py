@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from .findings import Finding, Location, Severity
-from .formats import FINDING_FORMATS
-from .parse import did_you_mean
-from .rules import BY_ID
+from .findings.formats import FINDING_FORMATS
+from .findings.rules import BY_ID
+from .load.parse import did_you_mean
 
 CONFIG_FILES = (".snc.toml", "pyproject.toml")
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few kB; past this it is not a configuration

@@ -12,16 +12,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .build import build, load_catalogue
+from .builders import build, load_catalogue
 from .catalog.types import Catalogue
 from .checks import CheckContext, run_checks
-from .compose import Source, compose, has_references
 from .fabric import Fabric
 from .findings import BuildError, Finding, Severity
+from .load.compose import Source, compose, has_references
+from .load.parse import ParseError, parse
+from .load.source import Document, LoadError, load_file, load_text
 from .model.blueprint import Blueprint
-from .parse import ParseError, parse
-from .render import Artifacts, RenderContext, render_all
-from .source import Document, LoadError, load_file, load_text
+from .outputs import Artifacts, RenderContext, render_all
 
 
 class Stage(StrEnum):

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-from .rename2 import exchange, rename_noreplace
+from .util.renameat2 import exchange, rename_noreplace
 
 MANIFEST = "MANIFEST.json"
 MANIFEST_FORMAT = "snc-manifest/1"

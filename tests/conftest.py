@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from supernodeiac.fabric import Fabric
+from supernodeiac.load.source import load_text
 from supernodeiac.pipeline import Compiled, compile_document, compile_file
-from supernodeiac.source import load_text
 
 ROOT = Path(__file__).resolve().parent.parent
 BLUEPRINTS = ROOT / "blueprints"

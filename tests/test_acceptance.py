@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import BLUEPRINTS, compile_text
 
-from supernodeiac.acceptance import plan
-from supernodeiac.acceptance_results import check, ib_write_bw_gbps, ib_write_lat_us, nccl_busbw
 from supernodeiac.cli import main
+from supernodeiac.facts.acceptance_plan import plan
 from supernodeiac.pipeline import compile_file, render
+from supernodeiac.verify.check_results import check, ib_write_bw_gbps, ib_write_lat_us, nccl_busbw
 
 CASES = ["small-ib", "ib-3tier", "nvl72-pod", "roce-rail-2tier", "dragonfly-balanced", "dragonfly-plus"]
 

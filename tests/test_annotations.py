@@ -10,7 +10,7 @@ from conftest import BLUEPRINTS
 
 from supernodeiac.cli import main
 from supernodeiac.findings import Finding, Location, Severity
-from supernodeiac.formats import github, parse_workflow_command
+from supernodeiac.findings.formats import github, parse_workflow_command
 
 # A buildable blueprint with an error (a pinned DAC that cannot reach), a warning (no management
 # network) and infos.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
-from supernodeiac.render import RenderContext
-from supernodeiac.render.cabling import render_cabling
+from supernodeiac.outputs import RenderContext
+from supernodeiac.outputs.cabling import render_cabling
 
 
 def _rows(c):

@@ -14,8 +14,8 @@ from conftest import BLUEPRINTS, ROOT, read_tree
 
 from supernodeiac import writer
 from supernodeiac.cli import main
-from supernodeiac.render import RENDERERS
-from supernodeiac.source import load_file
+from supernodeiac.load.source import load_file
+from supernodeiac.outputs import RENDERERS
 
 SMALL = BLUEPRINTS / "small-ib.yaml"
 SHIPPED = sorted(BLUEPRINTS.glob("*.yaml"))
@@ -394,8 +394,8 @@ def test_schema_rejects_what_the_compiler_rejects(schema):
 @pytest.mark.parametrize(("ratio", "ok"), [("1:2", True), ("2 : 1", True), (2, True), (1.5, True), ("two", False), (0, False)])
 def test_schema_takes_ratios_as_the_compiler_does(schema, ratio, ok):
     """A ratio is a 'down:up' text or a number for the compiler, so for the schema too."""
+    from supernodeiac.load.source import load_text
     from supernodeiac.pipeline import compile_document
-    from supernodeiac.source import load_text
 
     data = load_file(SMALL).data
     doc = json.loads(json.dumps(data))

@@ -18,12 +18,12 @@ import networkx as nx
 import pytest
 from conftest import BLUEPRINTS, cable_ends, compile_text
 
-from supernodeiac.build.clos import TierPorts, largest_parallel, plan_clos, split_ports
-from supernodeiac.checks.oversubscription import measure
+from supernodeiac.builders.clos import TierPorts, largest_parallel, plan_clos, split_ports
 from supernodeiac.fabric import Fabric
+from supernodeiac.facts.host_addresses import HostAddresses
+from supernodeiac.facts.link_addresses import LinkAddresses
+from supernodeiac.facts.oversubscription import measure
 from supernodeiac.findings import Severity
-from supernodeiac.host_addresses import HostAddresses
-from supernodeiac.link_addresses import LinkAddresses
 from supernodeiac.pipeline import Compiled, Stage, compile_file
 
 HEADER = """\

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from conftest import BLUEPRINTS
 
 from supernodeiac.cli import main
-from supernodeiac.compose import MAX_DEPTH
+from supernodeiac.load.compose import MAX_DEPTH
+from supernodeiac.load.source import MAX_FILE_BYTES, MAX_VALUES
 from supernodeiac.pipeline import Stage, compile_file, render
-from supernodeiac.source import MAX_FILE_BYTES, MAX_VALUES
 
 SMALL = (BLUEPRINTS / "small-ib.yaml").read_text()
 

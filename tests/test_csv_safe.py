@@ -1,5 +1,5 @@
 """No CSV cell snc writes starts with a formula character unless it is neutralised: the shared
-writer (render/csv_safe.py), its fast path, and every CSV of every shipped blueprint."""
+writer (outputs/csv_safe.py), its fast path, and every CSV of every shipped blueprint."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import io
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
+from supernodeiac.outputs.csv_safe import CsvWriter, live_formulas, safe_cell
 from supernodeiac.pipeline import compile_file, render
-from supernodeiac.render.csv_safe import CsvWriter, live_formulas, safe_cell
 
 SHIPPED = sorted(BLUEPRINTS.glob("*.yaml"))
 

@@ -295,7 +295,7 @@ def test_keyed_csv_and_text_and_unparseable_files():
 
 def test_outputs_added_by_any_renderer_are_diffed(monkeypatch):
     """A renderer registered later (a switch config) is compared with no change to the diff."""
-    from supernodeiac.render import RENDERERS
+    from supernodeiac.outputs import RENDERERS
 
     def sonic(ctx):
         return {
@@ -372,7 +372,7 @@ def test_cli_rev_compares_two_commits(tmp_path, monkeypatch):
 def test_cli_rev_reads_blobs_within_the_blueprint_limits(tmp_path, monkeypatch):
     """A committed blueprint is read like a file: at most MAX_FILE_BYTES of it (a larger blob is
     refused unread, as a located yaml-limit error); revisions are never git options."""
-    from supernodeiac.source import MAX_FILE_BYTES
+    from supernodeiac.load.source import MAX_FILE_BYTES
 
     def git(*args: str) -> None:
         subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)

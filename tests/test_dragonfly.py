@@ -12,9 +12,9 @@ import networkx as nx
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
-from supernodeiac.build.context import BuildContext
-from supernodeiac.build.dragonfly import cage_sections, global_plan, peer
-from supernodeiac.build.geometry import Geometry
+from supernodeiac.builders.context import BuildContext
+from supernodeiac.builders.dragonfly import cage_sections, global_plan, peer
+from supernodeiac.builders.geometry import Geometry
 from supernodeiac.catalog.types import DeviceModel
 from supernodeiac.checks import CheckContext
 from supernodeiac.checks.dragonfly import check_wiring

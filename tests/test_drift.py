@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from conftest import BLUEPRINTS, read_tree
 
 from supernodeiac.cli import main
-from supernodeiac.formats import parse_workflow_command
+from supernodeiac.findings.formats import parse_workflow_command
 
 SMALL = str(BLUEPRINTS / "small-ib.yaml")
 

@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 from conftest import BLUEPRINTS
 
+from supernodeiac.facts.racks import rack_loads
 from supernodeiac.pipeline import compile_file, render
-from supernodeiac.racks import rack_loads
 
 SVG = "{http://www.w3.org/2000/svg}"
 SHIPPED = sorted(BLUEPRINTS.glob("*.yaml"))

@@ -303,7 +303,7 @@ def test_bad_input_leaves_the_output_folder_alone(case: Case, tmp_path):
 
 def test_devices_beyond_the_limit_are_refused_before_they_are_built(tmp_path, monkeypatch):
     """The total over every entry is capped too: the entry that crosses it is named, and nothing is built."""
-    import supernodeiac.build.context as context
+    import supernodeiac.builders.context as context
 
     monkeypatch.setattr(context, "MAX_DEVICES", 19)
     text = BASE.replace("nodes:\n", "nodes:\n" + CPU.replace("count: 2", "count: 4"))

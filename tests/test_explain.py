@@ -185,7 +185,7 @@ def test_unknown_kind_gets_the_generic_report(small_ib):
 
 def test_large_fabric_without_formula_is_not_computed(small_ib, monkeypatch):
     """No formula and too big for max-flow: say so rather than stall."""
-    import supernodeiac.explain as ex
+    import supernodeiac.explain.report as ex
 
     monkeypatch.setattr(ex, "MINCUT_MAX_LINKS", 10)
     facts = dict(small_ib.fabric.facts)

@@ -13,15 +13,15 @@ import io
 
 from conftest import compile_text
 
-from supernodeiac.build.media import MediaChooser
+from supernodeiac.builders.media import MediaChooser
 from supernodeiac.catalog import Catalogue, merged
 from supernodeiac.checks import CheckContext
 from supernodeiac.checks.management import check_management
 from supernodeiac.checks.ports import check_ports
 from supernodeiac.fabric import PortLayout
 from supernodeiac.model.common import MediaPolicy
-from supernodeiac.render import RenderContext
-from supernodeiac.render.cabling import COLUMNS, render_cabling
+from supernodeiac.outputs import RenderContext
+from supernodeiac.outputs.cabling import COLUMNS, render_cabling
 
 SMALL = """
 apiVersion: supernodeiac/v1
@@ -170,7 +170,7 @@ def test_bulk_lengths_are_the_plain_definition_bit_for_bit():
     (length 0); and it is what the Fabric holds for every cable."""
     from conftest import BLUEPRINTS
 
-    from supernodeiac.build.geometry import Geometry
+    from supernodeiac.builders.geometry import Geometry
     from supernodeiac.pipeline import compile_file
 
     for path in sorted(BLUEPRINTS.glob("*.yaml")):

@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from supernodeiac.compare.fabric import diff_fabrics
+from supernodeiac.load.source import load_file
 from supernodeiac.pipeline import Compiled
-from supernodeiac.source import load_file
 
 Data = dict[str, Any]
 
@@ -340,7 +340,7 @@ def test_every_known_replug_is_pinned():
 # while IB1/6/2 was unused) and its first global port. Grown from 17 to 26 groups or more (planned
 # for 33), the 26th group's global link took IB1/6/2 and the one-plug settle replaced that DAC by
 # SR4 optics in every existing group (17 replace orders at +9 groups). Fixed by starting each
-# section (terminal, local, global) on a new cage (build/dragonfly.py cage_sections).
+# section (terminal, local, global) on a new cage (builders/dragonfly.py cage_sections).
 SMALL_DRAGONFLY = """
 apiVersion: supernodeiac/v1
 kind: Blueprint

@@ -18,9 +18,9 @@ from conftest import BLUEPRINTS, compile_text
 from test_clos import fat_tree
 from test_growth import _data, _text, more_nodes
 
-from supernodeiac.device_facts import FabricFacts
+from supernodeiac.facts.host_addresses import HostAddresses
+from supernodeiac.facts.switch_facts import FabricFacts
 from supernodeiac.findings import Severity
-from supernodeiac.host_addresses import HostAddresses
 from supernodeiac.pipeline import Compiled, compile_file, render
 
 ROCE = ["roce-rail-2tier", "roce-3tier-oversub"]

@@ -18,8 +18,8 @@ from pydantic import BaseModel
 
 from supernodeiac.catalog.host_topology import HostLayouts
 from supernodeiac.catalog.types import Catalogue
+from supernodeiac.load.source import MAX_FILE_BYTES
 from supernodeiac.model.blueprint import Blueprint
-from supernodeiac.source import MAX_FILE_BYTES
 
 HOSTILE = ROOT / "tests" / "hostile"
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import BLUEPRINTS, ROOT
 from ruamel.yaml import YAML
 
-from supernodeiac.formats import parse_workflow_command
+from supernodeiac.findings.formats import parse_workflow_command
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None, reason="needs git and bash")
 

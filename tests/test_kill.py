@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import BLUEPRINTS, ROOT, read_tree
 
-from supernodeiac import rename2
+from supernodeiac.util import renameat2 as rename2
 
 SMALL = BLUEPRINTS / "small-ib.yaml"
 KILLS = 32

@@ -13,7 +13,7 @@ import pytest
 from conftest import BLUEPRINTS, compile_text
 from ruamel.yaml import YAML
 
-from supernodeiac.node_labels import key_problem, value_problem
+from supernodeiac.facts.node_labels import key_problem, value_problem
 from supernodeiac.pipeline import compile_file, render
 
 CRDS = Path(__file__).parent / "data" / "k8s"

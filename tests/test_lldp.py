@@ -9,9 +9,9 @@ from functools import cache
 import pytest
 from conftest import BLUEPRINTS
 
-from supernodeiac.device_facts import SERIAL_ROLES
+from supernodeiac.facts.sonic_ports import sonic_ports
+from supernodeiac.facts.switch_facts import SERIAL_ROLES
 from supernodeiac.pipeline import compile_file, render
-from supernodeiac.sonic_ports import sonic_ports
 
 
 @cache

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
-from supernodeiac.build.media import MediaChooser
+from supernodeiac.builders.media import MediaChooser
 from supernodeiac.findings import Severity
 from supernodeiac.model.common import MediaPolicy
 from supernodeiac.pipeline import compile_file
@@ -314,8 +314,8 @@ def test_a_twin_port_switch_cage_feeds_two_nics_through_one_splitter():
     heads = {(k.b, f.layouts[f.devices[k.b].model].port_cages[k.b_port]) for k in links}
     legs = {(k.a, k.a_port) for k in links}
     assert len(legs) == len(links) == 2 * len(heads)  # two legs per splitter, each in a cage of its own
-    from supernodeiac.render import RenderContext
-    from supernodeiac.render.bom import bill_of_materials
+    from supernodeiac.facts.bom import bill_of_materials
+    from supernodeiac.outputs import RenderContext
 
     bom = bill_of_materials(c.catalogue, f, c.blueprint)
     splitters = [x for x in bom.lines if x.item == "splitter-dac-2x400g"]
@@ -369,7 +369,7 @@ def test_an_800g_port_takes_two_fibres_from_one_twin_port_module():
     c = compile_text(text)
     ups = _links(c, "leaf-spine")
     assert ups and {(k.medium, k.lanes, k.a_module, k.b_module) for k in ups} == {("sr4-400g", 8, "mma4z00-ns", "mma4z00-ns")}
-    from supernodeiac.render.bom import fibres_per_link
+    from supernodeiac.facts.bom import fibres_per_link
 
     spec = c.fabric.links.specs[c.fabric.links.spec[c.fabric.links.index(ups[0])]]
     assert fibres_per_link(c.catalogue, spec) == 2  # one MPO fibre per 400G optical port

@@ -1,6 +1,6 @@
 """Growing a fabric moves no management cable: rack-switch access ports follow rack units, console
 ports follow units on the console server, and aggregation ports follow a block of planned rack
-positions per row (build/management.py, docs/blueprint.md "management").
+positions per row (builders/management.py, docs/blueprint.md "management").
 
 Each case compiles a blueprint, grows it the way an operator does, and checks that every management
 cable of the smaller build is still there with both ends on the same device and port.
@@ -16,8 +16,8 @@ import pytest
 from conftest import BLUEPRINTS, cable_ends, compile_text
 from ruamel.yaml import YAML
 
+from supernodeiac.load.source import load_file
 from supernodeiac.pipeline import Compiled
-from supernodeiac.source import load_file
 
 Data = dict[str, Any]
 

@@ -11,8 +11,8 @@ import pytest
 from conftest import BLUEPRINTS
 from ruamel.yaml import YAML
 
+from supernodeiac.load.source import load_text
 from supernodeiac.pipeline import compile_document
-from supernodeiac.source import load_text
 
 NUMBERS = (0, -1, 10**12, "x")
 TEXTS = ("", 0, "no-such-thing")  # 0 for a ratio once divided by zero

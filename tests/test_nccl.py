@@ -10,9 +10,9 @@ from conftest import BLUEPRINTS, compile_text
 from nccl_rules import NcclXmlError, Node, parse
 
 from supernodeiac.catalog.host_topology import host_topologies
-from supernodeiac.hosts import host_facts
+from supernodeiac.facts.hosts import host_facts
+from supernodeiac.outputs.nccl import El, dump
 from supernodeiac.pipeline import compile_file, render
-from supernodeiac.render.nccl import El, dump
 
 DATA = Path(__file__).parent / "data" / "nccl"
 

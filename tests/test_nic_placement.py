@@ -11,7 +11,7 @@ from conftest import BLUEPRINTS, compile_text
 from nccl_rules import parse
 
 from supernodeiac.catalog.host_topology import builtin_host_topology, host_topologies
-from supernodeiac.hosts import host_facts
+from supernodeiac.facts.hosts import host_facts
 from supernodeiac.pipeline import compile_file, render
 
 SMALL = (BLUEPRINTS / "small-ib.yaml").read_text()

@@ -19,8 +19,8 @@ import pytest
 from conftest import BLUEPRINTS, compile_text
 from helpers import ibsim
 
-from supernodeiac.guid_plan import GuidPlan
-from supernodeiac.ib_fabric import IbFabric, infiniband_fabrics
+from supernodeiac.facts.guid_plan import GuidPlan
+from supernodeiac.facts.ib_fabric import IbFabric, infiniband_fabrics
 from supernodeiac.pipeline import compile_file, render
 from supernodeiac.verify.ibnetdiscover import parse_ibnetdiscover
 

@@ -203,7 +203,7 @@ def test_end_label_template_from_the_blueprint():
 
 def test_cables_csv_keeps_its_first_columns():
     """The first 21 columns keep their names and order (tools read them by position)."""
-    from supernodeiac.render.cabling import COLUMNS
+    from supernodeiac.outputs.cabling import COLUMNS
 
     assert COLUMNS[:21] == [
         "cable_id", "label", "fabric", "kind", "a_row", "a_rack", "a_u", "a_device", "a_port", "b_row", "b_rack",

@@ -14,7 +14,7 @@ from conftest import BLUEPRINTS, cable_ends, compile_text
 from test_clos import fat_tree, ok
 from test_dragonfly import dragonfly
 
-from supernodeiac.build.clos_plan import TierPorts, plan_clos, split_ports
+from supernodeiac.builders.clos_plan import TierPorts, plan_clos, split_ports
 from supernodeiac.checks import CheckContext
 from supernodeiac.checks.management import check_reach
 from supernodeiac.explain import explain, to_text
@@ -81,7 +81,7 @@ def test_spine_uplinks_follow_the_pods_ports_in_use_not_the_radix():
 def test_sized_uplinks_are_within_one_port_of_the_declared_ratio(used, ratio, up):
     from fractions import Fraction
 
-    from supernodeiac.build.clos_plan import uplinks_for
+    from supernodeiac.builders.clos_plan import uplinks_for
 
     n = uplinks_for(used, Fraction(ratio))
     assert n == up == math.ceil(used / ratio)

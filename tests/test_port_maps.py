@@ -10,7 +10,7 @@ from conftest import BLUEPRINTS, compile_text
 from supernodeiac.catalog import merged
 from supernodeiac.catalog.types import Catalogue
 from supernodeiac.fabric import PortLayout
-from supernodeiac.sonic_ports import port_map_problems, sonic_ports
+from supernodeiac.facts.sonic_ports import port_map_problems, sonic_ports
 
 SMALL = (BLUEPRINTS / "small-ib.yaml").read_text()
 CATALOGUE = Catalogue.model_validate(merged(None))

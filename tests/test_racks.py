@@ -8,9 +8,9 @@ from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.catalog import builtin_data, merged
 from supernodeiac.catalog.types import Catalogue
+from supernodeiac.facts.racks import rack_loads
 from supernodeiac.findings import Severity
 from supernodeiac.pipeline import compile_file
-from supernodeiac.racks import rack_loads
 
 
 def hgx_site(per_rack: int, budget: str, *, racks: int = 2, extra: str = "") -> str:

@@ -15,11 +15,11 @@ from collections import Counter
 import pytest
 from conftest import compile_text
 
-from supernodeiac.render import RenderContext, render_all
-from supernodeiac.render import diagram as diagram_mod
-from supernodeiac.render.bom import render_bom
-from supernodeiac.render.diagram import render_diagram
-from supernodeiac.render.stock import ordered_length
+from supernodeiac.catalog.parts import ordered_length
+from supernodeiac.outputs import RenderContext, render_all
+from supernodeiac.outputs import diagram as diagram_mod
+from supernodeiac.outputs.bom import render_bom
+from supernodeiac.outputs.diagram import render_diagram
 
 DOT = shutil.which("dot")
 

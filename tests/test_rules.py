@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import ROOT
 
-from supernodeiac.rules import BY_ID, RULES, markdown, rule
+from supernodeiac.findings.rules import BY_ID, RULES, markdown, rule
 
 # Calls whose first argument is a rule id (findings, build failures, planner errors).
 EMITTERS = {"Finding", "error", "warning", "info", "fail", "PlanError"}
@@ -35,7 +35,7 @@ def test_every_emitted_rule_is_in_the_catalogue():
     assert {"reach", "schema", "yaml-syntax", "port-budget", "compose", "config", "drift"} <= set(emitted)
     missing = {r: sorted(m) for r, m in emitted.items() if r not in BY_ID}
     assert not missing, (
-        f"add these rule ids to supernodeiac/rules.py (then python -m supernodeiac.rules > docs/rules.md): {missing}"
+        f"add these rule ids to supernodeiac/rules.py (then python -m supernodeiac.findings.rules > docs/rules.md): {missing}"
     )
 
 
@@ -54,6 +54,6 @@ def test_catalogue_entries_are_complete_and_unique():
 
 def test_docs_rules_md_is_generated_from_the_catalogue():
     text = (Path(ROOT) / "docs" / "rules.md").read_text()
-    assert text == markdown(), "regenerate: python -m supernodeiac.rules > docs/rules.md"
+    assert text == markdown(), "regenerate: python -m supernodeiac.findings.rules > docs/rules.md"
     for r in RULES:
         assert f"\n### {r.id}\n" in text

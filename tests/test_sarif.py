@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from conftest import BLUEPRINTS, ROOT
 
 from supernodeiac.cli import main
-from supernodeiac.rules import BY_ID
+from supernodeiac.findings.rules import BY_ID
 
 SCHEMA_FILE = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
 
@@ -139,6 +139,6 @@ def test_quiet_drops_info_in_every_format(in_repo):
 
 
 def test_repository_root_is_this_checkout():
-    from supernodeiac.sarif import repository_root
+    from supernodeiac.findings.sarif import repository_root
 
     assert repository_root(ROOT / "supernodeiac") == ROOT

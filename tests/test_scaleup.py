@@ -14,10 +14,11 @@ import pytest
 from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.checks import CheckContext
-from supernodeiac.checks.scaleup import SUPERNODE_MIN, SUPERPOD_MIN, check_scaleup, system_class
+from supernodeiac.checks.scaleup import check_scaleup, system_class
+from supernodeiac.fabric.port_owners import PortMap
+from supernodeiac.facts.system_class import SUPERNODE_MIN, SUPERPOD_MIN
 from supernodeiac.findings import Severity
 from supernodeiac.pipeline import compile_file, render
-from supernodeiac.port_map import PortMap
 
 
 def oex(n: int = 4, m: int = 8, count: int = 1, *, board: str = "oex-cb8", switch: str = "oex-sb2", extra: str = "") -> str:

@@ -8,8 +8,8 @@ import pytest
 from conftest import BLUEPRINTS
 from ruamel.yaml import YAML
 
+from supernodeiac.outputs.slurm import block_sizes, hostlist
 from supernodeiac.pipeline import compile_file, render
-from supernodeiac.render.slurm import block_sizes, hostlist
 
 
 def expand(expr: str) -> list[str]:

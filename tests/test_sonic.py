@@ -13,11 +13,11 @@ from functools import cache
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
-from supernodeiac.device_facts import FabricFacts
 from supernodeiac.fabric import PortLayout
+from supernodeiac.facts.sonic_ports import port_map_problems, sonic_ports
+from supernodeiac.facts.switch_facts import FabricFacts
+from supernodeiac.outputs.sonic_config import dumps, ranges
 from supernodeiac.pipeline import compile_file, render
-from supernodeiac.sonic_config import dumps, ranges
-from supernodeiac.sonic_ports import port_map_problems, sonic_ports
 
 libyang = pytest.importorskip("libyang", reason="PyPI libyang==2.7.1 (needs Debian libyang2-dev) validates config_db")
 from helpers.sonic_yang import validate  # noqa: E402
@@ -287,7 +287,7 @@ def test_a_switch_without_a_port_map_gets_a_notice_not_a_guess():
 def test_dumps_is_json_of_the_data():
     c = _compiled("roce-rail-2tier")
     facts = FabricFacts(c.blueprint, c.catalogue, c.fabric)
-    from supernodeiac.sonic_config import config_db
+    from supernodeiac.outputs.sonic_config import config_db
 
     sw = facts.switch(facts.switches("ethernet")[0])
     cfg = config_db(sw, [facts.cable_length_m(i.link) for i in sw.interfaces])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from supernodeiac.findings import Location, format_path
+from supernodeiac.load.parse import _known_fields
+from supernodeiac.load.source import LoadError, load_file, load_text
 from supernodeiac.model.blueprint import Blueprint
-from supernodeiac.parse import _known_fields
-from supernodeiac.source import LoadError, load_file, load_text
 
 TEXT = """\
 apiVersion: supernodeiac/v1

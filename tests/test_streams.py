@@ -12,8 +12,8 @@ from conftest import BLUEPRINTS, read_tree
 
 from supernodeiac import writer
 from supernodeiac.cli import main
+from supernodeiac.outputs import RENDERERS, Stream
 from supernodeiac.pipeline import compile_file, render
-from supernodeiac.render import RENDERERS, Stream
 
 SMALL = str(BLUEPRINTS / "small-ib.yaml")
 

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.cli import main
+from supernodeiac.facts.placement import placement_report
 from supernodeiac.model.workloads import Workload
-from supernodeiac.placement import placement_report
 
 
 def test_the_domain_notes_examples():

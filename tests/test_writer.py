@@ -14,8 +14,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import BLUEPRINTS, ROOT, read_tree
 
-from supernodeiac import rename2, writer
+from supernodeiac import writer
 from supernodeiac.cli import main
+from supernodeiac.util import renameat2 as rename2
 
 SMALL = BLUEPRINTS / "small-ib.yaml"
 RENDER = {"cabling/cables.csv": b"id\nA\n", "bom/bom.csv": b"x\n", "README.txt": b"r"}

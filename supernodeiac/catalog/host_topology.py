@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 
 from ..findings import Finding, error
 from ..model.base import Name, NonNegInt, Strict
-from ..name_rules import PHYSICAL_PORT, PORT, template_problem
+from ..model.name_rules import PHYSICAL_PORT, PORT, template_problem
 from .types import DeviceModel, Source
 
 # Every string of a layout lands in an XML attribute NCCL's tokenizer reads (no quotes, angle
@@ -194,7 +194,7 @@ class HostTopology(Strict):
 
 
 class HostLayouts(Strict):
-    """The ``host_topology`` section as parse.py validates it (errors located in the override)."""
+    """The ``host_topology`` section as load/parse.py validates it (errors located in the override)."""
 
     host_topology: dict[Name, HostTopology]
 
@@ -214,7 +214,7 @@ def merged_host_topology(overrides: dict[str, dict[str, Any]] | None) -> dict[st
 
 
 def host_topologies(overrides: dict[str, dict[str, Any]] | None) -> tuple[dict[str, HostTopology], list[Finding]]:
-    """The layouts by model, built-in with the blueprint's entries laid over. parse.py reports a
+    """The layouts by model, built-in with the blueprint's entries laid over. load/parse.py reports a
     bad entry as a located schema error before any of this runs; here one is left out, with a
     finding at the override (or at ``catalogue`` for a built-in one)."""
     entries = merged_host_topology(overrides)

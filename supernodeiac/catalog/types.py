@@ -23,7 +23,7 @@ from ..model.base import (
     StockLength,
     Strict,
 )
-from ..name_rules import PHYSICAL_PORT, PORT, template_problem
+from ..model.name_rules import PHYSICAL_PORT, PORT, template_problem
 
 # Lanes of a port, ports of a cage: 32 is twice the widest (CXL x16, OSFP 8 lanes, 2 ports a cage).
 Lanes = Annotated[int, Field(gt=0, le=32)]

@@ -2,25 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-
-from ..catalog.types import Catalogue
-from ..fabric import Fabric
 from ..findings import Finding
-from ..model.blueprint import Blueprint
-from ..registry import Registry
-
-
-@dataclass(frozen=True)
-class CheckContext:
-    blueprint: Blueprint
-    catalogue: Catalogue
-    fabric: Fabric
-
-
-Check = Callable[[CheckContext], Iterable[Finding]]
-CHECKS: Registry[Check] = Registry("check")
+from .base import CHECKS, CheckContext
 
 
 def run_checks(ctx: CheckContext) -> list[Finding]:
@@ -30,7 +13,7 @@ def run_checks(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
-# Registration: importing a check module registers it (kept last: they import CHECKS).
+# Registration: importing a check module registers it (they import CHECKS from .base).
 from . import (  # noqa: E402,F401
     cages,
     clos,

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..cage_plan import FANOUT, MIXED, REASONS, SPLIT, link_cages, plug_problems, spec_columns
+from ..facts.cage_plan import FANOUT, MIXED, REASONS, SPLIT, link_cages, plug_problems, spec_columns
 from ..findings import Finding, error
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 _HINT = {
     MIXED: "a cage takes one plug: give all its ports one medium (drop the pin, or pin the same medium on both tiers)",

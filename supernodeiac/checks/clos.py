@@ -1,7 +1,7 @@
 """Ethernet (RoCEv2) Clos plans measured on the Fabric: address pools and ASN ranges large enough,
 no address or ASN used twice (across fabrics too), every lossless priority reachable by a DSCP.
 
-The builder (build/addressing.py) leaves a pool that is too small unassigned and records what was
+The builder (builders/addressing.py) leaves a pool that is too small unassigned and records what was
 needed in Fabric.facts; these checks turn that into findings, and re-measure uniqueness on the
 devices and links themselves rather than trusting the layout.
 """
@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from ..fabric import Device
+from ..facts.host_addresses import HostAddresses
+from ..facts.link_addresses import LinkAddresses, network
 from ..findings import Finding, error, warning
-from ..host_addresses import HostAddresses
-from ..link_addresses import LinkAddresses, network
 from ..model.clos import PRIVATE_ASN_RANGES
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 _PRIVATE_32 = max(PRIVATE_ASN_RANGES)  # RFC 6996's 32-bit private range, the one to point at when ASNs run out
 

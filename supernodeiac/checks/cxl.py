@@ -17,7 +17,7 @@ from itertools import compress
 from ..fabric import Fabric, Link
 from ..findings import Finding, error, info, warning
 from ..model.cxl import ROLE_MEMORY, ROLE_SWITCH, CxlPool
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 @dataclass

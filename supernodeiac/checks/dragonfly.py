@@ -12,7 +12,7 @@ the builder, which cannot cable ports that do not exist; here the built Fabric i
 * ``dragonfly-balance``: a warning when a != 2p or a != 2h, saying which side has more ports
   than the balanced design and by how much;
 * ``dragonfly-size``: an info line with the design figures, free global ports, and the
-  group-to-group ratios under minimal routing (``sections.dragonfly.group_ratios``).
+  group-to-group ratios under minimal routing (``facts.dragonfly_ratios.group_ratios``).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fabric import Fabric
+from ..facts.dragonfly_ratios import group_ratios
 from ..findings import Finding, error, info, warning
-from ..sections.dragonfly import group_ratios
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 KINDS = ("dragonfly", "dragonfly-plus")
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from ..catalog.host_topology import host_topologies, layout_problems
 from ..findings import Finding, error
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("host-topology")

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..fabric import Device
+from ..facts.hosts import cached_host_facts
+from ..facts.node_labels import DNS_SUBDOMAIN, key_problem, level_notes, node_labels, node_name_problem, value_problem
 from ..findings import Finding, error, info
-from ..hosts import cached_host_facts
-from ..node_labels import DNS_SUBDOMAIN, key_problem, level_notes, node_labels, node_name_problem, value_problem
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 def _name_path(ctx: CheckContext, d: Device) -> tuple:

@@ -6,9 +6,9 @@ import ipaddress
 import math
 from collections.abc import Iterator
 
+from ..facts.mgmt_addresses import MgmtPlan
 from ..findings import Finding, error
-from ..mgmt_addresses import MgmtPlan
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("mgmt-addressing")

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..fabric import Device
 from ..findings import Finding, error
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 def _template_path(ctx: CheckContext, device: Device) -> tuple:

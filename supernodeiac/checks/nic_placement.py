@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
+from ..facts.hosts import cached_host_facts
 from ..findings import Finding, error, warning
-from ..hosts import cached_host_facts
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 SHOWN = 4  # NICs named in one finding
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..facts.sonic_ports import port_map_problems
 from ..findings import Finding, error
-from ..sonic_ports import port_map_problems
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("port-map")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..findings import Finding, error
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("port-budget")

@@ -24,9 +24,9 @@ from collections import Counter
 from collections.abc import Iterator
 
 from ..fabric import Fabric
+from ..facts.racks import Budget, RackLoad, budgets, rack_loads
 from ..findings import Finding, error, info, warning
-from ..racks import Budget, RackLoad, budgets, rack_loads
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 def _contributors(f: Fabric, load: RackLoad) -> tuple[str, tuple]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..fabric import Device
 from ..findings import Finding, error
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 def _clean(ctx: CheckContext) -> bool:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..fabric_views import rail_alignment
+from ..fabric.views import rail_alignment
+from ..facts.rails import SCALE_OUT, rails_text
 from ..findings import Finding, info
-from ..sections.rails import SCALE_OUT, rails_text
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("rail-alignment")

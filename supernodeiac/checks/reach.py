@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cage_plan import assemblies, link_shapes
 from ..catalog.fit import CageShape, Fit, fit
+from ..facts.cage_plan import assemblies, link_shapes
 from ..findings import Finding, error, warning
 from ..model.common import MediaPolicy
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 # Per-link outcome codes.
 _OK, _NO_MEDIUM, _UNKNOWN, _UNFIT, _NO_STOCK, _PAST, _NEAR = range(7)

@@ -24,30 +24,23 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..fabric import Fabric
+from ..fabric.port_owners import PortMap
+from ..facts.system_class import SUPERNODE_MIN, system_class_of
 from ..findings import Finding, error, info, warning
 from ..model.base import format_fraction, ratio_value
 from ..model.scaleup import ONE_LEVEL
-from ..port_map import PortMap
-from . import CHECKS, CheckContext
-
-# domain.md's class table: SuperNode from 16 accelerators (8 is the mature baseline), SuperPoD
-# "hundreds" in one scale-up network (we start at 256: ZTE's X128 and NVL72 are called supernodes),
-# SuperCluster = several scale-up levels. Definitions of terms, not hardware figures.
-SUPERNODE_MIN = 16
-SUPERPOD_MIN = 256
+from .base import CHECKS, CheckContext
 
 Chip = tuple[int, int]  # (device index, chip)
 Acc = tuple[int, int]  # (compute board device index, accelerator)
 
 
+_CLASS_TEXT = {"supercluster": "SuperCluster", "superpod": "SuperPoD", "supernode": "SuperNode"}
+
+
 def system_class(accelerators: int, levels: int) -> str:
-    if levels >= 2:
-        return "SuperCluster"
-    if accelerators >= SUPERPOD_MIN:
-        return "SuperPoD"
-    if accelerators >= SUPERNODE_MIN:
-        return "SuperNode"
-    return f"server (below the SuperNode class of {SUPERNODE_MIN})"
+    cls = system_class_of(accelerators, levels)
+    return _CLASS_TEXT.get(cls, f"server (below the SuperNode class of {SUPERNODE_MIN})")
 
 
 def gbytes(gbps: float) -> float:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..fabric_views import port_use
+from ..fabric.views import port_use
 from ..findings import Finding, info, warning
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 SCALE_OUT = ("fat-tree", "dragonfly", "dragonfly-plus")
 

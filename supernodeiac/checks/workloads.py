@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..facts.placement import placement_report
 from ..findings import Finding, error, info
-from ..placement import placement_report
-from . import CHECKS, CheckContext
+from .base import CHECKS, CheckContext
 
 
 def _fmt(x: float) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..findings import Severity
+from ..outputs import RENDERERS
 from ..pipeline import Compiled, render
-from ..render import RENDERERS
 from .artifacts import ArtifactDiff, diff_artifacts
 from .fabric import FabricDiff, diff_fabrics
 

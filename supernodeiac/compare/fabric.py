@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cable_naming import cable_id_format, positional_format
-from ..cage_plan import assemblies
+from ..catalog.parts import link_part, module_number, ordered_length
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
+from ..fabric.cable_naming import cable_id_format, positional_format
+from ..facts.cage_plan import assemblies
 from ..model.blueprint import Blueprint
-from ..render.cabling import LABEL_FIELDS
-from ..render.parts import link_part, module_number, ordered_length
+from ..outputs.cabling import LABEL_FIELDS
 
 
 @dataclass(frozen=True, slots=True)

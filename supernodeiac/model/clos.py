@@ -209,7 +209,7 @@ class FatTree(Strict):
     rail_optimized: bool = Field(True, description="NIC i of every node lands on the leaves of rail i")
     oversubscription: Oversubscription = Field(default_factory=Oversubscription, description="per tier, down:up")
     uplinks: Uplinks | None = Field(
-        None, description="explicit uplinks per switch; default ceil(down ports in use / ratio), see build/clos_plan.py"
+        None, description="explicit uplinks per switch; default ceil(down ports in use / ratio), see builders/clos_plan.py"
     )
     su_nodes: PositiveInt | None = Field(
         None, description="node slots per scalable unit; default: leaf down ports (rail-optimised) or the nodes one leaf takes"

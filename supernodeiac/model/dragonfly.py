@@ -3,7 +3,7 @@
 A Dragonfly joins groups of routers: inside a group every router links to every other (all to
 all), between groups each router carries ``h`` global links. Dragonfly+ makes each group a
 two-level Clos (leaves carry the terminals, spines the global links). The wiring formulas and
-the arrangements of global links are documented in ``supernodeiac/build/dragonfly.py``.
+the arrangements of global links are documented in ``supernodeiac/builders/dragonfly.py``.
 """
 
 from __future__ import annotations

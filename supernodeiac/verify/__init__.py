@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog.types import Catalogue
-from ..device_facts import SERIAL_ROLES
-from ..end_labels import EndLabels
 from ..fabric import Fabric
-from ..guid_plan import GuidPlan
-from ..ib_fabric import IbFabric, IbNode, infiniband_fabrics
+from ..fabric.end_labels import EndLabels
+from ..facts.guid_plan import GuidPlan
+from ..facts.ib_fabric import IbFabric, IbNode, infiniband_fabrics
+from ..facts.sonic_ports import sonic_ports
+from ..facts.switch_facts import SERIAL_ROLES
 from ..model.blueprint import Blueprint
-from ..sonic_ports import sonic_ports
 from .compare import AnyEnd, Comparison, Discrepancy, End, Seen
 from .errors import DiscoveryError
 from .ibnetdiscover import Topology, looks_like_ibnetdiscover, parse_ibnetdiscover

@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cable_naming import cable_id_format
-from ..end_labels import EndLabels
 from ..fabric import Fabric
+from ..fabric.cable_naming import cable_id_format
+from ..fabric.end_labels import EndLabels
 
 End = tuple[int, int]
 AnyEnd = End | str

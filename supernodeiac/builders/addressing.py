@@ -1,0 +1,152 @@
+"""The IP and eBGP plan of an Ethernet (RoCEv2) Clos, keyed by stable coordinates.
+
+Everything is a pure function of a switch's coordinates and the declared pools, so growing the
+fabric (more SUs, more pods, within the same grow_to_sus) keeps every address and ASN:
+
+* loopbacks (/32 or /128): leaf ``l`` (global leaf index, su x leaves per SU + leaf) takes pool
+  index ``1 + l``, counting up; core ``c`` takes ``size - 2 - c`` and spine ``s`` (pod x spines
+  per pod + plane) ``size - 2 - cores - s``, counting down. The pool's first and last address
+  stay unused (a network/broadcast look-alike on IPv4).
+* ASNs, in the style of RFC 7938 (section 5.2.1): leaf ``l`` gets ``asn_first + l``; the core tier
+  shares ``asn_last``; the spines of 3-tier pod ``p`` share ``asn_last - 1 - p`` (all spines of
+  a 2-tier fabric, its top tier, share ``asn_last``). Sharing an ASN within a tier makes BGP's
+  AS-path loop check drop the valley paths that RFC 7938 rules out.
+* point-to-point (/31 or /127), one block of two addresses per switch-to-switch link: leaf
+  ``l``'s up-port ``m`` takes block ``l x leaf_up + m`` from the bottom; 3-tier spine ``s``'s
+  up-port ``m`` takes block ``blocks - (s + 1) x spine_up + m`` from the top. The upper end of a
+  link takes the even address, the lower end the odd one (leaf 10.0.0.1/31 -> spine 10.0.0.0).
+* host links (``hosts`` pool, optional), one /31 (/127) per leaf down port, cabled or not: leaf
+  ``l``'s down port at position ``q`` (its place among the leaf's down ports, the capacity the SU
+  layout numbers, not the fill) takes block ``l x leaf_down + q`` from the bottom. The same rule
+  as the switch links: the upper end (the leaf) takes the even address, the NIC the odd one, and
+  the leaf's address is the NIC's gateway. A leaf's blocks are contiguous, so its host subnets
+  summarise to one prefix (or a few when leaf_down is not a power of two), which the leaf
+  advertises (sonic_config: STATIC_ROUTE).
+
+Only per-switch data is stored (Device.attrs: asn, loopback, p2p_block, host_block): a link's addresses
+derive from its lower end's p2p_block and up-port position (``link_addresses.LinkAddresses``),
+a host link's from its leaf's host_block and down-port position (``host_addresses.HostAddresses``),
+so a large fabric pays nothing per link.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import TYPE_CHECKING, Any
+
+from ..fabric import Device, Fabric
+from ..facts.link_addresses import network
+from ..model.clos import EthernetSettings
+
+if TYPE_CHECKING:
+    from .clos_plan import ClosPlan
+
+SCHEME = "RFC 7938: one ASN per leaf, one per pod shared by its spines (2 tiers: one for all spines), one for the core tier"
+
+
+def _set(device: Device, **values: Any) -> None:
+    attrs = device.attrs if device.attrs is not None else {}
+    attrs.update(values)
+    device.attrs = attrs
+
+
+def assign_ethernet(
+    fabric: Fabric,
+    eth: EthernetSettings,
+    plan: ClosPlan,
+    leaves: list[int],
+    spines: list[int],
+    cores: list[int],
+    path: tuple,
+) -> dict[str, Any]:
+    """Give every switch its loopback, ASN and first point-to-point block; return the plan's facts.
+
+    A pool or range too small for the built fabric is left unassigned (the addressing check
+    reports it with the count needed); one too small only for the planned growth is assigned and
+    warned about.
+    """
+    devices = fabric.devices
+    three = plan.tiers == 3
+    planned_leaves = plan.planned_sus * plan.leaves_per_su
+    planned_spines = plan.planned_pods * plan.spines_per_pod
+
+    # -- loopbacks --------------------------------------------------------------------------
+    lo = network(eth.addressing.loopbacks)
+    lo_base, lo_size, lo_len = int(lo.network_address), lo.num_addresses, lo.max_prefixlen
+    lo_capacity = max(lo_size - 2, 0)
+    lo_needed = len(leaves) + len(spines) + len(cores)
+    if lo_needed <= lo_capacity:
+        addr = ipaddress.ip_address
+        for leaf, dev in enumerate(leaves):
+            _set(devices[dev], loopback=f"{addr(lo_base + 1 + leaf)}/{lo_len}")
+        top = lo_base + lo_size - 2
+        for c, dev in enumerate(cores):
+            _set(devices[dev], loopback=f"{addr(top - c)}/{lo_len}")
+        for s, dev in enumerate(spines):
+            _set(devices[dev], loopback=f"{addr(top - len(cores) - s)}/{lo_len}")
+
+    # -- ASNs -------------------------------------------------------------------------------
+    bgp = eth.bgp
+    asn_capacity = bgp.asn_last - bgp.asn_first + 1
+    asn_needed = len(leaves) + (plan.built_pods + 1 if three else 1)
+    if asn_needed <= asn_capacity:
+        for leaf, dev in enumerate(leaves):
+            _set(devices[dev], asn=bgp.asn_first + leaf)
+        for dev in cores:
+            _set(devices[dev], asn=bgp.asn_last)
+        spp = plan.spines_per_pod
+        for s, dev in enumerate(spines):
+            _set(devices[dev], asn=bgp.asn_last - 1 - s // spp if three else bgp.asn_last)
+
+    # -- point-to-point -----------------------------------------------------------------------
+    numbered = eth.addressing.p2p != "unnumbered"
+    blocks = network(eth.addressing.p2p).num_addresses // 2 if numbered else 0
+    spine_up = plan.spine.up if three else 0
+    p2p_needed = len(leaves) * plan.leaf.up + len(spines) * spine_up
+    if numbered and p2p_needed <= blocks:
+        for leaf, dev in enumerate(leaves):
+            _set(devices[dev], p2p_block=leaf * plan.leaf.up)
+        for s, dev in enumerate(spines if three else ()):
+            _set(devices[dev], p2p_block=blocks - (s + 1) * spine_up)
+
+    # -- host links ---------------------------------------------------------------------------
+    hosts = eth.addressing.hosts
+    host_blocks = network(hosts).num_addresses // 2 if hosts is not None else 0
+    host_needed = len(leaves) * plan.leaf.down
+    if hosts is not None and host_needed <= host_blocks:
+        for leaf, dev in enumerate(leaves):
+            _set(devices[dev], host_block=leaf * plan.leaf.down)
+
+    return {
+        "addressing": {
+            "path": path + ("addressing",),
+            "loopbacks": str(lo),
+            "family": lo.version,
+            "loopbacks_capacity": lo_capacity,
+            "loopbacks_needed": lo_needed,
+            "loopbacks_needed_planned": planned_leaves + (planned_spines if three else len(spines)) + len(cores),
+            "p2p": eth.addressing.p2p,
+            "p2p_prefixlen": network(eth.addressing.p2p).max_prefixlen - 1 if numbered else None,
+            "p2p_capacity": blocks,
+            "p2p_needed": p2p_needed if numbered else 0,
+            "p2p_needed_planned": (planned_leaves * plan.leaf.up + planned_spines * spine_up) if numbered else 0,
+            # None: no host pool declared (the host-addressing check says the host ports stay unaddressed).
+            "hosts": hosts,
+            "hosts_prefixlen": network(hosts).max_prefixlen - 1 if hosts is not None else None,
+            "hosts_capacity": host_blocks,
+            "hosts_needed": host_needed if hosts is not None else 0,
+            "hosts_needed_planned": planned_leaves * plan.leaf.down if hosts is not None else 0,
+            "leaf_down": plan.leaf.down,
+        },
+        "bgp": {
+            "path": path + ("bgp",),
+            "scheme": SCHEME,
+            "asn_first": bgp.asn_first,
+            "asn_last": bgp.asn_last,
+            "capacity": asn_capacity,
+            "needed": asn_needed,
+            "needed_planned": planned_leaves + (plan.planned_pods + 1 if three else 1),
+        },
+        # None for plain Ethernet (no RoCE class): no PFC, no ECN profile to configure.
+        "lossless": {"path": path + ("lossless",), **eth.lossless.model_dump()} if eth.lossless is not None else None,
+    }

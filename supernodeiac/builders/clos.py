@@ -1,0 +1,515 @@
+"""Folded Clos / fat tree, 2 or 3 tiers, InfiniBand or Ethernet (transport is a field, one builder).
+
+The builder first makes a :class:`ClosPlan` (pure arithmetic: sizes, parallel links, growth
+limits; every impossible design fails here, before a device is made), then lays out devices and
+links from it. Allocation is keyed by stable coordinates so that adding a scalable unit (SU)
+leaves every existing cable where it is:
+
+* node slots: SU ``su`` has ``su_nodes`` slots; compute endpoints fill free slots SU by SU, in
+  endpoint order. Service endpoints (``su:`` set) take the top down ports of their SU's leaves,
+  spread over the leaves first; the node slots those ports belong to stay empty.
+* rail-optimised: NIC r of the node in slot s lands on leaf ``r * leaves_per_rail + s // d`` of
+  its SU at down port ``s % d`` (d = leaf down ports); otherwise NIC r takes down position
+  ``s * nics + r`` of the SU's leaves in order.
+* leaf ``l = su * leaves_per_su + i`` (the global leaf index) sends up-port m to spine ``m // p1``
+  of its pod, on spine port ``pos * p1 + m % p1`` (pos = l's place in its pod). A 3-tier spine of
+  plane j sends up-port m to core ``m // p2`` of plane j, on core port ``pod * p2 + m % p2``.
+
+``p1``/``p2`` (parallel links per leaf-spine / spine-core pair) are the largest divisors of the
+up-port count that still let the planned size (``grow_to_sus``) fit the upper switch, so every
+leaf reaches every spine of its pod, and every spine every core of its plane, with the same
+number of links, and the fewest upper switches do it. The up-port counts themselves follow the
+down ports in use in the planned SU / pod (or an explicit ``uplinks:``): ``builders/clos_plan.py``
+explains the choice.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..catalog.types import DeviceModel
+from ..findings import BuildError, error
+from ..model.base import ratio_value
+from ..model.clos import FatTree
+from .addressing import assign_ethernet
+from .base import BUILDERS
+from .clos_plan import (  # noqa: F401  (re-exported: the plan's names were defined here first)
+    ClosPlan,
+    PlanError,
+    TierPorts,
+    TooBig,
+    capacity,
+    ceiling_nodes,
+    data_radix,
+    designs,
+    largest_parallel,
+    plan_clos,
+    split_ports,
+    uplinks_for,
+)
+from .context import BuildContext, did_you_mean
+from .media import MediaChooser
+
+# -- the builder ---------------------------------------------------------------------------------
+
+
+@BUILDERS.register("fat-tree")
+def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
+    f = ctx.fabric
+    spine_key = "spine_switch" if spec.spine_switch else "switch"
+    core_key = "core_switch" if spec.core_switch else spine_key
+    leaf_name = spec.switch
+    spine_name = spec.spine_switch or spec.switch
+    core_name = spec.core_switch or spine_name
+    leaf_m = _switch(ctx, spec, leaf_name, path + ("switch",))
+    spine_m = _switch(ctx, spec, spine_name, path + (spine_key,))
+    core_m = _switch(ctx, spec, core_name, path + (core_key,))
+    n_leaf = ratio_value(spec.oversubscription.leaf)
+    n_spine = ratio_value(spec.oversubscription.spine)
+    explicit = spec.uplinks
+    leaf_up = explicit.leaf if explicit is not None else None
+    spine_up = explicit.spine if explicit is not None else None
+    k_leaf, k_spine = data_radix(leaf_m), data_radix(spine_m)
+    for key, k, given in (("leaf", k_leaf, leaf_up), ("spine", k_spine, spine_up)):
+        if given is not None and given >= k:
+            raise ctx.fail(
+                "port-budget",
+                f"{given} uplinks per {key} leave no down port on a {k}-port switch",
+                path + ("uplinks", key),
+                f"at most {k - 1}",
+            )
+    leaf_ports = capacity(k_leaf, n_leaf, leaf_up)
+    # The top tier has no uplinks: all its ports face down.
+    spine_ports = capacity(k_spine, n_spine, spine_up) if spec.tiers == 3 else TierPorts(k_spine, 0)
+    k_core = data_radix(core_m) if spec.tiers == 3 else 0
+
+    compute, service = _endpoints(ctx, spec, path)
+    nics = _nics(ctx, spec, compute, path)
+    service_ports: dict[int, int] = {}
+    for su, dev, port_role in service:
+        service_ports[su] = service_ports.get(su, 0) + len(f.layouts[f.devices[dev].model].ports_of(port_role))
+    knobs = {
+        "rail_optimized": spec.rail_optimized,
+        "nics": nics,
+        "service_ports": service_ports,
+        "su_nodes": spec.su_nodes,
+        "leaves_per_pod": spec.leaves_per_pod,
+        "leaf_ratio": n_leaf,
+        "leaf_uplinks": leaf_up,
+    }
+    try:
+        plan = plan_clos(
+            tiers=spec.tiers,
+            leaf=leaf_ports,
+            spine=spine_ports,
+            core_radix=k_core,
+            nodes=len(compute),
+            grow_to_sus=spec.grow_to_sus,
+            spine_ratio=n_spine,
+            spine_uplinks=spine_up,
+            **knobs,  # type: ignore[arg-type]
+        )
+    except TooBig as exc:
+        raise BuildError(
+            [error(exc.rule, exc.message, path + exc.field, _alternatives(ctx, spec, exc, knobs, leaf_ports, spine_m))]
+        ) from None
+    except PlanError as exc:
+        raise ctx.fail(exc.rule, exc.message, path + exc.field, exc.hint) from None
+
+    chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
+    leaves = _leaves(ctx, spec, plan, leaf_name, path)
+    leaf_data = ctx.fabric.layouts[leaf_name].ports_of("data")
+    d = plan.leaf.down
+    down_ports, up_ports = leaf_data[:d], leaf_data[d : d + plan.leaf.up]
+    _attach(ctx, spec, plan, leaves, compute, service, down_ports, chooser, path)
+
+    spine_data = ctx.fabric.layouts[spine_name].ports_of("data")
+    spines = _spines(ctx, spec, plan, spine_name, path)
+    spp, per_pod, p1 = plan.spines_per_pod, plan.leaves_per_pod, plan.p1
+    for pod in range(plan.built_pods):
+        pod_spines = spines[pod * spp : (pod + 1) * spp]
+        first = pod * per_pod
+        _wire_up(
+            ctx, spec.name, leaves[first : first + per_pod], up_ports, pod_spines, spine_data, p1, chooser, path, "leaf-spine"
+        )
+
+    cores: list[int] = []
+    spine_up_ports: list[int] = []
+    if spec.tiers == 3:
+        core_data = ctx.fabric.layouts[core_name].ports_of("data")
+        spine_up_ports = spine_data[plan.spine.down : plan.spine.down + plan.spine.up]
+        cores = _cores(ctx, spec, plan, core_name, path)
+        cpp = plan.cores_per_plane
+        for plane in range(spp):
+            plane_spines = spines[plane::spp]  # the plane-j spine of every built pod, in pod order
+            _wire_up(
+                ctx,
+                spec.name,
+                plane_spines,
+                spine_up_ports,
+                cores[plane * cpp : (plane + 1) * cpp],
+                core_data,
+                plan.p2,
+                chooser,
+                path,
+                "spine-core",
+            )
+
+    facts = _facts(spec, plan, len(compute), len(service), service_ports, k_leaf, k_spine, up_ports, spine_up_ports)
+    facts["leaf_down_ports"] = list(down_ports)  # position q of a leaf down port: its host-link block offset
+    facts["ceiling_nodes"] = ceiling_nodes(spec.tiers, leaf_ports, spine_ports, k_core, **knobs)  # type: ignore[arg-type]
+    facts.update(_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine))
+    if spec.ethernet is not None:
+        facts["ethernet"] = assign_ethernet(f, spec.ethernet, plan, leaves, spines, cores, path + ("ethernet",))
+    f.facts[spec.name] = facts
+
+
+def _sizing(spec: FatTree, plan: ClosPlan, knobs: dict, nodes: int, leaf_ports: TierPorts, k_spine: int) -> dict:
+    """Declared against designed ratios per tier, the growth reservation, and the same endpoints
+    in 2 and 3 tiers (built and planned), as plain data for the checks and ``snc explain``."""
+    explicit = spec.uplinks
+    n_leaf, n_spine = ratio_value(spec.oversubscription.leaf), ratio_value(spec.oversubscription.spine)
+    tiers = {
+        "leaf": {
+            "declared": spec.oversubscription.leaf,
+            "down_used": plan.leaf_used,
+            "uplinks": plan.leaf.up,
+            "sized": uplinks_for(plan.leaf_used, n_leaf),
+            "explicit": explicit is not None and explicit.leaf is not None,
+        }
+    }
+    if spec.tiers == 3:
+        tiers["spine"] = {
+            "declared": spec.oversubscription.spine,
+            "down_used": plan.spine_used,
+            "uplinks": plan.spine.up,
+            "sized": uplinks_for(plan.spine_used, n_spine),
+            "explicit": explicit is not None and explicit.spine is not None,
+        }
+    options = designs(
+        k_spine=k_spine,
+        spine_ratio=n_spine,
+        grow_to_sus=spec.grow_to_sus,
+        built_sus=plan.built_sus,
+        nodes=nodes,
+        leaf=leaf_ports,
+        **knobs,
+    )
+    same_built = next((o for o in options if o.tiers == spec.tiers and o.scope == "built"), None)
+    reservation = None
+    if same_built is not None and plan.planned_sus > plan.built_sus:
+        reservation = {
+            "grow_to_sus": plan.planned_sus,
+            "built_sus": plan.built_sus,
+            "spines": plan.spines - same_built.spines,
+            "cores": plan.cores - same_built.cores,
+            "switch_links": plan.switch_links - same_built.switch_links,
+            "max_nodes": plan.max_nodes,
+            "max_nodes_built_only": same_built.max_nodes,
+        }
+    return {"sizing": tiers, "growth_reservation": reservation, "designs": [o.as_dict() for o in options]}
+
+
+def _switch(ctx: BuildContext, spec: FatTree, name: str, path: tuple) -> DeviceModel:
+    model = ctx.model(name, path, "switch")
+    if model.transport not in (spec.transport, "any"):
+        fits = sorted(n for n, m in ctx.catalogue.devices.items() if m.kind == "switch" and m.transport == spec.transport)
+        raise ctx.fail(
+            "transport",
+            f"{name!r} is an {model.transport} switch; fabric {spec.name!r} is transport: {spec.transport}",
+            path,
+            f"{spec.transport} switches: {', '.join(fits) or 'none in the catalogue'}",
+        )
+    if data_radix(model) < 2:
+        raise ctx.fail("port-budget", f"{name!r} has fewer than 2 data ports: it cannot be a Clos switch", path)
+    return model
+
+
+def _endpoints(ctx: BuildContext, spec: FatTree, path: tuple) -> tuple[list[tuple[int, str]], list[tuple[int, int, str]]]:
+    """Compute endpoints as (device, port role) in fill order, and service ones as (su, device,
+    port role). The port role is the endpoint's ``ports`` (data by default; storage or inband for
+    a storage / in-band fabric on the same nodes)."""
+    f = ctx.fabric
+    compute: list[tuple[int, str]] = []
+    service: list[tuple[int, int, str]] = []
+    for i, ep in enumerate(spec.endpoints):
+        if ep.group not in ctx.groups:
+            raise ctx.fail(
+                "unknown-reference",
+                f"no node group or scale-up domain named {ep.group!r}",
+                path + ("endpoints", i, "group"),
+                did_you_mean(ep.group, sorted(ctx.groups)),
+            )
+        # A scale-up domain lists its switch boards too; only devices with ports of the role attach.
+        role = ep.ports
+        devs = [dev for dev in ctx.groups[ep.group] if f.layouts[f.devices[dev].model].has_role(role)]
+        if not devs:
+            models = sorted({f.devices[dev].model for dev in ctx.groups[ep.group]})
+            raise ctx.fail(
+                "no-data-ports",
+                f"{ep.group} has no devices with {role} ports for a scale-out fabric (models: {', '.join(models)})",
+                path + ("endpoints", i) + (("ports",) if role != "data" else ()),
+                "name a port role its model has (catalogue ports: data, storage, inband)",
+            )
+        if ep.su is None:
+            compute.extend((dev, role) for dev in devs)
+        else:
+            service.extend((ep.su, dev, role) for dev in devs)
+    return compute, service
+
+
+def _nics(ctx: BuildContext, spec: FatTree, compute: list[tuple[int, str]], path: tuple) -> int:
+    f = ctx.fabric
+    counts: dict[tuple[str, str], int] = {}
+    for dev, role in compute:
+        key = (f.devices[dev].model, role)
+        if key not in counts:
+            counts[key] = len(f.layouts[key[0]].ports_of(role))
+    if len(set(counts.values())) > 1 and spec.rail_optimized:
+        raise ctx.fail(
+            "rails",
+            "rail-optimised endpoints must all have the same number of ports (one per rail): "
+            + ", ".join(f"{m} {r}={n}" for (m, r), n in sorted(counts.items())),
+            path + ("endpoints",),
+            "split them into separate fabrics or set rail_optimized: false",
+        )
+    return max(counts.values(), default=1)
+
+
+def _leaves(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple) -> list[int]:
+    """All leaves of the built SUs (a partly filled SU gets all its leaves), by global index."""
+    name, lps, lpr = spec.name, plan.leaves_per_su, plan.leaves_per_rail
+    out: list[int] = []
+    for su in range(plan.built_sus):
+        for i in range(lps):
+            index = su * lps + i
+            rail = i // lpr if plan.rail_optimized else None
+            coords = (("fabric", name), ("su", su), ("leaf", i)) + ((("rail", rail),) if rail is not None else ())
+            lname = ctx.name(
+                "leaf",
+                "{fabric}-leaf-su{su:03d}-{leaf:02d}",
+                path,
+                fabric=name,
+                su=su + 1,
+                leaf=i + 1,
+                rail=rail or 0,
+                pod=index // plan.leaves_per_pod + 1,
+                index=index + 1,
+            )
+            dev = ctx.add_device(
+                name=lname,
+                role="leaf",
+                model=model,
+                group=name,
+                placement=spec.placement.leaf,
+                slot=index,
+                origin=path,
+                coords=coords,
+                tier=1,
+            )
+            out.append(dev.index)
+    return out
+
+
+def _spines(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple) -> list[int]:
+    """Spines of the built pods, by global index pod * spines_per_pod + plane."""
+    name, spp = spec.name, plan.spines_per_pod
+    default = "{fabric}-spine-{spine:03d}" if spec.tiers == 2 else "{fabric}-spine-p{pod:02d}-{spine:02d}"
+    out: list[int] = []
+    for pod in range(plan.built_pods):
+        for j in range(spp):
+            coords = (("fabric", name), ("plane", j)) if spec.tiers == 2 else (("fabric", name), ("pod", pod), ("plane", j))
+            dev = ctx.add_device(
+                name=ctx.name(
+                    "spine", default, path, fabric=name, pod=pod + 1, spine=j + 1, plane=j + 1, index=pod * spp + j + 1
+                ),
+                role="spine",
+                model=model,
+                group=name,
+                placement=spec.placement.spine,
+                slot=pod * spp + j,
+                origin=path,
+                coords=coords,
+                tier=2,
+            )
+            out.append(dev.index)
+    return out
+
+
+def _cores(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple) -> list[int]:
+    """Every core of the plan (sized for grow_to_sus), by global index plane * cores_per_plane + core."""
+    name, cpp = spec.name, plan.cores_per_plane
+    out: list[int] = []
+    for plane in range(plan.spines_per_pod):
+        for c in range(cpp):
+            dev = ctx.add_device(
+                name=ctx.name(
+                    "core",
+                    "{fabric}-core-{plane:02d}-{core:02d}",
+                    path,
+                    fabric=name,
+                    plane=plane + 1,
+                    core=c + 1,
+                    index=plane * cpp + c + 1,
+                ),
+                role="core",
+                model=model,
+                group=name,
+                placement=spec.placement.core,
+                slot=plane * cpp + c,
+                origin=path,
+                coords=(("fabric", name), ("plane", plane), ("core", c)),
+                tier=3,
+            )
+            out.append(dev.index)
+    return out
+
+
+def _attach(
+    ctx: BuildContext,
+    spec: FatTree,
+    plan: ClosPlan,
+    leaves: list[int],
+    compute: list[tuple[int, str]],
+    service: list[tuple[int, int, str]],
+    down_ports: list[int],
+    chooser: MediaChooser,
+    path: tuple,
+) -> None:
+    """Endpoint NICs to leaf down ports: compute endpoints by slot, service ones on top ports."""
+    f, name, lps = ctx.fabric, spec.name, plan.leaves_per_su
+    ends: list[tuple[int, int, int, int]] = []
+    ports_of: dict[tuple[str, str], list[int]] = {}
+    for (dev, role), (su, slot) in zip(compute, plan.node_slots(len(compute)), strict=True):
+        key = (f.devices[dev].model, role)
+        ports = ports_of.get(key)
+        if ports is None:
+            ports = ports_of[key] = f.layouts[key[0]].ports_of(role)
+        base = su * lps
+        for nic, port in enumerate(ports):
+            li, lp = plan.leaf_port(slot, nic)
+            ends.append((dev, port, leaves[base + li], down_ports[lp]))
+    taken: dict[int, int] = {}
+    for su, dev, role in service:
+        for port in f.layouts[f.devices[dev].model].ports_of(role):
+            k = taken.get(su, 0)
+            taken[su] = k + 1
+            li, lp = plan.service_port(k)
+            ends.append((dev, port, leaves[su * lps + li], down_ports[lp]))
+    ctx.add_link_rows(name, ends, chooser=chooser, origin=path, tier="node-leaf")
+
+
+def _wire_up(
+    ctx: BuildContext,
+    fabric: str,
+    lower: list[int],
+    lower_up_ports: list[int],
+    upper: list[int],
+    upper_ports: list[int],
+    p: int,
+    chooser: MediaChooser,
+    path: tuple,
+    tier: str,
+) -> None:
+    """Lower switch at position pos sends up-port m to upper switch m // p, on its port pos * p + m % p."""
+    ups = range(len(lower_up_ports))
+    ctx.add_links(
+        fabric,
+        [dev for dev in lower for _ in ups],
+        [port for _ in lower for port in lower_up_ports],
+        [upper[m // p] for _ in lower for m in ups],
+        [upper_ports[pos * p + m % p] for pos in range(len(lower)) for m in ups],
+        chooser=chooser,
+        origin=path,
+        tier=tier,
+    )
+
+
+def _alternatives(ctx: BuildContext, spec: FatTree, exc: TooBig, knobs: dict, leaf: TierPorts, spine_m: DeviceModel) -> str:
+    """The nearest valid designs, for the hint of a too-big error."""
+    k_spine = data_radix(spine_m)
+    spine = TierPorts(k_spine, 0) if spec.tiers == 2 else split_ports(k_spine, ratio_value(spec.oversubscription.spine))
+    core = data_radix(ctx.catalogue.devices[spec.core_switch or spec.spine_switch or spec.switch]) if spec.tiers == 3 else 0
+    here = ceiling_nodes(spec.tiers, leaf, spine, core, **knobs)
+    parts = [f"at most {here:,} nodes in {spec.tiers} tiers with these switches"]
+    if spec.grow_to_sus:
+        parts.append("or a smaller grow_to_sus")
+    if spec.tiers == 2:
+        three = ceiling_nodes(3, leaf, split_ports(k_spine, Fraction(1)), k_spine, **knobs)
+        if three > here:
+            parts.append(f"or tiers: 3 (up to {three:,} nodes, non-blocking)")
+    fits = sorted(
+        (data_radix(m), n)
+        for n, m in ctx.catalogue.devices.items()
+        if m.kind == "switch" and m.transport in (spec.transport, "any") and data_radix(m) >= exc.needed_radix
+    )
+    which = "spine" if exc.upper == "spine_switch" else "core"
+    alt = f"or a {which} switch ({exc.upper}) of radix >= {exc.needed_radix}"
+    if fits:
+        alt += " (catalogue: " + ", ".join(f"{n} {k}" for k, n in fits[:4]) + ")"
+    parts.append(alt)
+    return "; ".join(parts)
+
+
+def _facts(
+    spec: FatTree,
+    plan: ClosPlan,
+    nodes: int,
+    services: int,
+    service_ports: dict[int, int],
+    k_leaf: int,
+    k_spine: int,
+    leaf_up_ports: list[int],
+    spine_up_ports: list[int],
+) -> dict:
+    """Plain data for checks and reports (sizes, parallel links, growth limits)."""
+    max_leaves = plan.max_sus * plan.leaves_per_su
+    return {
+        "kind": "fat-tree",
+        "transport": spec.transport,
+        "tiers": spec.tiers,
+        "rail_optimized": plan.rail_optimized,
+        "rails": plan.nics,
+        "nodes": nodes,
+        "service_endpoints": services,
+        "service_ports": {su: n for su, n in sorted(service_ports.items())},
+        "su_nodes": plan.su_nodes,
+        "leaves_per_su": plan.leaves_per_su,
+        "built_sus": plan.built_sus,
+        "planned_sus": plan.planned_sus,
+        "leaf_radix": k_leaf,
+        # Down-port capacity (the layout) and uplinks cabled per switch (what the down ports in
+        # use in the planned SU / pod shape need at the declared ratio, or the explicit count).
+        "leaf_down": plan.leaf.down,
+        "leaf_up": plan.leaf.up,
+        "leaf_down_used": plan.leaf_used,
+        "spine_radix": k_spine,
+        "spine_down": plan.spine.down,
+        "spine_up": plan.spine.up,
+        "spine_down_used": plan.spine_used if plan.tiers == 3 else plan.planned_sus * plan.leaves_per_su * plan.p1,
+        "core_radix": plan.core_radix,
+        "leaves": plan.leaves,
+        "spines": plan.spines,
+        "cores": plan.cores,
+        "leaves_per_pod": plan.leaves_per_pod,
+        "spines_per_pod": plan.spines_per_pod,
+        "pods": plan.built_pods,
+        "planned_pods": plan.planned_pods,
+        "cores_per_plane": plan.cores_per_plane,
+        "leaf_spine_parallel": plan.p1,
+        "spine_core_parallel": plan.p2,
+        # Growth without re-cabling: what the planned spines (and cores) take.
+        "max_pods": plan.max_pods,
+        "max_leaves": max_leaves,
+        "max_sus": plan.max_sus,
+        "max_nodes": plan.max_nodes,
+        "max_endpoint_ports": max_leaves * plan.leaf.down,
+        "leaf_up_ports": list(leaf_up_ports),
+        "spine_up_ports": list(spine_up_ports),
+        # Data ports each switch uses at the planned size (grow_to_sus included): the design, not the fill.
+        "ports_planned": {
+            "leaf": plan.leaf_used + plan.leaf.up,
+            "spine": plan.spine_used + plan.spine.up if plan.tiers == 3 else plan.planned_sus * plan.leaves_per_su * plan.p1,
+            **({"core": plan.planned_pods * plan.p2} if plan.tiers == 3 else {}),
+        },
+    }

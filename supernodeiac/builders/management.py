@@ -1,0 +1,349 @@
+"""Out-of-band management: one switch per rack that has management ports, every BMC and switch
+management port cabled to it, and each rack switch's ``uplinks`` spread round-robin over the
+aggregation switches (consecutive uplinks of a rack reach different ones).
+
+Around it, as declared:
+
+* **the aggregation switches' own management ports** go to out-of-band switches of their own
+  (``mgmt-oob-01``.., as many as their ports need, stacked just above the last aggregation switch
+  or at ``aggregation.oob_placement``), never to a rack switch that uplinks through them: a switch
+  is never managed through itself;
+* **console servers** (``console:``): one in every rack that has console ports, just below the rack
+  switch (and below the ports the rack's PDUs take); every console port of the rack is cabled to
+  it, and its management port to the rack switch;
+* **rack PDUs** (``pdus:``): ``per_rack`` 0U PDUs in every rack that holds devices and no power
+  shelves (a busbar rack is fed by its shelves), each cabled to the rack switch.
+
+Ports are keyed by stable coordinates, so that growing the fabric moves no management cable:
+
+* **access ports follow rack units**: the device at U u takes rack-switch port u (its k-th
+  management port, port u + k, within its own units); a board in a chassis takes a port of the
+  chassis's units by its slot (the chassis's own ports, then front slots F01.., then rear slots
+  R01..); the rack's 0U PDUs take the top ports (PDU 1 the last port, PDU 2 the one below...).
+  A device added below others takes its own unit's port and moves nobody. Console ports follow
+  units the same way on the console server.
+* **aggregation ports follow row blocks**: the rows, in list order, each hold a block of
+  ``planned_racks`` (default ``racks``) rack positions on the aggregation layer; rack k of a row
+  sends uplink m to slot ``(block + k - 1) x uplinks + m``, spread round-robin over the
+  aggregation switches. Racks added to a row within its plan, or rows appended, move no uplink.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..fabric import Device, Fabric
+from ..model.management import Management
+from .base import BUILDERS
+from .context import BuildContext
+
+
+@BUILDERS.register("management")
+def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
+    f = ctx.fabric
+    site = ctx.blueprint.site
+    sw_model = ctx.model(spec.switch, path + ("switch",), "switch")
+    policy_path = path + ("media",) if spec.media else ("media",)
+    chooser = ctx.chooser(spec.media, policy_path)
+    u = spec.u or site.rack_units - sw_model.height_u + 1
+    sw_ports = f.layouts[spec.switch]
+    access, uplinks = sw_ports.ports_of("data"), sw_ports.ports_of("uplink")
+
+    aggs, oobs = _aggregation(ctx, spec, path)
+    agg_ports = f.layouts[spec.aggregation.switch].ports_of("data") if spec.aggregation is not None else []
+    blocks = _row_blocks(ctx, spec, path, len(aggs) * len(agg_ports)) if aggs else {}
+    occupied = sorted({d.rack for d in f.devices if d.rack >= 0})
+    _pdus(ctx, spec, path, occupied)
+    pdus = spec.pdus.per_rack if spec.pdus is not None else 0
+    # The console server sits just below the rack switch and the units whose ports the PDUs take,
+    # or just above the switch when that leaves no unit (a rack switch at the bottom).
+    below = min(u, len(access) - pdus + 1)
+    consoles = _console_servers(ctx, spec, path, below, u + sw_model.height_u)
+
+    by_rack: dict[int, list[int]] = defaultdict(list)
+    for dev in f.devices:
+        if dev.rack >= 0 and f.layouts[dev.model].has_role("mgmt") and dev.role != "mgmt-agg":
+            by_rack[dev.rack].append(dev.index)
+    for rack_index in sorted(by_rack):
+        rack = f.racks[rack_index]
+        sw = ctx.add_device(
+            name=ctx.name("mgmt", "mgmt-{rack}", path, rack=rack.name),
+            role="mgmt",
+            model=spec.switch,
+            group="mgmt",
+            placement=None,
+            slot=0,
+            origin=path,
+            coords=(("rack", rack.name),),
+            tier=1,
+            at=(rack_index, u),
+        )
+        slots = _unit_ports(ctx, by_rack[rack_index], "mgmt", len(access), f"{spec.switch} {sw.name}", path + ("switch",))
+        rows = [(dev, port, sw.index, access[k]) for dev, port, k in slots]
+        ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path, tier="node-leaf")
+        if aggs:
+            _uplink(ctx, spec, path, sw.index, blocks[rack.row] + rack.position - 1, uplinks, aggs, agg_ports, chooser)
+    if oobs:
+        # The aggregation switches' management ports: to the OOB switches, whose forwarding does not
+        # depend on them (their own management ports are cabled in their racks like any device's).
+        ends = [(agg, port) for agg in aggs for port in f.layouts[f.devices[agg].model].ports_of("mgmt")]
+        rows = []
+        for j, oob in enumerate(oobs):
+            oob_ports = f.layouts[f.devices[oob].model].ports_of("data")
+            chunk = ends[j * len(oob_ports) : (j + 1) * len(oob_ports)]
+            rows += [(dev, port, oob, oob_ports[k]) for k, (dev, port) in enumerate(chunk)]
+        ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path + ("aggregation",), tier="node-leaf")
+    _cable_consoles(ctx, spec, path, consoles, chooser)
+    f.facts["mgmt"] = {
+        "kind": "management",
+        "rack_switches": len(by_rack),
+        "aggregation": len(aggs),
+        "oob_switches": [f.devices[o].name for o in oobs],
+        "uplinks_per_rack": spec.uplinks if aggs else 0,
+    }
+
+
+def _unit_ports(
+    ctx: BuildContext, members: list[int], role: str, ports: int, switch: str, path: tuple
+) -> list[tuple[int, int, int]]:
+    """(device, port, k): the ``role`` ports of one rack's devices and the 0-based port k of the
+    rack's switch (or console server, ``ports`` of them) each takes, keyed by rack unit (module
+    docstring). A port past the switch's last, or taken twice, is a located error."""
+    f = ctx.fabric
+    devices = f.devices
+    out: list[tuple[int, int, int]] = []
+    taken: dict[int, Device] = {}
+    zero_u = 0  # 0U devices so far (index order: PDU 1, 2, ...)
+    widths: dict[int, int] = defaultdict(lambda: 1)  # chassis -> role ports per board slot (its widest board)
+    for i in members:
+        d = devices[i]
+        if d.chassis >= 0:
+            widths[d.chassis] = max(widths[d.chassis], len(f.layouts[d.model].ports_of(role)))
+    # The 0U devices first: their ports are reserved, so a device whose unit needs one is the one named.
+    zero = {i for i in members if devices[i].chassis < 0 and f.models[devices[i].model].height_u == 0}
+    for i in sorted(members, key=lambda i: i not in zero):  # stable: index order within each part
+        d = devices[i]
+        own = f.layouts[d.model].ports_of(role)
+        if d.chassis >= 0:
+            host = devices[d.chassis]
+            first = host.u - 1 + len(f.layouts[host.model].ports_of(role)) + _slot_index(f, host, d.slot) * widths[d.chassis]
+            room = host.u - 1 + f.models[host.model].height_u
+            keys = [first + k for k in range(len(own))]
+            where = f"{d.name} in slot {d.slot} of {host.name} (U{host.u})"
+        elif f.models[d.model].height_u == 0:
+            keys = [ports - 1 - zero_u - k for k in range(len(own))]
+            zero_u += len(own)
+            room = ports
+            where = f"{d.name} (0U)"
+        else:
+            keys = [d.u - 1 + k for k in range(len(own))]
+            room = d.u - 1 + max(f.models[d.model].height_u, 1)
+            where = f"{d.name} at U{d.u}"
+        for port, k in zip(own, keys, strict=True):
+            clash = taken.get(k)
+            if k >= ports or k < 0 or k >= room or clash is not None:
+                rack = f.racks[d.rack].name
+                why = (
+                    f"also wanted by {clash.name}"
+                    if clash is not None
+                    else f"{switch} has {ports}"
+                    if k >= ports or k < 0
+                    else "more management ports than its units"
+                )
+                raise ctx.fail(
+                    "port-budget",
+                    f"rack {rack}: {where} needs port {k + 1} of {switch} ({why}): ports follow rack units, "
+                    "and the rack's 0U PDUs take the top ports",
+                    path,
+                    "keep devices with management ports below the units whose ports the PDUs take, "
+                    "or a switch with a port for every unit",
+                )
+            taken[k] = d
+            out.append((i, port, k))
+    return out
+
+
+def _slot_index(f: Fabric, host: Device, slot: str) -> int:
+    """0-based position of a board slot in its chassis: front slots F01.., then rear slots R01.."""
+    slots = f.models[host.model].slots
+    front = slots.front if slots is not None else 0
+    number = int(slot[1:]) - 1
+    return number if slot.startswith("F") else front + number
+
+
+def _row_blocks(ctx: BuildContext, spec: Management, path: tuple, capacity: int) -> dict[str, int]:
+    """Row -> the first rack position of its block on the aggregation layer (rows in list order,
+    each ``planned_racks`` long); the layer must take every planned position's uplinks."""
+    blocks: dict[str, int] = {}
+    total = 0
+    for row in ctx.blueprint.site.rows:
+        blocks[row.name] = total
+        total += row.capacity
+    need = total * spec.uplinks
+    if need > capacity:
+        agg = spec.aggregation
+        assert agg is not None
+        per = capacity // max(agg.count, 1)
+        raise ctx.fail(
+            "port-budget",
+            f"{agg.count} aggregation switches of {per} ports cannot take the uplinks of {total} planned rack "
+            f"positions x {spec.uplinks}",
+            path + ("aggregation", "count"),
+            f"at least {-(-need // max(per, 1))} aggregation switches (every planned rack position of every row has "
+            "its uplink ports, occupied or not)",
+        )
+    return blocks
+
+
+def _aggregation(ctx: BuildContext, spec: Management, path: tuple) -> tuple[list[int], list[int]]:
+    """The aggregation switches and the OOB switches that manage them (none without aggregation):
+    as many as their management ports need, each taking the next aggregation switches in order."""
+    agg = spec.aggregation
+    if agg is None:
+        return [], []
+    ctx.model(agg.switch, path + ("aggregation", "switch"), "switch")
+    oob_model = agg.oob_switch or spec.switch
+    ctx.model(oob_model, path + ("aggregation", "oob_switch") if agg.oob_switch else path + ("switch",), "switch")
+    aggs = []
+    for j in range(agg.count):
+        aggs.append(
+            ctx.add_device(
+                name=ctx.name("mgmt-agg", "mgmt-agg-{index:02d}", path, index=j + 1),
+                role="mgmt-agg",
+                model=agg.switch,
+                group="mgmt",
+                placement=agg.placement,
+                slot=j,
+                origin=path + ("aggregation",),
+                coords=(("index", j),),
+                tier=2,
+            ).index
+        )
+    f = ctx.fabric
+    mgmt_ports = len(f.layouts[agg.switch].ports_of("mgmt")) * agg.count
+    per_oob = len(f.layouts[oob_model].ports_of("data"))
+    if not mgmt_ports:
+        return aggs, []
+    count = -(-mgmt_ports // per_oob) if per_oob else 1
+    placement, height = agg.placement, ctx.catalogue.devices[agg.switch].height_u
+    where = path + ("aggregation",)
+    if agg.oob_placement is None:
+        # Stacked just above the last aggregation switch, in its rack.
+        rack, u = ctx.geometry.place(placement, agg.count - 1, height, ctx.placement_path(where, placement))
+        u += height + placement.gap_u
+        oob_h = ctx.catalogue.devices[oob_model].height_u
+        spots = [(rack, u + j * oob_h) for j in range(count)]
+    else:
+        spots = [None] * count
+    oobs = []
+    for j, at in enumerate(spots):
+        oobs.append(
+            ctx.add_device(
+                name=ctx.name("mgmt-oob", "mgmt-oob-{index:02d}", path, index=j + 1),
+                role="mgmt-oob",
+                model=oob_model,
+                group="mgmt",
+                placement=agg.oob_placement,
+                slot=j,
+                origin=where,
+                coords=(("index", j),),
+                tier=3,
+                at=at,
+            ).index
+        )
+    return aggs, oobs
+
+
+def _uplink(
+    ctx: BuildContext,
+    spec: Management,
+    path: tuple,
+    sw: int,
+    position: int,
+    uplinks: list[int],
+    aggs: list[int],
+    agg_ports: list[int],
+    chooser,
+) -> None:
+    """The rack switch's uplinks from its planned rack position (``_row_blocks``), round-robin so
+    consecutive uplinks of a rack reach different aggregation switches."""
+    if spec.uplinks > len(uplinks):
+        raise ctx.fail(
+            "port-budget", f"{spec.switch} has {len(uplinks)} uplink ports; {spec.uplinks} asked", path + ("uplinks",),
+            f"at most {len(uplinks)}",
+        )  # fmt: skip
+    up_ends: list[tuple[int, int, int, int]] = []
+    for m in range(spec.uplinks):
+        n, a = divmod(position * spec.uplinks + m, len(aggs))  # port n of aggregation switch a
+        up_ends.append((sw, uplinks[m], aggs[a], agg_ports[n]))
+    ctx.add_link_rows("mgmt", up_ends, chooser=chooser, origin=path + ("aggregation",), tier="leaf-spine")
+
+
+def _pdus(ctx: BuildContext, spec: Management, path: tuple, occupied: list[int]) -> None:
+    """``per_rack`` 0U PDUs in every occupied rack without power shelves."""
+    if spec.pdus is None:
+        return
+    f = ctx.fabric
+    model = ctx.model(spec.pdus.model, path + ("pdus", "model"), "pdu")
+    shelved = {d.rack for d in f.devices if f.models[d.model].kind == "power-shelf"}
+    ctx.reserve(len(occupied) * spec.pdus.per_rack, path + ("pdus", "per_rack"))  # a typo'd count fails here, at once
+    for rack_index in occupied:
+        if rack_index in shelved:
+            continue
+        rack = f.racks[rack_index]
+        for j in range(spec.pdus.per_rack):
+            ctx.add_device(
+                name=ctx.name("pdu", "pdu-{rack}-{index}", path, rack=rack.name, index=j + 1),
+                role="pdu",
+                model=spec.pdus.model,
+                group="mgmt",
+                placement=None,
+                slot=0,
+                origin=path + ("pdus",),
+                coords=(("rack", rack.name), ("index", j)),
+                at=(rack_index, 0 if model.height_u == 0 else 1),
+            )
+
+
+def _console_servers(ctx: BuildContext, spec: Management, path: tuple, below: int, above: int) -> dict[int, int]:
+    """Rack -> its console server, in every rack with console ports (the rack switch, made later,
+    has one too when the rack has any other)."""
+    if spec.console is None:
+        return {}
+    f = ctx.fabric
+    model = ctx.model(spec.console.model, path + ("console", "model"), "console-server")
+    racks = sorted({d.rack for d in f.devices if d.rack >= 0 and f.layouts[d.model].has_role("console")})
+    u = spec.console.u or (below - model.height_u if below - model.height_u >= 1 else above)
+    out = {}
+    for rack_index in racks:
+        rack = f.racks[rack_index]
+        out[rack_index] = ctx.add_device(
+            name=ctx.name("console", "console-{rack}", path, rack=rack.name),
+            role="console",
+            model=spec.console.model,
+            group="mgmt",
+            placement=None,
+            slot=0,
+            origin=path + ("console",),
+            coords=(("rack", rack.name),),
+            tier=1,  # an access device of the management network, beside the rack switch
+            at=(rack_index, u),
+        ).index
+    return out
+
+
+def _cable_consoles(ctx: BuildContext, spec: Management, path: tuple, consoles: dict[int, int], chooser) -> None:
+    """Every console port of a rack to its console server, the port keyed by the device's unit."""
+    if not consoles:
+        return
+    f = ctx.fabric
+    by_rack: dict[int, list[int]] = defaultdict(list)
+    for d in f.devices:
+        if d.rack in consoles and d.role != "console" and f.layouts[d.model].has_role("console"):
+            by_rack[d.rack].append(d.index)
+    for rack_index, server in sorted(consoles.items()):
+        serial = f.layouts[f.devices[server].model].ports_of("console")
+        name = f"{f.devices[server].model} {f.devices[server].name}"
+        slots = _unit_ports(ctx, by_rack[rack_index], "console", len(serial), name, path + ("console", "model"))
+        rows = [(dev, port, server, serial[k]) for dev, port, k in slots]
+        ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path + ("console",), tier="node-leaf")

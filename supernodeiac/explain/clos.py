@@ -1,0 +1,160 @@
+"""Fat-tree sizing against intent: declared, designed and measured ratios per tier; the ratio a
+pod (3 tiers) or a leaf (2 tiers) sees to the rest under minimal routing; what the growth
+reservation costs; and the cheapest design of the same switches that meets the same intent.
+
+Costs are the catalogue's: switch power (``power_max_w``) and relative cost of the fabric's
+switch models (the blueprint's intent names them), and for links the fabric's own switch-to-switch
+media averaged (power, relative cost, transceivers per link), as the BOM prices them.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ..facts.bom import link_figures
+from ..facts.oversubscription import designed_ratios, measure_tiers, ratio_text
+from ..util.number_format import rounded
+from .base import SECTIONS, FabricStats, Inputs
+
+TIER_ROLES = {1: "leaf", 2: "spine", 3: "core"}
+
+
+def _rate(s: FabricStats, lo: int, hi: int) -> float | None:
+    """Gb/s of one link between two tiers (the tier pair's bandwidth over its links)."""
+    count = sum(v[0] for (a, b, _m), v in s.bundles.items() if (a, b) == (lo, hi))
+    return s.tier_gbps(lo, hi) / count if count else None
+
+
+def _switch_link_costs(inp: Inputs, s: FabricStats) -> dict[str, float]:
+    """Average power, relative cost and transceivers of one switch-to-switch link of this fabric."""
+    links = power = cost = xcvr = 0.0
+    for (lo, _hi, medium), (count, _gbps) in s.bundles.items():
+        if lo == 0:
+            continue
+        p, c = link_figures(inp.catalogue, medium)
+        m = inp.catalogue.media.get(medium)
+        links += count
+        power += count * p
+        cost += count * c
+        xcvr += count * 2 * (m.transceivers_per_end if m is not None else 0)
+    if not links:
+        return {"power_w": 0.0, "relative_cost": 0.0, "transceivers": 0.0}
+    return {"power_w": power / links, "relative_cost": cost / links, "transceivers": xcvr / links}
+
+
+def _cost(inp: Inputs, spec: Any, leaves: int, uppers: int, links: int, per_link: dict[str, float]) -> dict[str, Any]:
+    """Switches, links, transceivers, power and relative cost of a design's switches and switch links."""
+    models = inp.fabric.models
+    leaf = models[spec.switch]
+    upper = models[spec.spine_switch or spec.switch]
+    return {
+        "switches": leaves + uppers,
+        "switch_links": links,
+        "transceivers": round(links * per_link["transceivers"]),
+        "power_w": rounded(leaves * leaf.power_max_w + uppers * upper.power_max_w + links * per_link["power_w"]),
+        "relative_cost": rounded(leaves * leaf.relative_cost + uppers * upper.relative_cost + links * per_link["relative_cost"]),
+    }
+
+
+@SECTIONS.register("fat-tree/sizing")
+def sizing_section(inp: Inputs, s: FabricStats, report: dict[str, Any]) -> None:
+    facts = s.facts
+    spec = next((x for x in inp.blueprint.scaleout if x.name == s.name), None)
+    if spec is None or "sizing" not in facts:
+        return
+    measured = measure_tiers(inp.fabric, s.name)
+    tiers = []
+    for role, d in designed_ratios(facts, measured).items():
+        tier = next(t for t, r in TIER_ROLES.items() if r == role)
+        worst = measured.worst.get(tier)
+        tiers.append(
+            {
+                "role": role,
+                "declared": d["declared"],
+                "designed": ratio_text(d["designed"]) if d["designed"] is not None else None,
+                "measured": ratio_text(worst) if worst is not None else None,
+                "down_used": d["down_used"],
+                "uplinks": d["uplinks"],
+                "sized": d["sized"],
+                "explicit": d["explicit"],
+            }
+        )
+    per_link = _switch_link_costs(inp, s)
+    sizing: dict[str, Any] = {"tiers": tiers, "minimal_routing": _minimal(s, facts)}
+    reservation = facts.get("growth_reservation")
+    if reservation:
+        uppers = reservation["spines"] + reservation["cores"]
+        sizing["reservation"] = {
+            "grow_to_sus": reservation["grow_to_sus"],
+            "built_sus": reservation["built_sus"],
+            "spines": reservation["spines"],
+            "cores": reservation["cores"],
+            "max_nodes": reservation["max_nodes"],
+            "max_nodes_built_only": reservation["max_nodes_built_only"],
+            **_cost(inp, spec, 0, uppers, reservation["switch_links"], per_link),
+        }
+    sizing["designs"] = [
+        {**d, **_cost(inp, spec, d["leaves"], d["spines"] + d["cores"], d["switch_links"], per_link)}
+        for d in facts.get("designs", [])
+    ]
+    sizing["cheapest"] = _cheapest(facts, sizing["designs"])
+    report["sizing"] = sizing
+    for line in sizing["cheapest"]:
+        report["notes"].append(line)
+
+
+def _minimal(s: FabricStats, facts: dict) -> dict[str, Any] | None:
+    """What a unit sees towards the rest of the fabric under minimal routing: a leaf's down ports
+    in use against its uplinks (2 tiers: every leaf reaches every other through the spines); a
+    pod's (3 tiers: a pod reaches every other pod only through its spines' uplinks to the cores)."""
+    r0, r1 = _rate(s, 0, 1), _rate(s, 1, 2)
+    if r0 is None or r1 is None:
+        return None
+    leaf_in, leaf_up = int(facts["leaf_down_used"]) * r0, int(facts["leaf_up"]) * r1
+    if int(facts["tiers"]) == 2:
+        return {"unit": "leaf", "to": "any other leaf", "ratio": ratio_text(Fraction(leaf_in / leaf_up).limit_denominator(1000))}
+    r2 = _rate(s, 2, 3)
+    if r2 is None:
+        return None
+    pod_in = int(facts["leaves_per_pod"]) * leaf_in
+    pod_up = int(facts["spines_per_pod"]) * int(facts["spine_up"]) * r2
+    return {"unit": "pod", "to": "any other pod", "ratio": ratio_text(Fraction(pod_in / pod_up).limit_denominator(1000))}
+
+
+def _cheapest(facts: dict, designs: list[dict]) -> list[str]:
+    """Statements of the cheapest design (fewest switches, then lowest cost) for the nodes built and
+    for the declared growth, where it is not this one."""
+    tiers = int(facts["tiers"])
+    own_scope = "planned" if facts.get("growth_reservation") else "built"
+    own = next((d for d in designs if d["tiers"] == tiers and d["scope"] == own_scope), None)
+    if own is None:
+        return []
+    out = []
+    nodes = int(facts.get("nodes", 0))
+    for scope in ("built", "planned"):
+        candidates = [d for d in designs if d["scope"] == scope]
+        if not candidates:
+            continue
+        best = min(candidates, key=lambda d: (d["switches"], d["relative_cost"], d["tiers"]))
+        if best["switches"] >= own["switches"] or (best["tiers"] == tiers and best["scope"] == own_scope):
+            continue
+        what = f"the {nodes:,} nodes built" if scope == "built" else f"growth to {facts['planned_sus']} SUs"
+        saved = [f"{own['switches'] - best['switches']:,} fewer switches"]
+        if own["switch_links"] > best["switch_links"]:
+            saved.append(f"{own['switch_links'] - best['switch_links']:,} fewer switch links")
+        if own["transceivers"] > best["transceivers"]:
+            saved.append(f"{own['transceivers'] - best['transceivers']:,} fewer transceivers")
+        saved.append(f"{(own['power_w'] - best['power_w']) / 1000:,.1f} kW less")
+        line = (
+            f"cheapest design for {what}: {best['tiers']} tiers, {best['switches']:,} switches instead of "
+            f"{own['switches']:,} ({', '.join(saved)})"
+        )
+        if scope == "built" and own_scope == "planned":
+            grows = [d for d in designs if d["scope"] == "planned"]
+            holds = sorted({d["tiers"] for d in grows})
+            line += f"; the declared growth (grow_to_sus {facts['planned_sus']}) needs " + (
+                " or ".join(f"{t} tiers" for t in holds) if holds else "this design"
+            )
+        out.append(line)
+    return out

@@ -1,0 +1,61 @@
+"""Each cable end's label text (``naming.end_label``, TIA-606 practice: the local end, then the far
+end), formatted the same way wherever a cable end is named: the cabling list, the point-to-point
+sheets and ``snc verify``'s fixes.
+
+The default template (and any like it) is near[device] + port + far[far device] + far port +
+suffix: the device parts are formatted once per device, so 10^6 labels cost a few concatenations
+each; any other template is formatted per end with positional fields.
+"""
+
+from __future__ import annotations
+
+from ..model.blueprint import Blueprint
+from ..model.common import END_LABEL_FIELDS
+from . import Fabric
+from .cable_naming import end_label_affixes, positional_format
+
+# naming.end_label fields: the local end's, then the far end's (far_ + name).
+LABEL_FIELDS = END_LABEL_FIELDS + tuple("far_" + x for x in END_LABEL_FIELDS)
+
+
+class EndLabels:
+    """Label texts of cable ends of one Fabric (per-device parts made once)."""
+
+    def __init__(self, blueprint: Blueprint, fabric: Fabric) -> None:
+        self.fabric = fabric
+        self.site = blueprint.site.name or blueprint.metadata.name
+        racks = fabric.racks
+        # (row, rack, U, device) of every device
+        self.ends: list[tuple[str, str, int, str]] = []
+        for d in fabric.devices:
+            r = racks[d.rack] if d.rack >= 0 else None
+            self.ends.append((r.row, r.name, d.u, d.name) if r else ("", "", d.u, d.name))
+        template = blueprint.naming.end_label
+        self._format = positional_format(template, LABEL_FIELDS)
+        self.affixes = end_label_affixes(template)
+        if self.affixes is not None:
+            near_tpl, near_port, far_tpl, far_port, self.suffix = self.affixes
+            fields = [dict(site=self.site, row=e[0], rack=e[1], u=e[2], device=e[3]) for e in self.ends]
+            self.near = [near_tpl.format(**x) for x in fields]
+            self.far = [far_tpl.format(**x) for x in fields]
+            self.pick_near, self.pick_far = (1 if near_port == "port" else 0), (1 if far_port == "port" else 0)
+
+    def pair(self, a: int, a_port: str, a_physical: str, b: int, b_port: str, b_physical: str, cable: str) -> tuple[str, str]:
+        """(A end's label, B end's label) of a cable; ports by OS name and printed name."""
+        if self.affixes is not None:
+            a_ends, b_ends = (a_port, a_physical), (b_port, b_physical)
+            return (
+                self.near[a] + a_ends[self.pick_near] + self.far[b] + b_ends[self.pick_far] + self.suffix,
+                self.near[b] + b_ends[self.pick_near] + self.far[a] + a_ends[self.pick_far] + self.suffix,
+            )
+        ea, eb = self.ends[a], self.ends[b]
+        a_fields = (self.site, ea[0], ea[1], ea[2], ea[3], a_physical, a_port, cable)
+        b_fields = (self.site, eb[0], eb[1], eb[2], eb[3], b_physical, b_port, cable)
+        return self._format(*a_fields, *b_fields), self._format(*b_fields, *a_fields)
+
+    def of_link(self, position: int) -> tuple[str, str]:
+        """The two labels of the link at ``position`` of the link table."""
+        f, t = self.fabric, self.fabric.links
+        a, b, ap, bp = t.a[position], t.b[position], t.a_port[position], t.b_port[position]
+        la, lb = f.layouts[f.devices[a].model], f.layouts[f.devices[b].model]
+        return self.pair(a, la.names[ap], la.physical_names[ap], b, lb.names[bp], lb.physical_names[bp], t.id_of(position))

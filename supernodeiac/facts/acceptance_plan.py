@@ -1,0 +1,378 @@
+"""The acceptance plan as data: perftest pairs that cover every cabled data link once, and
+nccl-tests runs per scale-up domain, per rail and across each fabric, with the figures they must
+reach (shared/domain.md: a link below 60 % of its line rate is a fault; collectives must reach
+80 % of the design's bus bandwidth). ``outputs/acceptance.py`` writes it; ``acceptance_results``
+reads the tools' output against it.
+
+**Perftest coverage.** Per scale-out fabric, every link is *under test* in exactly one
+``ib_write_bw`` pair (the other links of the pair's path are *via*: already under test elsewhere):
+
+* host links: two NICs on the same switch (two hosts where the switch has them; two NICs of one
+  host on a Dragonfly router), traffic turning at that switch: both links under test (an odd one
+  out pairs with the first NIC of its switch, its own link alone under test);
+* switch links (leaf-spine, spine-core): two links that meet at the same upper switch, with a host
+  found below each lower end (rotating over the hosts, so one wave of tests uses each NIC once):
+  both links under test, the traffic up one and down the other;
+* links between switches of one tier (Dragonfly): one link under test, a host below each end.
+
+Which upper switch carries a pair's traffic is the routing engine's choice (the subnet manager,
+ECMP); the script records the path (``ibtracert``) so a mismatch shows. Tests are ordered stage by
+stage, rail by rail; a *wave* is a set of tests that share no NIC and may run together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ..catalog.host_topology import HostTopology, host_topologies
+from ..fabric import Fabric
+from ..fabric.cable_naming import cable_id_format
+from ..fabric.views import links_by_fabric, local_tiers
+from ..model.blueprint import Blueprint
+from .hosts import Hosts, cached_host_facts
+
+COLLECTIVES = ("all_reduce", "all_gather", "alltoall")
+
+
+@dataclass(slots=True)
+class PerfTest:
+    id: str
+    fabric: str
+    stage: str  # endpoint, tier1-2, tier2-3, peer
+    rail: int | None
+    wave: int
+    server: int  # device index
+    server_dev: str
+    client: int
+    client_dev: str
+    gbps: float  # line rate: the slowest link of the path
+    under_test: list[int]  # link positions
+    via: list[int]
+    server_port: int  # port index on the server (its printed port: Fabric.physical_name)
+    client_port: int
+
+
+@dataclass(slots=True)
+class NcclRun:
+    id: str
+    stage: str  # domain, rail, fabric
+    group: str  # the domain, leaf group + rail, or fabric
+    collective: str
+    hosts: list[int]
+    gpus_per_host: int
+    env: dict[str, str]
+    busbw_gbytes: float  # the design's bus bandwidth per rank, GB/s
+    basis: str
+
+
+@dataclass
+class Plan:
+    perftests: dict[str, list[PerfTest]] = field(default_factory=dict)  # fabric -> tests
+    untestable: dict[str, list[int]] = field(default_factory=dict)  # fabric -> links no host pair loads
+    nccl: list[NcclRun] = field(default_factory=list)
+    hostfiles: dict[str, list[int]] = field(default_factory=dict)  # name -> hosts
+
+
+def _rdma_names(f: Fabric, topologies: dict[str, HostTopology]) -> dict[str, list[str]]:
+    """Per model: the RDMA device name of each data port (the layout's rdma_device, else the port name)."""
+    out: dict[str, list[str]] = {}
+    for d in f.devices:
+        if d.model in out:
+            continue
+        layout = f.layouts[d.model]
+        names = list(layout.names)
+        topo = topologies.get(d.model)
+        if topo is not None:
+            data = layout.ports_of("data")
+            for p, name in zip(data, topo.rdma_names([names[p] for p in data]), strict=True):
+                names[p] = name
+        out[d.model] = names
+    return out
+
+
+def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[PerfTest], list[int]]:
+    """The fabric's tests, and the links no host pair can load (every path between the hosts
+    below them turns at a lower switch: the spine-core links of a single pod; or no host is below
+    one end: a Dragonfly group built without endpoints)."""
+    fl = links_by_fabric(f).get(name)
+    if fl is None:
+        return [], []
+    tiers = local_tiers(f, name, fl)
+    t = f.links
+    idx = t.indices_of(name)
+    devices = f.devices
+    gbps_of = [s.gbps for s in t.specs]
+    ends: dict[int, list[tuple[int, int, int, int]]] = {}  # switch -> (rail key, link, host, host port)
+    down: dict[int, list[tuple[int, int, int]]] = {}  # upper switch -> (lower index, link, lower)
+    peers: list[int] = []
+    for i in idx:
+        a, b = t.a[i], t.b[i]
+        ta, tb = tiers[a], tiers[b]
+        if ta == 0 or tb == 0:
+            host, port, sw = (a, t.a_port[i], b) if ta == 0 else (b, t.b_port[i], a)
+            ends.setdefault(sw, []).append((t.b_port[i] if sw == b else t.a_port[i], i, host, port))
+        elif ta == tb:
+            peers.append(i)
+        else:
+            lo, hi = (a, b) if ta < tb else (b, a)
+            down.setdefault(hi, []).append((lo, i, lo))
+    for v in ends.values():
+        v.sort()
+    for v in down.values():
+        v.sort()
+    turn: dict[int, int] = {}
+    hostless: set[int] = set()  # switches with no host below (a Dragonfly group built without endpoints)
+
+    def descend(x: int, avoid: int = -1) -> tuple[int, int, list[int]] | None:
+        """A host below switch x (rotating over them; another than ``avoid`` where there is one),
+        its port, and the links from x down to it; None when no host is below x."""
+        if x in hostless:
+            return None
+        options = ends.get(x) or down.get(x) or []
+        k = turn.get(x, 0)
+        found = None
+        for step in range(len(options)):
+            turn[x] = k + step + 1
+            if x in ends:
+                _p, link, host, port = options[(k + step) % len(options)]
+                found = (host, port, [link])
+            else:
+                _lo, link, lower = options[(k + step) % len(options)]
+                below = descend(lower, avoid)
+                if below is None:
+                    continue
+                found = (below[0], below[1], [link, *below[2]])
+            if found[0] != avoid:
+                return found
+        if found is None:
+            hostless.add(x)
+        return found
+
+    rails: dict[int, int | None] = {}
+
+    def rail_of(sw: int) -> int | None:
+        found = rails.get(sw, -1)
+        if found == -1:
+            found = rails[sw] = devices[sw].coord("rail")
+        return found
+
+    tests: list[PerfTest] = []
+    untestable: list[int] = []
+    counters: dict[tuple[str, int], int] = {}
+    rdma_of = [rdma[d.model] for d in devices]  # per device: its ports' RDMA names
+    spec = t.spec
+
+    def add(stage: str, at: int, rail: int | None, h1: tuple, h2: tuple, under: list[int], via: list[int]) -> None:
+        # IDs are keyed by the switch the test turns at (stable coordinates): a grown fabric adds
+        # tests without renumbering those of the switches already built, and their result files.
+        n = counters.get((stage, at), 0) + 1
+        counters[(stage, at)] = n
+        tests.append(
+            PerfTest(
+                f"{name}-{stage}-{devices[at].name}-{n:03d}",
+                name,
+                stage,
+                rail,
+                0,
+                h1[0],
+                rdma_of[h1[0]][h1[1]],
+                h2[0],
+                rdma_of[h2[0]][h2[1]],
+                min([gbps_of[spec[i]] for i in under + via]),
+                under,
+                via,
+                h1[1],
+                h2[1],
+            )
+        )
+
+    # Host links, switch by switch in rail order: pairs turning at the switch (port k with port
+    # k + half, so a host with several NICs on one switch meets another host where it can).
+    for sw in sorted(ends, key=lambda s: (rail_of(s) if rail_of(s) is not None else -1, s)):
+        es = ends[sw]
+        half = len(es) // 2
+        for k in range(half):
+            (_p1, l1, h1, p1), (_p2, l2, h2, p2) = es[k], es[k + half]
+            add("endpoint", sw, rail_of(sw), (h1, p1), (h2, p2), [l1, l2], [])
+        if len(es) % 2 and len(es) > 1:
+            (_p, l1, h1, p1), (_q, l0, h0, p0) = es[-1], es[0]
+            add("endpoint", sw, rail_of(sw), (h1, p1), (h0, p0), [l1], [l0])
+    # Switch links, upper switch by upper switch: pairs meeting at the upper switch, their lower
+    # ends far enough apart that traffic between them must climb to it (no shared neighbour
+    # between the hosts and the upper switch's tier: leaves of one pod meet at its spines).
+    neighbours: dict[int, set[int]] = {}
+    for i in idx:
+        a, b = t.a[i], t.b[i]
+        if tiers[a] and tiers[b]:
+            neighbours.setdefault(a, set()).add(b)
+            neighbours.setdefault(b, set()).add(a)
+    sides: dict[tuple[int, int], frozenset[int]] = {}
+
+    def side(x: int, top: int) -> frozenset[int]:
+        """Switches below tier ``top`` that x reaches directly: lower ends sharing one meet below."""
+        found = sides.get((x, top))
+        if found is None:
+            near = frozenset(n for n in neighbours.get(x, ()) if tiers[n] < top)
+            found = sides[(x, top)] = near or frozenset((x,))
+        return found
+
+    for hi in sorted(down, key=lambda s: (tiers[s], s)):
+        ds = down[hi]
+        top = tiers[hi]
+        stage = f"tier{tiers[ds[0][2]]}-{top}"
+
+        keyed = sorted(((side(x, top), lo, link, x) for lo, link, x in ds), key=lambda e: (min(e[0]), e[1]))
+        half = len(keyed) // 2
+        single: list[tuple] = []
+        for k in range(half):
+            e1, e2 = keyed[k], keyed[k + half]
+            if not e1[0].isdisjoint(e2[0]) or e1[3] == e2[3]:
+                single += [e1, e2]
+                continue
+            one = descend(e1[3])
+            two = descend(e2[3], one[0]) if one else None
+            if one is None or two is None:  # no host below one side: nothing can load these links
+                untestable += [e1[2], e2[2]]
+                continue
+            (h1, p1, path1), (h2, p2, path2) = one, two
+            rail = rail_of(e1[3]) if rail_of(e1[3]) == rail_of(e2[3]) else None
+            add(stage, hi, rail, (h1, p1), (h2, p2), [e1[2], e2[2]], path1 + path2)
+        if len(keyed) % 2:
+            single.append(keyed[-1])
+        for e in single:
+            partner = next((o for o in keyed if o[0].isdisjoint(e[0]) and o[3] != e[3]), None)
+            if partner is None:  # every path between hosts below turns before this switch
+                untestable.append(e[2])
+                continue
+            one = descend(e[3])
+            two = descend(partner[3], one[0]) if one else None
+            if one is None or two is None:
+                untestable.append(e[2])
+                continue
+            (h1, p1, path1), (h2, p2, path2) = one, two
+            add(stage, hi, None, (h1, p1), (h2, p2), [e[2]], path1 + [partner[2]] + path2)
+    for i in peers:
+        a, b = t.a[i], t.b[i]
+        one = descend(a)
+        two = descend(b, one[0]) if one else None
+        if one is None or two is None:  # a router with no host below (a group built without endpoints)
+            untestable.append(i)
+            continue
+        (h1, p1, path1), (h2, p2, path2) = one, two
+        add("peer", min(a, b), None, (h1, p1), (h2, p2), [i], path1 + path2)
+    # Waves: a test goes to the first wave after every earlier wave that used one of its NICs.
+    free: dict[tuple[int, int], int] = {}
+    for test in tests:
+        k1, k2 = (test.server, test.server_dev), (test.client, test.client_dev)  # type: ignore[assignment]
+        w = max(free.get(k1, 0), free.get(k2, 0))
+        test.wave = w
+        free[k1] = free[k2] = w + 1
+    return tests, untestable
+
+
+def _scaleout_per_accelerator(hosts: Hosts, h: int) -> float:
+    """GB/s per direction per accelerator over the host's cabled scale-out NICs."""
+    acc = hosts.accelerators(h) or 1
+    gbps = sum(n.gbps for fh in hosts.fabrics.values() for n in fh.nics.get(h, ()))
+    return gbps / 8 / acc
+
+
+def _scaleup_per_accelerator(f: Fabric, h: int) -> float:
+    acc = f.models[f.devices[h].model].accelerators
+    return acc.links * acc.link_gbps / 8 if acc else 0.0
+
+
+def _taper(f: Fabric, fabric: str) -> float:
+    """End-to-end oversubscription of a fat tree from its builder's facts (1 for other kinds)."""
+    facts = f.facts.get(fabric, {})
+    ratio = 1.0
+    for down, up in (("leaf_down", "leaf_up"), ("spine_down", "spine_up")):
+        d, u = facts.get(down), facts.get(up)
+        if d and u:
+            ratio *= max(1.0, d / u)
+    return ratio
+
+
+def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, HostTopology]) -> tuple[list[NcclRun], dict]:
+    runs: list[NcclRun] = []
+    hostfiles: dict[str, list[int]] = {}
+
+    def add(stage: str, group: str, hs: list[int], gpus: int, env: dict[str, str], busbw: float, basis: str) -> None:
+        for coll in COLLECTIVES:
+            runs.append(NcclRun(f"{stage}-{group}-{coll}", stage, group, coll, hs, gpus, env, busbw, basis))
+
+    # Scale-up: every domain instance, all its accelerators.
+    for inst, hs in sorted(hosts.domain_hosts.items(), key=lambda x: x[1][0]):
+        acc = hosts.accelerators(hs[0])
+        if acc * len(hs) < 2:
+            continue
+        if len(hs) > 1:
+            hostfiles[f"domain-{inst}"] = hs
+        bw = _scaleup_per_accelerator(f, hs[0])
+        env = {"NCCL_MNNVL_ENABLE": "1"} if len(hs) > 1 else {}
+        add("domain", inst, hs, acc, env, bw, f"scale-up {bw:g} GB/s per accelerator per direction")
+    # Rails: per leaf group and rail, the accelerator beside that rail's NIC on every host.
+    for name, fh in hosts.fabrics.items():
+        for g in fh.leaf_groups:
+            if len(g.hosts) < 2:
+                continue
+            hostfiles[g.name] = g.hosts
+            first = g.hosts[0]
+            model = f.devices[first].model
+            topo = topologies.get(model)
+            pairing = topo.gpu_of_nic() if topo is not None else {}
+            data = f.layouts[model].ports_of("data")
+            acc = hosts.accelerators(first)
+            rdma = topo.rdma_names([f.layouts[model].names[p] for p in data]) if topo is not None else None
+            for j, nic in enumerate(fh.nics[first]):
+                k = data.index(nic.port)
+                gpu = pairing.get(k, k * acc // max(len(data), 1))
+                dev = rdma[k] if rdma is not None else nic.name
+                label = f"rail{nic.rail}" if nic.rail is not None else f"nic{j}"
+                env = {"CUDA_VISIBLE_DEVICES": str(gpu), "NCCL_IB_HCA": f"={dev}:1"}
+                bw = nic.gbps / 8
+                add("rail", f"{g.name}-{label}", g.hosts, 1, env, bw, f"{nic.gbps:g} Gb/s NIC = {bw:g} GB/s per direction")
+        # Across the fabric: every host, every accelerator.
+        hs = sorted(h for h in fh.nics if hosts.accelerators(h))
+        if len(hs) > 1:
+            hostfiles[f"fabric-{name}"] = hs
+            acc = hosts.accelerators(hs[0])
+            out = min(_scaleout_per_accelerator(hosts, h) for h in hs) / _taper(f, name)
+            up = min(_scaleup_per_accelerator(f, h) for h in hs)
+            bw = min(out, up) if up else out
+            basis = f"scale-out {out:g} GB/s per accelerator per direction (NICs / accelerators, over the taper)"
+            add("fabric", name, hs, acc, {}, bw, basis)
+    return runs, hostfiles
+
+
+def plan(f: Fabric, bp: Blueprint) -> Plan:
+    hosts = cached_host_facts(f, bp)
+    topologies, _ = host_topologies(bp.catalogue.host_topology)
+    rdma = _rdma_names(f, topologies)
+    out = Plan()
+    for name in hosts.fabrics:
+        out.perftests[name], out.untestable[name] = perftests(f, name, rdma)
+    out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)
+    return out
+
+
+def label_maker(f: Fabric, bp: Blueprint) -> Callable[[Iterable[int]], list[str]]:
+    """A function giving the printed labels (naming.cable_label) of links by position; the
+    per-device names are gathered once, so a plan of 10^5 tests labels its links in one pass."""
+    fmt = cable_id_format(bp.naming.cable_label)
+    t = f.links
+    names = [d.name for d in f.devices]
+    ports = [f.layouts[d.model].names for d in f.devices]
+    fabric_of = [s.fabric for s in t.specs]
+    A, AP, B, BP, S = t.a, t.a_port, t.b, t.b_port, t.spec
+
+    def labels(indices: Iterable[int]) -> list[str]:
+        return [fmt(fabric_of[S[i]], names[A[i]], ports[A[i]][AP[i]], names[B[i]], ports[B[i]][BP[i]]) for i in indices]
+
+    return labels
+
+
+def cable_labels(f: Fabric, bp: Blueprint, indices: list[int]) -> list[str]:
+    """Printed labels of some links (naming.cable_label)."""
+    return label_maker(f, bp)(indices)

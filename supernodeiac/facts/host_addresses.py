@@ -1,0 +1,158 @@
+"""A host link's point-to-point addresses (leaf down port <-> NIC), derived from the Fabric alone.
+
+The builder (builders/addressing.py) stores per leaf only its first host block (``host_block``); a
+link's pair derives from it and the down port's position among the leaf's down ports, in O(1)
+per link, and for many links at once with numpy (:meth:`HostAddresses.bulk`): a 131,072-GPU
+RoCE fabric has 131,072 host links. The leaf takes the even address of the /31 (/127), the NIC
+the odd one, as the upper end of a switch link does (builders/addressing.py); the leaf's address is
+the NIC's gateway.
+
+A leaf's blocks are contiguous (``leaf_down`` blocks from ``host_block``), so its host subnets
+summarise to one prefix when ``leaf_down`` is a power of two (64 down ports: a /25 of IPv4):
+:meth:`HostAddresses.summary` gives the prefixes a leaf advertises for its hosts.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..fabric import Fabric
+from .link_addresses import IPNetwork, ip_text, network
+
+
+class HostAddresses:
+    """Addresses of a fabric's host links, from its leaves' host_block and their down-port positions."""
+
+    def __init__(self, fabric: Fabric, name: str) -> None:
+        facts = fabric.facts[name]
+        plan = facts["ethernet"]["addressing"]
+        self.fabric = fabric
+        self.pool: str | None = plan.get("hosts")
+        self.numbered = self.pool is not None
+        self.prefixlen: int | None = plan.get("hosts_prefixlen")
+        self.leaf_down: int = plan.get("leaf_down", 0)
+        self._net: IPNetwork | None = network(self.pool) if self.pool is not None else None
+        self._down: dict[int, int] = {port: q for q, port in enumerate(facts.get("leaf_down_ports", ()))}
+
+    @property
+    def net(self) -> IPNetwork | None:
+        """The host pool (None without one)."""
+        return self._net
+
+    # -- one link ------------------------------------------------------------------------------
+    def block(self, a_index: int, a_port: int, b_index: int, b_port: int) -> int | None:
+        """The block index of the host link between these ends; None for a switch link, no pool, or
+        a pool too small (the address-pool check reports it)."""
+        if self._net is None:
+            return None
+        devices = self.fabric.devices
+        a, b = devices[a_index], devices[b_index]
+        if a.tier == 1 and b.tier == 0:
+            leaf, port = a, a_port
+        elif b.tier == 1 and a.tier == 0:
+            leaf, port = b, b_port
+        else:
+            return None
+        first = (leaf.attrs or {}).get("host_block")
+        q = self._down.get(port)
+        if first is None or q is None:
+            return None
+        return first + q
+
+    def leaf_ip(self, block: int) -> str:
+        """The leaf's address of a block (the even one; the NIC's gateway), without prefix length."""
+        assert self._net is not None
+        return ip_text(self._net.version, int(self._net.network_address) + 2 * block)
+
+    def nic_ip(self, block: int) -> str:
+        """The NIC's address of a block (the odd one), without prefix length."""
+        assert self._net is not None
+        return ip_text(self._net.version, int(self._net.network_address) + 2 * block + 1)
+
+    def pair(self, a: int, a_port: int, b: int, b_port: int) -> tuple[str, str] | None:
+        """(A-end address, B-end address) with prefix length: the leaf's even, the NIC's odd."""
+        block = self.block(a, a_port, b, b_port)
+        if block is None:
+            return None
+        suffix = f"/{self.prefixlen}"
+        leaf, host = self.leaf_ip(block) + suffix, self.nic_ip(block) + suffix
+        return (leaf, host) if self.fabric.devices[a].tier == 1 else (host, leaf)
+
+    # -- many links ----------------------------------------------------------------------------
+    def blocks(self, positions: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Per link of the table at ``positions``: its block (-1 where it has none) and whether the
+        leaf is its A end; decided for all links at once."""
+        f = self.fabric
+        n = len(positions)
+        if self._net is None or not n:
+            return np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+        tier = np.array([d.tier for d in f.devices], dtype=np.int64)
+        first = np.array([(d.attrs or {}).get("host_block", -1) for d in f.devices], dtype=np.int64)
+        arr = f.links.arrays()
+        pos = np.asarray(positions, dtype=np.int64)
+        a, b, ap, bp = arr.a[pos], arr.b[pos], arr.a_port[pos], arr.b_port[pos]
+        ta, tb = tier[a], tier[b]
+        a_leaf = (ta == 1) & (tb == 0)
+        leaf, port = np.where(a_leaf, a, b), np.where(a_leaf, ap, bp)
+        width = int(max(port.max(initial=0), max(self._down, default=0))) + 1
+        q_of = np.full(width, -1, dtype=np.int64)
+        for p, q in self._down.items():
+            q_of[p] = q
+        q = q_of[port]
+        ok = (a_leaf | ((tb == 1) & (ta == 0))) & (first[leaf] >= 0) & (q >= 0)
+        return np.where(ok, first[leaf] + q, -1), a_leaf
+
+    def bulk(self, positions: Sequence[int]) -> tuple[list[str | None], list[str | None]]:
+        """The A-end and B-end address (with prefix) of the links at ``positions``, None where a link
+        has none: :meth:`pair` for all links at once, each address formatted once."""
+        n = len(positions)
+        out_a: list[str | None] = [None] * n
+        out_b: list[str | None] = [None] * n
+        if self._net is None or not n:
+            return out_a, out_b
+        block, a_leaf = self.blocks(positions)
+        keep = np.flatnonzero(block >= 0)
+        suffix = f"/{self.prefixlen}"
+        for k, blk, leaf_a in zip(keep.tolist(), block[keep].tolist(), a_leaf[keep].tolist(), strict=True):
+            leaf, host = self.leaf_ip(blk) + suffix, self.nic_ip(blk) + suffix
+            out_a[k], out_b[k] = (leaf, host) if leaf_a else (host, leaf)
+        return out_a, out_b
+
+    def nic_address(self, positions: Sequence[int]) -> Callable[[int, int], str]:
+        """A lookup (host device, host port) -> that NIC's address (no prefix; "" for a port with
+        none) over the host links at ``positions``: one numpy table of blocks by port row, each
+        address formatted when asked for (an acceptance plan asks for 10^5 of them)."""
+        f = self.fabric
+        total = f.device_arrays().total
+        offset = np.concatenate(([0], np.cumsum(total))).astype(np.int64)
+        table = np.full(int(offset[-1]), -1, dtype=np.int64)
+        if self._net is not None and len(positions):
+            block, a_leaf = self.blocks(positions)
+            arr = f.links.arrays()
+            pos = np.asarray(positions, dtype=np.int64)
+            host = np.where(a_leaf, arr.b[pos], arr.a[pos])
+            port = np.where(a_leaf, arr.b_port[pos], arr.a_port[pos])
+            keep = block >= 0
+            table[offset[host[keep]] + port[keep]] = block[keep]
+        first = offset.tolist()
+
+        def address(host: int, port: int) -> str:
+            blk = int(table[first[host] + port])
+            return self.nic_ip(blk) if blk >= 0 else ""
+
+        return address
+
+    # -- per leaf ------------------------------------------------------------------------------
+    def summary(self, leaf: int) -> list[str]:
+        """The prefixes covering exactly the leaf's host blocks (all its down ports, cabled or not):
+        what it advertises for its hosts. Empty without a pool or a block."""
+        first = (self.fabric.devices[leaf].attrs or {}).get("host_block")
+        if self._net is None or first is None or not self.leaf_down:
+            return []
+        base = int(self._net.network_address) + 2 * first
+        make = ipaddress.ip_address
+        low, high = make(base), make(base + 2 * self.leaf_down - 1)
+        return [str(n) for n in ipaddress.summarize_address_range(low, high)]  # type: ignore[arg-type]

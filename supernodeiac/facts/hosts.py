@@ -1,0 +1,260 @@
+"""Where every compute host sits, read from the Fabric once: the facts hosts and schedulers need.
+
+NCCL topology files, Kubernetes labels, Slurm topology, the placement report and the acceptance
+plan all ask the same questions about a host (a device with accelerators: an HGX node, an NVL72
+compute tray, an OEX compute board): which rack, which scale-up domain instance, and per
+scale-out fabric which switch each NIC is cabled to, on which rail, and which group of leaves
+and spines that puts it in. :func:`host_facts` answers them in one pass over the links; the
+renderers read the answers and never re-derive topology.
+
+Groups are found from the cables, not from the builders' formulas:
+
+* a host's **leaf group** is the set of switches its NICs are cabled to on one fabric (on a
+  rail-optimised fat tree the rail leaves of one SU block: hosts of a leaf group reach each other
+  in one switch hop on every rail);
+* a leaf group's **spine group** is the set of switches one tier above its leaves (a 3-tier fat
+  tree's pod; all spines of a 2-tier tree), or, when the leaves have no upper tier (Dragonfly),
+  the Dragonfly group of the leaves;
+* a host's **scale-up domain** is its domain instance (a supernode, an NVL72 rack; joined by a
+  second level: the joined domain) or, for a board with its own switch chips (HGX), the host itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..fabric import Device, Fabric
+from ..model.blueprint import Blueprint
+
+
+@dataclass(frozen=True, slots=True)
+class Nic:
+    """One data port of a host cabled to a scale-out fabric."""
+
+    port: int  # port index on the host
+    name: str  # the port's (OS) name, e.g. mlx5_0
+    switch: int  # device index of the switch at the other end
+    switch_port: int
+    rail: int | None  # the switch's rail coordinate (rail-optimised fat trees)
+    link: int  # position in the Fabric's link table
+    gbps: float
+
+
+@dataclass(slots=True)
+class LeafGroup:
+    name: str
+    leaves: tuple[int, ...]  # switch device indices, sorted
+    hosts: list[int] = field(default_factory=list)  # device indices, in index order
+    spine_group: int | None = None  # index into FabricHosts.spine_groups
+    su: int | None = None  # the leaves' SU coordinate (0-based) when they share one
+
+
+@dataclass(slots=True)
+class SpineGroup:
+    name: str
+    switches: tuple[int, ...]
+    leaf_groups: list[int] = field(default_factory=list)
+    pod: int | None = None  # the spines' pod coordinate (0-based, 3-tier fat trees)
+
+
+@dataclass(slots=True)
+class FabricHosts:
+    """One scale-out fabric seen from its hosts."""
+
+    name: str
+    kind: str
+    transport: str
+    rail_optimized: bool
+    tiers: int  # switching tiers (2 or 3 for a fat tree; 1 or 2 for Dragonfly/Dragonfly+)
+    nics: dict[int, list[Nic]]  # host -> its NICs on this fabric, in port order
+    leaf_groups: list[LeafGroup]
+    spine_groups: list[SpineGroup]
+    group_of: dict[int, int]  # host -> leaf group index
+
+    def rail_order(self, host: int) -> tuple[int | None, ...]:
+        return tuple(n.rail for n in self.nics[host])
+
+
+@dataclass(slots=True)
+class Hosts:
+    """Every compute host of a Fabric and where it sits."""
+
+    fabric: Fabric
+    hosts: list[int]  # device indices, in index order
+    domain: dict[int, str]  # host -> scale-up domain instance
+    domain_hosts: dict[str, list[int]]  # domain instance -> hosts, in index order
+    domain_accelerators: dict[str, int]
+    domain_kind: dict[str, str]  # instance -> "board" (HGX), "orthogonal", "switched", "two-level"
+    fabrics: dict[str, FabricHosts]
+
+    def device(self, host: int) -> Device:
+        return self.fabric.devices[host]
+
+    def rack(self, host: int) -> tuple[str, str] | None:
+        """(row, rack name) of a host, None when unplaced."""
+        d = self.fabric.devices[host]
+        if d.rack < 0:
+            return None
+        r = self.fabric.racks[d.rack]
+        return r.row, r.name
+
+    def accelerators(self, host: int) -> int:
+        acc = self.fabric.models[self.fabric.devices[host].model].accelerators
+        return acc.count if acc is not None else 0
+
+
+def scaleout_fabrics(blueprint: Blueprint) -> list[tuple[str, str, str]]:
+    """(name, kind, transport) of the blueprint's scale-out fabrics (intent: which networks carry data)."""
+    return [(s.name, s.kind, getattr(s, "transport", "infiniband")) for s in blueprint.scaleout]
+
+
+def _domains(f: Fabric, hosts: list[int]) -> tuple[dict[int, str], dict[str, str]]:
+    """Each host's scale-up domain instance, and each instance's kind."""
+    joined = {d: name for name, facts in f.facts.items() if facts.get("kind") == "two-level" for d in facts.get("domains", [])}
+    domain: dict[int, str] = {}
+    kinds: dict[str, str] = {}
+    for h in hosts:
+        d = f.devices[h]
+        name = d.coord("domain")
+        if name is not None and d.coord("supernode") is not None:
+            if name in joined:
+                instance, kind = joined[name], "two-level"
+            else:
+                instance, kind = f"{name}-{d.coord('supernode') + 1:02d}", str(f.facts.get(name, {}).get("kind", "domain"))
+        elif f.models[d.model].internal_scaleup is not None:
+            instance, kind = d.name, "board"
+        else:
+            continue
+        domain[h] = instance
+        kinds.setdefault(instance, kind)
+    return domain, kinds
+
+
+def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, hosts: set[int]) -> FabricHosts | None:
+    t = f.links
+    devices, layouts = f.devices, f.layouts
+    wanted = [s.fabric == name for s in t.specs]
+    gbps_of = [s.gbps for s in t.specs]
+    data_ports = {m: frozenset(layouts[m].ports_of("data")) for m in {devices[h].model for h in hosts}}
+    nics: dict[int, list[Nic]] = {}
+    uppers: dict[int, set[int]] = {}  # switch -> switches one tier above it on this fabric
+    for i, (a, ap, b, bp, s) in enumerate(zip(t.a, t.a_port, t.b, t.b_port, t.spec, strict=True)):
+        if not wanted[s]:
+            continue
+        if b in hosts:
+            a, ap, b, bp = b, bp, a, ap
+        if a in hosts:
+            if ap not in data_ports[devices[a].model]:
+                continue
+            sw = devices[b]
+            nics.setdefault(a, []).append(Nic(ap, layouts[devices[a].model].names[ap], b, bp, sw.coord("rail"), i, gbps_of[s]))
+            continue
+        ta, tb = devices[a].tier, devices[b].tier
+        if ta < tb:
+            uppers.setdefault(a, set()).add(b)
+        elif tb < ta:
+            uppers.setdefault(b, set()).add(a)
+    if not nics:
+        return None
+    for ports in nics.values():
+        ports.sort(key=lambda n: n.port)
+
+    # Leaf groups: hosts cabled to the same set of switches, numbered by their lowest switch.
+    by_leaves: dict[tuple[int, ...], list[int]] = {}
+    for h in sorted(nics):
+        by_leaves.setdefault(tuple(sorted({n.switch for n in nics[h]})), []).append(h)
+    leaf_groups: list[LeafGroup] = []
+    group_of: dict[int, int] = {}
+    per_su: dict[int | None, int] = {}
+    for leaves in sorted(by_leaves, key=lambda k: k[0]):
+        sus = [devices[x].coord("su") for x in leaves]
+        su = sus[0] if sus[0] is not None and all(s == sus[0] for s in sus) else None
+        per_su[su] = per_su.get(su, 0) + 1
+        leaf_groups.append(LeafGroup("", leaves, by_leaves[leaves], su=su))
+    seen_su: dict[int | None, int] = {}
+    for k, g in enumerate(leaf_groups):
+        if g.su is not None and per_su[g.su] == 1:
+            g.name = f"{name}-su{g.su + 1:03d}"
+        elif g.su is not None:
+            seen_su[g.su] = seen_su.get(g.su, 0) + 1
+            g.name = f"{name}-su{g.su + 1:03d}-{seen_su[g.su]:02d}"
+        else:
+            g.name = f"{name}-lg{k + 1:04d}"
+        for h in g.hosts:
+            group_of[h] = k
+
+    # Spine groups: the switches above a leaf group's leaves (or the leaves' Dragonfly group).
+    by_upper: dict[tuple, list[int]] = {}
+    for k, g in enumerate(leaf_groups):
+        above = sorted(set().union(*(uppers.get(x, set()) for x in g.leaves)))
+        key: tuple = ("up", *above) if above else ("group", *sorted({devices[x].coord("group") for x in g.leaves}, key=str))
+        if key == ("group", None):
+            continue
+        by_upper.setdefault(key, []).append(k)
+    spine_groups: list[SpineGroup] = []
+    for n, key in enumerate(sorted(by_upper, key=lambda k: by_upper[k][0])):
+        members = by_upper[key]
+        switches = tuple(key[1:]) if key[0] == "up" else ()
+        pods = [devices[x].coord("pod") for x in switches]
+        pod = pods[0] if pods and pods[0] is not None and all(p == pods[0] for p in pods) else None
+        groups = list(key[1:]) if key[0] == "group" else [devices[x].coord("group") for x in switches]
+        if pod is not None:
+            label = f"{name}-pod{pod + 1:02d}"
+        elif groups and groups[0] is not None and all(g == groups[0] for g in groups):
+            label = f"{name}-g{groups[0] + 1:03d}"
+        else:
+            label = f"{name}-sg{n + 1:02d}"
+        for k in members:
+            leaf_groups[k].spine_group = len(spine_groups)
+        spine_groups.append(SpineGroup(label, switches, members, pod))
+    if len(spine_groups) == 1 and spine_groups[0].pod is None and spine_groups[0].switches:
+        spine_groups[0].name = f"{name}-spines"
+
+    facts = f.facts.get(name, {})
+    rail_opt = bool(facts.get("rail_optimized", False)) and all(n.rail is not None for ns in nics.values() for n in ns)
+    tiers = int(facts.get("tiers", 2 if kind == "dragonfly-plus" else 1))
+    return FabricHosts(name, kind, transport, rail_opt, tiers, nics, leaf_groups, spine_groups, group_of)
+
+
+def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
+    """Every compute host and where it sits (one pass over the links per scale-out fabric)."""
+    models = fabric.models
+    with_acc = {name for name, m in models.items() if m.accelerators is not None}
+    hosts = [d.index for d in fabric.devices if d.model in with_acc]
+    domain, kinds = _domains(fabric, hosts)
+    domain_hosts: dict[str, list[int]] = {}
+    domain_acc: dict[str, int] = {}
+    for h in hosts:
+        inst = domain.get(h)
+        if inst is None:
+            continue
+        domain_hosts.setdefault(inst, []).append(h)
+        acc = models[fabric.devices[h].model].accelerators
+        domain_acc[inst] = domain_acc.get(inst, 0) + (acc.count if acc else 0)
+    host_set = set(hosts)
+    fabrics: dict[str, FabricHosts] = {}
+    # No compute hosts (a Dragonfly of plain endpoints): nothing to read from the links.
+    for name, kind, transport in scaleout_fabrics(blueprint) if hosts else ():
+        fh = _fabric_hosts(fabric, name, kind, transport, host_set)
+        if fh is not None:
+            fabrics[name] = fh
+    return Hosts(fabric, hosts, domain, domain_hosts, domain_acc, kinds, fabrics)
+
+
+# Renderers and reports each ask for the same facts: computed once per Fabric and blueprint (and
+# remade when the devices or links change). Two slots: a render reads one Fabric at a time, and
+# `snc diff` renders two in turn, one output family at a time; the slots keep those alive only.
+_LAST: list[tuple[Fabric, Blueprint, tuple, Hosts]] = []
+SLOTS = 2
+
+
+def cached_host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
+    stamp = (len(fabric.devices), fabric.links.stamp())
+    for i, (f, bp, st, hosts) in enumerate(_LAST):
+        if f is fabric and bp is blueprint and st == stamp:
+            if i:
+                _LAST.insert(0, _LAST.pop(i))
+            return hosts
+    hosts = host_facts(fabric, blueprint)
+    _LAST[:] = [(fabric, blueprint, stamp, hosts), *[e for e in _LAST if e[0] is not fabric]][:SLOTS]
+    return hosts

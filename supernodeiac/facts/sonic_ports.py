@@ -1,0 +1,175 @@
+"""A switch model's ports as SONiC knows them (name, lanes, alias, index, speed), from its port map
+and the catalogue's cages.
+
+The catalogue's port map (catalog/data/port_maps.yaml) describes each port group by a few
+numbers (first name, name step, first lane, lane step, ...); this module expands it once per
+model into one row per port index of the model's :class:`PortLayout`, so renderers index a list.
+
+Everything physical is read from the :class:`PortLayout` (issue 8's cages), the one source of
+truth: a port's ``index`` is its cage's faceplate number, its alias takes that number and its
+position in the cage, the BREAKOUT_CFG key is the cage's first port, lanes and speed default to
+the catalogue group's. :func:`port_map_problems` says where a map disagrees with the catalogue
+(the ``port-map`` check reports it), so a config, the cabling list and ``snc verify`` can never
+put one port in two cages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..catalog.types import PortGroup, PortMap, SonicPortGroup
+from ..fabric import PortLayout
+
+
+class PortMapError(ValueError):
+    """A port map that does not fit its catalogue model (a role it lacks)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SonicPort:
+    name: str
+    lanes: str  # "0,1,2,3"
+    alias: str
+    index: str  # the front-panel cage, 1-based (the catalogue cage's faceplate number)
+    speed_mbps: int
+    fec: str | None
+    group: SonicPortGroup
+    cage_master: str  # the cage's first port: the BREAKOUT_CFG key
+    first_in_cage: bool
+
+
+def _speed_mbps(group: PortGroup) -> int:
+    return round(group.speed_gbps * 1000)
+
+
+class SonicPorts:
+    """Every port of one model, by port index (None for ports SONiC does not run, e.g. mgmt0)."""
+
+    __slots__ = ("layout", "model", "port_map", "ports")
+
+    def __init__(self, layout: PortLayout, port_map: PortMap) -> None:
+        self.layout = layout
+        self.model = layout.model
+        self.port_map = port_map
+        by_role = {g.role: g for g in port_map.groups}
+        missing = sorted(set(by_role) - {g.role for g in layout.groups})
+        if missing:
+            raise PortMapError(f"port map names roles the model lacks: {', '.join(missing)}")
+        # A map group describes the first catalogue group of its role.
+        first_of_role: dict[str, PortGroup] = {}
+        for g in layout.groups:
+            first_of_role.setdefault(g.role, g)
+        names: list[str | None] = []
+        for p in range(layout.total):
+            cat = layout.port_groups[p]
+            group = by_role.get(cat.role) if first_of_role[cat.role] is cat else None
+            if group is None:
+                names.append(None)
+                continue
+            names.append(f"{group.prefix}{group.first_name + layout.port_offsets[p] * group.name_step}")
+        self.ports: list[SonicPort | None] = []
+        for p in range(layout.total):
+            name = names[p]
+            if name is None:
+                self.ports.append(None)
+                continue
+            cat = layout.port_groups[p]
+            group = by_role[cat.role]
+            i, position = layout.port_offsets[p], layout.port_positions[p]
+            cage = layout.cages[layout.port_cages[p]]
+            lanes = group.lanes or cat.lanes
+            lane0 = group.first_lane + i * group.lane_step
+            sub = chr(ord("a") + position) if cat.ports_per_cage > 1 else ""
+            self.ports.append(
+                SonicPort(
+                    name=name,
+                    lanes=",".join(str(lane) for lane in range(lane0, lane0 + lanes)),
+                    alias=group.alias.format(cage=cage.number, sub=sub),
+                    index=str(cage.number),
+                    speed_mbps=group.speed_mbps or _speed_mbps(cat),
+                    fec=group.fec,
+                    group=group,
+                    cage_master=names[cage.ports[0]] or name,
+                    first_in_cage=position == 0,
+                )
+            )
+
+    def by_alias(self) -> dict[str, str]:
+        """Alias -> port name (LLDP from a SONiC peer reports the alias as its port ID)."""
+        return {p.alias: p.name for p in self.ports if p is not None}
+
+
+_CACHE: dict[tuple[int, int], SonicPorts] = {}
+
+
+def sonic_ports(layout: PortLayout, port_map: PortMap) -> SonicPorts:
+    """The expanded map of a model, made once per (layout, map) pair of objects."""
+    key = (id(layout), id(port_map))
+    found = _CACHE.get(key)
+    if found is None or found.layout is not layout or found.port_map is not port_map:
+        found = _CACHE[key] = SonicPorts(layout, port_map)
+    return found
+
+
+_MODE = re.compile(r"([0-9]+)x([0-9]+)G")
+
+
+def port_map_problems(layout: PortLayout, port_map: PortMap) -> list[tuple[str, str]]:
+    """(problem, hint) for every way the map disagrees with the catalogue model it describes:
+    roles the model lacks, port names, lanes, speeds and breakout modes unlike the catalogue's."""
+    try:
+        ports = SonicPorts(layout, port_map)
+    except PortMapError as exc:
+        return [(str(exc), "one group per catalogue port group role")]
+    out: list[tuple[str, str]] = []
+    names = layout.names
+    wrong = [(names[i], sp.name) for i, sp in enumerate(ports.ports) if sp is not None and sp.name != names[i]]
+    if wrong:
+        shown = ", ".join(f"{a} is {b}" for a, b in wrong[:3])
+        out.append(
+            (
+                f"names {len(wrong)} ports unlike the catalogue ({shown}{', ...' if len(wrong) > 3 else ''})",
+                "make first_name/name_step give the catalogue's port names (the configs and the cabling list must agree)",
+            )
+        )
+    catalogue = {g.role: g for g in reversed(layout.groups)}  # the first group of each role
+    for group in port_map.groups:
+        cat = catalogue[group.role]
+        if group.lanes is not None and group.lanes != cat.lanes:
+            out.append(
+                (
+                    f"{group.role} ports have {group.lanes} lanes here and {cat.lanes} in the catalogue",
+                    "leave 'lanes' out (the catalogue's is used) or make the catalogue group agree",
+                )
+            )
+        speed = _speed_mbps(cat)
+        if group.speed_mbps is not None and group.speed_mbps != speed:
+            out.append(
+                (
+                    f"{group.role} ports run at {group.speed_mbps} Mb/s here and {speed} Mb/s in the catalogue",
+                    "leave 'speed_mbps' out (the catalogue's is used) or make the catalogue group agree",
+                )
+            )
+        if group.breakout_mode is not None:
+            m = _MODE.match(group.breakout_mode)
+            assert m is not None  # the model's pattern
+            count, gbps = int(m[1]), int(m[2])
+            head = f"{cat.ports_per_cage}x{cat.speed_gbps:g}G"
+            if count != cat.ports_per_cage or abs(gbps - cat.speed_gbps) > 1e-9:
+                out.append(
+                    (
+                        f"breakout mode {group.breakout_mode} splits a cage into {count} x {gbps}G, but the catalogue's "
+                        f"{cat.cage} cages hold {cat.ports_per_cage} x {cat.speed_gbps:g}G ports",
+                        f"a mode starting {head}, or a catalogue model whose cages are split so (ports_per_cage, speed_gbps)",
+                    )
+                )
+            elif cat.breakout and head not in cat.breakout:
+                out.append(
+                    (
+                        f"breakout mode {group.breakout_mode} is not one the catalogue lists for {cat.cage} cages "
+                        f"({', '.join(cat.breakout)})",
+                        "add it to the catalogue port group's 'breakout' list, or use a listed mode",
+                    )
+                )
+    return out

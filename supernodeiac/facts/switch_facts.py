@@ -1,0 +1,334 @@
+"""What each switch must know, computed once from the Fabric: the facts every config renderer
+(SONiC config_db, LLDP expectations, OpenSM files) and ``snc verify`` read.
+
+Nothing here re-derives the topology or the plans: interfaces come from the link table (every
+link end, sorted by device and port once with numpy), addresses and ASNs from what the builders
+stored (``Device.attrs``, ``Fabric.facts``, ``link_addresses``), management addresses from the
+stable (rack, access port) coordinates, port names and lanes from the catalogue's port maps.
+
+A :class:`FabricFacts` is made once per render (``facts_for``) and hands out one
+:class:`SwitchFacts` per switch on demand, kept for the renderers that come after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..catalog.types import Catalogue, DeviceModel
+from ..fabric import Device, Fabric
+from ..model.blueprint import Blueprint
+from .host_addresses import HostAddresses
+from .link_addresses import LinkAddresses
+from .mgmt_addresses import MgmtPlan
+from .sonic_ports import SonicPorts, sonic_ports
+
+# SONiC's DEVICE_METADATA.type for each role (the sonic-device_metadata.yang vocabulary). A
+# back-end (GPU) fabric's tiers are T0/T1/T2 as SONiC counts them: the switch that faces the
+# servers is the ToR, the tier above it the leaf, the top the spine.
+SONIC_TYPE = {
+    ("roce", 1): "BackEndToRRouter",
+    ("roce", 2): "BackEndLeafRouter",
+    ("roce", 3): "BackEndSpineRouter",
+    ("mgmt", 1): "MgmtToRRouter",
+    ("mgmt-agg", 2): "MgmtLeafRouter",
+    ("mgmt-oob", 3): "MgmtToRRouter",  # the aggregation switches' out-of-band access switch (issue 9)
+}
+
+
+# Port roles that are not Ethernet: a switch's RJ45 serial console, cabled to a console server
+# (issue 9). No LLDP crosses them.
+SERIAL_ROLES = frozenset({"console"})
+
+
+@dataclass(slots=True)
+class Interface:
+    """One cabled port of a device."""
+
+    port: int  # port index on the device
+    name: str  # OS name (the catalogue's port name)
+    role: str  # the port's group role: data, uplink, mgmt, ...
+    peer: int  # device index of the far end
+    peer_name: str
+    peer_port: int
+    peer_port_name: str
+    link: int  # position in the Fabric's link table
+    network: str  # the fabric the link belongs to
+    gbps: float
+    length_m: float
+    address: str | None = None  # point-to-point address with prefix, e.g. 10.64.0.1/31
+    peer_address: str | None = None
+
+
+@dataclass(slots=True)
+class BgpNeighbor:
+    address: str  # the far end's address (no prefix)
+    asn: int
+    name: str
+    local_address: str
+
+
+@dataclass(slots=True)
+class SwitchFacts:
+    device: Device
+    model: DeviceModel
+    network: str  # the blueprint entry that made it (fabric name, "mgmt")
+    kind: str  # roce, ib, mgmt, mgmt-agg, ethernet, other
+    sonic_type: str | None
+    asn: int | None
+    loopback: str | None  # with prefix
+    interfaces: list[Interface]
+    bgp: list[BgpNeighbor]
+    lossless: dict[str, Any] | None  # the fabric's lossless plan (blueprint ethernet.lossless)
+    ports: SonicPorts | None  # None when the catalogue has no port map for the model
+    mgmt_address: str | None = None  # with prefix: on eth0 (MGMT_INTERFACE) or in-band (VLAN)
+    mgmt_inband: bool = False  # the address sits on the management VLAN, not on eth0
+    mgmt_gateway: str | None = None
+    mgmt_vlan: int | None = None
+    by_port: dict[int, Interface] = field(default_factory=dict)
+    # A RoCE leaf with a host pool: the prefixes summarising its host links' /31s, which it
+    # advertises for its hosts (sonic_config: STATIC_ROUTE, see there why not the connected routes).
+    host_routes: list[str] = field(default_factory=list)
+
+
+class LinkEnds:
+    """Every link end grouped by device and sorted by port: one numpy sort over 2 x links, then
+    one device's (port, peer, peer port, link) rows are four slices."""
+
+    def __init__(self, fabric: Fabric) -> None:
+        arr = fabric.links.arrays()
+        n = len(arr.a)
+        dev = np.concatenate((arr.a, arr.b))
+        port = np.concatenate((arr.a_port, arr.b_port))
+        order = np.lexsort((port, dev))
+        self.port = port[order]
+        self.peer = np.concatenate((arr.b, arr.a))[order]
+        self.peer_port = np.concatenate((arr.b_port, arr.a_port))[order]
+        self.link = np.concatenate((np.arange(n), np.arange(n)))[order]
+        self.is_a = np.concatenate((np.ones(n, dtype=bool), np.zeros(n, dtype=bool)))[order]
+        self.start = np.searchsorted(dev[order], np.arange(len(fabric.devices) + 1))
+
+    def of(self, device: int) -> tuple[list[int], list[int], list[int], list[int]]:
+        s, e = int(self.start[device]), int(self.start[device + 1])
+        return self.port[s:e].tolist(), self.peer[s:e].tolist(), self.peer_port[s:e].tolist(), self.link[s:e].tolist()
+
+    def sides(self, device: int) -> list[bool]:
+        """Whether the device is each of its links' A end (same order as :meth:`of`)."""
+        s, e = int(self.start[device]), int(self.start[device + 1])
+        return self.is_a[s:e].tolist()
+
+
+class FabricFacts:
+    """The per-device facts of one compiled blueprint (made once; switch facts on demand, kept)."""
+
+    def __init__(self, blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> None:
+        self.blueprint = blueprint
+        self.catalogue = catalogue
+        self.fabric = fabric
+        self.ends = LinkEnds(fabric)
+        self._switches: dict[int, SwitchFacts] = {}
+        self._addresses: dict[str, tuple[list[str | None], list[str | None]] | None] = {}
+        self._hosts: dict[str, HostAddresses | None] = {}
+        self._lengths: list[int] | None = None
+        self._names = [d.name for d in fabric.devices]
+        self._port_names = [fabric.layouts[d.model].names for d in fabric.devices]
+        self._roles = [fabric.layouts[d.model].port_roles for d in fabric.devices]
+        self.mgmt: MgmtPlan | None = None
+        self._oob_index: dict[str, int] = {}
+        m = blueprint.management
+        if m is not None and m.addressing is not None and m.switch in fabric.layouts:
+            oobs = fabric.facts.get("mgmt", {}).get("oob_switches", [])
+            self.mgmt = MgmtPlan(m.addressing, len(fabric.layouts[m.switch].ports_of("data")), len(oobs))
+            self._oob_index = {name: j for j, name in enumerate(oobs)}
+
+    # -- which devices --------------------------------------------------------------------
+    def switches(self, transport: str | None = None) -> list[int]:
+        """Device indices of every switch (of one transport), in Fabric order."""
+        models = self.fabric.models
+        return [
+            d.index
+            for d in self.fabric.devices
+            if models[d.model].kind == "switch" and (transport is None or models[d.model].transport == transport)
+        ]
+
+    # -- one switch -----------------------------------------------------------------------
+    def switch(self, device: int) -> SwitchFacts:
+        found = self._switches.get(device)
+        if found is None:
+            found = self._switches[device] = self._make(device)
+        return found
+
+    def _link_addresses(self, network: str) -> tuple[list[str | None], list[str | None]] | None:
+        """(A-end, B-end) address of every link of the table (None off ``network`` or unnumbered):
+        switch links from the point-to-point pool, host links from the host pool, worked out for
+        all of the network's links at once, the first time a switch of it asks."""
+        if network not in self._addresses:
+            facts = self.fabric.facts.get(network, {})
+            found = None
+            if "ethernet" in facts:
+                t = self.fabric.links
+                positions = t.indices_of(network)
+                found = ([None] * len(t), [None] * len(t))
+                for addresses in (LinkAddresses(self.fabric, network), self.host_addresses(network)):
+                    if addresses is None or not addresses.numbered:
+                        continue
+                    a_side, b_side = addresses.bulk(positions)
+                    for i, x, y in zip(positions, a_side, b_side, strict=True):
+                        if x is not None:
+                            found[0][i], found[1][i] = x, y
+            self._addresses[network] = found
+        return self._addresses[network]
+
+    def host_addresses(self, network: str) -> HostAddresses | None:
+        """The host-link addresses of an Ethernet fat tree (None for any other network)."""
+        found = self._hosts.get(network)
+        if found is None and network not in self._hosts:
+            facts = self.fabric.facts.get(network, {})
+            found = HostAddresses(self.fabric, network) if "ethernet" in facts else None
+            self._hosts[network] = found
+        return found
+
+    def _make(self, index: int) -> SwitchFacts:
+        f = self.fabric
+        dev = f.devices[index]
+        model = f.models[dev.model]
+        facts = f.facts.get(dev.group, {})
+        ethernet = facts.get("ethernet")
+        kind = _kind(dev, model, facts)
+        attrs = dev.attrs or {}
+        port_map = self.catalogue.port_maps.get(dev.model)
+        ports = sonic_ports(f.layouts[dev.model], port_map) if port_map is not None else None
+
+        t = f.links
+        spec_col, length_col = t.spec, t.length_m
+        spec_fabric = [s.fabric for s in t.specs]
+        spec_gbps = [s.gbps for s in t.specs]
+        names, port_names = self._names, self._port_names
+        own_names, own_roles = port_names[index], self._roles[index]
+        addresses = self._link_addresses(dev.group) if ethernet is not None else None
+        interfaces: list[Interface] = []
+        bgp: list[BgpNeighbor] = []
+        devices = f.devices
+        ports_, peers, peer_ports, links = self.ends.of(index)
+        for port, peer, peer_port, link, is_a in zip(ports_, peers, peer_ports, links, self.ends.sides(index), strict=True):
+            s = spec_col[link]
+            network = spec_fabric[s]
+            iface = Interface(
+                port,
+                own_names[port],
+                own_roles[port],
+                peer,
+                names[peer],
+                peer_port,
+                port_names[peer][peer_port],
+                link,
+                network,
+                spec_gbps[s],
+                length_col[link],
+            )
+            if addresses is not None and network == dev.group:
+                own, far = (addresses[0], addresses[1]) if is_a else (addresses[1], addresses[0])
+                address = own[link]
+                if address is not None:
+                    iface.address, iface.peer_address = address, far[link]
+                    peer_attrs = devices[peer].attrs or {}
+                    if "asn" in peer_attrs:
+                        bgp.append(
+                            BgpNeighbor(far[link].split("/")[0], peer_attrs["asn"], names[peer], address.split("/")[0])  # type: ignore[union-attr]
+                        )
+            interfaces.append(iface)
+        out = SwitchFacts(
+            device=dev,
+            model=model,
+            network=dev.group,
+            kind=kind,
+            sonic_type=SONIC_TYPE.get((kind, dev.tier)),
+            asn=attrs.get("asn"),
+            loopback=attrs.get("loopback"),
+            interfaces=interfaces,
+            bgp=bgp,
+            lossless=ethernet["lossless"] if ethernet is not None else None,
+            ports=ports,
+            by_port={i.port: i for i in interfaces},
+        )
+        if ethernet is not None and dev.role == "leaf":
+            hosts = self.host_addresses(dev.group)
+            out.host_routes = hosts.summary(index) if hosts is not None else []
+        self._management(out)
+        return out
+
+    def _management(self, sw: SwitchFacts) -> None:
+        """The switch's management address: on eth0 when its management port is cabled to a rack
+        switch (or, for an aggregation switch, to an out-of-band switch), in-band on the management
+        VLAN for a rack or out-of-band switch itself."""
+        plan = self.mgmt
+        if plan is None:
+            return
+        sw.mgmt_gateway, sw.mgmt_vlan = plan.gateway, plan.vlan
+        if sw.kind == "mgmt" and sw.device.rack >= 0:
+            sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(sw.device.rack)), True
+            return
+        if sw.kind == "mgmt-oob" and sw.device.name in self._oob_index:
+            sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.oob_switch(self._oob_index[sw.device.name])), True
+            return
+        for iface in sw.interfaces:
+            if iface.role == "mgmt":
+                address = self.mgmt_address_of(iface.peer, iface.peer_port)
+                if address is not None:
+                    sw.mgmt_address = plan.with_prefix(address)
+                return
+
+    def mgmt_address_of(self, switch: int, access_port: int) -> str | None:
+        """The address of whatever is cabled to ``access_port`` of a rack management switch (or of an
+        out-of-band switch, which takes the aggregation switches' management ports)."""
+        plan = self.mgmt
+        sw = self.fabric.devices[switch]
+        if plan is None or sw.role not in ("mgmt", "mgmt-oob"):
+            return None
+        access = self.fabric.layouts[sw.model].ports_of("data")
+        if access_port not in access:
+            return None
+        if sw.role == "mgmt-oob":
+            oob = self._oob_index.get(sw.name)
+            return None if oob is None else plan.oob_device(oob, access.index(access_port))
+        if sw.rack < 0:
+            return None
+        return plan.device(sw.rack, access.index(access_port))
+
+    # -- cables ---------------------------------------------------------------------------
+    def cable_id(self, link: int) -> str:
+        return self.fabric.links.id_of(link)
+
+    def cable_length_m(self, link: int) -> int:
+        """The cable's routed length in whole metres, rounded up (SONiC's CABLE_LENGTH takes '5m')."""
+        return self.cable_lengths_m()[link]
+
+    def cable_lengths_m(self) -> list[int]:
+        """:meth:`cable_length_m` of every link, worked out at once (numpy) on first use."""
+        if self._lengths is None:
+            length = self.fabric.links.arrays().length_m
+            self._lengths = np.maximum(1, np.ceil(length - 1e-9)).astype(np.int64).tolist()
+        return self._lengths
+
+
+def _kind(dev: Device, model: DeviceModel, facts: dict[str, Any]) -> str:
+    if model.kind != "switch":
+        return "other"
+    if dev.role in ("mgmt", "mgmt-agg", "mgmt-oob"):
+        return dev.role
+    if model.transport == "infiniband":
+        return "ib"
+    if model.transport == "ethernet":
+        return "roce" if "ethernet" in facts else "ethernet"
+    return "other"
+
+
+def facts_for(ctx: Any) -> FabricFacts:
+    """The facts of a render context, made on first use and kept on the context for the next renderer."""
+    memo = ctx.memo
+    found = memo.get("device_facts")
+    if found is None:
+        found = memo["device_facts"] = FabricFacts(ctx.blueprint, ctx.catalogue, ctx.fabric)
+    return found

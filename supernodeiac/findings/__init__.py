@@ -1,0 +1,100 @@
+"""Findings: what checks (and the loader, parser and builders) say about a blueprint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+def format_path(path: tuple) -> str:
+    """A blueprint path as a reader writes it: ``scaleout[0].placement.leaf``."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.file
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One diagnostic, compiler style.
+
+    ``path`` is the blueprint path the finding is about (``("scaleout", 0, "oversubscription")``);
+    the pipeline turns it into ``location`` with the document's source map, so checks never
+    deal with files.
+    """
+
+    rule: str
+    severity: Severity
+    message: str
+    path: tuple = ()
+    hint: str = ""
+    location: Location | None = None
+
+    def at(self, location: Location) -> Finding:
+        return replace(self, location=location)
+
+    def sort_key(self) -> tuple:
+        loc = self.location
+        return (
+            loc.file if loc else "",
+            loc.line if loc else 0,
+            loc.col if loc else 0,
+            self.severity.rank,
+            self.rule,
+            self.message,
+        )
+
+    def as_dict(self) -> dict:
+        loc = self.location
+        return {
+            "rule": self.rule,
+            "severity": self.severity.value,
+            "message": self.message,
+            "file": loc.file if loc else None,
+            "line": loc.line if loc else None,
+            "col": loc.col if loc else None,
+            "path": "/".join(str(p) for p in self.path),
+            "hint": self.hint,
+        }
+
+
+def error(rule: str, message: str, path: tuple = (), hint: str = "") -> Finding:
+    return Finding(rule, Severity.ERROR, message, tuple(path), hint)
+
+
+def warning(rule: str, message: str, path: tuple = (), hint: str = "") -> Finding:
+    return Finding(rule, Severity.WARNING, message, tuple(path), hint)
+
+
+def info(rule: str, message: str, path: tuple = (), hint: str = "") -> Finding:
+    return Finding(rule, Severity.INFO, message, tuple(path), hint)
+
+
+class BuildError(Exception):
+    """A blueprint that parses but cannot be built (an impossible topology, a bad reference)."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        super().__init__("; ".join(f.message for f in findings))
+        self.findings = findings

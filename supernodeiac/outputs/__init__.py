@@ -1,0 +1,46 @@
+"""Fabric -> artifacts ({relative path: bytes}). Each output family is one registered module."""
+
+from __future__ import annotations
+
+from .base import RENDERERS, Artifacts, RenderContext, Stream
+
+
+def render_all(ctx: RenderContext, only: list[str] | None = None, stream: bool = False) -> tuple[Artifacts, list[str]]:
+    """All artifacts, and notices (one line each) about outputs that could not be produced.
+
+    Renderers may return :class:`Stream` values for large outputs; they are joined into bytes
+    here unless ``stream`` is set (the writer takes them as they are and writes them chunk by chunk).
+    """
+    artifacts: dict[str, bytes | Stream] = {}
+    notices: list[str] = []
+    for name, renderer in RENDERERS.items():
+        if only and name not in only:
+            continue
+        produced = renderer(ctx)
+        for path, data in produced.items():
+            if path.startswith("notice:"):
+                notices.append(data.decode())
+                continue
+            if path in artifacts:
+                raise ValueError(f"renderer {name} writes {path} which another renderer wrote")
+            artifacts[path] = data if stream or not isinstance(data, Stream) else bytes(data)
+    return artifacts, notices  # type: ignore[return-value]
+
+
+# Registration: importing a renderer module registers it (they import RENDERERS from .base).
+from . import (  # noqa: E402,F401
+    acceptance,
+    bom,
+    cabling,
+    connectors,
+    diagram,
+    elevation,
+    host_addresses,
+    kubernetes,
+    lldp,
+    nccl,
+    opensm,
+    p2p,
+    slurm,
+    sonic,
+)

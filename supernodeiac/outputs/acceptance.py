@@ -1,0 +1,232 @@
+"""The acceptance plan, rendered (snc render: acceptance/).
+
+* ``acceptance/<fabric>/perftest.tsv`` and ``perftest.sh``: the ib_write_bw / ib_write_lat pairs
+  that cover every cabled data link of the fabric once (``supernodeiac.facts.acceptance_plan``), stage by
+  stage and rail by rail, with each test's line rate and the fault threshold, and a script that
+  runs them wave by wave;
+* ``acceptance/nccl-tests.tsv`` and ``nccl-tests.sh``: all_reduce, all_gather and alltoall per
+  scale-up domain, per rail and across each fabric, with the design's bus bandwidth and the pass
+  threshold; ``acceptance/hosts/*.txt`` the host files the runs use;
+* ``acceptance/checklist.md``: the stages, counts, thresholds and sign-off, for the build team.
+
+``snc check-results acceptance/ RESULTS`` reads the tools' output back against the TSV files.
+The data is in the TSV files (one line per test, streamed); the scripts are fixed templates.
+"""
+
+from __future__ import annotations
+
+from ..facts.acceptance_plan import Plan, cable_labels, label_maker, plan
+from ..facts.host_addresses import HostAddresses
+from ..util.templating import render_template
+from .base import RENDERERS, Artifacts, RenderContext
+from .csv_safe import tsv_line
+
+PERFTEST_COLUMNS = [
+    "test",
+    "stage",
+    "rail",
+    "wave",
+    "server",
+    "server_dev",
+    "server_port",
+    "client",
+    "client_dev",
+    "client_port",
+    "line_gbps",
+    "min_gbps",
+    "cables",
+    "labels",
+    "via",
+    # RoCE fabrics with a host pool: each end NIC's own address (ib_write_bw -R takes the server's).
+    "server_address",
+    "client_address",
+]
+NCCL_COLUMNS = [
+    "run",
+    "stage",
+    "group",
+    "collective",
+    "hosts",
+    "np",
+    "gpus_per_host",
+    "env",
+    "busbw_gbytes",
+    "min_busbw_gbytes",
+    "basis",
+]
+STAGE_ORDER = {"endpoint": 0, "tier1-2": 1, "tier2-3": 2, "tier3-4": 3, "peer": 9}
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]:
+    f, bp = ctx.fabric, ctx.blueprint
+    frac = bp.acceptance.perftest_min_fraction
+    ids = f.links.ids()
+    id_of = ids.__getitem__
+    names = [d.name for d in f.devices]
+    tests = sorted(
+        p.perftests[fabric],
+        key=lambda t: (STAGE_ORDER.get(t.stage, 5), -1 if t.rail is None else t.rail, t.wave, t.id),
+    )
+    # Encoded 8,192 rows at a time: the 55 MB plan at 131k is never held as rows, text and bytes at once.
+    chunks = [(tsv_line(PERFTEST_COLUMNS) + "\n").encode()]
+    lines: list[str] = []
+    stages: dict[str, dict] = {}
+    covered = 0
+    label_of = label_maker(f, bp)
+    nums: dict[float, tuple[str, str]] = {}
+    # The printed port (cage and position) of each host NIC, so the team at the rack finds it.
+    printed = {m: f.layouts[m].physical_names for m in {d.model for d in f.devices}}
+    port_of = [printed[d.model] for d in f.devices]
+    # The NICs' host-link addresses (RoCE with a host pool; none on InfiniBand or without a pool).
+    hosts = HostAddresses(f, fabric) if "ethernet" in f.facts.get(fabric, {}) else None
+    address_of = hosts.nic_address(f.links.indices_of(fabric)) if hosts is not None and hosts.numbered else None
+
+    for t in tests:
+        labels = label_of(t.under_test)
+        rate = nums.get(t.gbps)
+        if rate is None:
+            rate = nums[t.gbps] = (_num(t.gbps), _num(t.gbps * frac))
+        lines.append(
+            tsv_line(
+                (
+                    t.id,
+                    t.stage,
+                    "" if t.rail is None else str(t.rail),
+                    str(t.wave),
+                    names[t.server],
+                    t.server_dev,
+                    port_of[t.server][t.server_port],
+                    names[t.client],
+                    t.client_dev,
+                    port_of[t.client][t.client_port],
+                    rate[0],
+                    rate[1],
+                    ";".join(map(id_of, t.under_test)),
+                    ";".join(labels),
+                    ";".join(map(id_of, t.via)),
+                    address_of(t.server, t.server_port) if address_of else "",
+                    address_of(t.client, t.client_port) if address_of else "",
+                )
+            )
+        )
+        if len(lines) == 8192:
+            chunks.append(("\n".join(lines) + "\n").encode())
+            lines.clear()
+        s = stages.setdefault(t.stage, {"stage": t.stage, "tests": 0, "links": 0, "waves": 0, "rails": set(), "gbps": set()})
+        s["tests"] += 1
+        s["links"] += len(t.under_test)
+        s["waves"] = max(s["waves"], t.wave + 1)
+        s["gbps"].add(t.gbps)
+        if t.rail is not None:
+            s["rails"].add(t.rail)
+        covered += len(t.under_test)
+    summary = {
+        "fabric": fabric,
+        "tests": len(tests),
+        "links": covered,
+        "stages": [
+            {**s, "rails": sorted(s["rails"]), "gbps": sorted(s["gbps"])}
+            for s in sorted(stages.values(), key=lambda s: STAGE_ORDER.get(s["stage"], 5))
+        ],
+    }
+    if lines:
+        chunks.append(("\n".join(lines) + "\n").encode())
+    return b"".join(chunks), summary
+
+
+def nccl_tsv(ctx: RenderContext, p: Plan) -> bytes:
+    frac = ctx.blueprint.acceptance.collective_min_fraction
+    names = ctx.fabric.devices
+    lines = [tsv_line(NCCL_COLUMNS)]
+    for r in p.nccl:
+        single = len(r.hosts) == 1
+        where = f"host:{names[r.hosts[0]].name}" if single else f"hosts/{_hostfile_name(p, r)}.txt"
+        lines.append(
+            tsv_line(
+                (
+                    r.id,
+                    r.stage,
+                    r.group,
+                    r.collective,
+                    where,
+                    str(len(r.hosts) * r.gpus_per_host),
+                    str(r.gpus_per_host),
+                    ";".join(f"{k}={v}" for k, v in r.env.items()),
+                    _num(r.busbw_gbytes),
+                    _num(r.busbw_gbytes * frac),
+                    r.basis,
+                )
+            )
+        )
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _hostfile_name(p: Plan, r) -> str:  # noqa: ANN001 - NcclRun
+    if r.stage == "domain":
+        return f"domain-{r.group}"
+    if r.stage == "fabric":
+        return f"fabric-{r.group}"
+    return r.group.rsplit("-", 1)[0]  # the leaf group of a rail run
+
+
+@RENDERERS.register("acceptance")
+def render_acceptance(ctx: RenderContext) -> Artifacts:
+    p = plan(ctx.fabric, ctx.blueprint)
+    if not p.perftests and not p.nccl:
+        return {}
+    bp = ctx.blueprint
+    out: Artifacts = {}
+    summaries = []
+    for fabric in sorted(p.perftests):
+        data, summary = perftest_tsv(ctx, p, fabric)
+        if not summary["tests"]:
+            continue
+        transport = next((getattr(s, "transport", "infiniband") for s in bp.scaleout if s.name == fabric), "infiniband")
+        summary["transport"] = transport
+        untestable = p.untestable.get(fabric, [])
+        summary["untestable"] = len(untestable)
+        if untestable:
+            ids = ctx.fabric.links.ids()
+            labels = cable_labels(ctx.fabric, bp, untestable)
+            rows = [tsv_line((ids[i], label)) for i, label in zip(untestable, labels, strict=True)]
+            out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\n" + "\n".join(rows) + "\n").encode()
+        summaries.append(summary)
+        out[f"acceptance/{fabric}/perftest.tsv"] = data
+        out[f"acceptance/{fabric}/perftest.sh"] = render_template(
+            "acceptance-perftest.sh.j2",
+            fabric=fabric,
+            blueprint=bp.metadata.name,
+            s=summary,
+            seconds=bp.acceptance.perftest_seconds,
+            roce=transport == "ethernet",
+            threshold=bp.acceptance.perftest_min_fraction,
+        ).encode()
+    if p.nccl:
+        out["acceptance/nccl-tests.tsv"] = nccl_tsv(ctx, p)
+        out["acceptance/nccl-tests.sh"] = render_template(
+            "acceptance-nccl-tests.sh.j2", blueprint=bp.metadata.name, max_bytes=bp.acceptance.nccl_max_bytes
+        ).encode()
+    names = ctx.fabric.devices
+    for name, hs in sorted(p.hostfiles.items()):
+        out[f"acceptance/hosts/{name}.txt"] = ("\n".join(names[h].name for h in hs) + "\n").encode()
+    nccl_stages: dict[str, dict] = {}
+    for r in p.nccl:
+        s = nccl_stages.setdefault(r.stage, {"stage": r.stage, "runs": 0, "groups": set(), "busbw": set()})
+        s["runs"] += 1
+        s["groups"].add(r.group)
+        s["busbw"].add(round(r.busbw_gbytes, 3))
+    out["acceptance/checklist.md"] = render_template(
+        "acceptance-checklist.md.j2",
+        blueprint=bp.metadata.name,
+        fabrics=summaries,
+        nccl=[{**s, "groups": len(s["groups"]), "busbw": sorted(s["busbw"])} for s in nccl_stages.values()],
+        perftest_fraction=bp.acceptance.perftest_min_fraction,
+        collective_fraction=bp.acceptance.collective_min_fraction,
+        seconds=bp.acceptance.perftest_seconds,
+        max_bytes=bp.acceptance.nccl_max_bytes,
+    ).encode()
+    return out

@@ -1,0 +1,45 @@
+"""The outputs' registry and what a renderer reads and returns: an output family registers a
+function of the :class:`RenderContext` that returns ``{relative path: bytes | Stream}``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog.types import Catalogue
+from ..fabric import Fabric
+from ..model.blueprint import Blueprint
+from ..util.registry import Registry
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    blueprint: Blueprint
+    catalogue: Catalogue
+    fabric: Fabric
+    # Facts several renderers share (device_facts.facts_for keeps its FabricFacts here), made on first use.
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+class Stream:
+    """An artifact produced in chunks when it is written: a large output (a 10^5-line topology, a
+    thousand switch configs) goes to disk piece by piece instead of being held whole. The chunks
+    come from calling ``produce`` (str chunks are UTF-8 encoded); ``bytes(stream)`` joins them."""
+
+    __slots__ = ("produce",)
+
+    def __init__(self, produce: Callable[[], Iterable[bytes | str]]) -> None:
+        self.produce = produce
+
+    def chunks(self) -> Iterator[bytes]:
+        for chunk in self.produce():
+            yield chunk.encode() if isinstance(chunk, str) else chunk
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.chunks())
+
+
+Artifacts = dict[str, bytes]
+Renderer = Callable[[RenderContext], "dict[str, bytes | Stream]"]
+RENDERERS: Registry[Renderer] = Registry("renderer")

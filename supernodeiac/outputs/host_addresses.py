@@ -1,0 +1,131 @@
+"""Host NIC addressing for provisioning tools: ``host-addresses/<fabric>.csv`` and ``.jsonl``.
+
+One row (CSV) or object (JSON lines) per host NIC cabled to a leaf of an Ethernet fat tree that
+declares a host pool (``ethernet.addressing.hosts``): the node, the NIC's OS name (the
+catalogue's port name, e.g. eth0) and RDMA device (mlx5_0, from the host topology), its printed
+port, its address with prefix (the odd address of the link's /31 or /127), its gateway (the
+leaf's address on that link, the even one), the leaf and leaf port, the rail, and the policy
+routing the host needs (``table``, ``route``).
+
+Policy routing. A node has one NIC per rail on the fabric, each on its own /31 with its own
+gateway: with one main routing table the kernel would send every NIC's traffic to the fabric out
+of whichever NIC holds the route, so RoCE and TCP traffic sourced from NIC 3's address would
+leave through NIC 0. The published multi-rail designs (NVIDIA's DGX / Spectrum-X RoCE host
+configuration, Meta's RoCE hosts) route by source: per NIC a routing table holding the route to
+the fabric's host pool (``route``) via the NIC's gateway, and a rule "from <the NIC's address>
+lookup <table>". ``table`` is 100 + the NIC's port index on the node, so it is stable (the port
+layout of the model) and distinct across the node's NICs on every fabric. The rows carry the
+figures; the host's own tooling (netplan ``routing-policy`` / ``routes: table``, NetworkManager,
+ifupdown ``ip rule``) writes them.
+
+Rows stream in (node, port) order; every cell goes through the shared CSV writer (``csv_safe``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import numpy as np
+
+from ..catalog.host_topology import host_topologies
+from ..fabric import Fabric
+from ..facts.host_addresses import HostAddresses
+from ..facts.switch_facts import facts_for
+from .base import RENDERERS, RenderContext, Stream
+from .csv_safe import CsvWriter
+
+COLUMNS = ["node", "nic", "rdma_device", "port", "address", "gateway", "leaf", "leaf_port", "rail", "table", "route"]
+_json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+TABLE_BASE = 100  # policy routing table of a NIC: TABLE_BASE + its port index (Linux user tables 1-252)
+
+
+def _rdma_names(ctx: RenderContext) -> dict[str, list[str]]:
+    """Per model: each port's RDMA device name (the host topology's, else the port's own name)."""
+    f = ctx.fabric
+    topologies, _ = host_topologies(ctx.blueprint.catalogue.host_topology)
+    out: dict[str, list[str]] = {}
+    for model in {d.model for d in f.devices}:
+        layout = f.layouts[model]
+        names = list(layout.names)
+        topo = topologies.get(model)
+        if topo is not None:
+            data = layout.ports_of("data")
+            for p, name in zip(data, topo.rdma_names([names[p] for p in data]), strict=True):
+                names[p] = name
+        out[model] = names
+    return out
+
+
+def host_rows(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[list[str]]:
+    """The fabric's host NICs as rows of text cells (COLUMNS), in (node, port) order."""
+    f: Fabric = ctx.fabric
+    t = f.links
+    positions = np.asarray(t.indices_of(name), dtype=np.int64)
+    block, a_leaf = hosts.blocks(positions.tolist())
+    keep = block >= 0
+    positions, block, a_leaf = positions[keep], block[keep], a_leaf[keep]
+    arr = t.arrays()
+    a, b, ap, bp = arr.a[positions], arr.b[positions], arr.a_port[positions], arr.b_port[positions]
+    host, host_port = np.where(a_leaf, b, a), np.where(a_leaf, bp, ap)
+    leaf, leaf_port = np.where(a_leaf, a, b), np.where(a_leaf, ap, bp)
+    order = np.lexsort((host_port, host))
+    names = [d.name for d in f.devices]
+    layouts = {m: f.layouts[m] for m in {d.model for d in f.devices}}
+    port_names = [layouts[d.model].names for d in f.devices]
+    printed = [layouts[d.model].physical_names for d in f.devices]
+    rdma_of = _rdma_names(ctx)
+    rdma = [rdma_of[d.model] for d in f.devices]
+    rails = ["" if d.coord("rail") is None else str(d.coord("rail")) for d in f.devices]
+    assert hosts.net is not None
+    suffix, route = f"/{hosts.prefixlen}", str(hosts.net)
+    tables = [str(TABLE_BASE + p) for p in range(max((layouts[m].total for m in layouts), default=0))]
+    for h, hp, lf, lp, blk in zip(
+        host[order].tolist(), host_port[order].tolist(), leaf[order].tolist(), leaf_port[order].tolist(), block[order].tolist(),
+        strict=True,
+    ):  # fmt: skip
+        yield [
+            names[h], port_names[h][hp], rdma[h][hp], printed[h][hp], hosts.nic_ip(blk) + suffix,
+            hosts.leaf_ip(blk), names[lf], port_names[lf][lp], rails[lf], tables[hp], route,
+        ]  # fmt: skip
+
+
+def _jsonl(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[str]:
+    """The rows as JSON objects, one a line (rail and table as numbers): built as text from each
+    cell's JSON string, encoded once per distinct value (names repeat; 131,072 rows at scale);
+    addresses are digits, dots and colons, nothing to escape."""
+    encoded: dict[str, str] = {}
+
+    def q(value: str) -> str:
+        found = encoded.get(value)
+        if found is None:
+            found = encoded[value] = _json_string(value)
+        return found
+
+    lines: list[str] = []
+    for node, nic, rdma, port, address, gateway, leaf, leaf_port, rail, table, route in host_rows(ctx, name, hosts):
+        lines.append(
+            f'{{"node":{q(node)},"nic":{q(nic)},"rdma_device":{q(rdma)},"port":{q(port)},"address":"{address}",'
+            f'"gateway":"{gateway}","leaf":{q(leaf)},"leaf_port":{q(leaf_port)},"rail":{rail or "null"},'
+            f'"table":{table},"route":{q(route)}}}'
+        )
+        if len(lines) == 8192:
+            yield "\n".join(lines) + "\n"
+            lines.clear()
+    if lines:
+        yield "\n".join(lines) + "\n"
+
+
+@RENDERERS.register("host-addresses")
+def render_host_addresses(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    facts = facts_for(ctx)
+    out: dict[str, bytes | Stream] = {}
+    for name in sorted(n for n, x in ctx.fabric.facts.items() if x.get("kind") == "fat-tree" and "ethernet" in x):
+        hosts = facts.host_addresses(name)
+        if hosts is None or not hosts.numbered:
+            continue
+        out[f"host-addresses/{name}.csv"] = Stream(
+            lambda name=name, hosts=hosts: CsvWriter(COLUMNS).stream(host_rows(ctx, name, hosts))
+        )
+        out[f"host-addresses/{name}.jsonl"] = Stream(lambda name=name, hosts=hosts: _jsonl(ctx, name, hosts))
+    return out

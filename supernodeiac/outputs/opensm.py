@@ -1,0 +1,189 @@
+"""The subnet manager's files for every InfiniBand fabric: ``opensm/<fabric>/``.
+
+* ``opensm.conf``: the routing engine that fits the topology (ftree for fat trees; dfsssp, which
+  breaks credit loops with virtual lanes, for Dragonfly and Dragonfly+), the GUID files, the
+  partitions file (templates/opensm.conf.j2);
+* ``root_guids.conf`` (fat trees: the top tier's node GUIDs), ``cn_guids.conf`` (compute HCA port
+  GUIDs), ``io_guids.conf`` (service endpoints: fabric managers, storage);
+* ``partitions.conf`` from the blueprint's tenants, the Default partition always defined
+  (templates/partitions.conf.j2);
+* ``ibnetdiscover.topo``: the expected fabric in ibnetdiscover's topology-file format, which
+  ibdiagnet compares a live fabric with and ibsim simulates; GUIDs from the plan (facts/guid_plan.py);
+* ``guids.csv``: the GUID plan (device, port, node and port GUID, description).
+
+Paths inside opensm.conf point at ``/etc/opensm`` (OpenSM's default configuration folder).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..facts.guid_plan import GuidPlan
+from ..facts.ib_fabric import IbFabric, IbNode, infiniband_fabrics
+from ..model.clos import FatTree
+from ..util.templating import render_template
+from .base import RENDERERS, RenderContext
+from .csv_safe import CsvWriter
+
+ETC = "/etc/opensm"
+# Engine per topology, and why (shared/reference/ibsim.md sections 4-5 ran each on ibsim).
+ENGINES: dict[str, tuple[str, str]] = {
+    "fat-tree": ("ftree", "fat-tree routing, credit-loop free and balanced for shift patterns on a (near) symmetric tree"),
+    "dragonfly": (
+        "dfsssp",
+        "deadlock-free SSSP: shortest paths, credit loops broken with virtual lanes "
+        "(ftree finds several roots on a Dragonfly and updn none)",
+    ),
+    "dragonfly-plus": (
+        "dfsssp",
+        "deadlock-free SSSP: shortest paths across groups, credit loops broken with virtual lanes",
+    ),
+}
+FALLBACK_ENGINE = ("minhop", "minimum hop (no engine matched this topology)")
+CHUNK = 2000  # node records per chunk of the topology stream
+
+
+def service_groups(ctx: RenderContext, fabric: str) -> set[str]:
+    """Endpoint groups the blueprint attaches as service endpoints (``su:`` set) on a fat tree."""
+    for spec in ctx.blueprint.scaleout:
+        if spec.name == fabric and isinstance(spec, FatTree):
+            return {ep.group for ep in spec.endpoints if ep.su is not None}
+    return set()
+
+
+def _hex(guid: int) -> str:
+    return f"0x{guid:016x}"
+
+
+def _topology(ib: IbFabric) -> Iterator[str]:
+    """ibnetdiscover's topology file (infiniband-diags sec_topology-file.rst): a record per node,
+    every link on both ends; ``lid 0`` where a live dump shows the assigned LID."""
+    nodes = ib.nodes
+    yield f"#\n# Topology file: expected fabric {ib.name} of blueprint {ib.fabric.name}, rendered by snc\n#\n\n"
+    out: list[str] = []
+    for node in ib.switches + ib.cas:
+        guid = node.guid
+        lines = [f"sysimgguid=0x{guid:x}"]
+        if node.is_switch:
+            lines.append(f"switchguid=0x{guid:x}({guid:x})")
+            lines.append(f'Switch\t{node.nports} "{node.node_id}"\t\t# "{node.description}" enhanced port 0 lid 0 lmc 0')
+        else:
+            lines.append(f"caguid=0x{guid:x}")
+            lines.append(f'Ca\t{node.nports} "{node.node_id}"\t\t# "{node.description}"')
+        for port in sorted(node.links):
+            peer_key, peer_port, link = node.links[port]
+            peer: IbNode = nodes[peer_key]
+            rate = ib.link_rate(link)
+            peer_guid = f"({ib.port_guid(peer):x}) " if not peer.is_switch else ""
+            if node.is_switch:
+                lines.append(f'[{port}]\t"{peer.node_id}"[{peer_port}]{peer_guid}\t\t# "{peer.description}" lid 0 {rate}')
+            else:
+                lines.append(
+                    f'[{port}]({ib.port_guid(node):x}) \t"{peer.node_id}"[{peer_port}]{peer_guid}\t\t'
+                    f'# lid 0 lmc 0 "{peer.description}" lid 0 {rate}'
+                )
+        out.append("\n".join(lines) + "\n\n")
+        if len(out) >= CHUNK:
+            yield "".join(out)
+            out = []
+    yield "".join(out)
+
+
+def _guid_lines(guids: list[int]) -> Iterator[str]:
+    for start in range(0, len(guids), 10000):
+        yield "".join(_hex(g) + "\n" for g in guids[start : start + 10000])
+
+
+GUID_COLUMNS = ["device", "port", "kind", "node_guid", "port_guid", "description"]
+
+
+def _guid_table(ib: IbFabric) -> Iterator[bytes]:
+    """The GUID plan as CSV (through the shared writer: names and descriptions are cells)."""
+    f = ib.fabric
+
+    def rows() -> Iterator[list[str]]:
+        for node in ib.switches + ib.cas:
+            d = f.devices[node.device]
+            port = "" if node.is_switch else f.layouts[d.model].name(node.port)
+            kind = "switch" if node.is_switch else "hca"
+            yield [d.name, port, kind, _hex(node.guid), _hex(ib.port_guid(node)), node.description]
+
+    return CsvWriter(GUID_COLUMNS).stream(rows())
+
+
+def _partitions(ctx: RenderContext, ib: IbFabric) -> list[dict]:
+    by_group: dict[str, list[IbNode]] = {}
+    for node in ib.cas:
+        by_group.setdefault(ib.fabric.devices[node.device].group, []).append(node)
+    out = []
+    for t in ctx.blueprint.tenants:
+        members = [n for g in t.groups for n in by_group.get(g, [])]
+        if not members:
+            continue  # the tenant has no port on this fabric (the tenants check says so)
+        # IPoIB multicast MTU as partitions.conf codes it (IBTA: 4 = 2048, 5 = 4096 bytes).
+        mtu = {2048: 4, 4096: 5}.get(t.mtu) if t.mtu is not None else None
+        out.append(
+            {
+                "name": t.name,
+                "pkey": t.pkey,
+                "ipoib": t.ipoib,
+                "mtu": mtu,
+                "sl": t.sl,
+                "groups": t.groups,
+                "guids": [_hex(ib.port_guid(n)) for n in members],
+            }
+        )
+    return out
+
+
+def _joined(chunks: Iterator[str] | Iterator[bytes]) -> bytes:
+    return b"".join(c.encode() if isinstance(c, str) else c for c in chunks)
+
+
+@RENDERERS.register("opensm")
+def render_opensm(ctx: RenderContext) -> dict[str, bytes]:
+    f = ctx.fabric
+    names = infiniband_fabrics(f)
+    if not names:
+        return {}
+    guids = GuidPlan(f)
+    out: dict[str, bytes] = {}
+    for name in names:
+        ib = IbFabric(f, name, guids)
+        base = f"opensm/{name}/"
+        engine, reason = ENGINES.get(ib.kind, FALLBACK_ENGINE)
+        service = service_groups(ctx, name)
+        cn = [ib.port_guid(n) for n in ib.cas if f.devices[n.device].group not in service]
+        io = [ib.port_guid(n) for n in ib.cas if f.devices[n.device].group in service]
+        uses_roots = engine in ("ftree", "updn")
+        conf = render_template(
+            "opensm.conf.j2",
+            fabric=name,
+            blueprint=f.name,
+            kind=ib.kind,
+            switches=len(ib.switches),
+            cas=len(ib.cas),
+            etc=ETC,
+            engine=engine,
+            engine_reason=reason,
+            root_guid_file=f"{ETC}/root_guids.conf" if uses_roots else None,
+            cn_guid_file=f"{ETC}/cn_guids.conf",
+            io_guid_file=f"{ETC}/io_guids.conf" if io else None,
+            max_reverse_hops=0,
+            partition_config_file=f"{ETC}/partitions.conf",
+        )
+        out[base + "opensm.conf"] = conf.encode()
+        if uses_roots:
+            out[base + "root_guids.conf"] = "".join(_hex(n.guid) + "\n" for n in ib.top_switches()).encode()
+        # Made here rather than streamed: the files hold a third of what the IbFabric does (67 MB of
+        # topology against 180 MB of nodes at 131,072 HCAs), which can then go before the write.
+        out[base + "cn_guids.conf"] = _joined(_guid_lines(cn))
+        if io:
+            out[base + "io_guids.conf"] = "".join(_hex(g) + "\n" for g in io).encode()
+        partitions = _partitions(ctx, ib)
+        out[base + "partitions.conf"] = render_template(
+            "partitions.conf.j2", fabric=ib.name, blueprint=f.name, partitions=partitions
+        ).encode()
+        out[base + "ibnetdiscover.topo"] = _joined(_topology(ib))
+        out[base + "guids.csv"] = _joined(_guid_table(ib))
+    return out

@@ -1,0 +1,46 @@
+"""SONiC config_db.json for every Ethernet switch: ``sonic/<switch>.json`` (copied to the switch's
+``/etc/sonic/config_db.json``; one file per switch in one folder, not a folder per switch: at 10^4
+switches each folder costs more to make and remove than its file to write).
+
+RoCE leaves, spines and cores, management rack switches and aggregation switches. The tables
+and their values are built in ``sonic_config``; this module only picks the switches, streams one
+file per switch (a 131,072-GPU RoCE design has thousands of them) and says which it could not
+render (a model without a SONiC port map).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from ..facts.switch_facts import FabricFacts, facts_for
+from .base import RENDERERS, RenderContext, Stream
+from .sonic_config import config_db, dumps
+
+
+def _produce(facts: FabricFacts, device: int) -> Iterator[str]:
+    sw = facts.switch(device)
+    if sw.lossless is None:
+        return dumps(config_db(sw))
+    metres = facts.cable_lengths_m()
+    lengths = [metres[i.link] for i in sw.interfaces]
+    return dumps(config_db(sw, lengths))
+
+
+@RENDERERS.register("sonic")
+def render_sonic(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    facts = facts_for(ctx)
+    out: dict[str, bytes | Stream] = {}
+    unmapped: Counter[str] = Counter()
+    for device in facts.switches("ethernet"):
+        dev = ctx.fabric.devices[device]
+        if dev.model not in ctx.catalogue.port_maps:
+            unmapped[dev.model] += 1
+            continue
+        out[f"sonic/{dev.name}.json"] = Stream(lambda device=device: _produce(facts, device))
+    for model, count in sorted(unmapped.items()):
+        out[f"notice:sonic:{model}"] = (
+            f"sonic: no SONiC port map for {model} ({count} switches): their config_db.json is not rendered; "
+            f"add one under 'catalogue: port_maps: {model}:'"
+        ).encode()
+    return out

@@ -1,0 +1,483 @@
+"""A SONiC config_db.json for one switch, built as data from its :class:`SwitchFacts`.
+
+Tables (shared/reference/formats.md 2.1; field names and ranges from the SONiC YANG models):
+DEVICE_METADATA, PORT (from the catalogue's port map: names, lanes, aliases, cages, speeds),
+BREAKOUT_CFG, INTERFACE and LOOPBACK_INTERFACE (point-to-point, host-link and loopback addresses
+of the plan), STATIC_ROUTE (a leaf's host-subnet summary, advertised), BGP_NEIGHBOR (the far
+end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN /
+VLAN_MEMBER / VLAN_INTERFACE on management switches, and for a lossless RoCEv2 fabric the QoS
+and buffer tables of SONiC's own templates (qos_config.j2, buffers_config.j2): DSCP_TO_TC_MAP,
+TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, MAP_PFC_PRIORITY_TO_QUEUE, PORT_QOS_MAP (pfc_enable),
+SCHEDULER, WRED_PROFILE (ECN), QUEUE, BUFFER_POOL / PROFILE / PG / QUEUE in the dynamic buffer
+model (SONiC computes each lossless PG's headroom from the port speed and CABLE_LENGTH, which
+carries the real cable lengths), DEFAULT_LOSSLESS_BUFFER_PARAMETER, LOSSLESS_TRAFFIC_PATTERN,
+PFC_WD.
+
+Values that repeat on every port (a queue's scheduler, a port's QoS maps) are one shared dict, so
+:func:`dumps` encodes each once: 576 configs of a 512 x 64 Clos serialise in well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..catalog.types import PortMap
+from ..facts.sonic_ports import SonicPorts
+from ..facts.switch_facts import SwitchFacts
+from ..model.management import MgmtAddressing
+
+Config = dict[str, Mapping[str, dict[str, Any]]]
+
+MTU = "9100"  # SONiC's default port MTU (jumbo frames: a 4096-byte RoCE payload fits)
+# eBGP timers of FRR's "datacenter" defaults profile: keepalive 3 s, hold 9 s (fast failure detection).
+BGP_KEEPALIVE, BGP_HOLDTIME = "3", "9"
+MAP = "AZURE"  # SONiC's own map and profile names: its qos/buffer templates and tools look for them
+LOSSLESS_WRED = "AZURE_LOSSLESS"
+# Scheduler weights of SONiC's default qos_config.j2 (scheduler.0 lossy 14, scheduler.1 lossless 15);
+# DCQCN congestion notifications go strict priority so that they overtake the data they throttle.
+SCHEDULERS = {
+    "scheduler.0": {"type": "DWRR", "weight": "14"},
+    "scheduler.1": {"type": "DWRR", "weight": "15"},
+    "scheduler.2": {"type": "STRICT"},
+}
+# PFC watchdog: detection and restoration 200 ms, polled every 200 ms (SONiC's pfcwd defaults).
+PFCWD = {"action": "drop", "detection_time": "200", "restoration_time": "200"}
+PFCWD_POLL_MS = "200"
+# The dynamic buffer model's lossless traffic assumptions (SONiC buffers_config.j2 defaults).
+LOSSLESS_PATTERN = {"mtu": "1024", "small_packet_percentage": "100"}
+DEFAULT_MGMT_VLAN = MgmtAddressing.model_fields["vlan"].default
+# A leaf's host-subnet summary: a discard route that bgpcfgd redistributes into BGP (see config_db).
+HOST_SUMMARY_ROUTE = {"advertise": "true", "blackhole": "true"}
+
+
+def ranges(values: list[int]) -> list[str]:
+    """Contiguous runs as SONiC keys write them: [0, 1, 2, 5, 6] -> ['0-2', '5-6']."""
+    out: list[str] = []
+    run: list[int] = []
+    for v in sorted(values):
+        if run and v == run[-1] + 1:
+            run.append(v)
+            continue
+        if run:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+        run = [v]
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return out
+
+
+class PortTable(Mapping[str, dict[str, Any]]):
+    """A table whose every port carries the same entries (QUEUE, BUFFER_PG, PFC_WD, ...): held as the
+    ports and one list of (key suffix, value), read like the dict it stands for (``"Ethernet0|3"``
+    -> value), and written by :func:`dumps` one templated block per port instead of entry by entry."""
+
+    __slots__ = ("head", "ports", "entries", "_keys")
+
+    def __init__(
+        self, ports: list[str], entries: list[tuple[str, dict[str, Any]]], head: dict[str, dict[str, Any]] | None = None
+    ):
+        self.head = head or {}  # entries before the ports' ("global", "GLOBAL")
+        self.ports = ports
+        self.entries = entries  # suffix "" makes the key the port name itself
+        self._keys: dict[str, dict[str, Any]] | None = None
+
+    def _key(self, port: str, suffix: str) -> str:
+        return f"{port}|{suffix}" if suffix else port
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.head
+        for port in self.ports:
+            for suffix, _ in self.entries:
+                yield self._key(port, suffix)
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.ports) * len(self.entries)
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        if self._keys is None:
+            self._keys = dict(self.head)
+            for port in self.ports:
+                for suffix, value in self.entries:
+                    self._keys[self._key(port, suffix)] = value
+        return self._keys[key]
+
+
+class EncodedTable(Mapping[str, dict[str, Any]]):
+    """A table built as its JSON lines: one ``        "key": {...}`` line per entry, made with
+    f-strings from per-model fragments (a port's alias, index, lanes, FEC are encoded once per
+    model, not once per port of every switch). Read like the dict it stands for (parsed on first
+    read, for tests and library callers); :func:`dumps` writes the lines as they are."""
+
+    __slots__ = ("keys_", "lines", "_parsed")
+
+    def __init__(self) -> None:
+        self.keys_: list[str] = []
+        self.lines: list[str] = []
+        self._parsed: dict[str, dict[str, Any]] | None = None
+
+    def add(self, key: str, line: str) -> None:
+        self.keys_.append(key)
+        self.lines.append(line)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_)
+
+    def __len__(self) -> int:
+        return len(self.keys_)
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        if self._parsed is None:
+            self._parsed = json.loads("{" + ",".join(self.lines) + "}")
+        return self._parsed[key]
+
+
+class _ModelPorts:
+    """Per model, each port's PORT line fragments (everything but what the cable decides), made once
+    and shared by every switch of the model: the idle line (admin down), and for a cabled port the
+    text before the description and between it and the speed."""
+
+    __slots__ = ("ports", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout")
+
+    def __init__(self, ports: SonicPorts) -> None:
+        self.ports = ports
+        self.idle: list[str | None] = []
+        self.head: list[str] = []
+        self.middle: list[str] = []
+        self.max_speed: list[int] = []
+        self.names: list[str] = []
+        self.key: list[str] = []
+        for sp in ports.ports:
+            if sp is None:
+                for column in (self.head, self.middle, self.names, self.key):
+                    column.append("")
+                self.idle.append(None)
+                self.max_speed.append(0)
+                continue
+            key = _key(sp.name)
+            fec = f'"fec": {_key(sp.fec)}, ' if sp.fec else ""
+            rest = f'"index": {_key(sp.index)}, "lanes": {_key(sp.lanes)}, "mtu": "{MTU}", "speed": '
+            alias = _key(sp.alias)
+            self.idle.append(f'        {key}: {{"admin_status": "down", "alias": {alias}, {fec}{rest}"{sp.speed_mbps}"}}')
+            self.head.append(f'        {key}: {{"admin_status": "up", "alias": {alias}, "description": ')
+            self.middle.append(f", {fec}{rest}")
+            self.max_speed.append(sp.speed_mbps)
+            self.names.append(sp.name)
+            self.key.append(key)
+        self.mapped = [p for p, sp in enumerate(ports.ports) if sp is not None]
+        self.mapped_names = [self.names[p] for p in self.mapped]
+        # BREAKOUT_CFG: each cage's mode, keyed by the cage's first port.
+        self.breakout = EncodedTable()
+        for sp in ports.ports:
+            if sp is not None and sp.first_in_cage and sp.group.breakout_mode:
+                mode = _key(sp.group.breakout_mode)
+                self.breakout.add(sp.cage_master, f'        {_key(sp.cage_master)}: {{"brkout_mode": {mode}}}')
+
+
+_MODEL_PORTS: dict[int, _ModelPorts] = {}
+
+
+def _model_ports(ports: SonicPorts) -> _ModelPorts:
+    found = _MODEL_PORTS.get(id(ports))
+    if found is None or found.ports is not ports:
+        found = _MODEL_PORTS[id(ports)] = _ModelPorts(ports)
+    return found
+
+
+def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Config:
+    """The config_db tables of one switch. ``cable_length_m`` is each interface's cable length in
+    whole metres (same order as ``sw.interfaces``), needed for the lossless buffer tables."""
+    assert sw.ports is not None, "config_db needs the model's port map"
+    dev, ports = sw.device, sw.ports
+    pm = ports.port_map
+    cfg: Config = {}
+    meta: dict[str, Any] = {"hostname": dev.name, "hwsku": pm.hwsku, "platform": pm.platform}
+    if sw.sonic_type:
+        meta["type"] = sw.sonic_type
+    if sw.asn is not None:
+        meta["bgp_asn"] = str(sw.asn)
+    if sw.loopback and ":" not in sw.loopback:
+        meta["bgp_router_id"] = sw.loopback.split("/")[0]
+    lossless = sw.lossless is not None and pm.buffers is not None
+    if lossless:
+        meta["buffer_model"] = "dynamic"
+    cfg["DEVICE_METADATA"] = {"localhost": dict(sorted(meta.items()))}
+
+    # -- ports --------------------------------------------------------------------------------
+    by_port = sw.by_port
+    mp = _model_ports(ports)
+    port_table = EncodedTable()
+    port_table.keys_ = list(mp.mapped_names)
+    lines = port_table.lines
+    head, middle, idle, max_speed = mp.head, mp.middle, mp.idle, mp.max_speed
+    for index in mp.mapped:
+        iface = by_port.get(index)
+        if iface is None:
+            lines.append(idle[index])  # type: ignore[arg-type]
+        else:
+            speed = min(max_speed[index], int(iface.gbps * 1000))
+            lines.append(f'{head[index]}{_key(f"{iface.peer_name}:{iface.peer_port_name}")}{middle[index]}"{speed}"}}')
+    cfg["PORT"] = port_table
+    if mp.breakout:
+        cfg["BREAKOUT_CFG"] = mp.breakout  # the same for every switch of the model
+
+    # -- layer 3 ------------------------------------------------------------------------------
+    routed = [i for i in sw.interfaces if i.address is not None and ports.ports[i.port] is not None]
+    if routed:
+        interface = EncodedTable()
+        keys, lines_ = interface.keys_, interface.lines
+        port_key = mp.key
+        for i in routed:
+            with_address = f"{i.name}|{i.address}"
+            keys += (i.name, with_address)
+            lines_ += (f"        {port_key[i.port]}: {{}}", f"        {_key(with_address)}: {{}}")
+        cfg["INTERFACE"] = interface
+    if sw.host_routes:
+        # Advertising the host subnets. bgpcfgd's bgpd.main.conf.j2 turns Loopback0 and VLAN_INTERFACE
+        # prefixes into `network` statements and redistributes connected /31s only on multi-ASIC
+        # front-end, VOQ and chassis-packet switches: a single-ASIC BackEndToRRouter's routed
+        # INTERFACE subnets reach no BGP peer. The config_db table bgpcfgd does turn into an
+        # advertisement is STATIC_ROUTE (StaticRouteMgr: `ip route P blackhole tag 1` and
+        # `redistribute static route-map STATIC_ROUTE_FILTER`, matching tag 1 = advertise). So each
+        # leaf advertises the summary of its host /31s as a discard route (RFC 4632's aggregate
+        # to null): the spines learn one prefix per leaf; the leaf forwards by its connected /31s.
+        cfg["STATIC_ROUTE"] = {f"default|{prefix}": dict(HOST_SUMMARY_ROUTE) for prefix in sw.host_routes}
+    if sw.loopback:
+        empty: dict[str, Any] = {}
+        cfg["LOOPBACK_INTERFACE"] = {"Loopback0": empty, f"Loopback0|{sw.loopback}": empty}
+    if sw.bgp:
+        neighbours = EncodedTable()
+        timers = f'"holdtime": "{BGP_HOLDTIME}", "keepalive": "{BGP_KEEPALIVE}"'
+        neighbours.keys_ = [n.address for n in sw.bgp]
+        neighbours.lines = [
+            f'        {_key(n.address)}: {{"admin_status": "up", "asn": "{n.asn}", {timers}, '
+            f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "0", "rrclient": "0"}}'
+            for n in sw.bgp
+        ]
+        cfg["BGP_NEIGHBOR"] = neighbours
+
+    # -- management ---------------------------------------------------------------------------
+    mgmt = next((i for i in sw.interfaces if i.role == "mgmt"), None)
+    has_mgmt_port = any(g.role == "mgmt" for g in sw.model.ports)
+    if has_mgmt_port:
+        entry = {"admin_status": "up", "alias": pm.mgmt_port}
+        if mgmt is not None:
+            entry["description"] = f"{mgmt.peer_name}:{mgmt.peer_port_name}"
+        cfg["MGMT_PORT"] = {pm.mgmt_port: entry}
+        if sw.mgmt_address and not sw.mgmt_inband:
+            cfg["MGMT_INTERFACE"] = {f"{pm.mgmt_port}|{sw.mgmt_address}": {"gwaddr": sw.mgmt_gateway}}
+    if sw.kind in ("mgmt", "mgmt-agg", "mgmt-oob"):
+        _vlan(cfg, sw)
+
+    if sw.lossless is not None:
+        _qos(cfg, sw, cable_length_m or [], buffers=lossless)
+    return dict(sorted(cfg.items()))
+
+
+def _vlan(cfg: Config, sw: SwitchFacts) -> None:
+    """The management VLAN: a rack switch's access ports untagged and its uplinks tagged; every
+    cabled port of an aggregation switch tagged (it carries the VLAN between racks)."""
+    vlan = sw.mgmt_vlan or DEFAULT_MGMT_VLAN
+    name = f"Vlan{vlan}"
+    ports = sw.ports
+    assert ports is not None
+    untagged, tagged = {"tagging_mode": "untagged"}, {"tagging_mode": "tagged"}
+    members: dict[str, dict[str, Any]] = {}
+    for i in sw.interfaces:
+        if ports.ports[i.port] is None:
+            continue
+        access = sw.kind in ("mgmt", "mgmt-oob") and i.role == "data"
+        members[f"{name}|{i.name}"] = untagged if access else tagged
+    cfg["VLAN"] = {name: {"vlanid": str(vlan)}}
+    if members:
+        cfg["VLAN_MEMBER"] = members
+    if sw.mgmt_address and sw.mgmt_inband:
+        cfg["VLAN_INTERFACE"] = {name: {}, f"{name}|{sw.mgmt_address}": {}}
+
+
+class _QosPlan:
+    """The QoS and buffer tables that depend only on a fabric's lossless plan and the switch's port
+    map: built once per (plan, map) and shared by every switch of the fabric (each file encodes
+    them once), with the per-port entries its :class:`PortTable` tables repeat."""
+
+    def __init__(self, plan: dict[str, Any], pm: PortMap | None) -> None:
+        self.plan, self.pm = plan, pm
+        pfc = sorted(plan["pfc_priorities"])
+        dscp_map = {int(k): v for k, v in plan["dscp_to_tc"].items()}
+        default_tc = plan["default_tc"]
+        cnp_tc = dscp_map.get(plan["cnp_dscp"]) if plan.get("cnp_dscp") is not None else None
+        if cnp_tc in pfc:
+            cnp_tc = None  # a CNP class with PFC stays a lossless DWRR queue
+        ecn = plan["ecn"]
+        pfc_text = ",".join(map(str, pfc))
+        tables: Config = {}
+        tables["DSCP_TO_TC_MAP"] = {MAP: {str(d): str(dscp_map.get(d, default_tc)) for d in range(64)}}
+        tables["TC_TO_QUEUE_MAP"] = {MAP: {str(tc): str(tc) for tc in range(8)}}
+        tables["MAP_PFC_PRIORITY_TO_QUEUE"] = {MAP: {str(p): str(p) for p in range(8)}}
+        tables["TC_TO_PRIORITY_GROUP_MAP"] = {MAP: {str(tc): str(tc) if tc in pfc else "0" for tc in range(8)}}
+        used = {"scheduler.0", "scheduler.1"} | ({"scheduler.2"} if cnp_tc is not None else set())
+        tables["SCHEDULER"] = {k: v for k, v in SCHEDULERS.items() if k in used}
+        threshold = {
+            f"{colour}_{what}": str(value)
+            for colour in ("green", "yellow", "red")
+            for what, value in (
+                ("min_threshold", ecn["min_threshold_bytes"]),
+                ("max_threshold", ecn["max_threshold_bytes"]),
+                ("drop_probability", ecn["max_probability_pct"]),
+            )
+        }
+        wred = {
+            "ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true", **threshold
+        }  # fmt: skip
+        tables["WRED_PROFILE"] = {LOSSLESS_WRED: dict(sorted(wred.items()))}
+        self.tables = tables
+
+        qos_map = {
+            "dscp_to_tc_map": MAP,
+            "pfc_enable": pfc_text,
+            "pfc_to_queue_map": MAP,
+            "pfcwd_sw_enable": pfc_text,
+            "tc_to_pg_map": MAP,
+            "tc_to_queue_map": MAP,
+        }
+        lossless_queue = {"scheduler": "scheduler.1", "wred_profile": LOSSLESS_WRED}
+        cnp_queue = {"scheduler": "scheduler.2"}
+        lossy_queue = {"scheduler": "scheduler.0"}
+        others = [q for q in range(8) if q not in pfc and q != cnp_tc]
+        lossy_ranges, lossless_ranges = ranges(others), ranges(pfc)
+        lossy_buffer_ranges = ranges([q for q in range(8) if q not in pfc])
+        lossy_pg = {"profile": "ingress_lossy_profile"}
+        lossless_pg = {"profile": "NULL"}  # dynamic model: SONiC computes the headroom
+        egress_lossless, egress_lossy = {"profile": "egress_lossless_profile"}, {"profile": "egress_lossy_profile"}
+        queue_entries = [(str(q), lossless_queue) for q in pfc]
+        if cnp_tc is not None:
+            queue_entries.append((str(cnp_tc), cnp_queue))
+        queue_entries += [(r, lossy_queue) for r in lossy_ranges]
+        self.port_qos = ([("", qos_map)], {"global": {"dscp_to_tc_map": MAP}})
+        self.queue = queue_entries
+        self.pfcwd = ([("", PFCWD)], {"GLOBAL": {"POLL_INTERVAL": PFCWD_POLL_MS}})
+        self.pg = [("0", lossy_pg)] + [(r, lossless_pg) for r in lossless_ranges]
+        self.bq = [(r, egress_lossless) for r in lossless_ranges] + [(r, egress_lossy) for r in lossy_buffer_ranges]
+
+        buffers: Config = {}
+        if pm is not None and pm.buffers is not None:
+            buffers["BUFFER_POOL"] = {
+                "egress_lossless_pool": {"mode": "dynamic", "size": str(pm.buffers.egress_lossless_pool_bytes), "type": "egress"},
+                "egress_lossy_pool": {"mode": "dynamic", "type": "egress"},
+                "ingress_lossless_pool": {"mode": "dynamic", "type": "ingress"},
+            }
+            # Profiles of SONiC's Mellanox buffer templates (buffers_defaults_objects.j2).
+            buffers["BUFFER_PROFILE"] = {
+                "egress_lossless_profile": {"dynamic_th": "7", "pool": "egress_lossless_pool", "size": "0"},
+                "egress_lossy_profile": {"dynamic_th": "7", "pool": "egress_lossy_pool", "size": "9216"},
+                "ingress_lossy_profile": {"dynamic_th": "7", "pool": "ingress_lossless_pool", "size": "0"},
+            }
+            buffers["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {MAP: {"default_dynamic_th": "0"}}
+            buffers["LOSSLESS_TRAFFIC_PATTERN"] = {MAP: dict(LOSSLESS_PATTERN)}
+        self.buffers = buffers
+
+
+_QOS: dict[tuple[int, int], _QosPlan] = {}
+
+
+def _qos_plan(plan: dict[str, Any], pm: PortMap | None) -> _QosPlan:
+    key = (id(plan), id(pm))
+    found = _QOS.get(key)
+    if found is None or found.plan is not plan or found.pm is not pm:
+        if len(_QOS) >= 64:
+            _QOS.clear()
+        found = _QOS[key] = _QosPlan(plan, pm)
+    return found
+
+
+def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> None:
+    """Lossless RoCEv2 on every cabled data port: PFC on the declared priorities, ECN marking on
+    their queues, the CNP class strict, headroom from the cable lengths (dynamic buffer model)."""
+    plan, ports = sw.lossless, sw.ports
+    assert plan is not None and ports is not None
+    q = _qos_plan(plan, ports.port_map if buffers else None)
+    cfg.update(q.tables)
+    names: list[str] = []
+    cable: dict[str, str] = {}
+    mapped = ports.ports
+    for k, i in enumerate(sw.interfaces):
+        if i.role != "data" or mapped[i.port] is None:
+            continue
+        names.append(i.name)
+        if buffers and k < len(lengths):
+            cable[i.name] = f"{lengths[k]}m"
+    cfg["PORT_QOS_MAP"] = PortTable(names, q.port_qos[0], head=q.port_qos[1])
+    cfg["QUEUE"] = PortTable(names, q.queue)
+    cfg["PFC_WD"] = PortTable(names, q.pfcwd[0], head=q.pfcwd[1])
+    if not buffers:
+        return
+    cfg.update(q.buffers)
+    cfg["BUFFER_PG"] = PortTable(names, q.pg)
+    cfg["BUFFER_QUEUE"] = PortTable(names, q.bq)
+    cfg["CABLE_LENGTH"] = {MAP: cable}
+
+
+_key = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_c_encoder = getattr(json.encoder, "c_make_encoder", None)
+if _c_encoder is not None:
+    # The C encoder json.dumps builds on every call, built once: a third faster per small dict,
+    # which counts when a 131,072-GPU design writes 10^6 port entries.
+    _encoder = _c_encoder(None, str, _key, None, ": ", ", ", False, False, True)
+
+    def _encode(value: dict[str, Any]) -> str:
+        return "".join(_encoder(value, 0))
+else:  # pragma: no cover - CPython without the _json accelerator
+    _encode = json.JSONEncoder(separators=(", ", ": ")).encode
+
+
+# The per-port blocks of a PortTable, by (block, ports): every leaf of a fabric has the same cabled
+# ports and the same QoS entries, so its QUEUE, BUFFER_PG, ... text is made once and reused.
+_BLOCKS: dict[tuple[str, tuple[str, ...]], str] = {}
+_BLOCKS_MAX = 64
+
+
+def _port_blocks(block: str, ports: list[str]) -> str:
+    key = (block, tuple(ports))
+    found = _BLOCKS.get(key)
+    if found is None:
+        if len(_BLOCKS) >= _BLOCKS_MAX:
+            _BLOCKS.clear()
+        found = _BLOCKS[key] = ",\n".join(block.replace("\0", _key(port)[1:-1]) for port in ports)
+    return found
+
+
+def dumps(cfg: Config) -> Iterator[str]:
+    """config_db text: tables and entries one per line (``"key": {fields}``), readable, diffable, and
+    fast: a value dict shared by many entries is encoded once, and a :class:`PortTable` is written
+    one templated block per port. The result parses back to ``cfg``."""
+    cache: dict[int, str] = {}
+
+    def encoded(value: dict[str, Any]) -> str:
+        text = cache.get(id(value))
+        if text is None:
+            text = cache[id(value)] = _encode(value)
+        return text
+
+    yield "{\n"
+    last_table = len(cfg) - 1
+    for t, (table, entries) in enumerate(cfg.items()):
+        if isinstance(entries, EncodedTable):
+            lines = entries.lines
+        elif isinstance(entries, PortTable):
+            lines = [f"        {_key(key)}: {encoded(value)}" for key, value in entries.head.items()]
+            # One block per port: the entries' lines with the port's (escaped) name put in.
+            block = ",\n".join(
+                f'        "\0{"|" + _key(suffix)[1:-1] if suffix else ""}": {encoded(value)}' for suffix, value in entries.entries
+            )
+            if block:
+                lines.append(_port_blocks(block, entries.ports))
+        else:
+            lines = [f"        {_key(key)}: {encoded(value)}" for key, value in entries.items()]
+        end = ",\n" if t < last_table else "\n"
+        if lines:
+            body = ",\n".join(lines)
+            yield f"    {_key(table)}: {{\n{body}\n    }}{end}"
+        else:
+            yield f"    {_key(table)}: {{}}{end}"
+    yield "}\n"
