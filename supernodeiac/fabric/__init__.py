@@ -23,6 +23,7 @@ __all__ = ["Cage", "Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable"
 if TYPE_CHECKING:
     import networkx as nx
 
+
 @dataclass
 class Fabric:
     """The compiled deployment. Build it with the add_* methods; read it everywhere else."""

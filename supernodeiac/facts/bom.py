@@ -345,6 +345,7 @@ def _modules(catalogue: Catalogue, f: Fabric, tx: np.ndarray) -> list[tuple]:
 
 # -- rendering ------------------------------------------------------------------------------
 
+
 def totals(bom: Bom) -> dict:
     """Counts, power and relative cost of the whole BOM (summary.json's and snc explain's totals)."""
     dp, mp = bom.device_power_w(), bom.media_power_w()
