@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 
 from ..fabric import Fabric, Link
+from ..fabric.fabric_facts import kind_of
 from ..findings import Finding, error, info, warning
 from ..model.cxl import ROLE_MEMORY, ROLE_SWITCH, CxlPool
 from .base import CHECKS, CheckContext
@@ -38,7 +39,7 @@ def _n(count: int, noun: str) -> str:
 
 def _pools(ctx: CheckContext) -> list[tuple[int, CxlPool]]:
     facts = ctx.fabric.facts
-    return [(i, p) for i, p in enumerate(ctx.blueprint.cxl) if facts.get(p.name, {}).get("kind") == "cxl-pool"]
+    return [(i, p) for i, p in enumerate(ctx.blueprint.cxl) if kind_of(facts.get(p.name)) == "cxl-pool"]
 
 
 def measure(fabric: Fabric, names: set[str]) -> dict[str, PoolMeasure]:
