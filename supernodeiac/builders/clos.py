@@ -28,7 +28,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..catalog.types import DeviceModel
-from ..fabric.fabric_facts import ClosShape, ClosSizing, DesignFacts, FatTreeFacts, GrowthReservation, TierSizing
+from ..fabric.fabric_facts import ClosShape, ClosSizing, FatTreeFacts, GrowthReservation, TierSizing
 from ..findings import BuildError, error
 from ..model.base import ratio_value
 from ..model.clos import FatTree

@@ -362,6 +362,11 @@ def is_ethernet_fat_tree(facts: FabricFacts | None) -> TypeGuard[FatTreeFacts]:
     return facts is not None and facts["kind"] == "fat-tree" and "ethernet" in facts
 
 
+def fat_tree_of(facts: FabricFacts | None) -> FatTreeFacts | None:
+    """The facts when they are a fat tree's, else None."""
+    return facts if facts is not None and facts["kind"] == "fat-tree" else None
+
+
 def as_fat_tree(facts: FabricFacts) -> FatTreeFacts:
     """The facts of a fabric the caller knows to be a fat tree (an Ethernet plan's readers)."""
     if facts["kind"] != "fat-tree":

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from ..catalog.host_topology import HostTopology, host_topologies
 from ..fabric import Fabric
 from ..fabric.cable_naming import cable_id_format
+from ..fabric.fabric_facts import fat_tree_of
 from ..fabric.views import links_by_fabric, local_tiers
 from ..model.blueprint import Blueprint
 from .hosts import Hosts, cached_host_facts
@@ -285,10 +286,11 @@ def _scaleup_per_accelerator(f: Fabric, h: int) -> float:
 
 def _taper(f: Fabric, fabric: str) -> float:
     """End-to-end oversubscription of a fat tree from its builder's facts (1 for other kinds)."""
-    facts = f.facts.get(fabric, {})
+    facts = fat_tree_of(f.facts.get(fabric))
     ratio = 1.0
-    for down, up in (("leaf_down", "leaf_up"), ("spine_down", "spine_up")):
-        d, u = facts.get(down), facts.get(up)
+    if facts is None:
+        return ratio
+    for d, u in ((facts["leaf_down"], facts["leaf_up"]), (facts["spine_down"], facts["spine_up"])):
         if d and u:
             ratio *= max(1.0, d / u)
     return ratio
