@@ -82,14 +82,14 @@ def check_cxl(ctx: CheckContext) -> Iterator[Finding]:
 
 def _hosts_by_entry(ctx: CheckContext, pool: CxlPool, m: PoolMeasure) -> list[list[int]]:
     """Host devices of each hosts entry, matched by the device's group (the entry's label)."""
-    index = {}
+    index: dict[str, int] = {}
     for j, entry in enumerate(pool.hosts):
         index.setdefault(entry.label, j)
     out: list[list[int]] = [[] for _ in pool.hosts]
     for dev in sorted(m.host_gbps):
-        j = index.get(ctx.fabric.devices[dev].group)
-        if j is not None:
-            out[j].append(dev)
+        at = index.get(ctx.fabric.devices[dev].group)
+        if at is not None:
+            out[at].append(dev)
     return out
 
 
