@@ -22,7 +22,7 @@ stage, rail by rail; a *wave* is a set of tests that share no NIC and may run to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..catalog.host_topology import HostTopology, host_topologies
@@ -130,7 +130,7 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
         its port, and the links from x down to it; None when no host is below x."""
         if x in hostless:
             return None
-        options = ends.get(x) or down.get(x) or []
+        options: Sequence[tuple[int, ...]] = ends.get(x) or down.get(x) or []
         k = turn.get(x, 0)
         found = None
         for step in range(len(options)):
@@ -263,9 +263,9 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
         (h1, p1, path1), (h2, p2, path2) = one, two
         add("peer", min(a, b), None, (h1, p1), (h2, p2), [i], path1 + path2)
     # Waves: a test goes to the first wave after every earlier wave that used one of its NICs.
-    free: dict[tuple[int, int], int] = {}
+    free: dict[tuple[int, str], int] = {}  # (device, NIC) -> the first wave it is free in
     for test in tests:
-        k1, k2 = (test.server, test.server_dev), (test.client, test.client_dev)  # type: ignore[assignment]
+        k1, k2 = (test.server, test.server_dev), (test.client, test.client_dev)
         w = max(free.get(k1, 0), free.get(k2, 0))
         test.wave = w
         free[k1] = free[k2] = w + 1

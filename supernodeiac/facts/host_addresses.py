@@ -156,4 +156,4 @@ class HostAddresses:
         base = int(self._net.network_address) + 2 * first
         make = ipaddress.ip_address
         low, high = make(base), make(base + 2 * self.leaf_down - 1)
-        return [str(n) for n in ipaddress.summarize_address_range(low, high)]  # type: ignore[arg-type]
+        return [str(n) for n in ipaddress.summarize_address_range(low, high)]

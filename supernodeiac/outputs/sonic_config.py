@@ -420,7 +420,7 @@ def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> Non
     cfg["CABLE_LENGTH"] = {MAP: cable}
 
 
-_key = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_key = json.encoder.encode_basestring_ascii
 _c_encoder = getattr(json.encoder, "c_make_encoder", None)
 if _c_encoder is not None:
     # The C encoder json.dumps builds on every call, built once: a third faster per small dict,
