@@ -250,7 +250,7 @@ def _read_manifest(target: Path) -> dict[str, int] | None:
             or set(doc) == {"blueprint", "files"}  # snc 0.1 wrote these two keys only
         )
         listed = {str(e["path"]): int(e["bytes"]) for e in files} if ours and isinstance(files, list) else None
-        if listed is not None and not all(isinstance(e.get("sha256"), str) and len(e["sha256"]) == 64 for e in files):
+        if listed is not None and not all(isinstance(e.get("sha256"), str) and len(e["sha256"]) == 64 for e in files or ()):
             listed = None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         listed = None

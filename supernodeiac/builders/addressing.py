@@ -35,8 +35,9 @@ import ipaddress
 from typing import TYPE_CHECKING, Any
 
 from ..fabric import Device, Fabric
+from ..fabric.fabric_facts import EthernetFacts, LosslessFacts
 from ..facts.link_addresses import network
-from ..model.clos import EthernetSettings
+from ..model.clos import EthernetSettings, Lossless
 
 if TYPE_CHECKING:
     from .clos_plan import ClosPlan
@@ -58,7 +59,7 @@ def assign_ethernet(
     spines: list[int],
     cores: list[int],
     path: tuple,
-) -> dict[str, Any]:
+) -> EthernetFacts:
     """Give every switch its loopback, ASN and first point-to-point block; return the plan's facts.
 
     A pool or range too small for the built fabric is left unassigned (the addressing check
@@ -148,5 +149,20 @@ def assign_ethernet(
             "needed_planned": planned_leaves + (plan.planned_pods + 1 if three else 1),
         },
         # None for plain Ethernet (no RoCE class): no PFC, no ECN profile to configure.
-        "lossless": {"path": path + ("lossless",), **eth.lossless.model_dump()} if eth.lossless is not None else None,
+        "lossless": _lossless(eth.lossless, path + ("lossless",)) if eth.lossless is not None else None,
+    }
+
+
+def _lossless(lossless: Lossless, path: tuple) -> LosslessFacts:
+    """The lossless class as plain data, its keys in model.clos.Lossless's field order (a field
+    added there belongs here and in LosslessFacts too)."""
+    d = lossless.model_dump()
+    return {
+        "path": path,
+        "pfc_priorities": d["pfc_priorities"],
+        "dscp_to_tc": d["dscp_to_tc"],
+        "default_tc": d["default_tc"],
+        "roce_dscp": d["roce_dscp"],
+        "cnp_dscp": d["cnp_dscp"],
+        "ecn": d["ecn"],
     }

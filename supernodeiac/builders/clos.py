@@ -28,6 +28,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..catalog.types import DeviceModel
+from ..fabric.fabric_facts import ClosShape, ClosSizing, FatTreeFacts, GrowthReservation, TierSizing
 from ..findings import BuildError, error
 from ..model.base import ratio_value
 from ..model.clos import FatTree
@@ -155,21 +156,23 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
                 "spine-core",
             )
 
-    facts = _facts(spec, plan, len(compute), len(service), service_ports, k_leaf, k_spine, up_ports, spine_up_ports)
-    facts["leaf_down_ports"] = list(down_ports)  # position q of a leaf down port: its host-link block offset
-    facts["ceiling_nodes"] = ceiling_nodes(spec.tiers, leaf_ports, spine_ports, k_core, **knobs)  # type: ignore[arg-type]
-    facts.update(_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine))
+    facts: FatTreeFacts = {
+        **_facts(spec, plan, len(compute), len(service), service_ports, k_leaf, k_spine, up_ports, spine_up_ports),
+        "leaf_down_ports": list(down_ports),  # position q of a leaf down port: its host-link block offset
+        "ceiling_nodes": ceiling_nodes(spec.tiers, leaf_ports, spine_ports, k_core, **knobs),
+        **_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine),
+    }
     if spec.ethernet is not None:
         facts["ethernet"] = assign_ethernet(f, spec.ethernet, plan, leaves, spines, cores, path + ("ethernet",))
     f.facts[spec.name] = facts
 
 
-def _sizing(spec: FatTree, plan: ClosPlan, knobs: dict, nodes: int, leaf_ports: TierPorts, k_spine: int) -> dict:
+def _sizing(spec: FatTree, plan: ClosPlan, knobs: dict, nodes: int, leaf_ports: TierPorts, k_spine: int) -> ClosSizing:
     """Declared against designed ratios per tier, the growth reservation, and the same endpoints
     in 2 and 3 tiers (built and planned), as plain data for the checks and ``snc explain``."""
     explicit = spec.uplinks
     n_leaf, n_spine = ratio_value(spec.oversubscription.leaf), ratio_value(spec.oversubscription.spine)
-    tiers = {
+    tiers: dict[str, TierSizing] = {
         "leaf": {
             "declared": spec.oversubscription.leaf,
             "down_used": plan.leaf_used,
@@ -196,7 +199,7 @@ def _sizing(spec: FatTree, plan: ClosPlan, knobs: dict, nodes: int, leaf_ports: 
         **knobs,
     )
     same_built = next((o for o in options if o.tiers == spec.tiers and o.scope == "built"), None)
-    reservation = None
+    reservation: GrowthReservation | None = None
     if same_built is not None and plan.planned_sus > plan.built_sus:
         reservation = {
             "grow_to_sus": plan.planned_sus,
@@ -461,7 +464,7 @@ def _facts(
     k_spine: int,
     leaf_up_ports: list[int],
     spine_up_ports: list[int],
-) -> dict:
+) -> ClosShape:
     """Plain data for checks and reports (sizes, parallel links, growth limits)."""
     max_leaves = plan.max_sus * plan.leaves_per_su
     return {

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..catalog.types import DeviceModel
+from ..fabric.fabric_facts import DesignFacts
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +382,7 @@ class Design:
     def switches(self) -> int:
         return self.leaves + self.spines + self.cores
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> DesignFacts:
         return {
             "tiers": self.tiers,
             "scope": self.scope,

@@ -24,6 +24,7 @@ memory side's total link bandwidth), host_groups (one row per hosts entry).
 
 from __future__ import annotations
 
+from ..fabric.fabric_facts import CxlHostGroup
 from ..model.cxl import ROLE_MEMORY, ROLE_SWITCH, CxlHosts, CxlPool
 from ..model.nodes import NODE_NAMING
 from .base import BUILDERS
@@ -116,7 +117,7 @@ def build_cxl_pool(ctx: BuildContext, spec: CxlPool, path: tuple) -> None:
     # -- hosts ------------------------------------------------------------------------------
     offset = 0  # next free host port index on every switch (hosts spread evenly, so one counter)
     per_host: list[float] = []
-    groups = []
+    groups: list[CxlHostGroup] = []
     for j, (devs, links) in enumerate(hosts):
         per_switch = links // n_sw
         for dev in devs:

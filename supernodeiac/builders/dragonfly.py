@@ -72,6 +72,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fabric import PortLayout
+from ..fabric.fabric_facts import DragonflyFacts, DragonflyPlusFacts, GlobalFacts
 from ..findings import BuildError, error
 from ..model.base import ratio_value
 from ..model.dragonfly import Dragonfly, DragonflyPlus
@@ -395,7 +396,7 @@ def _wire_globals(
     ctx.add_link_rows(name, ends, chooser=chooser, origin=path, tier="global")
 
 
-def _global_facts(plan: GlobalPlan, built: int) -> dict:
+def _global_facts(plan: GlobalPlan, built: int) -> GlobalFacts:
     return {
         "arrangement": plan.arrangement,
         "g": built,
@@ -464,7 +465,7 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
     _wire_globals(ctx, name, routers, a, h, glob, plan, g, chooser, path)
     global_gbps = _last_gbps(ctx) if plan.parallel and g > 1 else 0.0
 
-    f.facts[name] = {
+    facts: DragonflyFacts = {
         "kind": "dragonfly",
         "terminal_gbps": terminal_gbps,
         "global_gbps": global_gbps,
@@ -487,6 +488,7 @@ def build_dragonfly(ctx: BuildContext, spec: Dragonfly, path: tuple) -> None:
         "local_links": g * a * (a - 1) // 2,
         **_global_facts(plan, g),
     }
+    f.facts[name] = facts
 
 
 def _radix_error(spec: Dragonfly, path: tuple, p: int, a: int, h: int, k: int, base: int) -> None:
@@ -599,7 +601,7 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
     _wire_globals(ctx, name, spine_ids, spines, h, glob, plan, g, chooser, path)
     global_gbps = _last_gbps(ctx) if plan.parallel and g > 1 else 0.0
 
-    f.facts[name] = {
+    facts: DragonflyPlusFacts = {
         "kind": "dragonfly-plus",
         "terminal_gbps": terminal_gbps,
         "global_gbps": global_gbps,
@@ -626,3 +628,4 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
         "local_links": g * leaves * u,
         **_global_facts(plan, g),
     }
+    f.facts[name] = facts

@@ -16,6 +16,7 @@ cost-ordered list.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..catalog.fit import CageShape, Fit, fit, longest_within
@@ -252,7 +253,7 @@ def media_ranks(catalogue: Catalogue) -> dict[str, int]:
     return {name: i for i, name in enumerate(sorted(catalogue.media, key=lambda n: (longest(n), n)))}
 
 
-def _unique(names) -> list[str]:  # noqa: ANN001
+def _unique(names: Iterable[str]) -> list[str]:
     seen: dict[str, None] = {}
     for n in names:
         seen.setdefault(n, None)

@@ -41,8 +41,10 @@ Growing the last joined domain appends L1 chips and leaves existing cables in pl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from ..catalog.types import DeviceModel
+from ..fabric.fabric_facts import is_one_level
 from ..model.scaleup import ONE_LEVEL, OrthogonalDomain, SwitchedDomain, TwoLevelDomain
 from .base import BUILDERS
 from .context import BuildContext, did_you_mean
@@ -75,7 +77,7 @@ def _domain_index(ctx: BuildContext, name: str) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class _Form:
-    kind: str
+    kind: Literal["orthogonal", "switched"]
     link_kind: str
     compute_key: str  # blueprint field names, for finding paths
     switch_key: str
@@ -424,12 +426,12 @@ def _build_one_level(
 @BUILDERS.register("two-level")
 def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> None:
     f = ctx.fabric
-    one_level = sorted(n for n, fa in f.facts.items() if fa.get("kind") in ONE_LEVEL)
+    one_level = sorted(n for n, fa in f.facts.items() if is_one_level(fa))
     order: dict[str, int] = {}
     for i, dname in enumerate(spec.domains):
         facts = f.facts.get(dname)
         where = path + ("domains", i)
-        if facts is None or facts.get("kind") not in ONE_LEVEL:
+        if not is_one_level(facts):
             later = _domain_index(ctx, dname)
             hint = (
                 f"list {dname!r} before this entry in scaleup:"
@@ -546,8 +548,10 @@ def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> Non
     ctx.groups[spec.name] = [b for d in order for b in ctx.groups[d]]
     accelerators = 0
     for dname in order:
-        f.facts[dname]["joined_by"] = spec.name
-        accelerators += f.facts[dname]["accelerators"]
+        joined = f.facts[dname]
+        assert is_one_level(joined)  # checked above
+        joined["joined_by"] = spec.name
+        accelerators += joined["accelerators"]
     f.facts[spec.name] = {
         "kind": "two-level",
         "levels": 2,

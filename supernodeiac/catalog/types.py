@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from ..model.base import (
     MAX_PORTS,
@@ -99,7 +99,7 @@ class PortGroup(Strict):
 
     @field_validator("faceplate")
     @classmethod
-    def _permutation(cls, value: list[int] | None, info) -> list[int] | None:  # noqa: ANN001
+    def _permutation(cls, value: list[int] | None, info: ValidationInfo) -> list[int] | None:
         count = info.data.get("count")
         if value is not None and count is not None and sorted(value) != list(range(count)):
             raise ValueError(f"faceplate must list each of the group's {count} port offsets 0..{count - 1} once")
@@ -271,7 +271,7 @@ class DeviceModel(Strict):
         if self.height_u == 0 and self.kind not in ("pdu",):
             raise ValueError("only a pdu (rear-mounted) has height_u 0")
         for group in self.ports:
-            fields = PORT_FIELDS
+            fields: tuple[str, ...] = PORT_FIELDS
             if group.role == "scaleup":
                 fields += ACCELERATOR_PORT_FIELDS if acc is not None else ()
                 fields += CHIP_PORT_FIELDS if chips is not None else ()

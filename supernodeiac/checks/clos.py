@@ -11,11 +11,11 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from ..fabric import Device
+from ..fabric.fabric_facts import FatTreeFacts, is_ethernet_fat_tree
 from ..facts.host_addresses import HostAddresses
 from ..facts.link_addresses import LinkAddresses, network
 from ..findings import Finding, error, warning
@@ -25,9 +25,9 @@ from .base import CHECKS, CheckContext
 _PRIVATE_32 = max(PRIVATE_ASN_RANGES)  # RFC 6996's 32-bit private range, the one to point at when ASNs run out
 
 
-def _ethernet(ctx: CheckContext) -> Iterator[tuple[str, dict[str, Any]]]:
+def _ethernet(ctx: CheckContext) -> Iterator[tuple[str, FatTreeFacts]]:
     for name, facts in sorted(ctx.fabric.facts.items()):
-        if facts.get("kind") == "fat-tree" and "ethernet" in facts:
+        if is_ethernet_fat_tree(facts):
             yield name, facts
 
 
@@ -106,14 +106,15 @@ def check_pools(ctx: CheckContext) -> Iterator[Finding]:
                     alternative=", or p2p: unnumbered",
                 )
             )
-        if plan.get("hosts") is not None:
+        hosts = plan["hosts"]
+        if hosts is not None:
             need = plan["hosts_needed"]
             pools.append(
                 _Pool(
                     label="host",
                     key="hosts",
-                    text=plan["hosts"],
-                    version=network(plan["hosts"]).version,
+                    text=hosts,
+                    version=network(hosts).version,
                     per=2,
                     spare=0,
                     unit=f"/{plan['hosts_prefixlen']} host links",
@@ -204,22 +205,22 @@ def check_duplicates(ctx: CheckContext) -> Iterator[Finding]:
             continue
         lo = attrs.get("loopback")
         if lo is not None:
-            first = loopbacks.setdefault(lo, d)
-            if first is not d:
+            owner = loopbacks.setdefault(lo, d)
+            if owner is not d:
                 yield error(
                     "address-duplicate",
-                    f"loopback {lo} is on {first.name} and {d.name}",
+                    f"loopback {lo} is on {owner.name} and {d.name}",
                     d.origin,
                     "give each fabric its own loopback pool",
                 )
         asn = attrs.get("asn")
         if asn is not None:
             scope = _asn_scope(d)
-            seen = asns.setdefault(asn, (scope, d))
-            if seen[0] != scope:
+            holder = asns.setdefault(asn, (scope, d))
+            if holder[0] != scope:
                 yield error(
                     "asn-duplicate",
-                    f"ASN {asn} is on {seen[1].name} and {d.name}, which RFC 7938 keeps apart",
+                    f"ASN {asn} is on {holder[1].name} and {d.name}, which RFC 7938 keeps apart",
                     d.origin,
                     "give each fabric its own ASN range",
                 )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 
 from ..fabric import Fabric, Link
+from ..fabric.fabric_facts import kind_of
 from ..findings import Finding, error, info, warning
 from ..model.cxl import ROLE_MEMORY, ROLE_SWITCH, CxlPool
 from .base import CHECKS, CheckContext
@@ -38,7 +39,7 @@ def _n(count: int, noun: str) -> str:
 
 def _pools(ctx: CheckContext) -> list[tuple[int, CxlPool]]:
     facts = ctx.fabric.facts
-    return [(i, p) for i, p in enumerate(ctx.blueprint.cxl) if facts.get(p.name, {}).get("kind") == "cxl-pool"]
+    return [(i, p) for i, p in enumerate(ctx.blueprint.cxl) if kind_of(facts.get(p.name)) == "cxl-pool"]
 
 
 def measure(fabric: Fabric, names: set[str]) -> dict[str, PoolMeasure]:
@@ -81,14 +82,14 @@ def check_cxl(ctx: CheckContext) -> Iterator[Finding]:
 
 def _hosts_by_entry(ctx: CheckContext, pool: CxlPool, m: PoolMeasure) -> list[list[int]]:
     """Host devices of each hosts entry, matched by the device's group (the entry's label)."""
-    index = {}
+    index: dict[str, int] = {}
     for j, entry in enumerate(pool.hosts):
         index.setdefault(entry.label, j)
     out: list[list[int]] = [[] for _ in pool.hosts]
     for dev in sorted(m.host_gbps):
-        j = index.get(ctx.fabric.devices[dev].group)
-        if j is not None:
-            out[j].append(dev)
+        at = index.get(ctx.fabric.devices[dev].group)
+        if at is not None:
+            out[at].append(dev)
     return out
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fabric import Fabric
+from ..fabric.fabric_facts import DragonflyKindFacts, is_dragonfly
 from ..facts.dragonfly_ratios import group_ratios
 from ..findings import Finding, error, info, warning
 from .base import CHECKS, CheckContext
@@ -30,10 +31,10 @@ from .base import CHECKS, CheckContext
 KINDS = ("dragonfly", "dragonfly-plus")
 
 
-def _fabrics(ctx: CheckContext) -> Iterator[tuple[int, str, dict]]:
+def _fabrics(ctx: CheckContext) -> Iterator[tuple[int, str, DragonflyKindFacts]]:
     for i, spec in enumerate(ctx.blueprint.scaleout):
         facts = ctx.fabric.facts.get(spec.name)
-        if spec.kind in KINDS and facts is not None and facts.get("kind") == spec.kind:
+        if spec.kind in KINDS and is_dragonfly(facts) and facts["kind"] == spec.kind:
             yield i, spec.name, facts
 
 
@@ -112,7 +113,7 @@ def check_wiring(ctx: CheckContext) -> Iterator[Finding]:
         yield from _local_findings(ctx.fabric, name, facts, wiring, ("scaleout", i))
 
 
-def _global_findings(name: str, facts: dict, w: Wiring, path: tuple) -> Iterator[Finding]:
+def _global_findings(name: str, facts: DragonflyKindFacts, w: Wiring, path: tuple) -> Iterator[Finding]:
     g, m = facts["g"], facts["global_parallel"]
     expected = g * (g - 1) // 2 if m else 0
     off = np.flatnonzero(w.pair_links != m)
@@ -135,7 +136,7 @@ def _global_findings(name: str, facts: dict, w: Wiring, path: tuple) -> Iterator
     )
 
 
-def _local_findings(f: Fabric, name: str, facts: dict, w: Wiring, path: tuple) -> Iterator[Finding]:
+def _local_findings(f: Fabric, name: str, facts: DragonflyKindFacts, w: Wiring, path: tuple) -> Iterator[Finding]:
     if facts["kind"] == "dragonfly":
         want_peers, want_links, role = facts["a"] - 1, 1, "router"
     else:

@@ -6,6 +6,7 @@ import ipaddress
 import math
 from collections.abc import Iterator
 
+from ..fabric.fabric_facts import oob_switches
 from ..facts.mgmt_addresses import MgmtPlan
 from ..findings import Finding, error
 from .base import CHECKS, CheckContext
@@ -18,7 +19,7 @@ def check_mgmt_addressing(ctx: CheckContext) -> Iterator[Finding]:
         return
     path = ("management", "addressing")
     access = len(ctx.fabric.layouts[m.switch].ports_of("data"))
-    oobs = ctx.fabric.facts.get("mgmt", {}).get("oob_switches", [])
+    oobs = oob_switches(ctx.fabric.facts)
     plan = MgmtPlan(m.addressing, access, len(oobs))
     if plan.per_rack < access + 2:
         yield error(

@@ -52,13 +52,13 @@ def check_names(ctx: CheckContext) -> Iterator[Finding]:
     ids = t.ids()
     if len(set(ids)) == len(ids):
         return  # the common case, decided in one pass; otherwise find the first repeat below
-    first: dict[str, int] = {}
+    first_of: dict[str, int] = {}
     for i, cable_id in enumerate(ids):
-        if cable_id in first:
+        if cable_id in first_of:
             f = ctx.fabric
             ends = [
                 f"{f.devices[a].name}:{f.port_name(a, a_port)} > {f.devices[b].name}:{f.port_name(b, b_port)}"
-                for a, a_port, b, b_port in ((t.a[j], t.a_port[j], t.b[j], t.b_port[j]) for j in (first[cable_id], i))
+                for a, a_port, b, b_port in ((t.a[j], t.a_port[j], t.b[j], t.b_port[j]) for j in (first_of[cable_id], i))
             ]
             yield error(
                 "names-unique",
@@ -67,4 +67,4 @@ def check_names(ctx: CheckContext) -> Iterator[Finding]:
                 "include {a_port} (or {b}/{b_port}) in naming.cable_id",
             )
             break  # one is enough: a template that collides collides everywhere
-        first[cable_id] = i
+        first_of[cable_id] = i

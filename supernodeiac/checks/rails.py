@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..fabric.fabric_facts import is_scale_out
 from ..fabric.views import rail_alignment
-from ..facts.rails import SCALE_OUT, rails_text
+from ..facts.rails import rails_text
 from ..findings import Finding, info
 from .base import CHECKS, CheckContext
 
@@ -17,7 +18,7 @@ from .base import CHECKS, CheckContext
 def check_rails(ctx: CheckContext) -> Iterator[Finding]:
     for i, spec in enumerate(ctx.blueprint.scaleout):
         facts = ctx.fabric.facts.get(spec.name)
-        if facts is None or facts.get("kind") not in SCALE_OUT:
+        if not is_scale_out(facts):
             continue
         found = rail_alignment(ctx.fabric, spec.name)
         if found is not None:

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..catalog.fit import CageShape, Fit, fit
+from ..fabric import Fabric, LinkSpec
 from ..facts.cage_plan import assemblies, link_shapes
 from ..findings import Finding, error, warning
 from ..model.common import MediaPolicy
@@ -33,7 +35,7 @@ _OK, _NO_MEDIUM, _UNKNOWN, _UNFIT, _NO_STOCK, _PAST, _NEAR = range(7)
 def policy_for(ctx: CheckContext, origin: tuple) -> MediaPolicy:
     """The media policy that governs links made at ``origin`` (a network's own wins over the default)."""
     policy = ctx.blueprint.media
-    node = ctx.blueprint
+    node: Any = ctx.blueprint  # walks down the blueprint's models, lists and fields
     for part in origin:
         node = node[part] if isinstance(part, int) else getattr(node, str(part), None)
         if node is None:
@@ -216,7 +218,7 @@ def _finding(ctx: CheckContext, c: int, i: int, length_m: float, ordered_m: floa
     )
 
 
-def _cage(f, device: int, port: int) -> str:  # noqa: ANN001
+def _cage(f: Fabric, device: int, port: int) -> str:
     layout = f.layouts[f.devices[device].model]
     if not 0 <= port < layout.total:
         return "?"
@@ -224,7 +226,7 @@ def _cage(f, device: int, port: int) -> str:  # noqa: ANN001
     return CageShape.of(g, layout.model.kind).describe()
 
 
-def _part(ctx: CheckContext, spec) -> str:  # noqa: ANN001
+def _part(ctx: CheckContext, spec: LinkSpec) -> str:
     """The part family a reach finding names: the cable's, or the two modules' of a transceiver link."""
     m = ctx.catalogue.media[spec.medium]
     if m.shape == "transceiver":

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..fabric import Fabric
+from ..fabric.fabric_facts import OneLevelFacts, TwoLevelFacts, is_one_level
 from ..fabric.port_owners import PortMap
 from ..facts.system_class import SUPERNODE_MIN, system_class_of
 from ..findings import Finding, error, info, warning
@@ -125,17 +126,17 @@ def check_scaleup(ctx: CheckContext) -> Iterator[Finding]:
     paths = _paths(ctx)
     per_acc: dict[int, float] = {}  # compute board -> worst per-accelerator scale-up GB/s
     for name, facts in sorted(f.facts.items()):
-        if facts.get("kind") in ONE_LEVEL:
+        if is_one_level(facts):
             yield from _one_level(ctx, m, name, facts, paths.get(name, ()), per_acc)
     for name, facts in sorted(f.facts.items()):
-        if facts.get("kind") == "two-level":
+        if facts["kind"] == "two-level":
             yield from _two_level(ctx, m, name, facts, paths.get(name, ()))
     yield from _internal(ctx)
     yield from _ratio(ctx, m, per_acc)
 
 
 def _one_level(
-    ctx: CheckContext, m: Measure, name: str, facts: dict, path: tuple, per_acc: dict[int, float]
+    ctx: CheckContext, m: Measure, name: str, facts: OneLevelFacts, path: tuple, per_acc: dict[int, float]
 ) -> Iterator[Finding]:
     f = ctx.fabric
     boards: dict[int, list[int]] = defaultdict(list)
@@ -221,7 +222,7 @@ def _declared(ctx: CheckContext, path: tuple) -> float | None:
     return getattr(ctx.blueprint.scaleup[path[1]], "per_accelerator_gbytes", None)
 
 
-def _two_level(ctx: CheckContext, m: Measure, name: str, facts: dict, path: tuple) -> Iterator[Finding]:
+def _two_level(ctx: CheckContext, m: Measure, name: str, facts: TwoLevelFacts, path: tuple) -> Iterator[Finding]:
     f = ctx.fabric
     joined = set(facts["domains"])
     l1: list[Chip] = []

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..fabric.fabric_facts import ScaleOutFacts, is_scale_out
 from ..fabric.views import port_use
 from ..findings import Finding, info, warning
 from .base import CHECKS, CheckContext
-
-SCALE_OUT = ("fat-tree", "dragonfly", "dragonfly-plus")
 
 
 @CHECKS.register("port-utilisation")
@@ -23,7 +22,7 @@ def check_utilisation(ctx: CheckContext) -> Iterator[Finding]:
     least = ctx.blueprint.planning.port_utilisation_min
     for i, spec in enumerate(ctx.blueprint.scaleout):
         facts = ctx.fabric.facts.get(spec.name)
-        if facts is None or facts.get("kind") not in SCALE_OUT:
+        if not is_scale_out(facts):
             continue
         parts = []
         for use in port_use(ctx.fabric, spec.name):
@@ -44,15 +43,14 @@ def check_utilisation(ctx: CheckContext) -> Iterator[Finding]:
             yield info("port-utilisation", f"{spec.name}: data ports in use per role: " + "; ".join(parts), ("scaleout", i))
 
 
-def _hint(facts: dict, role: str) -> str:
-    kind = facts.get("kind")
-    if kind == "dragonfly":
-        k = int(facts.get("radix", 0))
+def _hint(facts: ScaleOutFacts, role: str) -> str:
+    if facts["kind"] == "dragonfly":
+        k = facts["radix"]
         base = (k + 1) // 4
         return (
             f"a router of lower radix, or the balanced design for radix {k} (terminals {base}, routers_per_group "
             f"{2 * base}, global_links {base}) with fewer groups"
         )
-    if kind == "dragonfly-plus":
+    if facts["kind"] == "dragonfly-plus":
         return "more leaves per group or more global links per spine, or a switch of lower radix"
     return f"a {role} switch of lower radix, fewer {role}s with more parallel links, or a larger grow_to_sus"

@@ -115,12 +115,12 @@ class FileChange:
             parts = ", ".join(f"{n} {s}" for s, n in sorted(kinds.items()))
             return f"{self.key_changes} key(s) changed{more}: {parts}" if self.key_changes else "formatting only"
         if self.kind == "csv":
-            parts = [f"{n} row(s) {what}" for what, n in self.rows.items() if n]
+            rows = [f"{n} row(s) {what}" for what, n in self.rows.items() if n]
             if self.columns:
-                parts.append(
+                rows.append(
                     "columns " + ", ".join(f"{c} ({n})" for c, n in sorted(self.columns.items(), key=lambda x: (-x[1], x[0])))
                 )
-            return "; ".join(parts) or "row order only"
+            return "; ".join(rows) or "row order only"
         if self.kind == "text":
             return f"+{self.lines.get('added', 0)} -{self.lines.get('removed', 0)} lines"
         return f"changed ({_size(self.old_bytes)} -> {_size(self.new_bytes)})"
@@ -214,7 +214,7 @@ class FolderArtifacts(Mapping[str, bytes]):
 def _bytes(data: Any) -> bytes:
     """An artifact's bytes: a streamed one (``render.Stream``) is produced here, when compared,
     so that two renders' large outputs are held one file at a time, not all at once."""
-    return data if isinstance(data, bytes | bytearray) else bytes(data)
+    return data if isinstance(data, bytes) else bytes(data)
 
 
 def _size_of(files: Mapping[str, Any], path: str) -> int:

@@ -3,7 +3,7 @@ the two registries (fabric sections by kind, deployment sections by name)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,9 @@ class FabricStats:
 
     name: str
     kind: str
-    facts: dict[str, Any]
+    # The builder's facts (fabric/fabric_facts.py) as a generic read-only view: the sections
+    # serialise them and read keys shared by several kinds; {} for a fabric without facts.
+    facts: Mapping[str, Any]
     tiers: dict[int, int]  # member device -> fabric-local tier
     links: int
     # (lower tier, upper tier, medium) -> [links, Gb/s]

@@ -9,6 +9,7 @@ media averaged (power, relative cost, transceivers per link), as the BOM prices 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -104,7 +105,7 @@ def sizing_section(inp: Inputs, s: FabricStats, report: dict[str, Any]) -> None:
         report["notes"].append(line)
 
 
-def _minimal(s: FabricStats, facts: dict) -> dict[str, Any] | None:
+def _minimal(s: FabricStats, facts: Mapping[str, Any]) -> dict[str, Any] | None:
     """What a unit sees towards the rest of the fabric under minimal routing: a leaf's down ports
     in use against its uplinks (2 tiers: every leaf reaches every other through the spines); a
     pod's (3 tiers: a pod reaches every other pod only through its spines' uplinks to the cores)."""
@@ -122,7 +123,7 @@ def _minimal(s: FabricStats, facts: dict) -> dict[str, Any] | None:
     return {"unit": "pod", "to": "any other pod", "ratio": ratio_text(Fraction(pod_in / pod_up).limit_denominator(1000))}
 
 
-def _cheapest(facts: dict, designs: list[dict]) -> list[str]:
+def _cheapest(facts: Mapping[str, Any], designs: list[dict]) -> list[str]:
     """Statements of the cheapest design (fewest switches, then lowest cost) for the nodes built and
     for the declared growth, where it is not this one."""
     tiers = int(facts["tiers"])

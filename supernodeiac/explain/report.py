@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -71,7 +72,7 @@ def fabric_stats(f: Fabric) -> dict[str, FabricStats]:
             acc = bundles.setdefault((min(ta, tb), max(ta, tb), medium or "(none)"), [0, 0.0])
             acc[0] += count
             acc[1] += count * gbps
-        facts = f.facts.get(name) or {}
+        facts: Mapping[str, Any] = f.facts.get(name) or {}
         out[name] = FabricStats(name, str(facts.get("kind", "")), facts, tiers, len(links), bundles)
     return out
 

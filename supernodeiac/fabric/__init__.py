@@ -16,6 +16,7 @@ from ..catalog.types import DeviceModel, PortGroup
 from .cable_naming import a_end_affixes, cable_id_format
 from .device_arrays import DeviceArrays
 from .devices import Cage, Coords, Device, PortLayout, PortSlot, Rack
+from .fabric_facts import FabricFacts
 from .link_table import Link, LinkSpec, LinkTable
 
 __all__ = ["Cage", "Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable", "PortLayout", "PortSlot", "Rack"]
@@ -36,8 +37,9 @@ class Fabric:
     links: LinkTable = field(default=None)  # type: ignore[assignment]
     layouts: dict[str, PortLayout] = field(default_factory=dict)
     # Facts a builder knows that checks and reports need (declared vs built sizes, growth limits),
-    # keyed by the fabric or domain name. Plain data only.
-    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # keyed by the fabric or domain name: one typed record per fabric kind (fabric_facts.py),
+    # plain dicts at run time.
+    facts: dict[str, FabricFacts] = field(default_factory=dict)
     cable_id: str = "{a}-{a_port}"  # naming.cable_id: IDs are formatted from it when asked for
     # Bulk views derived from the links (cages per link end, cable assemblies), each kept with the
     # state of the links it was made from (see facts/cage_plan.py).

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from . import Fabric, LinkSpec
+from .fabric_facts import is_scale_out
 
 K = TypeVar("K")
 
@@ -91,7 +92,8 @@ def port_use(f: Fabric, name: str) -> list[RoleUse]:
     arr = t.arrays()
     mine = np.array([spec.fabric == name for spec in t.specs], dtype=bool)[arr.spec] if t.specs else np.zeros(0, bool)
     ends = np.bincount(np.concatenate((arr.a[mine], arr.b[mine])), minlength=len(f.devices))
-    planned = (f.facts.get(name) or {}).get("ports_planned") or {}
+    facts = f.facts.get(name)
+    planned: dict[str, int] = facts["ports_planned"] if is_scale_out(facts) else {}
     by_role: dict[str, list] = {}
     for d in f.devices:
         if d.group != name or d.tier == 0:

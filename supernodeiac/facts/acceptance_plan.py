@@ -22,12 +22,13 @@ stage, rail by rail; a *wave* is a set of tests that share no NIC and may run to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..catalog.host_topology import HostTopology, host_topologies
 from ..fabric import Fabric
 from ..fabric.cable_naming import cable_id_format
+from ..fabric.fabric_facts import fat_tree_of
 from ..fabric.views import links_by_fabric, local_tiers
 from ..model.blueprint import Blueprint
 from .hosts import Hosts, cached_host_facts
@@ -129,7 +130,7 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
         its port, and the links from x down to it; None when no host is below x."""
         if x in hostless:
             return None
-        options = ends.get(x) or down.get(x) or []
+        options: Sequence[tuple[int, ...]] = ends.get(x) or down.get(x) or []
         k = turn.get(x, 0)
         found = None
         for step in range(len(options)):
@@ -262,9 +263,9 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
         (h1, p1, path1), (h2, p2, path2) = one, two
         add("peer", min(a, b), None, (h1, p1), (h2, p2), [i], path1 + path2)
     # Waves: a test goes to the first wave after every earlier wave that used one of its NICs.
-    free: dict[tuple[int, int], int] = {}
+    free: dict[tuple[int, str], int] = {}  # (device, NIC) -> the first wave it is free in
     for test in tests:
-        k1, k2 = (test.server, test.server_dev), (test.client, test.client_dev)  # type: ignore[assignment]
+        k1, k2 = (test.server, test.server_dev), (test.client, test.client_dev)
         w = max(free.get(k1, 0), free.get(k2, 0))
         test.wave = w
         free[k1] = free[k2] = w + 1
@@ -285,10 +286,11 @@ def _scaleup_per_accelerator(f: Fabric, h: int) -> float:
 
 def _taper(f: Fabric, fabric: str) -> float:
     """End-to-end oversubscription of a fat tree from its builder's facts (1 for other kinds)."""
-    facts = f.facts.get(fabric, {})
+    facts = fat_tree_of(f.facts.get(fabric))
     ratio = 1.0
-    for down, up in (("leaf_down", "leaf_up"), ("spine_down", "spine_up")):
-        d, u = facts.get(down), facts.get(up)
+    if facts is None:
+        return ratio
+    for d, u in ((facts["leaf_down"], facts["leaf_up"]), (facts["spine_down"], facts["spine_up"])):
         if d and u:
             ratio *= max(1.0, d / u)
     return ratio

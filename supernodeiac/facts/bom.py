@@ -32,7 +32,7 @@ import numpy as np
 
 from ..catalog.fit import SWITCH_KINDS
 from ..catalog.parts import PartRef, cord_part, device_part, medium_part, module_part, ordered_length
-from ..catalog.types import Catalogue
+from ..catalog.types import Catalogue, Medium
 from ..fabric import Fabric, LinkSpec
 from ..facts.cage_plan import CARTRIDGE, CONNECTOR, TRANSCEIVER, assemblies, link_cages, spec_columns
 from ..model.blueprint import Blueprint
@@ -120,7 +120,7 @@ def link_figures(catalogue: Catalogue, medium: str) -> tuple[float, float]:
     return _assembly_power(m), m.relative_cost
 
 
-def _assembly_power(m) -> float:  # noqa: ANN001
+def _assembly_power(m: Medium) -> float:
     if m.shape == "straight":
         return 2 * m.power_w_per_end
     if m.shape == "splitter":
@@ -365,7 +365,7 @@ def totals(bom: Bom) -> dict:
 
 def summary(bom: Bom) -> dict:
     """The BOM as plain data (what summary.json holds)."""
-    per_fabric = {}
+    per_fabric: dict[str, dict[str, float]] = {}
     for fab in bom.fabrics():
         per_fabric[fab] = {
             section: bom.count(section, fab)

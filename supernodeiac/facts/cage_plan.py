@@ -24,6 +24,7 @@ import numpy as np
 from ..catalog.fit import CageShape
 from ..catalog.types import Medium
 from ..fabric import Fabric
+from ..fabric.device_arrays import DeviceArrays
 
 # Shape codes per link (from its medium).
 NONE, STRAIGHT, SPLITTER, TRANSCEIVER, CONNECTOR, CARTRIDGE = range(6)
@@ -84,7 +85,7 @@ def link_cages(fabric: Fabric) -> LinkCages:
     return out
 
 
-def _first_with_ports(dv) -> int:  # noqa: ANN001
+def _first_with_ports(dv: DeviceArrays) -> int:
     found = np.flatnonzero(dv.total > 0)
     return int(found[0]) if len(found) else 0
 

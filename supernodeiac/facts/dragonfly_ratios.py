@@ -14,6 +14,7 @@ group's links, at twice the global hops.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..util.number_format import rounded
 from .oversubscription import ratio_text
 
 
-def group_ratios(facts: dict, terminal_gbps: float, global_gbps: float) -> dict[str, Any] | None:
+def group_ratios(facts: Mapping[str, Any], terminal_gbps: float, global_gbps: float) -> dict[str, Any] | None:
     """The two ratios from the builder's facts and the rates of a terminal and a global link."""
     g, m = int(facts.get("g", 0)), int(facts.get("global_parallel", 0))
     if g < 2 or not m or not terminal_gbps or not global_gbps:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..fabric import Fabric
+from ..fabric.fabric_facts import as_fat_tree
 from .link_addresses import IPNetwork, ip_text, network
 
 
@@ -27,7 +28,7 @@ class HostAddresses:
     """Addresses of a fabric's host links, from its leaves' host_block and their down-port positions."""
 
     def __init__(self, fabric: Fabric, name: str) -> None:
-        facts = fabric.facts[name]
+        facts = as_fat_tree(fabric.facts[name])
         plan = facts["ethernet"]["addressing"]
         self.fabric = fabric
         self.pool: str | None = plan.get("hosts")
@@ -155,4 +156,4 @@ class HostAddresses:
         base = int(self._net.network_address) + 2 * first
         make = ipaddress.ip_address
         low, high = make(base), make(base + 2 * self.leaf_down - 1)
-        return [str(n) for n in ipaddress.summarize_address_range(low, high)]  # type: ignore[arg-type]
+        return [str(n) for n in ipaddress.summarize_address_range(low, high)]

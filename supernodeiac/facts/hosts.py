@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..fabric import Device, Fabric
+from ..fabric.fabric_facts import fat_tree_of, kind_of
 from ..model.blueprint import Blueprint
 
 
@@ -110,7 +111,7 @@ def scaleout_fabrics(blueprint: Blueprint) -> list[tuple[str, str, str]]:
 
 def _domains(f: Fabric, hosts: list[int]) -> tuple[dict[int, str], dict[str, str]]:
     """Each host's scale-up domain instance, and each instance's kind."""
-    joined = {d: name for name, facts in f.facts.items() if facts.get("kind") == "two-level" for d in facts.get("domains", [])}
+    joined = {d: name for name, facts in f.facts.items() if facts["kind"] == "two-level" for d in facts["domains"]}
     domain: dict[int, str] = {}
     kinds: dict[str, str] = {}
     for h in hosts:
@@ -120,7 +121,7 @@ def _domains(f: Fabric, hosts: list[int]) -> tuple[dict[int, str], dict[str, str
             if name in joined:
                 instance, kind = joined[name], "two-level"
             else:
-                instance, kind = f"{name}-{d.coord('supernode') + 1:02d}", str(f.facts.get(name, {}).get("kind", "domain"))
+                instance, kind = f"{name}-{d.coord('supernode') + 1:02d}", kind_of(f.facts.get(name)) or "domain"
         elif f.models[d.model].internal_scaleup is not None:
             instance, kind = d.name, "board"
         else:
@@ -210,9 +211,9 @@ def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, hosts: set[in
     if len(spine_groups) == 1 and spine_groups[0].pod is None and spine_groups[0].switches:
         spine_groups[0].name = f"{name}-spines"
 
-    facts = f.facts.get(name, {})
-    rail_opt = bool(facts.get("rail_optimized", False)) and all(n.rail is not None for ns in nics.values() for n in ns)
-    tiers = int(facts.get("tiers", 2 if kind == "dragonfly-plus" else 1))
+    tree = fat_tree_of(f.facts.get(name))
+    rail_opt = tree is not None and tree["rail_optimized"] and all(n.rail is not None for ns in nics.values() for n in ns)
+    tiers = tree["tiers"] if tree is not None else 2 if kind == "dragonfly-plus" else 1
     return FabricHosts(name, kind, transport, rail_opt, tiers, nics, leaf_groups, spine_groups, group_of)
 
 

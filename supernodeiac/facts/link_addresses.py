@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..fabric import Fabric, Link
+from ..fabric.fabric_facts import as_fat_tree
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -27,7 +28,7 @@ class LinkAddresses:
     """Point-to-point addresses of a fabric's switch-to-switch links, derived in O(1) per link."""
 
     def __init__(self, fabric: Fabric, name: str) -> None:
-        facts = fabric.facts[name]
+        facts = as_fat_tree(fabric.facts[name])
         plan = facts["ethernet"]["addressing"]
         self.fabric = fabric
         self.numbered = plan["p2p"] != "unnumbered"

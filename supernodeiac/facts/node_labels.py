@@ -169,7 +169,7 @@ def levels(labels: Labels, hosts: Hosts, p: str) -> tuple[list[tuple[str, str]],
             ("su", f"{p}/{fabric}.su"),
             ("spine-group", f"{p}/{fabric}.spine-group"),
         ]
-    kept: list[tuple[str, str, dict[str, str]]] = []
+    kept: list[tuple[str, str, dict[int, str]]] = []
     notes: list[str] = []
     for name, key in candidates:
         values = {h: v[key] for h, v in by_host.items() if key in v}

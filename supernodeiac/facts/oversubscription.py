@@ -6,8 +6,10 @@ tier, the uplinks each tier has, and the designed ratio against the builder's si
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from ..fabric import Fabric
 from ..model.base import format_fraction
@@ -69,7 +71,7 @@ def ratio_text(r: Fraction) -> str:
     return f"1:{format_fraction(r)}" if r.denominator == 1 else f"1:{float(r):.3g}"
 
 
-def designed_ratios(facts: dict, measured: TierMeasure) -> dict[str, dict]:
+def designed_ratios(facts: Mapping[str, Any], measured: TierMeasure) -> dict[str, dict]:
     """Per tier name: declared, designed (down ports in use : fewest uplinks cabled) and the
     uplinks the declared ratio asks for, from the builder's sizing facts and the links."""
     out = {}

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..catalog.types import Catalogue, DeviceModel
 from ..fabric import Device, Fabric
+from ..fabric.fabric_facts import LosslessFacts, ethernet_of, oob_switches
 from ..model.blueprint import Blueprint
 from .host_addresses import HostAddresses
 from .link_addresses import LinkAddresses
@@ -81,7 +82,7 @@ class SwitchFacts:
     loopback: str | None  # with prefix
     interfaces: list[Interface]
     bgp: list[BgpNeighbor]
-    lossless: dict[str, Any] | None  # the fabric's lossless plan (blueprint ethernet.lossless)
+    lossless: LosslessFacts | None  # the fabric's lossless plan (blueprint ethernet.lossless)
     ports: SonicPorts | None  # None when the catalogue has no port map for the model
     mgmt_address: str | None = None  # with prefix: on eth0 (MGMT_INTERFACE) or in-band (VLAN)
     mgmt_inband: bool = False  # the address sits on the management VLAN, not on eth0
@@ -139,7 +140,7 @@ class FabricFacts:
         self._oob_index: dict[str, int] = {}
         m = blueprint.management
         if m is not None and m.addressing is not None and m.switch in fabric.layouts:
-            oobs = fabric.facts.get("mgmt", {}).get("oob_switches", [])
+            oobs = oob_switches(fabric.facts)
             self.mgmt = MgmtPlan(m.addressing, len(fabric.layouts[m.switch].ports_of("data")), len(oobs))
             self._oob_index = {name: j for j, name in enumerate(oobs)}
 
@@ -165,19 +166,20 @@ class FabricFacts:
         switch links from the point-to-point pool, host links from the host pool, worked out for
         all of the network's links at once, the first time a switch of it asks."""
         if network not in self._addresses:
-            facts = self.fabric.facts.get(network, {})
-            found = None
-            if "ethernet" in facts:
+            found: tuple[list[str | None], list[str | None]] | None = None
+            if ethernet_of(self.fabric.facts.get(network)) is not None:
                 t = self.fabric.links
                 positions = t.indices_of(network)
-                found = ([None] * len(t), [None] * len(t))
+                a_ends: list[str | None] = [None] * len(t)
+                b_ends: list[str | None] = [None] * len(t)
+                found = (a_ends, b_ends)
                 for addresses in (LinkAddresses(self.fabric, network), self.host_addresses(network)):
                     if addresses is None or not addresses.numbered:
                         continue
                     a_side, b_side = addresses.bulk(positions)
                     for i, x, y in zip(positions, a_side, b_side, strict=True):
                         if x is not None:
-                            found[0][i], found[1][i] = x, y
+                            a_ends[i], b_ends[i] = x, y
             self._addresses[network] = found
         return self._addresses[network]
 
@@ -185,8 +187,8 @@ class FabricFacts:
         """The host-link addresses of an Ethernet fat tree (None for any other network)."""
         found = self._hosts.get(network)
         if found is None and network not in self._hosts:
-            facts = self.fabric.facts.get(network, {})
-            found = HostAddresses(self.fabric, network) if "ethernet" in facts else None
+            has_plan = ethernet_of(self.fabric.facts.get(network)) is not None
+            found = HostAddresses(self.fabric, network) if has_plan else None
             self._hosts[network] = found
         return found
 
@@ -194,9 +196,8 @@ class FabricFacts:
         f = self.fabric
         dev = f.devices[index]
         model = f.models[dev.model]
-        facts = f.facts.get(dev.group, {})
-        ethernet = facts.get("ethernet")
-        kind = _kind(dev, model, facts)
+        ethernet = ethernet_of(f.facts.get(dev.group))
+        kind = _kind(dev, model, ethernet is not None)
         attrs = dev.attrs or {}
         port_map = self.catalogue.port_maps.get(dev.model)
         ports = sonic_ports(f.layouts[dev.model], port_map) if port_map is not None else None
@@ -313,7 +314,7 @@ class FabricFacts:
         return self._lengths
 
 
-def _kind(dev: Device, model: DeviceModel, facts: dict[str, Any]) -> str:
+def _kind(dev: Device, model: DeviceModel, roce: bool) -> str:
     if model.kind != "switch":
         return "other"
     if dev.role in ("mgmt", "mgmt-agg", "mgmt-oob"):
@@ -321,7 +322,7 @@ def _kind(dev: Device, model: DeviceModel, facts: dict[str, Any]) -> str:
     if model.transport == "infiniband":
         return "ib"
     if model.transport == "ethernet":
-        return "roce" if "ethernet" in facts else "ethernet"
+        return "roce" if roce else "ethernet"
     return "other"
 
 

@@ -19,7 +19,7 @@ def render_all(ctx: RenderContext, only: list[str] | None = None, stream: bool =
         produced = renderer(ctx)
         for path, data in produced.items():
             if path.startswith("notice:"):
-                notices.append(data.decode())
+                notices.append(bytes(data).decode())
                 continue
             if path in artifacts:
                 raise ValueError(f"renderer {name} writes {path} which another renderer wrote")

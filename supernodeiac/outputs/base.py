@@ -3,7 +3,7 @@ function of the :class:`RenderContext` that returns ``{relative path: bytes | St
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,5 +41,6 @@ class Stream:
 
 
 Artifacts = dict[str, bytes]
-Renderer = Callable[[RenderContext], "dict[str, bytes | Stream]"]
+# A Mapping (read-only, so covariant): a renderer that only makes bytes returns dict[str, bytes].
+Renderer = Callable[[RenderContext], "Mapping[str, bytes | Stream]"]
 RENDERERS: Registry[Renderer] = Registry("renderer")

@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..fabric import Device, Fabric
+from ..fabric.fabric_facts import kind_of
 from ..fabric.views import FabricLinks, links_by_fabric, local_tiers
 from ..util import child_process
 from ..util.number_format import gbps_text
@@ -239,7 +240,7 @@ def _group_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int],
 def diagram(f: Fabric, name: str, links: FabricLinks) -> Diagram:
     """The diagram of one fabric (its links given), at the level of detail its size allows."""
     tiers = local_tiers(f, name, links)
-    kind = (f.facts.get(name) or {}).get("kind", "")
+    kind = kind_of(f.facts.get(name)) or ""
     title = f"{name}{f' ({kind})' if kind else ''}: {len(tiers):,} devices, {len(links):,} links"
     if len(tiers) <= DETAIL_MAX_DEVICES:
         found = _device_view(f, name, links, tiers, title)

@@ -36,7 +36,7 @@ from .base import RENDERERS, RenderContext, Stream
 from .csv_safe import CsvWriter
 
 COLUMNS = ["node", "nic", "rdma_device", "port", "address", "gateway", "leaf", "leaf_port", "rail", "table", "route"]
-_json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_json_string = json.encoder.encode_basestring_ascii
 TABLE_BASE = 100  # policy routing table of a NIC: TABLE_BASE + its port index (Linux user tables 1-252)
 
 

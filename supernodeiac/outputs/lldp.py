@@ -20,7 +20,7 @@ from ..facts.sonic_ports import sonic_ports
 from ..facts.switch_facts import SERIAL_ROLES, FabricFacts, facts_for
 from .base import RENDERERS, RenderContext, Stream
 
-_key = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_key = json.encoder.encode_basestring_ascii
 
 
 class _Announced:

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from ..fabric import Fabric
+from ..fabric.fabric_facts import kind_of, transport_of
 from .base import RENDERERS, RenderContext, Stream
 from .csv_safe import CsvWriter
 
@@ -30,8 +31,8 @@ COLUMNS = TOOL_COLUMNS + ["Cable ID", "A-Rack", "A-U", "A-Physical", "Z-Rack", "
 def _fabrics(f: Fabric) -> list[str]:
     out = []
     for name in f.fabrics():
-        facts = f.facts.get(name, {})
-        if facts.get("transport") in ("infiniband", "ethernet") or facts.get("kind") == "management":
+        facts = f.facts.get(name)
+        if transport_of(facts) in ("infiniband", "ethernet") or kind_of(facts) == "management":
             out.append(name)
     return out
 
@@ -66,7 +67,7 @@ class _PortText:
 
 def _rows(ctx: RenderContext, name: str) -> Iterator[bytes]:
     f = ctx.fabric
-    infiniband = f.facts.get(name, {}).get("transport") == "infiniband"
+    infiniband = transport_of(f.facts.get(name)) == "infiniband"
     t = f.links
     ids = t.ids()
     positions = sorted(t.indices_of(name), key=ids.__getitem__)
@@ -112,6 +113,6 @@ def render_p2p(ctx: RenderContext) -> dict[str, bytes | Stream]:
     out: dict[str, bytes | Stream] = {}
     for name in _fabrics(f):
         out[f"p2p/{name}.csv"] = Stream(lambda name=name: _rows(ctx, name))
-        if f.facts.get(name, {}).get("transport") == "infiniband":
+        if transport_of(f.facts.get(name)) == "infiniband":
             out[f"p2p/{name}-hca-mapping.csv"] = _hca_mapping(f, name)
     return out

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..catalog.types import PortMap
+from ..fabric.fabric_facts import LosslessFacts
 from ..facts.sonic_ports import SonicPorts
 from ..facts.switch_facts import SwitchFacts
 from ..model.management import MgmtAddressing
@@ -301,12 +302,13 @@ class _QosPlan:
     map: built once per (plan, map) and shared by every switch of the fabric (each file encodes
     them once), with the per-port entries its :class:`PortTable` tables repeat."""
 
-    def __init__(self, plan: dict[str, Any], pm: PortMap | None) -> None:
+    def __init__(self, plan: LosslessFacts, pm: PortMap | None) -> None:
         self.plan, self.pm = plan, pm
         pfc = sorted(plan["pfc_priorities"])
         dscp_map = {int(k): v for k, v in plan["dscp_to_tc"].items()}
         default_tc = plan["default_tc"]
-        cnp_tc = dscp_map.get(plan["cnp_dscp"]) if plan.get("cnp_dscp") is not None else None
+        cnp_dscp = plan["cnp_dscp"]
+        cnp_tc = dscp_map.get(cnp_dscp) if cnp_dscp is not None else None
         if cnp_tc in pfc:
             cnp_tc = None  # a CNP class with PFC stays a lossless DWRR queue
         ecn = plan["ecn"]
@@ -381,7 +383,7 @@ class _QosPlan:
 _QOS: dict[tuple[int, int], _QosPlan] = {}
 
 
-def _qos_plan(plan: dict[str, Any], pm: PortMap | None) -> _QosPlan:
+def _qos_plan(plan: LosslessFacts, pm: PortMap | None) -> _QosPlan:
     key = (id(plan), id(pm))
     found = _QOS.get(key)
     if found is None or found.plan is not plan or found.pm is not pm:
@@ -418,7 +420,7 @@ def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> Non
     cfg["CABLE_LENGTH"] = {MAP: cable}
 
 
-_key = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_key = json.encoder.encode_basestring_ascii
 _c_encoder = getattr(json.encoder, "c_make_encoder", None)
 if _c_encoder is not None:
     # The C encoder json.dumps builds on every call, built once: a third faster per small dict,
@@ -428,7 +430,10 @@ if _c_encoder is not None:
     def _encode(value: dict[str, Any]) -> str:
         return "".join(_encoder(value, 0))
 else:  # pragma: no cover - CPython without the _json accelerator
-    _encode = json.JSONEncoder(separators=(", ", ": ")).encode
+    _py_encoder = json.JSONEncoder(separators=(", ", ": "))
+
+    def _encode(value: dict[str, Any]) -> str:
+        return _py_encoder.encode(value)
 
 
 # The per-port blocks of a PortTable, by (block, ports): every leaf of a fabric has the same cabled
