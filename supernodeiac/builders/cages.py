@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..facts.cage_plan import SPLITTER, TRANSCEIVER, link_cages, plug_problems, spec_columns
+from ..facts.cage_plan import SPLITTER, TRANSCEIVER, LinkCages, link_cages, plug_problems, spec_columns
 from .context import BuildContext, SpecSource
 from .media import TRANSCEIVER as TRANSCEIVER_ONLY
 from .media import media_ranks
@@ -99,7 +99,7 @@ def settle(ctx: BuildContext) -> None:
 
 def _splitters_out_of_reach(
     rechoose: _Rechooser,
-    cages,  # noqa: ANN001
+    cages: LinkCages,
     shape: np.ndarray,
     head_b: np.ndarray,
     spec: np.ndarray,

@@ -66,7 +66,7 @@ The oversubscription check handles only kind 'fat-tree'; the dragonfly checks re
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -206,13 +206,13 @@ def _endpoint_ports(ctx: BuildContext, spec: Dragonfly | DragonflyPlus, path: tu
                 counts.add(len(ports))
         for dev in devices if models else ():
             model = f.devices[dev].model
-            ports = role_ports.get((model, ep.ports))
-            if ports is None:
-                ports = role_ports[(model, ep.ports)] = f.layouts[model].ports_of(ep.ports)
-            out.extend([dev] * len(ports))
-            out_ports.extend(ports)
-            if ports:
-                counts.add(len(ports))
+            found = role_ports.get((model, ep.ports))
+            if found is None:
+                found = role_ports[(model, ep.ports)] = f.layouts[model].ports_of(ep.ports)
+            out.extend([dev] * len(found))
+            out_ports.extend(found)
+            if found:
+                counts.add(len(found))
         if len(out) == before:
             raise ctx.fail(
                 "no-data-ports",
@@ -324,7 +324,7 @@ def _groups(
     return g, planned
 
 
-def _more_groups(want: int, switches: int, h: int, label_s: str, label_h: str, radix_of) -> list[str]:
+def _more_groups(want: int, switches: int, h: int, label_s: str, label_h: str, radix_of: Callable[[int, int], str]) -> list[str]:
     """Nearest designs joining ``want`` groups: more global links, or more switches per group."""
     out = []
     h2 = math.ceil((want - 1) / switches)

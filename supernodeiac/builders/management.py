@@ -36,6 +36,7 @@ from ..fabric import Device, Fabric
 from ..model.management import Management
 from .base import BUILDERS
 from .context import BuildContext
+from .media import MediaChooser
 
 
 @BUILDERS.register("management")
@@ -232,9 +233,9 @@ def _aggregation(ctx: BuildContext, spec: Management, path: tuple) -> tuple[list
         rack, u = ctx.geometry.place(placement, agg.count - 1, height, ctx.placement_path(where, placement))
         u += height + placement.gap_u
         oob_h = ctx.catalogue.devices[oob_model].height_u
-        spots = [(rack, u + j * oob_h) for j in range(count)]
+        spots: list[tuple[int, int] | None] = [(rack, u + j * oob_h) for j in range(count)]
     else:
-        spots = [None] * count
+        spots = [None] * count  # placed by oob_placement
     oobs = []
     for j, at in enumerate(spots):
         oobs.append(
@@ -263,7 +264,7 @@ def _uplink(
     uplinks: list[int],
     aggs: list[int],
     agg_ports: list[int],
-    chooser,
+    chooser: MediaChooser,
 ) -> None:
     """The rack switch's uplinks from its planned rack position (``_row_blocks``), round-robin so
     consecutive uplinks of a rack reach different aggregation switches."""
@@ -332,7 +333,7 @@ def _console_servers(ctx: BuildContext, spec: Management, path: tuple, below: in
     return out
 
 
-def _cable_consoles(ctx: BuildContext, spec: Management, path: tuple, consoles: dict[int, int], chooser) -> None:
+def _cable_consoles(ctx: BuildContext, spec: Management, path: tuple, consoles: dict[int, int], chooser: MediaChooser) -> None:
     """Every console port of a rack to its console server, the port keyed by the device's unit."""
     if not consoles:
         return

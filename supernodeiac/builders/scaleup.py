@@ -310,7 +310,7 @@ def _build_one_level(
         most = ports // (a_count * k)
         raise ctx.fail(
             "port-budget",
-            f"each {sm.switch_chips.model or 'switch'} chip needs {n * a_count * k} ports ({n} {form.n_key} x {a_count} "
+            f"each {chips.model or 'switch'} chip needs {n * a_count * k} ports ({n} {form.n_key} x {a_count} "
             f"accelerators x {k} link(s)); {switch} chips have {ports}",
             path + (form.n_key,),
             f"at most {most} {form.n_key} with {m} {form.m_key}; or "
@@ -340,6 +340,7 @@ def _build_one_level(
                 at=(rack, u0 + stack.chassis_u),
             ).index
         for j, shelf_u in enumerate(stack.shelf_u):
+            assert stack.shelf_model is not None  # shelf units are planned only with a shelf model
             ctx.add_device(
                 name=ctx.name("power-shelf", form.shelf_name, path, domain=name, supernode=s + 1, shelf=j + 1),
                 role="power-shelf",
@@ -490,7 +491,9 @@ def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> Non
         for sb in per_domain[dname]:
             model_name = f.devices[sb].model
             up_ports = f.layouts[model_name].ports_of("uplink")
-            c = f.models[model_name].switch_chips.count
+            board_chips = f.models[model_name].switch_chips
+            assert board_chips is not None  # the L1 builder placed only boards with switch chips
+            c = board_chips.count
             per = len(up_ports) // c
             l1.extend((sb, chip, up_ports[chip * per]) for chip in range(c))
 

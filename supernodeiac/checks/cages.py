@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..facts.cage_plan import FANOUT, MIXED, REASONS, SPLIT, link_cages, plug_problems, spec_columns
+from ..facts.cage_plan import FANOUT, MIXED, REASONS, SPLIT, LinkCages, link_cages, plug_problems, spec_columns
 from ..findings import Finding, error
 from .base import CHECKS, CheckContext
 
@@ -49,7 +49,7 @@ def check_one_plug(ctx: CheckContext) -> Iterator[Finding]:
         yield _finding(ctx, cages, problems, i, reason)
 
 
-def _finding(ctx: CheckContext, cages, problems: np.ndarray, i: int, reason: int) -> Finding:  # noqa: ANN001
+def _finding(ctx: CheckContext, cages: LinkCages, problems: np.ndarray, i: int, reason: int) -> Finding:
     f = ctx.fabric
     t = f.links
     spec = t.specs[t.spec[i]]

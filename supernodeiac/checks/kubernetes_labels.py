@@ -29,7 +29,7 @@ def _name_path(ctx: CheckContext, d: Device) -> tuple:
     return origin
 
 
-def _fabric_path(ctx: CheckContext, name: str) -> tuple:
+def _fabric_path(ctx: CheckContext, name: str | None) -> tuple:
     for i, s in enumerate(ctx.blueprint.scaleout):
         if s.name == name:
             return ("scaleout", i, "name")

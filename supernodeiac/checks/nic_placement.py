@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
+from ..fabric import Fabric
 from ..facts.hosts import cached_host_facts
 from ..findings import Finding, error, warning
 from .base import CHECKS, CheckContext
@@ -96,9 +97,7 @@ def check_nic_placement(ctx: CheckContext) -> Iterator[Finding]:
         problems: list[str] = []
         for rail in sorted(seen):
             gpus = seen[rail]
-            one_per_gpu = all(
-                f.models[m].port_count("data") == f.models[m].accelerators.count for _n, (m, _j, _p) in gpus.values()
-            )
+            one_per_gpu = all(f.models[m].port_count("data") == _accelerators(f, m) for _n, (m, _j, _p) in gpus.values())
             if len(gpus) == 1 and (not one_per_gpu or next(iter(gpus)) == rail):
                 continue
             for gpu, (count, (model, _j, port)) in sorted(gpus.items()):
@@ -116,3 +115,8 @@ def check_nic_placement(ctx: CheckContext) -> Iterator[Finding]:
                 ("scaleout", i),
                 "cable NIC j of every host to rail j, and make the host layout put NIC j beside GPU j",
             )
+
+
+def _accelerators(f: Fabric, model: str) -> int:
+    acc = f.models[model].accelerators
+    return acc.count if acc is not None else 0

@@ -27,7 +27,7 @@ def check_ports(ctx: CheckContext) -> Iterator[Finding]:
         if not len(ends) or np.bincount(ends).max() <= 1:
             return
     totals = dv.total.tolist()
-    first = [0, *np.cumsum(dv.total).tolist()]
+    first_port = [0, *np.cumsum(dv.total).tolist()]
     used: set[int] = set()
     reported: set[int] = set()
     specs = t.specs
@@ -45,7 +45,7 @@ def check_ports(ctx: CheckContext) -> Iterator[Finding]:
                         "a larger switch, breakout, or fewer links",
                     )
                 continue
-            key = first[dev] + port
+            key = first_port[dev] + port
             if key in used:
                 d = f.devices[dev]
                 if dev not in reported:

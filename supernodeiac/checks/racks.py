@@ -20,7 +20,7 @@ rack's largest contributor (the key to change), with the budget in the hint.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from ..fabric import Fabric
@@ -31,7 +31,7 @@ from .base import CHECKS, CheckContext
 
 def _contributors(f: Fabric, load: RackLoad) -> tuple[str, tuple]:
     """'4 x hgx-h100 (gpu) 40.8 kW, ...' by power, and the placement path of the largest."""
-    power: Counter[tuple[str, str]] = Counter()
+    power: dict[tuple[str, str], float] = defaultdict(float)
     count: Counter[tuple[str, str]] = Counter()
     origin: dict[tuple[str, str], tuple] = {}
     for i in load.devices:

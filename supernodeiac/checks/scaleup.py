@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from ..catalog.types import Accelerators
 from ..fabric import Fabric
 from ..fabric.fabric_facts import OneLevelFacts, TwoLevelFacts, is_one_level
 from ..fabric.port_owners import PortMap
@@ -152,11 +153,11 @@ def _one_level(
     uneven: list[str] = []
     worst_gb, best_gb, worst_links, size = float("inf"), 0.0, 10**9, 0
     for sn in sorted(boards):
-        chips = {(sw, c) for sw in switches.get(sn, []) for c in range(f.models[f.devices[sw].model].switch_chips.count)}
+        chips = {(sw, c) for sw in switches.get(sn, []) for c in range(_chips_of(f, sw))}
         sets: dict[frozenset[Chip], Acc] = {}
-        size = max(size, sum(f.models[f.devices[b].model].accelerators.count for b in boards[sn]))
+        size = max(size, sum(_accelerators_of(f, b).count for b in boards[sn]))
         for b in boards[sn]:
-            acc_model = f.models[f.devices[b].model].accelerators
+            acc_model = _accelerators_of(f, b)
             gb_board = float("inf")
             for a in range(acc_model.count):
                 reached = m.acc_chips.get((b, a), {})
@@ -305,6 +306,7 @@ def _internal(ctx: CheckContext) -> Iterator[Finding]:
     for model_name, (groups, n, origin) in sorted(seen.items()):
         model = f.models[model_name]
         acc, internal = model.accelerators, model.internal_scaleup
+        assert acc is not None and internal is not None  # only such models were collected above
         spread = "+".join(map(str, internal.links_per_chip))
         yield info(
             "scaleup-class",
@@ -363,3 +365,14 @@ def _ratio(ctx: CheckContext, m: Measure, per_acc: dict[int, float]) -> Iterator
             f"(planning minimum {minimum:g}x)",
             origins[key],
         )
+
+
+def _chips_of(f: Fabric, switch_board: int) -> int:
+    chips = f.models[f.devices[switch_board].model].switch_chips
+    return chips.count if chips is not None else 0
+
+
+def _accelerators_of(f: Fabric, compute_board: int) -> Accelerators:
+    acc = f.models[f.devices[compute_board].model].accelerators
+    assert acc is not None  # the builder made compute boards only of models with accelerators
+    return acc

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..catalog.parts import link_part, module_number, ordered_length
 from ..catalog.types import Catalogue
-from ..fabric import Fabric
+from ..fabric import Fabric, LinkSpec
 from ..fabric.cable_naming import cable_id_format, positional_format
 from ..facts.cage_plan import assemblies
 from ..model.blueprint import Blueprint
@@ -403,7 +403,7 @@ def _cables(o: _Side, n: _Side, out: FabricDiff) -> None:
     )
 
 
-def _plug_key(spec) -> tuple[str, str, str, str]:  # noqa: ANN001 - a LinkSpec
+def _plug_key(spec: LinkSpec) -> tuple[str, str, str, str]:
     return (spec.medium, spec.kind, spec.a_module, spec.b_module)
 
 
@@ -433,15 +433,15 @@ def _pair_unmatched(removed: list[Cable], added: list[Cable], out: FabricDiff) -
     used: set[int] = set()
     pending: list[Cable] = []
     for c in added:
-        k = by_ends.get((c.fabric, c.a.place(), c.b.place()))
-        if k is not None and k not in used:
-            used.add(k)
-            a = removed[k]
+        match = by_ends.get((c.fabric, c.a.place(), c.b.place()))
+        if match is not None and match not in used:
+            used.add(match)
+            a = removed[match]
             out.cables.append(CableChange("relabelled" if a.plug() == c.plug() else "replaced", a, c))
         else:
             pending.append(c)
     for c in pending:
-        keys = [(c.fabric, side, e.place()) for side, e in (("a", c.a), ("b", c.b))]
+        keys: list[tuple] = [(c.fabric, side, e.place()) for side, e in (("a", c.a), ("b", c.b))]
         keys += [(c.fabric, side, e.device, e.port) for side, e in (("a", c.a), ("b", c.b))]
         partner = None
         for key in keys:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from . import Diff
@@ -26,6 +26,7 @@ MARKDOWN_LIMIT = 25  # rows per table in a pull-request comment
 MARKDOWN_BUDGET = 60_000  # characters: GitHub refuses comments over 65,536
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 
 def to_json(d: Diff) -> str:
@@ -110,8 +111,8 @@ def _device_row(d: DeviceChange) -> list[str]:
     return [d.change, dev.name, f"{dev.model} {dev.role} ({dev.group})", dev.place()]
 
 
-def _grouped(items: Iterable[T], key) -> dict:  # noqa: ANN001 - a key function
-    groups: dict = defaultdict(list)
+def _grouped(items: Iterable[T], key: Callable[[T], K]) -> dict[K, list[T]]:
+    groups: dict[K, list[T]] = defaultdict(list)
     for item in items:
         groups[key(item)].append(item)
     return groups
@@ -152,10 +153,10 @@ def to_text(d: Diff, limit: int | None = None) -> str:
     if d.fabric.devices:
         w("")
         w("Devices")
-        for key, changes in sorted(_grouped(d.fabric.devices, DeviceChange.group).items(), key=_order(DEVICE_CHANGES)):
+        for key, device_changes in sorted(_grouped(d.fabric.devices, DeviceChange.group).items(), key=_order(DEVICE_CHANGES)):
             change, role, model = key
-            w(f"  {change} {len(changes):,}: {role} {model}")
-            for row in _limited(changes, limit, "devices", _device_row):
+            w(f"  {change} {len(device_changes):,}: {role} {model}")
+            for row in _limited(device_changes, limit, "devices", _device_row):
                 w("    " + (row if isinstance(row, str) else f"{row[1]}  {row[2]}  [{row[3]}]"))
     if racks:
         w("")
@@ -175,8 +176,8 @@ def to_text(d: Diff, limit: int | None = None) -> str:
             if len(files) > 3:
                 w(f"  {status} {len(files):,} files {group}")
                 keys = Counter(_file_group(k.path) for f in files for k in f.keys)
-                for k, n in keys.most_common(limit or 10):
-                    w(f"    {k} ({n} files)")
+                for group_name, n in keys.most_common(limit or 10):
+                    w(f"    {group_name} ({n} files)")
                 continue
             for f in files:
                 w(f"  {f.status} {f.path}: {f.summary()}")
@@ -200,12 +201,12 @@ def to_text(d: Diff, limit: int | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def _order(order: Sequence[str]):  # noqa: ANN202
+def _order(order: Sequence[str]) -> Callable[[tuple], tuple]:
     rank = {c: i for i, c in enumerate(order)}
     return lambda item: (rank.get(item[0][0], len(rank)), item[0])
 
 
-def _limited(changes: list, limit: int | None, what: str, row=_cable_row) -> list:  # noqa: ANN001
+def _limited(changes: list, limit: int | None, what: str, row: Callable[..., list] = _cable_row) -> list:
     rows: list = [row(c) for c in (changes if limit is None else changes[:limit])]
     if limit is not None and len(changes) > limit:
         rows.append(f"... {len(changes) - limit:,} more {what} (--limit 0 lists all; --format json has every one)")
@@ -233,7 +234,7 @@ def _md_cell(text: str) -> str:
     )
 
 
-def _table(header: list[str], rows: Iterable[list[str]], align: str = "") -> list[str]:
+def _table(header: list[str], rows: Iterable[list[str]], align: Sequence[str] = ()) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align or ["---"] * len(header)) + "|"]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
     return lines

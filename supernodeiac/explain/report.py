@@ -223,7 +223,8 @@ def min_cut_bisection(f: Fabric, s: FabricStats) -> MinCut | None:
         key = (link.a, link.b) if link.a < link.b else (link.b, link.a)
         pairs[key] = pairs.get(key, 0.0) + link.gbps
     parts = _parts(pairs)
-    part = set(max(parts, key=len))  # the first of the largest: parts come in device order
+    largest: list[int] = max(parts, key=len)  # the first of the largest: parts come in device order
+    part = set(largest)
     endpoints = [i for i in sorted(part) if s.tiers[i] == 0]
     edges = [(a, b, c) for (a, b), c in pairs.items() if a in part]
     if len(endpoints) < 2 or len(edges) > MINCUT_MAX_LINKS:
@@ -303,11 +304,10 @@ def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[
     bom = bill_of_materials(catalogue, fabric, blueprint)
     inp = Inputs(blueprint, catalogue, fabric, bom)
     bom_totals = totals(bom)
-    accelerators = sum(
-        fabric.models[line.model].accelerators.count * line.count
-        for line in bom.devices
-        if fabric.models[line.model].accelerators is not None
-    )
+    accelerators = 0
+    for line in bom.devices:
+        acc = fabric.models[line.model].accelerators
+        accelerators += acc.count * line.count if acc is not None else 0
     stats = fabric_stats(fabric)
     report = {
         "blueprint": blueprint.metadata.name,

@@ -75,7 +75,7 @@ class LinkSpec:
 class Columns(NamedTuple):
     """The columns of some links (all of them, or one fabric's), index-aligned."""
 
-    index: Sequence[int]  # position in the table
+    positions: Sequence[int]  # position of each link in the table
     a: list[int]
     a_port: list[int]
     b: list[int]
@@ -236,9 +236,13 @@ class LinkTable:
         """The columns as numpy arrays: converted once (a few ms per 10^5 links), kept until the next change."""
         stamp = self.stamp()
         if self._arrays is None or self._arrays[0] != stamp:
-            ints = [np.array(column, dtype=np.int64) for column in (self.a, self.a_port, self.b, self.b_port)]
+
+            def ints(column: list[int]) -> np.ndarray:
+                return np.array(column, dtype=np.int64)
+
             length = np.array(self.length_m, dtype=np.float64)
-            self._arrays = (stamp, LinkArrays(*ints, length, np.array(self.spec, dtype=np.int64)))
+            arrays = LinkArrays(ints(self.a), ints(self.a_port), ints(self.b), ints(self.b_port), length, ints(self.spec))
+            self._arrays = (stamp, arrays)
         return self._arrays[1]
 
     def id_of(self, i: int) -> str:

@@ -118,10 +118,10 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
         else:
             lo, hi = (a, b) if ta < tb else (b, a)
             down.setdefault(hi, []).append((lo, i, lo))
-    for v in ends.values():
-        v.sort()
-    for v in down.values():
-        v.sort()
+    for end_list in ends.values():
+        end_list.sort()
+    for down_list in down.values():
+        down_list.sort()
     turn: dict[int, int] = {}
     hostless: set[int] = set()  # switches with no host below (a Dragonfly group built without endpoints)
 

@@ -102,9 +102,9 @@ class HostAddresses:
         q_of = np.full(width, -1, dtype=np.int64)
         for p, q in self._down.items():
             q_of[p] = q
-        q = q_of[port]
-        ok = (a_leaf | ((tb == 1) & (ta == 0))) & (first[leaf] >= 0) & (q >= 0)
-        return np.where(ok, first[leaf] + q, -1), a_leaf
+        qs = q_of[port]
+        ok = (a_leaf | ((tb == 1) & (ta == 0))) & (first[leaf] >= 0) & (qs >= 0)
+        return np.where(ok, first[leaf] + qs, -1), a_leaf
 
     def bulk(self, positions: Sequence[int]) -> tuple[list[str | None], list[str | None]]:
         """The A-end and B-end address (with prefix) of the links at ``positions``, None where a link

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..catalog import merged
 from ..catalog.host_topology import HostLayouts, merged_host_topology
@@ -225,7 +226,7 @@ def validation_findings(doc: Document, exc: ValidationError, root: Any, data: An
     return findings
 
 
-def _finding(doc: Document, err: dict[str, Any], root: Any, data: Any, prefix: tuple) -> tuple[Finding, str | None]:
+def _finding(doc: Document, err: ErrorDetails, root: Any, data: Any, prefix: tuple) -> tuple[Finding, str | None]:
     """One finding, and the key it suggests (for folding a missing key into its typo)."""
     step = _walk(root, tuple(err["loc"]), data)
     loc = step.path

@@ -15,7 +15,7 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
-from ..facts.acceptance_plan import Plan, cable_labels, label_maker, plan
+from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, plan
 from ..facts.host_addresses import HostAddresses
 from ..util.templating import render_template
 from .base import RENDERERS, Artifacts, RenderContext
@@ -165,7 +165,7 @@ def nccl_tsv(ctx: RenderContext, p: Plan) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def _hostfile_name(p: Plan, r) -> str:  # noqa: ANN001 - NcclRun
+def _hostfile_name(p: Plan, r: NcclRun) -> str:
     if r.stage == "domain":
         return f"domain-{r.group}"
     if r.stage == "fabric":

@@ -85,8 +85,8 @@ def render_connectors(ctx: RenderContext) -> Artifacts:
             elif kind == "connector":  # boards outside a chassis (a hand-made Fabric): board numbers
                 ends = [f"cb{board + 1:02d}-sb{switch + 1:02d}", rack_c, "", "", dc.name, "", ds.name]
             else:
-                ends = [f"cb{board + 1:02d}-sb{switch + 1:02d}", dc.name, rack_c, dc.u or "", ds.name]
-                ends += [f.racks[ds.rack].name if ds.rack >= 0 else "", ds.u or ""]
+                ends = [f"cb{board + 1:02d}-sb{switch + 1:02d}", dc.name, rack_c, str(dc.u or ""), ds.name]
+                ends += [f.racks[ds.rack].name if ds.rack >= 0 else "", str(ds.u or "")]
             rows.append(
                 (
                     (dc.coord("domain", dc.group), dc.coord("supernode", 0), board, switch),

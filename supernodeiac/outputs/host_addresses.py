@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 
 import numpy as np
 
@@ -90,6 +91,10 @@ def host_rows(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[l
         ]  # fmt: skip
 
 
+def _csv(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[bytes]:
+    return CsvWriter(COLUMNS).stream(host_rows(ctx, name, hosts))
+
+
 def _jsonl(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[str]:
     """The rows as JSON objects, one a line (rail and table as numbers): built as text from each
     cell's JSON string, encoded once per distinct value (names repeat; 131,072 rows at scale);
@@ -124,8 +129,6 @@ def render_host_addresses(ctx: RenderContext) -> dict[str, bytes | Stream]:
         hosts = facts.host_addresses(name)
         if hosts is None or not hosts.numbered:
             continue
-        out[f"host-addresses/{name}.csv"] = Stream(
-            lambda name=name, hosts=hosts: CsvWriter(COLUMNS).stream(host_rows(ctx, name, hosts))
-        )
-        out[f"host-addresses/{name}.jsonl"] = Stream(lambda name=name, hosts=hosts: _jsonl(ctx, name, hosts))
+        out[f"host-addresses/{name}.csv"] = Stream(partial(_csv, ctx, name, hosts))
+        out[f"host-addresses/{name}.jsonl"] = Stream(partial(_jsonl, ctx, name, hosts))
     return out

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 
 from ..facts.sonic_ports import sonic_ports
 from ..facts.switch_facts import SERIAL_ROLES, FabricFacts, facts_for
@@ -88,6 +89,5 @@ def render_lldp(ctx: RenderContext) -> dict[str, bytes | Stream]:
     for d in facts.switches("ethernet"):
         by_network.setdefault(ctx.fabric.devices[d].group, []).append(d)
     return {
-        f"lldp/{network}.jsonl": Stream(lambda devices=devices: _lines(facts, devices, announced))
-        for network, devices in by_network.items()
+        f"lldp/{network}.jsonl": Stream(partial(_lines, facts, devices, announced)) for network, devices in by_network.items()
     }

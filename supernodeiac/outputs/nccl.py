@@ -243,7 +243,7 @@ def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology) -> st
         domain_gpus=hosts.domain_accelerators.get(domain, 0) if domain else 0,
         domain_kind=hosts.domain_kind.get(domain, "") if domain else "",
         transport=sorted({fh.transport for fh in fabrics}),
-        gpus=f.models[v.model].accelerators.count if f.models[v.model].accelerators else 0,
+        gpus=accelerators.count if (accelerators := f.models[v.model].accelerators) else 0,
     )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 
 from ..fabric import Fabric
 from ..fabric.fabric_facts import kind_of, transport_of
@@ -112,7 +113,7 @@ def render_p2p(ctx: RenderContext) -> dict[str, bytes | Stream]:
     f = ctx.fabric
     out: dict[str, bytes | Stream] = {}
     for name in _fabrics(f):
-        out[f"p2p/{name}.csv"] = Stream(lambda name=name: _rows(ctx, name))
+        out[f"p2p/{name}.csv"] = Stream(partial(_rows, ctx, name))
         if transport_of(f.facts.get(name)) == "infiniband":
             out[f"p2p/{name}-hca-mapping.csv"] = _hca_mapping(f, name)
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 
 from ..facts.switch_facts import FabricFacts, facts_for
 from .base import RENDERERS, RenderContext, Stream
@@ -37,7 +38,7 @@ def render_sonic(ctx: RenderContext) -> dict[str, bytes | Stream]:
         if dev.model not in ctx.catalogue.port_maps:
             unmapped[dev.model] += 1
             continue
-        out[f"sonic/{dev.name}.json"] = Stream(lambda device=device: _produce(facts, device))
+        out[f"sonic/{dev.name}.json"] = Stream(partial(_produce, facts, device))
     for model, count in sorted(unmapped.items()):
         out[f"notice:sonic:{model}"] = (
             f"sonic: no SONiC port map for {model} ({count} switches): their config_db.json is not rendered; "

@@ -71,5 +71,17 @@ def table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_page(page: Path = ROOT / "docs" / "architecture.md") -> None:
+    """Replace the table of the page's last section, "## Module map", by a fresh one."""
+    head, sep, rest = page.read_text().partition("## Module map\n")
+    intro = rest.split("| module |", 1)[0]
+    page.write_text(head + sep + intro + table())
+
+
 if __name__ == "__main__":  # pragma: no cover
-    print(table(), end="")
+    import sys
+
+    if "--write" in sys.argv:
+        write_page()
+    else:
+        print(table(), end="")
