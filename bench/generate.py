@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from supernodeiac.builders.clos import plan_clos, split_ports
+from supernodeiac.builders.clos_plan import plan_clos, split_ports
 from supernodeiac.catalog import merged
 from supernodeiac.catalog.types import Catalogue
 

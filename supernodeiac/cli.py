@@ -29,7 +29,6 @@ from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github,
 from .load.compose import Source
 from .pipeline import Compiled, compile_file, compile_text, render
 
-FORMATS = FINDING_FORMATS  # kept for callers of the old name
 STDIN = "-"
 
 

@@ -18,7 +18,7 @@ import networkx as nx
 import pytest
 from conftest import BLUEPRINTS, cable_ends, compile_text
 
-from supernodeiac.builders.clos import TierPorts, largest_parallel, plan_clos, split_ports
+from supernodeiac.builders.clos_plan import TierPorts, largest_parallel, plan_clos, split_ports
 from supernodeiac.fabric import Fabric
 from supernodeiac.facts.host_addresses import HostAddresses
 from supernodeiac.facts.link_addresses import LinkAddresses

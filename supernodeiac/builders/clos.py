@@ -34,7 +34,7 @@ from ..model.base import ratio_value
 from ..model.clos import FatTree
 from .addressing import assign_ethernet
 from .base import BUILDERS
-from .clos_plan import (  # noqa: F401  (re-exported: the plan's names were defined here first)
+from .clos_plan import (
     ClosPlan,
     PlanError,
     TierPorts,
@@ -43,7 +43,6 @@ from .clos_plan import (  # noqa: F401  (re-exported: the plan's names were defi
     ceiling_nodes,
     data_radix,
     designs,
-    largest_parallel,
     plan_clos,
     split_ports,
     uplinks_for,

@@ -78,7 +78,7 @@ from ..model.base import ratio_value
 from ..model.dragonfly import Dragonfly, DragonflyPlus
 from ..model.site import Placement
 from .base import BUILDERS
-from .clos import data_radix, split_ports
+from .clos_plan import data_radix, split_ports
 from .context import BuildContext, did_you_mean
 from .media import MediaChooser
 

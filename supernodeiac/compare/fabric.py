@@ -30,9 +30,9 @@ from ..catalog.parts import link_part, module_number, ordered_length
 from ..catalog.types import Catalogue
 from ..fabric import Fabric, LinkSpec
 from ..fabric.cable_naming import cable_id_format, positional_format
+from ..fabric.end_labels import LABEL_FIELDS
 from ..facts.cage_plan import assemblies
 from ..model.blueprint import Blueprint
-from ..outputs.cabling import LABEL_FIELDS
 
 
 @dataclass(frozen=True, slots=True)

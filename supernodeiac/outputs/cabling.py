@@ -16,7 +16,6 @@ from collections.abc import Iterator
 
 from ..catalog.parts import link_part, module_number, ordered_length
 from ..fabric.cable_naming import cable_id_format
-from ..fabric.end_labels import LABEL_FIELDS as LABEL_FIELDS  # re-exported: compare/fabric.py reads it here
 from ..fabric.end_labels import EndLabels
 from ..facts.bom import fibres_per_link
 from ..facts.cage_plan import assemblies
