@@ -1,7 +1,8 @@
 """Property: whatever the blueprint, the outcome is a located finding (exit 1 or 2) or a valid
 render (exit 0), never an internal error, an unlocated finding or a CSV cell that is a live
 formula. Two sources of blueprints, a bounded number of examples each (derandomised: the same
-examples every run, so CI is reproducible; bench/fuzz.py is the long, random run):
+examples every run, so CI is reproducible; the default run takes 100 of each, the slow pass
+the full 400/200/200; bench/fuzz.py is the long, random run):
 
 * mutations of the shipped blueprints, the same mutation vocabulary as bench/fuzz.py, drawn
   through hypothesis (so a failure shrinks to the fewest, simplest mutations);
@@ -48,13 +49,32 @@ def _assert_sound(text: str) -> None:
     assert outcome.kind in ("located", "rendered"), f"{outcome.kind}: {outcome.detail}\n{text}"
 
 
-@settings(SETTINGS, max_examples=400)
-@given(source=st.sampled_from(SHIPPED), rng=st.randoms(use_true_random=False), steps=st.integers(1, 3))
-def test_mutated_shipped_blueprints(source, rng, steps):
+# Each property runs twice: a bounded number of examples in the default run (about 15 s on 2 cores
+# for the three), the full counts (800 examples, about a minute) in the slow pass (`pytest -m slow`, CI).
+DEFAULT_EXAMPLES = 100
+
+
+def _both(max_examples: int, **strategies):
+    """The property as two tests: ``DEFAULT_EXAMPLES`` examples, and ``max_examples`` marked slow."""
+
+    def make(body):
+        quick = settings(SETTINGS, max_examples=DEFAULT_EXAMPLES)(given(**strategies)(body))
+        full = pytest.mark.slow(settings(SETTINGS, max_examples=max_examples)(given(**strategies)(body)))
+        return quick, full
+
+    return make
+
+
+def _mutated_shipped(source, rng, steps):
     doc = YAML(typ="safe", pure=True).load(source.read_text())
     for _ in range(steps):
         fuzz._mutate_once(rng, doc)
     _assert_sound(_dump(doc))
+
+
+test_mutated_shipped_blueprints, test_mutated_shipped_blueprints_full = _both(
+    400, source=st.sampled_from(SHIPPED), rng=st.randoms(use_true_random=False), steps=st.integers(1, 3)
+)(_mutated_shipped)
 
 
 # -- blueprints from the schema's shapes -------------------------------------------------------------
@@ -151,17 +171,21 @@ blueprint = _opt(
 )
 
 
-@SETTINGS
-@given(doc=blueprint)
-def test_blueprints_from_the_schema(doc):
+def _from_the_schema(doc):
     _assert_sound(_dump(doc))
 
 
-@SETTINGS
-@given(doc=blueprint, rng=st.randoms(use_true_random=False))
-def test_generated_blueprints_mutated(doc, rng):
+test_blueprints_from_the_schema, test_blueprints_from_the_schema_full = _both(200, doc=blueprint)(_from_the_schema)
+
+
+def _generated_mutated(doc, rng):
     fuzz._mutate_once(rng, doc)
     _assert_sound(_dump(doc))
+
+
+test_generated_blueprints_mutated, test_generated_blueprints_mutated_full = _both(
+    200, doc=blueprint, rng=st.randoms(use_true_random=False)
+)(_generated_mutated)
 
 
 def test_some_generated_blueprints_get_through():

@@ -51,9 +51,12 @@ class OpenSMRun:
     subnet_up: bool
     engine: str | None  # from "<engine> tables configured on all switches"
     errors: list[str] = field(default_factory=list)
+    vls_needed: int | None = None  # dfsssp's "Virtual Lanes needed: N" (deadlock-free routing's layers)
 
     def summary(self) -> str:
-        lines = [ln for ln in self.log.splitlines() if re.search(r"ERR|SUBNET UP|tables configured|routing engine", ln)]
+        lines = [
+            ln for ln in self.log.splitlines() if re.search(r"ERR|SUBNET UP|tables configured|routing engine|Lanes needed", ln)
+        ]
         return "\n".join(lines[-40:])
 
 
@@ -150,7 +153,8 @@ class Simulation:
             for ln in text.splitlines()
             if " ERR " in ln and "Failed to setup routing engine 'no_fallback'" not in ln  # a bogus error of 3.3.23
         ]
-        return OpenSMRun(text, code, "SUBNET UP" in text, engines[-1] if engines else None, errors)
+        vls = re.findall(r"dfsssp_remove_deadlocks: Virtual Lanes needed: (\d+)", text)
+        return OpenSMRun(text, code, "SUBNET UP" in text, engines[-1] if engines else None, errors, int(vls[-1]) if vls else None)
 
     def dump_fts(self, timeout: float = 300) -> str:
         return self._client([_which("dump_fts")], timeout).stdout  # type: ignore[list-item]
