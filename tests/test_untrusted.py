@@ -216,3 +216,135 @@ def typing_annotated(meta: list) -> object:
     import typing
 
     return typing.Annotated[(str, *meta)]
+
+
+# -- nccl/<model>.env and nccl-tests.sh ------------------------------------------------------------
+
+
+def _sourced(env_file: Path, cwd: Path) -> dict[str, str]:
+    """The variables a clean bash has after `set -a; . FILE`, beyond those it starts with."""
+
+    def declared(script: str) -> dict[str, str]:
+        r = subprocess.run(["env", "-i", "bash", "-c", script], capture_output=True, text=True, cwd=cwd, check=True)
+        out = {}
+        for line in r.stdout.splitlines():
+            m = re.match(r"declare -\S+ ([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$", line)
+            if m:
+                out[m.group(1)] = m.group(2) or ""
+        return out
+
+    base = declared("set -a; . /dev/null; set +a; declare -p")  # the shell's own, PIPESTATUS included
+    after = declared(f"set -a; . {subprocess.list2cmdline([str(env_file)])}; set +a; declare -p")
+    return {k: v for k, v in after.items() if k not in base and k != "_"}
+
+
+def test_env_file_sources_to_exactly_the_planned_variables(tmp_path):
+    """Comment values with line breaks, shell and control characters (as a hand-edited host
+    layout or a future field might bring) stay inside their comments."""
+    from supernodeiac.util.shell import assignment, comment_text
+    from supernodeiac.util.templating import render_template
+
+    payload = "x\nLD_PRELOAD=/tmp/evil.so\r\ntouch CANARY\x1f$(touch CANARY)\u2028EVIL=1\x85BAD=2"
+    text = render_template(
+        "nccl.env.j2",
+        blueprint=payload,
+        model=payload,
+        stem=payload,
+        hosts=2,
+        topo_file="/etc/nccl/topo/m.xml",
+        hca="mlx5_0:1,mlx5_1:1",
+        nics=[(payload, 0, payload, 0), ("mlx5_1", 1, payload, None)],
+        fabrics=[payload],
+        rail_optimized=True,
+        roce=[(payload, 26)],
+        multi_node=True,
+        domain_gpus=72,
+        domain_kind=payload,
+        transport=["ethernet"],
+        gpus=8,
+        assign=assignment,
+        c=comment_text,
+    )
+    env_file = tmp_path / "m.env"
+    env_file.write_text(text)
+    for line in text.splitlines():
+        assert line.startswith("#") or re.fullmatch(r"[A-Z_][A-Z0-9_]*=[A-Za-z0-9_@%+=:,./-]*", line), line
+    got = _sourced(env_file, tmp_path)
+    assert set(got) == {"NCCL_TOPO_FILE", "NCCL_IB_HCA", "NCCL_CROSS_NIC", "NCCL_IB_TC", "NCCL_MNNVL_ENABLE", "NCCL_CUMEM_ENABLE"}
+    assert got["NCCL_IB_HCA"] == '"=mlx5_0:1,mlx5_1:1"'
+    assert not (tmp_path / "CANARY").exists()
+
+
+def test_assignment_checks_keys_and_quotes_values():
+    from supernodeiac.util.shell import assignment
+
+    assert assignment("NCCL_X", "=a:1,b:1") == "NCCL_X==a:1,b:1"
+    assert assignment("NCCL_X", "a b;c") == "NCCL_X='a b;c'"
+    for key in ("ld_preload", "1X", "X Y", "X=Y", "", "X;Y"):
+        with pytest.raises(ValueError):
+            assignment(key, "v")
+    with pytest.raises(ValueError):
+        assignment("X", "a\nb")
+
+
+def _fake_mpirun(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    bin_dir = tmp_path / "mpibin"
+    bin_dir.mkdir()
+    calls = tmp_path / "mpicalls"
+    calls.mkdir()
+    mpirun = bin_dir / "mpirun"
+    # One file per call, numbered: the script runs mpirun once at a time, in plan order.
+    mpirun.write_text('#!/bin/bash\nshopt -s nullglob\nn=("$CALLS"/*)\nprintf "%s\\0" "$@" >"$CALLS/$(printf %06d ${#n[@]})"\n')
+    mpirun.chmod(0o755)
+    return {"PATH": "/usr/bin:/bin", "MPIRUN": str(mpirun), "CALLS": str(calls)}, calls
+
+
+def test_nccl_tests_exports_only_key_value_pairs(tmp_path):
+    """Every rank gets the env file's assignments as `-x KEY=value`, one argument each, and never
+    the design busbw (an empty env cell no longer shifts the fields)."""
+    out = _render(tmp_path, (BLUEPRINTS / "small-ib.yaml").read_text())
+    script = out / "acceptance" / "nccl-tests.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    env, calls = _fake_mpirun(tmp_path)
+    env["NCCL_ENV_FILE"] = str(out / "nccl" / "hgx-h100.env")
+    r = subprocess.run(["bash", str(script), str(tmp_path / "results")], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    runs = (out / "acceptance" / "nccl-tests.tsv").read_text().splitlines()[1:]
+    argvs = [p.read_bytes().decode().split("\0")[:-1] for p in sorted(calls.iterdir())]
+    assert len(argvs) == len(runs)
+    planned = _sourced(out / "nccl" / "hgx-h100.env", tmp_path)
+    file_pairs = [f"{k}={v.strip(chr(34))}" for k, v in planned.items()]
+    for argv, run in zip(argvs, runs, strict=True):
+        exported = [argv[i + 1] for i, a in enumerate(argv) if a == "-x"]
+        cell = run.split("\t")[7]
+        assert sorted(exported) == sorted(file_pairs + (cell.split(";") if cell else [])), (run, exported)
+        assert argv[argv.index("-np") + 1] == run.split("\t")[5]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "LD_PRELOAD=/tmp/evil.so; touch CANARY",
+        "$(touch CANARY)",
+        "touch CANARY",
+        "ld_preload=/tmp/x.so",
+        "X=`touch CANARY`",
+        "450",
+    ],
+)
+def test_nccl_tests_refuses_an_env_line_that_is_not_an_assignment(tmp_path, line):
+    out = _render(tmp_path, (BLUEPRINTS / "small-ib.yaml").read_text())
+    env_file = tmp_path / "edited.env"
+    env_file.write_text((out / "nccl" / "hgx-h100.env").read_text() + line + "\n")
+    env, calls = _fake_mpirun(tmp_path)
+    env["NCCL_ENV_FILE"] = str(env_file)
+    r = subprocess.run(
+        ["bash", str(out / "acceptance" / "nccl-tests.sh"), str(tmp_path / "results")],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 2 and "refused" in r.stderr, r.stderr
+    assert list(calls.iterdir()) == []
+    assert not (tmp_path / "CANARY").exists()
