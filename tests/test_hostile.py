@@ -47,6 +47,7 @@ EXPECTED = {
     "quoted-count.yaml": ("schema", 22, "count: expected a whole number, got '16'"),
     "two-documents.yaml": ("yaml-syntax", 52, "a blueprint is one YAML document, and a second one starts here"),
     "list-beside-key.yaml": ("yaml-syntax", 8, "expected the end of the block, but found a key"),
+    "cage-unit-separator.yaml": ("schema", 14, "has '\\x1f', which a form factor may not contain"),
 }
 
 

@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 from ..findings import Finding, error
 from ..model.base import Name, NonNegInt, Strict
 from ..model.name_rules import PHYSICAL_PORT, PORT, template_problem
-from .types import DeviceModel, Source
+from .types import DeviceModel, Source, Text
 
 # Every string of a layout lands in an XML attribute NCCL's tokenizer reads (no quotes, angle
 # brackets or entities; 255 characters) or in an env file: each has a pattern that keeps it so.
@@ -146,7 +146,7 @@ class NicPci(Strict):
 
 
 class HostTopology(Strict):
-    description: str
+    description: Text
     gpu: GpuPci
     nic: NicPci
     cpus: list[Cpu] = Field(min_length=1, max_length=16)

@@ -15,6 +15,7 @@ from ..model.base import (
     MAX_PORTS,
     LaneRate,
     LineRate,
+    Name,
     NonNegFloat,
     NonNegInt,
     PortCount,
@@ -23,7 +24,7 @@ from ..model.base import (
     StockLength,
     Strict,
 )
-from ..model.name_rules import PHYSICAL_PORT, PORT, template_problem
+from ..model.name_rules import FORM_FACTOR, MAX_TEXT, PHYSICAL_PORT, PORT, TEXT, name_problem, template_problem
 
 # Lanes of a port, ports of a cage: 32 is twice the widest (CXL x16, OSFP 8 lanes, 2 ports a cage).
 Lanes = Annotated[int, Field(gt=0, le=32)]
@@ -35,6 +36,33 @@ ACCELERATOR_PORT_FIELDS = ("acc", "link")
 CHIP_PORT_FIELDS = ("chip", "chipport")
 # The fields of a printed (faceplate) port name template.
 PHYSICAL_FIELDS = ("FORM", "form", "cage", "sub", "letter", "n", "i")
+
+
+def _form(value: str) -> str:
+    problem = name_problem(value, FORM_FACTOR, 32)
+    if problem is not None:
+        raise ValueError(f"{problem} (printed port names are made from it)")
+    return value
+
+
+def _text(value: str) -> str:
+    problem = name_problem(value, TEXT, MAX_TEXT)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+# A cage form factor: part of every printed port name, so held to a name's characters at its line.
+FormFactor = Annotated[str, AfterValidator(_form)]
+# Free text a file may quote (descriptions, vendors, part numbers): printable, one line, bounded.
+Text = Annotated[str, AfterValidator(_text)]
+
+
+def _physical_template(template: str) -> str:
+    problem = template_problem(template, PHYSICAL_PORT, PHYSICAL_FIELDS)
+    if problem is not None:
+        raise ValueError(f"{problem[0]} ({problem[1]})")
+    return template
 
 
 def _port_template(template: str) -> str:
@@ -60,7 +88,7 @@ class PortGroup(Strict):
     count: PortCount
     speed_gbps: PositiveFloat = Field(description="per port, per direction")
     lanes: Lanes = 1
-    cage: str = Field(description="osfp, qsfp112, qsfp28, sfp28, rj45, cpo, orthogonal, cartridge, cxl-x16 ...")
+    cage: FormFactor = Field(description="osfp, qsfp112, qsfp28, sfp28, rj45, cpo, orthogonal, cartridge, cxl-x16 ...")
     ports_per_cage: Lanes = 1
     name: Annotated[str, AfterValidator(_port_template)] = Field(
         "p{n}",
@@ -68,7 +96,7 @@ class PortGroup(Strict):
         "{cage} 1-based cage, {sub} 1-based port within the cage, {lane0} first lane (i x lanes), "
         "{acc}/{link} accelerator and link on a compute board, {chip}/{chipport} on a switch board",
     )
-    breakout: list[str] = Field(default_factory=list, description="supported breakout modes, e.g. 2x400G")
+    breakout: list[Text] = Field(default_factory=list, description="supported breakout modes, e.g. 2x400G")
     first_index: int = Field(0, ge=0, le=MAX_PORTS, description="added to {i} and {n} (ports numbered on from another group)")
     # -- the physical cage (issue 8) ------------------------------------------------------------
     top: Top = Field("any", description="finned (integrated heat sink, switch side) or flat (riding heat sink, NIC side)")
@@ -78,7 +106,7 @@ class PortGroup(Strict):
         description="port offsets of the group in faceplate order (cage 1 position 1, cage 1 position 2, cage 2 "
         "position 1, ...), when the ports do not sit in cages in index order (DGX H100: [7, 4, 6, 5, 2, 1, 3, 0])",
     )
-    physical: str | None = Field(
+    physical: Annotated[str, AfterValidator(_physical_template)] | None = Field(
         None,
         description="physical port name as printed: {FORM} upper-case form factor, {form}, {cage} faceplate number, "
         "{sub} 1-based position in the cage, {letter} a/b/c..., {n}, {i}; default '{FORM} {cage}' or "
@@ -87,15 +115,6 @@ class PortGroup(Strict):
     lane_rates: list[PositiveFloat] | None = Field(
         None, description="lane rates (Gb/s) the port runs at; default: its own and any lower one (downshift)"
     )
-
-    @field_validator("physical")
-    @classmethod
-    def _physical_fields(cls, value: str | None) -> str | None:
-        if value is not None:
-            problem = template_problem(value, PHYSICAL_PORT, PHYSICAL_FIELDS)
-            if problem is not None:
-                raise ValueError(f"{problem[0]} ({problem[1]})")
-        return value
 
     @field_validator("faceplate")
     @classmethod
@@ -128,7 +147,7 @@ class PortGroup(Strict):
 
 class Accelerators(Strict):
     count: PortCount
-    model: str
+    model: Text
     links: PortCount = Field(description="scale-up links per accelerator")
     link_gbps: PositiveFloat = Field(description="per link, per direction")
     hbm_gb: NonNegFloat = 0
@@ -151,19 +170,19 @@ class SwitchChips(Strict):
 
     count: PortCount
     ports_per_chip: PortCount
-    model: str = ""
+    model: Text = ""
 
 
 class Source(Strict):
-    ref: str
+    ref: Text
     grade: Grade = "PRIMARY"
-    note: str = ""
+    note: Text = ""
 
 
 class PowerShelves(Strict):
     """The power shelves a rack of these devices is fed from (a busbar rack: NVL72, OEX)."""
 
-    model: str = Field(description="catalogue power-shelf")
+    model: Text = Field(description="catalogue power-shelf")
     count: PositiveInt = Field(description="shelves per domain instance (one rack)")
 
 
@@ -204,11 +223,11 @@ class ChassisSlots(Strict):
 class Part(Strict):
     """What a BOM line orders: a vendor part number, or a clearly marked generic placeholder."""
 
-    number: str = Field(description="orderable part number (a family like MCP4Y10-Nxxx where lengths have their own)")
-    opn: str = Field("", description="the vendor's ordering number where it differs (NVIDIA 980-9Ixxx / 920-...)")
+    number: Text = Field(description="orderable part number (a family like MCP4Y10-Nxxx where lengths have their own)")
+    opn: Text = Field("", description="the vendor's ordering number where it differs (NVIDIA 980-9Ixxx / 920-...)")
     generic: bool = Field(False, description="a placeholder, not a vendor part: the BOM marks it 'generic'")
     grade: Grade = "UNCONFIRMED"
-    ref: str = ""
+    ref: Text = ""
 
 
 class DeviceModel(Strict):
@@ -224,8 +243,8 @@ class DeviceModel(Strict):
         "pdu",
         "console-server",
     ]
-    description: str
-    vendor: str = ""
+    description: Text
+    vendor: Text = ""
     transport: Literal["infiniband", "ethernet", "nvlink", "olink", "ualink", "cxl", "any"] = "any"
     height_u: NonNegInt = Field(1, description="rack units; 0 for a device mounted in the rear (a vertical PDU)")
     power_w: NonNegFloat = 0
@@ -297,7 +316,7 @@ COPPER_KINDS = frozenset({"dac", "acc", "aec", "copper-utp"})
 class End(Strict):
     """One end of a cable assembly: the plug a cage takes."""
 
-    form: str = Field("any", description="form factor (osfp, qsfp112, ...); any: every form the medium lists in 'cages'")
+    form: FormFactor = Field("any", description="form factor (osfp, qsfp112, ...); any: every form the medium lists in 'cages'")
     top: Top = "any"
     lanes: PositiveInt | None = Field(None, description="electrical lanes of the plug (8 twin-port OSFP); none: any")
 
@@ -321,17 +340,17 @@ def _plug_fits(plug_form: str, plug_top: str, plug_lanes: int | None, form: str,
 class Transceiver(Strict):
     """An optical module: it takes one cage, has ``ports`` optical ports, each with its own fibre."""
 
-    description: str
-    vendor: str = ""
-    pmd: str = Field(description="optical interface (sr4, dr4, fr4, ...): modules at the two ends of a fibre must match")
-    form: str = Field(description="form factor it plugs into (osfp, qsfp112, ...), or any (a generic module)")
+    description: Text
+    vendor: Text = ""
+    pmd: Text = Field(description="optical interface (sr4, dr4, fr4, ...): modules at the two ends of a fibre must match")
+    form: FormFactor = Field(description="form factor it plugs into (osfp, qsfp112, ...), or any (a generic module)")
     top: Top = "any"
     ports: PositiveInt = Field(1, description="optical ports (twin-port OSFP: 2), each with its own fibre")
     lanes_per_port: PositiveInt | None = Field(4, description="electrical lanes behind each optical port; none: any")
     lane_rates: list[PositiveFloat] = Field(min_length=1, description="lane rates (Gb/s) it runs at")
     reach_m: dict[LaneRate, PositiveFloat] = Field(description="reach in metres by lane rate")
     fibre: Fibre
-    connector: str = Field(description="optical connector of each port: mpo-12/apc, lc-duplex ...")
+    connector: Text = Field(description="optical connector of each port: mpo-12/apc, lc-duplex ...")
     side: Literal["switch", "host", "any"] = Field("any", description="the side it is made for (single-port parts are host-side)")
     integrated: bool = Field(False, description="an optical engine built into the device (CPO): nothing to order")
     power_w: NonNegFloat = 0
@@ -359,12 +378,12 @@ class Transceiver(Strict):
 class Cord(Strict):
     """A fibre patch cord (or trunk): one per optical port of a transceiver link."""
 
-    description: str
+    description: Text
     fibre: Fibre
-    connector: str
+    connector: Text
     stock_lengths_m: list[PositiveFloat] = Field(min_length=1)
-    parts: dict[StockLength, str] = Field(default_factory=dict, description="part number per stock length")
-    opns: dict[StockLength, str] = Field(default_factory=dict, description="ordering number per stock length")
+    parts: dict[StockLength, Text] = Field(default_factory=dict, description="part number per stock length")
+    opns: dict[StockLength, Text] = Field(default_factory=dict, description="ordering number per stock length")
     part: Part
     relative_cost: NonNegFloat = 0
     sources: list[Source] = Field(min_length=1)
@@ -389,13 +408,13 @@ class Medium(Strict):
     """
 
     kind: MediumKind
-    description: str
+    description: Text
     shape: Shape = "straight"
     reach_m: dict[LaneRate, PositiveFloat] = Field(
         default_factory=dict, description="reach in metres by lane rate; a rate not listed uses the next higher one"
     )
-    cages: list[str] = Field(description="cage form factors either end may be")
-    requires_cage: str | None = Field(None, description="at least one end must be this cage (CPO)")
+    cages: list[FormFactor] = Field(description="cage form factors either end may be")
+    requires_cage: FormFactor | None = Field(None, description="at least one end must be this cage (CPO)")
     ends: list[End] = Field(default_factory=list, description="straight: [both] or [a, b]; splitter: [head, leg]")
     legs: PositiveInt = Field(1, description="splitter legs")
     modules: list[str] = Field(default_factory=list, description="transceiver keys this medium uses (transceiver shape)")
@@ -404,10 +423,10 @@ class Medium(Strict):
     power_w_per_end: NonNegFloat = Field(0, description="power of each plug of a cable assembly (active copper, AOC)")
     relative_cost: NonNegFloat = Field(description="one assembly (cable, splitter, connector, cartridge); transceiver media: 0")
     fibre: Fibre = "none"
-    connector: str = ""
+    connector: Text = ""
     stock_lengths_m: list[NonNegFloat] = Field(default_factory=list, description="transceiver media: the cord's")
-    parts: dict[StockLength, str] = Field(default_factory=dict, description="part number per stock length")
-    opns: dict[StockLength, str] = Field(default_factory=dict, description="ordering number per stock length")
+    parts: dict[StockLength, Text] = Field(default_factory=dict, description="part number per stock length")
+    opns: dict[StockLength, Text] = Field(default_factory=dict, description="ordering number per stock length")
     part: Part | None = None
     per_assembly: PositiveInt = Field(1, description="cartridge: cartridges in one rack assembly")
     sources: list[Source] = Field(min_length=1)
@@ -537,15 +556,16 @@ class Facility(Strict):
 
 
 class Catalogue(Strict):
-    devices: dict[str, DeviceModel]
-    media: dict[str, Medium]
+    # Keys are names: a model's key names files (nccl/<model>.env) and appears in configs.
+    devices: dict[Name, DeviceModel]
+    media: dict[Name, Medium]
     facility: Facility
-    transceivers: dict[str, Transceiver] = Field(default_factory=dict)
-    cords: dict[str, Cord] = Field(default_factory=dict)
+    transceivers: dict[Name, Transceiver] = Field(default_factory=dict)
+    cords: dict[Name, Cord] = Field(default_factory=dict)
     # transport -> lane rate (Gb/s; 0 = any rate) -> media the default policy may choose from
-    lines: dict[str, dict[LineRate, list[str]]] = Field(default_factory=dict)
+    lines: dict[Name, dict[LineRate, list[Name]]] = Field(default_factory=dict)
     # Network-OS port maps by device model (catalog/data/port_maps.yaml), read by the config renderers.
-    port_maps: dict[str, PortMap] = Field(default_factory=dict)
+    port_maps: dict[Name, PortMap] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _references(self) -> Catalogue:

@@ -67,6 +67,31 @@ PORT = NameKind("port name", "A-Za-z0-9_./:-")
 PHYSICAL_PORT = NameKind("printed port name", "A-Za-z0-9_./: -")
 CABLE_ID = NameKind("cable ID", "A-Za-z0-9_./:#-")
 LABEL = NameKind("cable label", "", printable=True)
+# A cage's form factor (osfp, qsfp112, cxl-x16): printed port names are made from it ({FORM},
+# {form}), and those reach scripts, env files and configs, so it is a name, not free text.
+FORM_FACTOR = NameKind("form factor", "A-Za-z0-9_.-")
+# Free text (descriptions, vendors, part numbers, source notes): any printable character, no tab,
+# line break or other control character, so it cannot start a line of a file it is written to.
+TEXT = NameKind("text field", "", printable=True)
+MAX_NAME = 63
+MAX_TEXT = 500
+
+
+def name_problem(value: str, kind: NameKind, max_length: int = MAX_NAME) -> str | None:
+    """Why ``value`` is not a ``kind`` name (checked where it is read), else None: it starts with a
+    letter or digit (text-like kinds: with a printable character), uses only the kind's characters
+    and has at most ``max_length`` of them."""
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    if len(value) > max_length:
+        return f"{kind.what} {shown!r} is {len(value)} characters long (at most {max_length})"
+    if not value and not kind.printable:
+        return f"{kind.what} is empty"
+    bad = kind.bad_char(value)
+    if bad is not None:
+        return f"{kind.what} {shown!r} has {bad!r}, which a {kind.what} may not contain (it uses only {kind.allowed})"
+    if value and not kind.printable and not (value[0].isascii() and value[0].isalnum()):
+        return f"{kind.what} {shown!r} starts with {value[0]!r} (it starts with a letter or digit)"
+    return None
 
 
 def template_problem(template: str, kind: NameKind, fields: Collection[str] | None = None) -> tuple[str, str] | None:

@@ -204,6 +204,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
             seconds=bp.acceptance.perftest_seconds,
             roce=transport == "ethernet",
             threshold=bp.acceptance.perftest_min_fraction,
+            columns=len(PERFTEST_COLUMNS),
         ).encode()
     if p.nccl:
         out["acceptance/nccl-tests.tsv"] = nccl_tsv(ctx, p)

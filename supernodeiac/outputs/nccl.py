@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
 from ..facts.hosts import Hosts, cached_host_facts
+from ..util.shell import assignment, comment_text
 from ..util.templating import render_template
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line
@@ -244,6 +245,9 @@ def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology) -> st
         domain_kind=hosts.domain_kind.get(domain, "") if domain else "",
         transport=sorted({fh.transport for fh in fabrics}),
         gpus=accelerators.count if (accelerators := f.models[v.model].accelerators) else 0,
+        # Every variable through assign (checked key, quoted value), every value in a comment through c.
+        assign=assignment,
+        c=comment_text,
     )
 
 

@@ -13,26 +13,75 @@ results=${1:?usage: nccl-tests.sh RESULTS_DIR [STAGE]}
 want_stage=${2:-}
 MPIRUN=${MPIRUN:-mpirun}
 bin=${NCCL_TESTS:+$NCCL_TESTS/}
+max_bytes=8G
+
+key_re='^[A-Z_][A-Z0-9_]*$'
+# A value as the env file writes it: one plain word, or one single-quoted word.
+plain_re='^[A-Za-z0-9_@%+=:,./-]*$'
+quoted_re="^'([^']*)'$"
 exports=()
 if [ -n "${NCCL_ENV_FILE:-}" ]; then
-  while IFS= read -r line; do
-    case "$line" in ''|'#'*) ;; *) exports+=(-x "$line") ;; esac
+  # Only KEY=value assignments reach mpirun, each one argument of -x; any other line is refused.
+  n=0
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    case "$line" in ''|'#'*) continue ;; esac
+    key=${line%%=*}
+    value=${line#*=}
+    if [ "$key" = "$line" ] || ! [[ $key =~ $key_re ]]; then
+      echo "$NCCL_ENV_FILE:$n: not a KEY=value line; refused" >&2
+      exit 2
+    fi
+    if [[ $value =~ $quoted_re ]]; then
+      value=${BASH_REMATCH[1]}
+    elif ! [[ $value =~ $plain_re ]]; then
+      echo "$NCCL_ENV_FILE:$n: the value of $key is not one shell word; refused" >&2
+      exit 2
+    fi
+    exports+=(-x "$key=$value")
   done <"$NCCL_ENV_FILE"
 fi
+name_re='^[A-Za-z0-9][A-Za-z0-9_.:-]*$'
+hostfile_re='^hosts/[A-Za-z0-9][A-Za-z0-9_.-]*\.txt$'
 mkdir -p "$results/nccl"
-while IFS=$'\t' read -r run stage group coll hosts np per_host env _busbw _min _basis; do
-  [ "$run" = "run" ] && continue
+lineno=0
+while IFS= read -r line || [ -n "$line" ]; do
+  lineno=$((lineno + 1))
+  [ "$lineno" = 1 ] && continue
+  # Split on exactly the tabs (bash's read merges a run of tabs: an empty env cell made the
+  # design busbw the next field, passed to mpirun -x as a variable name).
+  f=()
+  rest=$line
+  while [[ $rest == *$'\t'* ]]; do
+    f+=("${rest%%$'\t'*}")
+    rest=${rest#*$'\t'}
+  done
+  f+=("$rest")
+  if [ "${#f[@]}" != 11 ]; then
+    echo "nccl-tests.tsv:$lineno: ${#f[@]} fields, expected 11; line skipped" >&2
+    continue
+  fi
+  run=${f[0]} stage=${f[1]} coll=${f[3]} hosts=${f[4]} np=${f[5]} per_host=${f[6]} env=${f[7]}
   [ -n "$want_stage" ] && [ "$stage" != "$want_stage" ] && continue
   where=()
   case "$hosts" in
-    host:*) where=(-H "${hosts#host:}:$per_host") ;;
-    *) where=(--hostfile "$here/$hosts" --map-by "ppr:$per_host:node") ;;
+    host:*) [[ ${hosts#host:} =~ $name_re ]] && where=(-H "${hosts#host:}:$per_host") ;;
+    *) [[ $hosts =~ $hostfile_re ]] && where=(--hostfile "$here/$hosts" --map-by "ppr:$per_host:node") ;;
   esac
   extra=()
+  ok=1
   IFS=';' read -ra pairs <<<"$env"
-  for kv in "${pairs[@]}"; do [ -n "$kv" ] && extra+=(-x "$kv"); done
+  for kv in "${pairs[@]}"; do
+    [ -n "$kv" ] || continue
+    [[ ${kv%%=*} =~ $key_re && $kv == *=* && ${kv#*=} =~ $plain_re ]] || ok=0
+    extra+=(-x "$kv")
+  done
+  if [ "$ok" != 1 ] || [ "${#where[@]}" = 0 ] || ! [[ $run =~ $name_re && $coll =~ ^[a-z_]+$ && $np =~ ^[1-9][0-9]*$ && $per_host =~ ^[1-9][0-9]*$ ]]; then
+    echo "nccl-tests.tsv:$lineno: a run, host, collective, count or KEY=value pair that is not plain; line skipped" >&2
+    continue
+  fi
   echo "== $run ($np ranks)"
   "$MPIRUN" -np "$np" "${where[@]}" "${exports[@]}" "${extra[@]}" \
-    "${bin}${coll}_perf" -b 8 -e 8G -f 2 -g 1 >"$results/nccl/$run.txt" 2>&1 || true
+    "${bin}${coll}_perf" -b 8 -e "$max_bytes" -f 2 -g 1 >"$results/nccl/$run.txt" 2>&1 || true
 done <"$here/nccl-tests.tsv"
 echo "done; check with: snc check-results $here $results"

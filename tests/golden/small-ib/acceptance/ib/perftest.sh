@@ -18,52 +18,85 @@ want_rail=${3:-}
 SSH=${SSH:-ssh}
 DURATION=${DURATION:-10}
 PARALLEL=${PARALLEL:-64}
-EXTRA=""
+EXTRA=()
 RDMA_CM=0
 mkdir -p "$results/perftest"
 
+# A plan value becomes one argument of a remote command, whatever it holds: ssh joins its
+# arguments into one line for the remote shell, so every word is quoted for that shell here.
+remote() {  # host, then the command and its arguments
+  local host=$1
+  shift
+  $SSH "$host" "$(printf '%q ' "$@")"
+}
+
 run_test() {  # id server server_dev client client_dev tcp_port server_address
-  local id=$1 server=$2 sdev=$3 client=$4 cdev=$5 port=$6 saddr=$7 target=$2 extra=$EXTRA pid
+  local id=$1 server=$2 sdev=$3 client=$4 cdev=$5 port=$6 saddr=$7 target=$2 pid
+  local extra=("${EXTRA[@]}")
   if [ "$RDMA_CM" = 1 ] && [ -n "$saddr" ]; then
     target=$saddr
-    extra="$EXTRA -R"
+    extra+=(-R)
   fi
-  $SSH "$server" "ib_write_bw -d $sdev -i 1 -F --report_gbits -D $DURATION -p $port $extra" >/dev/null 2>&1 &
+  remote "$server" ib_write_bw -d "$sdev" -i 1 -F --report_gbits -D "$DURATION" -p "$port" "${extra[@]}" >/dev/null 2>&1 &
   pid=$!
   sleep 2
-  $SSH "$client" "ib_write_bw -d $cdev -i 1 -F --report_gbits -D $DURATION -p $port $extra $target" \
+  remote "$client" ib_write_bw -d "$cdev" -i 1 -F --report_gbits -D "$DURATION" -p "$port" "${extra[@]}" "$target" \
     >"$results/perftest/$id.bw.txt" 2>&1 || true
   wait "$pid" || true
-  $SSH "$server" "ib_write_lat -d $sdev -i 1 -F -p $port $extra" >/dev/null 2>&1 &
+  remote "$server" ib_write_lat -d "$sdev" -i 1 -F -p "$port" "${extra[@]}" >/dev/null 2>&1 &
   pid=$!
   sleep 2
-  $SSH "$client" "ib_write_lat -d $cdev -i 1 -F -p $port $extra $target" >"$results/perftest/$id.lat.txt" 2>&1 || true
+  remote "$client" ib_write_lat -d "$cdev" -i 1 -F -p "$port" "${extra[@]}" "$target" >"$results/perftest/$id.lat.txt" 2>&1 || true
   wait "$pid" || true
 }
 
+# What a field handed to a host may look like: a name or an address (never an option, a path or
+# shell text); a line with anything else is refused, not run.
+name_re='^[A-Za-z0-9][A-Za-z0-9_.:-]*$'
+columns=17
+fabric=ib
+
 current=""
 slot=0
-# Fields split on the unit separator, not on tabs: bash collapses runs of a whitespace IFS, so an
-# empty cell (rail, via) would shift every field after it. (A copy, not a pipe: the loop's `wait`
-# would also wait for the process feeding it.)
-plan="$results/perftest/.plan"
-tr '\t' '\037' <"$here/perftest.tsv" >"$plan"
-while IFS=$'\037' read -r id stage rail wave server sdev _sport client cdev _cport _line _min _cables _labels _via saddr _caddr; do
-  [ "$id" = "test" ] && continue
+lineno=0
+# Each line is split on exactly its tabs (bash's read would merge a run of tabs, so an empty cell
+# such as rail or via would shift every field after it).
+while IFS= read -r line || [ -n "$line" ]; do
+  lineno=$((lineno + 1))
+  [ "$lineno" = 1 ] && continue
+  f=()
+  rest=$line
+  while [[ $rest == *$'\t'* ]]; do
+    f+=("${rest%%$'\t'*}")
+    rest=${rest#*$'\t'}
+  done
+  f+=("$rest")
+  if [ "${#f[@]}" != "$columns" ]; then
+    echo "perftest.tsv:$lineno: ${#f[@]} fields, expected $columns; line skipped" >&2
+    continue
+  fi
+  id=${f[0]} stage=${f[1]} rail=${f[2]} wave=${f[3]} server=${f[4]} sdev=${f[5]} client=${f[7]} cdev=${f[8]} saddr=${f[15]}
+  ok=1
+  for v in "$id" "$server" "$sdev" "$client" "$cdev"; do [[ $v =~ $name_re ]] || ok=0; done
+  [ -z "$saddr" ] || [[ $saddr =~ $name_re ]] || ok=0
+  if [ "$ok" != 1 ]; then
+    echo "perftest.tsv:$lineno: a test, host, device or address that is not a plain name; line skipped" >&2
+    continue
+  fi
   [ -n "$want_stage" ] && [ "$stage" != "$want_stage" ] && continue
   [ -n "$want_rail" ] && [ "$rail" != "$want_rail" ] && continue
   if [ "$stage/$rail/$wave" != "$current" ]; then
     wait
     current="$stage/$rail/$wave"
     slot=0
-    echo "== ib $stage rail ${rail:--} wave $wave"
+    printf '== %s %s rail %s wave %s\n' "$fabric" "$stage" "${rail:--}" "$wave"
   fi
-  run_test "$id" "$server" "$sdev" "$client" "$cdev" $((18515 + slot)) "${saddr:-}" &
+  run_test "$id" "$server" "$sdev" "$client" "$cdev" $((18515 + slot)) "$saddr" &
   slot=$((slot + 1))
   if [ "$slot" -ge "$PARALLEL" ]; then
     wait
     slot=0
   fi
-done <"$plan"
+done <"$here/perftest.tsv"
 wait
 echo "done; check with: snc check-results $(dirname "$here") $results"

@@ -1,0 +1,350 @@
+"""Nothing a blueprint says runs on a host: free text from the catalogue and the naming templates
+reaches the generated scripts and env files only as data, each value one argument.
+
+The scripts are run for real with bash, against a fake SSH that runs the remote command line
+in a local bash (as sshd hands it to the login shell) and stub perftest tools that record their
+argv; a payload that escaped its quoting would create the canary file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import BLUEPRINTS, ROOT
+
+from supernodeiac.outputs.csv_safe import tsv_cell, tsv_line
+
+# Shell, XML, Markdown and quoting payloads that are printable, so text fields may hold them.
+PRINTABLE_PAYLOAD = "$(touch CANARY) `touch CANARY` ';touch CANARY;' \"<x>&amp;</x>\" **md** | [l](u) ${IFS}"
+CONTROL = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))] + ["\u2028", "\u2029"]
+
+
+def test_tsv_cells_hold_no_control_character():
+    for ch in CONTROL:
+        line = tsv_line([f"osfp{ch}gpu-0009{ch}x;id>PWNED;#", "b"])
+        assert line.split("\t") == ["osfp gpu-0009 x;id>PWNED;#", "b"], repr(ch)
+        assert not re.search("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]", line)
+        assert tsv_cell(ch + "x") == " x"
+
+
+def _render(tmp_path: Path, text: str) -> Path:
+    bp = tmp_path / "bp.yaml"
+    bp.write_text(text)
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run(
+        [sys.executable, "-m", "supernodeiac", "render", str(bp), "-o", str(out)], env=env, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    return out
+
+
+def _fake_host(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """An environment whose SSH runs the remote line in bash (in a scratch folder, where a
+    payload's `touch CANARY` would land) and whose ib_write_* record their argv, one file per call."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    (bin_dir / "fake-ssh").write_text(
+        '#!/bin/bash\nhost=$1; shift\ncd "$CANARY_DIR" && exec bash -c "$*"\n'  # ssh joins its words with spaces
+    )
+    (bin_dir / "ib_write_bw").write_text(
+        '#!/bin/bash\nf=$(mktemp "$CALLS/call.XXXXXX")\nprintf "%s\\0" "$(basename "$0")" "$@" >"$f"\n'
+    )
+    (bin_dir / "ib_write_lat").symlink_to("ib_write_bw")
+    (bin_dir / "sleep").write_text("#!/bin/bash\n")  # the script waits 2 s for each server to listen
+    for p in bin_dir.iterdir():
+        p.chmod(0o755)
+    canary_dir = tmp_path / "host"
+    canary_dir.mkdir()
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "SSH": str(bin_dir / "fake-ssh"),
+        "CALLS": str(calls),
+        "CANARY_DIR": str(canary_dir),
+        "DURATION": "1",
+    }
+    return env, canary_dir
+
+
+def _calls(env: dict[str, str]) -> list[list[str]]:
+    out = []
+    for p in sorted(Path(env["CALLS"]).iterdir()):
+        out.append(p.read_bytes().split(b"\0")[:-1])
+    return [[a.decode() for a in c] for c in out]
+
+
+def test_perftest_hands_each_value_as_one_argument(tmp_path):
+    text = (BLUEPRINTS / "small-ib.yaml").read_text()
+    literal = PRINTABLE_PAYLOAD.replace("{", "{{").replace("}", "}}")
+    text += "\nnaming:\n  cable_label: " + json.dumps("{a}:{a_port} > {b}:{b_port} " + literal) + "\n"
+    out = _render(tmp_path, text)
+    folder = out / "acceptance" / "ib"
+    script = folder / "perftest.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    assert PRINTABLE_PAYLOAD.split()[0] in (folder / "perftest.tsv").read_text()  # the payload is in the plan
+    env, canary_dir = _fake_host(tmp_path)
+    r = subprocess.run(["bash", str(script), str(tmp_path / "results")], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert not (canary_dir / "CANARY").exists()
+    rows = [line.split("\t") for line in (folder / "perftest.tsv").read_text().splitlines()[1:]]
+    calls = _calls(env)
+    assert len(calls) == 4 * len(rows)
+    expected = set()
+    for row in rows:
+        sdev, cdev, server = row[5], row[8], row[4]
+        expected.add(("ib_write_bw", "-d", sdev, "-i", "1", "-F", "--report_gbits", "-D", "1"))
+        expected.add(("ib_write_bw", "-d", cdev, "-i", "1", "-F", "--report_gbits", "-D", "1", server))
+    got = {tuple(c[:9]) + tuple(c[11:]) for c in calls if c[0] == "ib_write_bw"}
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "x;touch CANARY",
+        "$(touch CANARY)",
+        "-oProxyCommand=touch CANARY",
+        "mlx5_0\x1fgpu-0009\x1fx;touch CANARY;#",
+        "mlx5 0",
+    ],
+)
+def test_perftest_refuses_a_plan_line_that_is_not_names(tmp_path, value):
+    """A plan edited by hand (or made by an older snc) with shell text in a host or device field:
+    the line is reported and skipped, never run."""
+    out = _render(tmp_path, (BLUEPRINTS / "small-ib.yaml").read_text())
+    folder = out / "acceptance" / "ib"
+    plan = folder / "perftest.tsv"
+    lines = plan.read_text().splitlines()
+    cells = lines[1].split("\t")
+    cells[5] = value
+    plan.write_text("\n".join([lines[0], "\t".join(cells)]) + "\n")
+    env, canary_dir = _fake_host(tmp_path)
+    r = subprocess.run(["bash", str(folder / "perftest.sh"), str(tmp_path / "results")], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "perftest.tsv:2:" in r.stderr and "line skipped" in r.stderr
+    assert _calls(env) == []
+    assert not (canary_dir / "CANARY").exists()
+
+
+def test_perftest_keeps_empty_cells_in_place(tmp_path):
+    """Empty rail and via cells do not shift the fields after them (bash's read would merge tabs)."""
+    out = _render(tmp_path, (BLUEPRINTS / "small-ib.yaml").read_text())
+    folder = out / "acceptance" / "ib"
+    plan = folder / "perftest.tsv"
+    lines = plan.read_text().splitlines()
+    cells = lines[1].split("\t")
+    cells[2] = ""  # rail
+    plan.write_text("\n".join([lines[0], "\t".join(cells)]) + "\n")
+    env, _ = _fake_host(tmp_path)
+    r = subprocess.run(["bash", str(folder / "perftest.sh"), str(tmp_path / "results")], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    calls = _calls(env)
+    assert len(calls) == 4
+    assert {c[2] for c in calls} == {cells[5], cells[8]}
+    assert "rail - wave" in r.stdout
+
+
+def _str_fields(model: type, seen: set) -> list[tuple[str, str, object]]:
+    """(model, field, FieldInfo) of every string field reachable from ``model``, lists and dicts included."""
+    import typing
+
+    from pydantic import BaseModel
+
+    if model in seen:
+        return []
+    seen.add(model)
+    out = []
+    for name, info in model.model_fields.items():  # type: ignore[attr-defined]
+        stack = [info.annotation]
+        while stack:
+            t = stack.pop()
+            origin = typing.get_origin(t)
+            if t is str:
+                out.append((model.__name__, name, info))
+            elif isinstance(t, type) and issubclass(t, BaseModel):
+                out.extend(_str_fields(t, seen))
+            elif origin is typing.Literal:
+                continue
+            elif origin is typing.Annotated:
+                base, *meta = typing.get_args(t)
+                if base is str:
+                    out.append((model.__name__, name, meta))
+                else:
+                    stack.append(base)
+            elif origin is not None:
+                stack.extend(a for a in typing.get_args(t) if a is not type(None))
+    return out
+
+
+def test_every_catalogue_string_is_checked():
+    """Every string field of the catalogue schema carries a check (a pattern, a name template or
+    the text/form-factor rules), so none reaches an artefact as raw free text; and each of those
+    checks refuses the unit separator and a line break."""
+    from pydantic import TypeAdapter
+
+    from supernodeiac.catalog.host_topology import HostTopology
+    from supernodeiac.catalog.types import Catalogue
+
+    fields = _str_fields(Catalogue, set()) + _str_fields(HostTopology, set())
+    assert len(fields) > 30
+    # References to other catalogue entries: checked to exist (Catalogue._references, the builders).
+    references = {("Medium", "modules"), ("Medium", "cord")}
+    unchecked = []
+    for model, name, info in fields:
+        if (model, name) in references:
+            continue
+        meta = info if isinstance(info, list) else info.metadata
+        if not meta:
+            unchecked.append(f"{model}.{name}")
+            continue
+        adapter = TypeAdapter(typing_annotated(meta))
+        for bad in ("osfp\x1fx", "a\nb"):
+            with pytest.raises(ValueError):
+                adapter.validate_python(bad)
+    assert unchecked == []
+
+
+def typing_annotated(meta: list) -> object:
+    import typing
+
+    return typing.Annotated[(str, *meta)]
+
+
+# -- nccl/<model>.env and nccl-tests.sh ------------------------------------------------------------
+
+
+def _sourced(env_file: Path, cwd: Path) -> dict[str, str]:
+    """The variables a clean bash has after `set -a; . FILE`, beyond those it starts with."""
+
+    def declared(script: str) -> dict[str, str]:
+        r = subprocess.run(["env", "-i", "bash", "-c", script], capture_output=True, text=True, cwd=cwd, check=True)
+        out = {}
+        for line in r.stdout.splitlines():
+            m = re.match(r"declare -\S+ ([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$", line)
+            if m:
+                out[m.group(1)] = m.group(2) or ""
+        return out
+
+    base = declared("set -a; . /dev/null; set +a; declare -p")  # the shell's own, PIPESTATUS included
+    after = declared(f"set -a; . {subprocess.list2cmdline([str(env_file)])}; set +a; declare -p")
+    return {k: v for k, v in after.items() if k not in base and k != "_"}
+
+
+def test_env_file_sources_to_exactly_the_planned_variables(tmp_path):
+    """Comment values with line breaks, shell and control characters (as a hand-edited host
+    layout or a future field might bring) stay inside their comments."""
+    from supernodeiac.util.shell import assignment, comment_text
+    from supernodeiac.util.templating import render_template
+
+    payload = "x\nLD_PRELOAD=/tmp/evil.so\r\ntouch CANARY\x1f$(touch CANARY)\u2028EVIL=1\x85BAD=2"
+    text = render_template(
+        "nccl.env.j2",
+        blueprint=payload,
+        model=payload,
+        stem=payload,
+        hosts=2,
+        topo_file="/etc/nccl/topo/m.xml",
+        hca="mlx5_0:1,mlx5_1:1",
+        nics=[(payload, 0, payload, 0), ("mlx5_1", 1, payload, None)],
+        fabrics=[payload],
+        rail_optimized=True,
+        roce=[(payload, 26)],
+        multi_node=True,
+        domain_gpus=72,
+        domain_kind=payload,
+        transport=["ethernet"],
+        gpus=8,
+        assign=assignment,
+        c=comment_text,
+    )
+    env_file = tmp_path / "m.env"
+    env_file.write_text(text)
+    for line in text.splitlines():
+        assert line.startswith("#") or re.fullmatch(r"[A-Z_][A-Z0-9_]*=[A-Za-z0-9_@%+=:,./-]*", line), line
+    got = _sourced(env_file, tmp_path)
+    assert set(got) == {"NCCL_TOPO_FILE", "NCCL_IB_HCA", "NCCL_CROSS_NIC", "NCCL_IB_TC", "NCCL_MNNVL_ENABLE", "NCCL_CUMEM_ENABLE"}
+    assert got["NCCL_IB_HCA"] == '"=mlx5_0:1,mlx5_1:1"'
+    assert not (tmp_path / "CANARY").exists()
+
+
+def test_assignment_checks_keys_and_quotes_values():
+    from supernodeiac.util.shell import assignment
+
+    assert assignment("NCCL_X", "=a:1,b:1") == "NCCL_X==a:1,b:1"
+    assert assignment("NCCL_X", "a b;c") == "NCCL_X='a b;c'"
+    for key in ("ld_preload", "1X", "X Y", "X=Y", "", "X;Y"):
+        with pytest.raises(ValueError):
+            assignment(key, "v")
+    with pytest.raises(ValueError):
+        assignment("X", "a\nb")
+
+
+def _fake_mpirun(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    bin_dir = tmp_path / "mpibin"
+    bin_dir.mkdir()
+    calls = tmp_path / "mpicalls"
+    calls.mkdir()
+    mpirun = bin_dir / "mpirun"
+    # One file per call, numbered: the script runs mpirun once at a time, in plan order.
+    mpirun.write_text('#!/bin/bash\nshopt -s nullglob\nn=("$CALLS"/*)\nprintf "%s\\0" "$@" >"$CALLS/$(printf %06d ${#n[@]})"\n')
+    mpirun.chmod(0o755)
+    return {"PATH": "/usr/bin:/bin", "MPIRUN": str(mpirun), "CALLS": str(calls)}, calls
+
+
+def test_nccl_tests_exports_only_key_value_pairs(tmp_path):
+    """Every rank gets the env file's assignments as `-x KEY=value`, one argument each, and never
+    the design busbw (an empty env cell no longer shifts the fields)."""
+    out = _render(tmp_path, (BLUEPRINTS / "small-ib.yaml").read_text())
+    script = out / "acceptance" / "nccl-tests.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    env, calls = _fake_mpirun(tmp_path)
+    env["NCCL_ENV_FILE"] = str(out / "nccl" / "hgx-h100.env")
+    r = subprocess.run(["bash", str(script), str(tmp_path / "results")], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    runs = (out / "acceptance" / "nccl-tests.tsv").read_text().splitlines()[1:]
+    argvs = [p.read_bytes().decode().split("\0")[:-1] for p in sorted(calls.iterdir())]
+    assert len(argvs) == len(runs)
+    planned = _sourced(out / "nccl" / "hgx-h100.env", tmp_path)
+    file_pairs = [f"{k}={v.strip(chr(34))}" for k, v in planned.items()]
+    for argv, run in zip(argvs, runs, strict=True):
+        exported = [argv[i + 1] for i, a in enumerate(argv) if a == "-x"]
+        cell = run.split("\t")[7]
+        assert sorted(exported) == sorted(file_pairs + (cell.split(";") if cell else [])), (run, exported)
+        assert argv[argv.index("-np") + 1] == run.split("\t")[5]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "LD_PRELOAD=/tmp/evil.so; touch CANARY",
+        "$(touch CANARY)",
+        "touch CANARY",
+        "ld_preload=/tmp/x.so",
+        "X=`touch CANARY`",
+        "450",
+    ],
+)
+def test_nccl_tests_refuses_an_env_line_that_is_not_an_assignment(tmp_path, line):
+    out = _render(tmp_path, (BLUEPRINTS / "small-ib.yaml").read_text())
+    env_file = tmp_path / "edited.env"
+    env_file.write_text((out / "nccl" / "hgx-h100.env").read_text() + line + "\n")
+    env, calls = _fake_mpirun(tmp_path)
+    env["NCCL_ENV_FILE"] = str(env_file)
+    r = subprocess.run(
+        ["bash", str(out / "acceptance" / "nccl-tests.sh"), str(tmp_path / "results")],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 2 and "refused" in r.stderr, r.stderr
+    assert list(calls.iterdir()) == []
+    assert not (tmp_path / "CANARY").exists()
