@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from conftest import BLUEPRINTS, compile_text
 from test_render import fat_tree
 
+from supernodeiac import compile_file
 from supernodeiac.cli import main
 from supernodeiac.explain import explain, min_cut_bisection, to_text
 
@@ -103,8 +104,8 @@ def test_small_ib_growth_ceiling(small_ib):
 def test_oversubscription_measured_and_declared():
     c = compile_text(fat_tree(12, ratio="1:3", rail_optimized=False))
     over = _fabric(_report(c), "ib")["oversubscription"]
-    assert over["tiers"] == [{"tier": 1, "role": "leaf", "measured": "1:3", "declared": "1:3"}]
-    assert over["end_to_end"] == "1:3"
+    assert over["tiers"] == [{"tier": 1, "role": "leaf", "measured": "3:1", "declared": "3:1"}]
+    assert over["end_to_end"] == "3:1"
 
 
 def _media_figures(f, cat, fabric: str | None = None) -> tuple[float, float]:
@@ -137,7 +138,8 @@ def test_power_and_cost_per_fabric(small_ib):
     switches = [d for d in f.devices if d.group == "ib"]
     media_w, media_cost = _media_figures(f, cat, "ib")
     assert media_w > 0
-    assert ib["power_w"]["switches"] == pytest.approx(sum(cat.devices[d.model].power_w for d in switches))
+    assert ib["power_w"]["switches"] == pytest.approx(sum(cat.devices[d.model].power_max_w for d in switches))
+    assert ib["power_w"]["total"] == ib["power_w"]["switches"]  # the modules are in the QM9700's maximum
     assert ib["power_w"]["media"] == pytest.approx(media_w)
     assert ib["relative_cost"]["total"] == pytest.approx(sum(cat.devices[d.model].relative_cost for d in switches) + media_cost)
 
@@ -148,13 +150,41 @@ def test_deployment_totals_from_the_fabric(small_ib):
     totals = _report(small_ib)["totals"]
     assert (totals["devices"], totals["links"], totals["racks"]) == (len(f.devices), len(f.links), len(f.racks))
     assert totals["accelerators"] == 16 * cat.devices["hgx-h100"].accelerators.count  # the UFM has none
-    device_w = sum(cat.devices[d.model].power_w for d in f.devices)
+    # Power: each device's maximum, once (the optics in its cages are inside it: no plug counted twice).
+    device_w = sum(cat.devices[d.model].power_max_w for d in f.devices)
     media_w, media_cost = _media_figures(f, cat)
     assert totals["power_w"]["devices"] == pytest.approx(device_w)
+    assert totals["power_w"]["plugs_apart"] == 0  # small-ib's devices all quote maxima with modules
+    assert totals["power_w"]["total"] == pytest.approx(device_w)
     assert totals["power_w"]["media"] == pytest.approx(media_w)
-    assert totals["power_w"]["total"] == pytest.approx(device_w + media_w)
     device_cost = sum(cat.devices[d.model].relative_cost for d in f.devices)
     assert totals["relative_cost"]["total"] == pytest.approx(device_cost + media_cost)
+
+
+@pytest.mark.parametrize("name", ["ib-3tier", "nvl72-pod"])
+def test_power_headline_equals_the_rack_sums(name):
+    """One power figure: the headline is what the racks add up to. ib-3tier has switches whose
+    maximum leaves their modules out (the plugs are added once, per occupied cage) and optics
+    inside the QM9700's maximum (not added again); nvl72-pod's 8 racks are 18 trays + 9 switch trays."""
+    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
+    report = _report(c)
+    power, racks = report["totals"]["power_w"], report["racks"]
+    assert power["total"] / 1000 == pytest.approx(racks["power_kw_max"], abs=0.05)
+    assert power["total"] == pytest.approx(power["devices"] + power["plugs_apart"], abs=1)
+    placed = [d for d in c.fabric.devices if d.rack >= 0]
+    assert len(placed) == len(c.fabric.devices)
+    assert power["media"] > 0 and power["total"] < power["devices"] + power["plugs_apart"] + power["media"]
+    if name == "ib-3tier":
+        assert power["plugs_apart"] > 0
+        text = to_text(report)
+        assert f"{racks['power_kw_max']:,.1f} kW at maximum, as the racks sum it" in text
+    else:
+        cat = c.catalogue
+        tray, switch_tray = cat.devices["gb200-tray"].power_max_w, cat.devices["nvl5-switch-tray"].power_max_w
+        compute = {x["rack"]: x["power_kw"] for x in racks["hottest"]}
+        for kw in compute.values():
+            # (120 kW - 9 x 0.8) / 18 per tray: the rack is the GB200 nameplate, not 15.5 kW short of it.
+            assert kw * 1000 >= 18 * tray + 9 * switch_tray == pytest.approx(120_000, abs=18)
 
 
 def test_management_is_reported_with_local_tiers(small_ib):

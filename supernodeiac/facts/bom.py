@@ -34,7 +34,7 @@ from ..catalog.fit import SWITCH_KINDS
 from ..catalog.parts import PartRef, cord_part, device_part, medium_part, module_part, ordered_length
 from ..catalog.types import Catalogue, Medium
 from ..fabric import Fabric, LinkSpec
-from ..facts.cage_plan import CARTRIDGE, CONNECTOR, TRANSCEIVER, assemblies, link_cages, spec_columns
+from ..facts.cage_plan import CARTRIDGE, CONNECTOR, SPLITTER, STRAIGHT, TRANSCEIVER, assemblies, link_cages, spec_columns
 from ..model.blueprint import Blueprint
 from ..util.number_format import rounded
 
@@ -343,6 +343,48 @@ def _modules(catalogue: Catalogue, f: Fabric, tx: np.ndarray) -> list[tuple]:
     return out
 
 
+def switch_link_plugs(catalogue: Catalogue, f: Fabric, fabric: str) -> tuple[int, int, float]:
+    """The switch-to-switch links of one fabric (both ends above tier 0): (links, modules, watts).
+
+    Modules as the BOM counts them, one per occupied optical cage (a CPO engine is its switch's);
+    watts only for the plugs (modules, active cable ends) in cages of devices whose maximum leaves
+    its modules out, as the racks add them: any other plug is inside its switch's maximum already.
+    """
+    t = f.links
+    if not len(t) or not f.devices:
+        return 0, 0, 0.0
+    arr, specs = t.arrays(), t.specs
+    tier = np.fromiter((d.tier for d in f.devices), dtype=np.int64, count=len(f.devices))
+    mine = np.array([s.fabric == fabric for s in specs], dtype=bool)[arr.spec]
+    sel = np.flatnonzero(mine & (tier[arr.a] > 0) & (tier[arr.b] > 0))
+    if not len(sel):
+        return 0, 0, 0.0
+    cages = link_cages(f)
+    sel = sel[cages.valid[sel]]
+    shape, _, _, _ = spec_columns(f, catalogue.media)
+    dv = f.device_arrays()
+    apart = np.array(
+        [(m := f.models[name]).physical is not None and not m.physical.modules_in_max for name in dv.models], dtype=bool
+    )[dv.model]
+
+    def plug(module: str, medium: str | None, code: int) -> tuple[int, float]:
+        if code == TRANSCEIVER:
+            x = catalogue.transceivers.get(module)
+            return (0, 0.0) if x is None or x.integrated else (1, x.power_w)
+        m = catalogue.media.get(medium or "")
+        return 0, (m.power_w_per_end if m is not None and code in (STRAIGHT, SPLITTER) else 0.0)
+
+    ends_a = [plug(s.a_module, s.medium, int(shape[k])) for k, s in enumerate(specs)]
+    ends_b = [plug(s.b_module, s.medium, int(shape[k])) for k, s in enumerate(specs)]
+    sp = arr.spec[sel]
+    cage = np.concatenate((cages.a[sel], cages.b[sel]))
+    dev = np.concatenate((arr.a[sel], arr.b[sel]))
+    count = np.concatenate((np.array([e[0] for e in ends_a])[sp], np.array([e[0] for e in ends_b])[sp]))
+    watts = np.concatenate((np.array([e[1] for e in ends_a])[sp], np.array([e[1] for e in ends_b])[sp]))
+    _, first = np.unique(cage, return_index=True)  # one plug per occupied cage
+    return len(sel), int(count[first].sum()), float((watts[first] * apart[dev[first]]).sum())
+
+
 # -- rendering ------------------------------------------------------------------------------
 
 
@@ -401,4 +443,4 @@ def summary(bom: Bom) -> dict:
     }
 
 
-__all__ = ["Bom", "Line", "bill_of_materials", "fibres_per_link", "link_figures", "summary", "totals"]
+__all__ = ["Bom", "Line", "bill_of_materials", "fibres_per_link", "link_figures", "summary", "switch_link_plugs", "totals"]
