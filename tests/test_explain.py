@@ -239,7 +239,7 @@ def test_cli_json_is_stable_and_complete():
     assert set(report) == {"blueprint", "totals", "fabrics", "placement", "racks"}
     assert [f["name"] for f in report["fabrics"]] == ["ib", "mgmt"]
     keys = {"name", "kind", "endpoints", "switches", "cables", "bisection", "oversubscription", "growth"}
-    keys |= {"power_w", "relative_cost", "notes", "facts", "section", "port_use"}
+    keys |= {"power_w", "relative_cost", "optics", "notes", "facts", "section", "port_use"}
     sections = {"ib": {"sizing", "rails"}, "mgmt": set()}
     for fabric in report["fabrics"]:
         assert set(fabric) == keys | sections[fabric["name"]]
@@ -260,3 +260,42 @@ def test_cli_text_and_exit_codes(tmp_path: Path):
     assert f"{bad}:5:1" in result.output and "Traceback" not in result.output
     result = runner.invoke(main, ["explain", str(bad), "--format", "json"])
     assert result.exit_code == 2 and json.loads(result.output)["report"] is None
+
+
+def test_cost_names_its_unit_and_takes_prices():
+    """Without prices the cost is in the catalogue's relative units, and says so; with bom.prices
+    (in bom.cost_unit) the priced items cost their price, and the unpriced ones are named."""
+    plain = _report(compile_text(fat_tree(16)))
+    assert plain["totals"]["cost_unit"] == "relative units"
+    assert "relative units" in to_text(plain)
+    priced_bp = fat_tree(16, extra="bom: {cost_unit: USD, prices: {qm9700: 25000, hgx-h100: 300000}}\n")
+    c = compile_text(priced_bp)
+    assert c.exit_code == 0
+    report = _report(c)
+    totals = report["totals"]
+    assert totals["cost_unit"] == "USD"
+    devices = [d.model for d in c.fabric.devices]
+    expected = sum(25000 if m == "qm9700" else 300000 if m == "hgx-h100" else c.catalogue.devices[m].relative_cost for m in devices)
+    assert totals["relative_cost"]["devices"] == pytest.approx(expected)
+    assert "qm9700" not in totals["unpriced"] and "sn2201" in totals["unpriced"]
+    ib = _fabric(report, "ib")
+    assert ib["relative_cost"]["switches"] == 25000 * sum(1 for m in devices if m == "qm9700")
+    text = to_text(report)
+    assert f"{totals['relative_cost']['total']:,.0f} USD" in text and "without a price" in text
+    # Prices without a unit would add money to relative units: an error at its line.
+    bad = compile_text(fat_tree(16, extra="bom: {prices: {qm9700: 25000}}\n"))
+    assert bad.exit_code == 2 and any("cost_unit" in f.message for f in bad.findings)
+
+
+def test_optics_per_part_are_the_bom_modules(small_ib):
+    """explain lists the fabric's modules by part and side, the BOM's count (one per occupied cage)."""
+    from supernodeiac.facts.bom import bill_of_materials
+
+    ib = _fabric(_report(small_ib), "ib")
+    bom = bill_of_materials(small_ib.catalogue, small_ib.fabric, small_ib.blueprint)
+    modules = [x for x in bom.media_lines("ib") if x.section == "transceiver"]
+    assert modules and [(o["part"], o["count"]) for o in ib["optics"]] == [(x.part.number, x.count) for x in modules]
+    # Twin-port OSFPs on the nodes: 16 nodes x 8 NICs in 64 cages; the UFM pair's 2 x 2 single ports.
+    host = sum(o["count"] for o in ib["optics"] if o["detail"].startswith("host side"))
+    assert host == 16 * 8 // 2 + 2 * 2
+    assert f"{ib['optics'][0]['count']:,} x {ib['optics'][0]['part']}" in to_text(_report(small_ib))

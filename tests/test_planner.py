@@ -109,7 +109,7 @@ def test_an_explicit_uplink_count_that_departs_from_the_ratio_warns_with_both_fi
 def test_upper_tiers_stay_non_blocking_or_warn():
     c = compile_text(pod48())
     [w] = warnings(c, "nonblocking-upper-tiers")
-    assert "spine tier is oversubscribed (1:3)" in w.message and w.path[-2:] == ("oversubscription", "spine")
+    assert "spine tier is oversubscribed (3:1)" in w.message and w.path[-2:] == ("oversubscription", "spine")
     waived = compile_text(pod48() + "planning: {upper_tiers_nonblocking: false}\n")
     assert not warnings(waived, "nonblocking-upper-tiers")
 

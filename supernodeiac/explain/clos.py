@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..facts.bom import link_figures, switch_link_plugs
+from ..facts.bom import link_figures, switch_link_plugs, unit_cost
 from ..facts.oversubscription import designed_ratios, measure_tiers, ratio_text
 from ..util.number_format import rounded
 from .base import SECTIONS, FabricStats, Inputs
@@ -38,7 +38,7 @@ def _switch_link_costs(inp: Inputs, s: FabricStats) -> dict[str, float]:
     cost = 0.0
     for (lo, _hi, medium), (count, _gbps) in s.bundles.items():
         if lo > 0:
-            cost += count * link_figures(inp.catalogue, medium)[1]
+            cost += count * unit_cost(inp.blueprint, medium, link_figures(inp.catalogue, medium)[1])
     lines = inp.bom.media_lines(s.name) if inp.bom is not None else []
     switch_side = [x for x in lines if x.section == "transceiver" and x.detail.startswith("switch side")]
     if switch_side:
@@ -51,13 +51,16 @@ def _cost(inp: Inputs, spec: Any, leaves: int, uppers: int, links: int, per_link
     """Switches, links, transceivers, power and relative cost of a design's switches and switch links."""
     models = inp.fabric.models
     leaf = models[spec.switch]
-    upper = models[spec.spine_switch or spec.switch]
+    upper_name = spec.spine_switch or spec.switch
+    upper = models[upper_name]
+    leaf_cost = unit_cost(inp.blueprint, spec.switch, leaf.relative_cost)
+    upper_cost = unit_cost(inp.blueprint, upper_name, upper.relative_cost)
     return {
         "switches": leaves + uppers,
         "switch_links": links,
         "transceivers": round(links * per_link["transceivers"]),
         "power_w": rounded(leaves * leaf.power_max_w + uppers * upper.power_max_w + links * per_link["power_w"]),
-        "relative_cost": rounded(leaves * leaf.relative_cost + uppers * upper.relative_cost + links * per_link["relative_cost"]),
+        "relative_cost": rounded(leaves * leaf_cost + uppers * upper_cost + links * per_link["relative_cost"]),
     }
 
 

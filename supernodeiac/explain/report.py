@@ -48,7 +48,7 @@ from typing import Any
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
 from ..fabric.views import links_by_fabric, local_tiers
-from ..facts.bom import bill_of_materials, totals
+from ..facts.bom import bill_of_materials, cost_unit, totals, unit_cost, unpriced
 from ..facts.oversubscription import measure, ratio_text
 from ..facts.placement import placement_report, placement_text
 from ..facts.racks import power_totals
@@ -150,7 +150,9 @@ def _figures(inp: Inputs, s: FabricStats) -> tuple[dict[str, Any], dict[str, Any
     models = inp.fabric.models
     switches = [i for i, t in sorted(s.tiers.items()) if t > 0]
     power = power_totals(inp.fabric, inp.catalogue, switches)
-    sw_cost = sum(models[inp.fabric.devices[i].model].relative_cost for i in switches)
+    sw_cost = sum(
+        unit_cost(inp.blueprint, d.model, models[d.model].relative_cost) for d in (inp.fabric.devices[i] for i in switches)
+    )
     # Media by orderable part (cable assemblies, modules per occupied cage, fibre cords).
     bom = inp.bom if inp.bom is not None else bill_of_materials(inp.catalogue, inp.fabric)
     media_power, media_cost = bom.media_power_w(s.name), bom.media_cost(s.name)
@@ -163,6 +165,17 @@ def _figures(inp: Inputs, s: FabricStats) -> tuple[dict[str, Any], dict[str, Any
         },
         {"switches": rounded(sw_cost), "media": rounded(media_cost), "total": rounded(sw_cost + media_cost)},
     )
+
+
+def _optics(inp: Inputs, s: FabricStats) -> list[dict[str, Any]]:
+    """Pluggable modules of the fabric by orderable part and side, as the BOM counts them (one per
+    occupied optical cage)."""
+    bom = inp.bom if inp.bom is not None else bill_of_materials(inp.catalogue, inp.fabric)
+    return [
+        {"part": x.part.number, "item": x.item, "detail": x.detail, "count": x.count, "power_w": rounded(x.power_w)}
+        for x in bom.media_lines(s.name)
+        if x.section == "transceiver"
+    ]
 
 
 def _consistent_tiers(f: Fabric, s: FabricStats) -> bool:
@@ -297,6 +310,7 @@ def _fabric_report(inp: Inputs, s: FabricStats) -> dict[str, Any]:
         "growth": growth,
         "power_w": power,
         "relative_cost": cost,
+        "optics": _optics(inp, s),
         "notes": [],
         "facts": dict(sorted(s.facts.items())),
         "section": s.kind if any(name.split("/")[0] == s.kind for name in SECTIONS.names()) else None,  # None: generic only
@@ -340,6 +354,8 @@ def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[
             "accelerators": accelerators,
             "power_w": _power(inp, bom_totals),
             "relative_cost": bom_totals["relative_cost"],
+            "cost_unit": cost_unit(blueprint),
+            "unpriced": unpriced(bom, blueprint),
         },
         "fabrics": [_fabric_report(inp, stats[name]) for name in sorted(stats)],
         "placement": placement_report(blueprint, fabric),

@@ -111,6 +111,24 @@ class Bom:
         return sum(x.count for x in self.lines if x.section == section and (fabric is None or x.fabric == fabric))
 
 
+def cost_unit(blueprint: Blueprint | None) -> str:
+    """What a cost figure is in: the blueprint's price unit, or the catalogue's relative units."""
+    unit = blueprint.bom.cost_unit if blueprint is not None else None
+    return unit if unit is not None else "relative units"
+
+
+def unit_cost(blueprint: Blueprint | None, item: str, relative: float) -> float:
+    """One unit of a catalogue item: its price where the blueprint gives one, else its relative cost."""
+    return blueprint.bom.prices.get(item, relative) if blueprint is not None else relative
+
+
+def unpriced(bom: Bom, blueprint: Blueprint) -> list[str]:
+    """Items of the BOM without a price while the blueprint prices others (their cost is relative)."""
+    if blueprint.bom.cost_unit is None:
+        return []
+    return sorted({x.item for x in bom.lines if x.item not in blueprint.bom.prices and x.count})
+
+
 def link_figures(catalogue: Catalogue, medium: str) -> tuple[float, float]:
     """(power W, relative cost) of one cable assembly of this medium, both plugs included
     (transceiver media: 0, 0; their modules and cords are lines of their own)."""
@@ -131,6 +149,7 @@ def _assembly_power(m: Medium) -> float:
 def bill_of_materials(catalogue: Catalogue, fabric: Fabric, blueprint: Blueprint | None = None) -> Bom:
     """Count every orderable part once: O(devices + links), the grouping by cage done in numpy."""
     spares = dict(blueprint.bom.spares_pct) if blueprint is not None else {}
+    prices = blueprint.bom.prices if blueprint is not None else {}
     raw: list[tuple] = []  # (section, fabric, item, part, detail, length, count, unit power, unit cost, description)
     raw += _devices(fabric)
     raw += _links(catalogue, fabric)
@@ -138,7 +157,7 @@ def bill_of_materials(catalogue: Catalogue, fabric: Fabric, blueprint: Blueprint
     for section, fab, item, part, detail, length, count, power, cost, description in raw:
         pct = spares.get(section, 0.0)
         extra = math.ceil(count * pct / 100 - 1e-9) if pct else 0
-        lines.append(Line(section, fab, item, part, detail, length, count, extra, power, cost, description))
+        lines.append(Line(section, fab, item, part, detail, length, count, extra, power, prices.get(item, cost), description))
     order = {s: i for i, s in enumerate(SECTIONS)}
     lines.sort(key=lambda x: (order[x.section], x.fabric, x.item, x.length_m or 0.0, x.detail))
     return Bom(lines)
@@ -443,4 +462,4 @@ def summary(bom: Bom) -> dict:
     }
 
 
-__all__ = ["Bom", "Line", "bill_of_materials", "fibres_per_link", "link_figures", "summary", "switch_link_plugs", "totals"]
+__all__ = ["Bom", "Line", "bill_of_materials", "fibres_per_link", "link_figures", "summary", "cost_unit", "switch_link_plugs", "totals", "unit_cost", "unpriced"]
