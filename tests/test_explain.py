@@ -275,7 +275,8 @@ def test_cost_names_its_unit_and_takes_prices():
     totals = report["totals"]
     assert totals["cost_unit"] == "USD"
     devices = [d.model for d in c.fabric.devices]
-    expected = sum(25000 if m == "qm9700" else 300000 if m == "hgx-h100" else c.catalogue.devices[m].relative_cost for m in devices)
+    price = {"qm9700": 25000, "hgx-h100": 300000}
+    expected = sum(price.get(m, c.catalogue.devices[m].relative_cost) for m in devices)
     assert totals["relative_cost"]["devices"] == pytest.approx(expected)
     assert "qm9700" not in totals["unpriced"] and "sn2201" in totals["unpriced"]
     ib = _fabric(report, "ib")

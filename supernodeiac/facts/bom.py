@@ -462,4 +462,16 @@ def summary(bom: Bom) -> dict:
     }
 
 
-__all__ = ["Bom", "Line", "bill_of_materials", "fibres_per_link", "link_figures", "summary", "cost_unit", "switch_link_plugs", "totals", "unit_cost", "unpriced"]
+__all__ = [
+    "Bom",
+    "Line",
+    "bill_of_materials",
+    "cost_unit",
+    "fibres_per_link",
+    "link_figures",
+    "summary",
+    "switch_link_plugs",
+    "totals",
+    "unit_cost",
+    "unpriced",
+]
