@@ -191,7 +191,7 @@ def test_one_to_two_blueprint_reports_one_to_two():
     assert Fraction(down) / Fraction(up) == 2
     assert measure(f, "f") == {1: Fraction(2)}
     [msg] = [x.message for x in c.findings if x.rule == "oversubscription"]
-    assert "leaf 1:2" in msg and "end-to-end worst case 1:2" in msg
+    assert "leaf 2:1" in msg and "end-to-end worst case 2:1" in msg
 
 
 def test_too_many_hosts_for_two_tiers_is_located_with_alternatives():
@@ -470,7 +470,7 @@ def test_roce_3tier_numbers(roce3):
     assert len(fabric_links(f, "roce")) == 300 * 8 + 8 + 32 * 32 + 16 * 64
     assert measure(f, "roce") == {1: Fraction(3), 2: Fraction(1)}
     [msg] = [x.message for x in roce3.findings if x.rule == "oversubscription"]
-    assert "leaf 1:3" in msg and "end-to-end worst case 1:3" in msg
+    assert "leaf 3:1" in msg and "end-to-end worst case 3:1" in msg
 
 
 def test_roce_3tier_asns_and_ipv6_links(roce3):

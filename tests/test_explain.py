@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from conftest import BLUEPRINTS, compile_text
 from test_render import fat_tree
 
+from supernodeiac import compile_file
 from supernodeiac.cli import main
 from supernodeiac.explain import explain, min_cut_bisection, to_text
 
@@ -103,8 +104,8 @@ def test_small_ib_growth_ceiling(small_ib):
 def test_oversubscription_measured_and_declared():
     c = compile_text(fat_tree(12, ratio="1:3", rail_optimized=False))
     over = _fabric(_report(c), "ib")["oversubscription"]
-    assert over["tiers"] == [{"tier": 1, "role": "leaf", "measured": "1:3", "declared": "1:3"}]
-    assert over["end_to_end"] == "1:3"
+    assert over["tiers"] == [{"tier": 1, "role": "leaf", "measured": "3:1", "declared": "3:1"}]
+    assert over["end_to_end"] == "3:1"
 
 
 def _media_figures(f, cat, fabric: str | None = None) -> tuple[float, float]:
@@ -137,7 +138,8 @@ def test_power_and_cost_per_fabric(small_ib):
     switches = [d for d in f.devices if d.group == "ib"]
     media_w, media_cost = _media_figures(f, cat, "ib")
     assert media_w > 0
-    assert ib["power_w"]["switches"] == pytest.approx(sum(cat.devices[d.model].power_w for d in switches))
+    assert ib["power_w"]["switches"] == pytest.approx(sum(cat.devices[d.model].power_max_w for d in switches))
+    assert ib["power_w"]["total"] == ib["power_w"]["switches"]  # the modules are in the QM9700's maximum
     assert ib["power_w"]["media"] == pytest.approx(media_w)
     assert ib["relative_cost"]["total"] == pytest.approx(sum(cat.devices[d.model].relative_cost for d in switches) + media_cost)
 
@@ -148,13 +150,41 @@ def test_deployment_totals_from_the_fabric(small_ib):
     totals = _report(small_ib)["totals"]
     assert (totals["devices"], totals["links"], totals["racks"]) == (len(f.devices), len(f.links), len(f.racks))
     assert totals["accelerators"] == 16 * cat.devices["hgx-h100"].accelerators.count  # the UFM has none
-    device_w = sum(cat.devices[d.model].power_w for d in f.devices)
+    # Power: each device's maximum, once (the optics in its cages are inside it: no plug counted twice).
+    device_w = sum(cat.devices[d.model].power_max_w for d in f.devices)
     media_w, media_cost = _media_figures(f, cat)
     assert totals["power_w"]["devices"] == pytest.approx(device_w)
+    assert totals["power_w"]["plugs_apart"] == 0  # small-ib's devices all quote maxima with modules
+    assert totals["power_w"]["total"] == pytest.approx(device_w)
     assert totals["power_w"]["media"] == pytest.approx(media_w)
-    assert totals["power_w"]["total"] == pytest.approx(device_w + media_w)
     device_cost = sum(cat.devices[d.model].relative_cost for d in f.devices)
     assert totals["relative_cost"]["total"] == pytest.approx(device_cost + media_cost)
+
+
+@pytest.mark.parametrize("name", ["ib-3tier", "nvl72-pod"])
+def test_power_headline_equals_the_rack_sums(name):
+    """One power figure: the headline is what the racks add up to. ib-3tier has switches whose
+    maximum leaves their modules out (the plugs are added once, per occupied cage) and optics
+    inside the QM9700's maximum (not added again); nvl72-pod's 8 racks are 18 trays + 9 switch trays."""
+    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
+    report = _report(c)
+    power, racks = report["totals"]["power_w"], report["racks"]
+    assert power["total"] / 1000 == pytest.approx(racks["power_kw_max"], abs=0.05)
+    assert power["total"] == pytest.approx(power["devices"] + power["plugs_apart"], abs=1)
+    placed = [d for d in c.fabric.devices if d.rack >= 0]
+    assert len(placed) == len(c.fabric.devices)
+    assert power["media"] > 0 and power["total"] < power["devices"] + power["plugs_apart"] + power["media"]
+    if name == "ib-3tier":
+        assert power["plugs_apart"] > 0
+        text = to_text(report)
+        assert f"{racks['power_kw_max']:,.1f} kW at maximum, as the racks sum it" in text
+    else:
+        cat = c.catalogue
+        tray, switch_tray = cat.devices["gb200-tray"].power_max_w, cat.devices["nvl5-switch-tray"].power_max_w
+        compute = {x["rack"]: x["power_kw"] for x in racks["hottest"]}
+        for kw in compute.values():
+            # (120 kW - 9 x 0.8) / 18 per tray: the rack is the GB200 nameplate, not 15.5 kW short of it.
+            assert kw * 1000 >= 18 * tray + 9 * switch_tray == pytest.approx(120_000, abs=18)
 
 
 def test_management_is_reported_with_local_tiers(small_ib):
@@ -209,7 +239,7 @@ def test_cli_json_is_stable_and_complete():
     assert set(report) == {"blueprint", "totals", "fabrics", "placement", "racks"}
     assert [f["name"] for f in report["fabrics"]] == ["ib", "mgmt"]
     keys = {"name", "kind", "endpoints", "switches", "cables", "bisection", "oversubscription", "growth"}
-    keys |= {"power_w", "relative_cost", "notes", "facts", "section", "port_use"}
+    keys |= {"power_w", "relative_cost", "optics", "notes", "facts", "section", "port_use"}
     sections = {"ib": {"sizing", "rails"}, "mgmt": set()}
     for fabric in report["fabrics"]:
         assert set(fabric) == keys | sections[fabric["name"]]
@@ -230,3 +260,43 @@ def test_cli_text_and_exit_codes(tmp_path: Path):
     assert f"{bad}:5:1" in result.output and "Traceback" not in result.output
     result = runner.invoke(main, ["explain", str(bad), "--format", "json"])
     assert result.exit_code == 2 and json.loads(result.output)["report"] is None
+
+
+def test_cost_names_its_unit_and_takes_prices():
+    """Without prices the cost is in the catalogue's relative units, and says so; with bom.prices
+    (in bom.cost_unit) the priced items cost their price, and the unpriced ones are named."""
+    plain = _report(compile_text(fat_tree(16)))
+    assert plain["totals"]["cost_unit"] == "relative units"
+    assert "relative units" in to_text(plain)
+    priced_bp = fat_tree(16, extra="bom: {cost_unit: USD, prices: {qm9700: 25000, hgx-h100: 300000}}\n")
+    c = compile_text(priced_bp)
+    assert c.exit_code == 0
+    report = _report(c)
+    totals = report["totals"]
+    assert totals["cost_unit"] == "USD"
+    devices = [d.model for d in c.fabric.devices]
+    price = {"qm9700": 25000, "hgx-h100": 300000}
+    expected = sum(price.get(m, c.catalogue.devices[m].relative_cost) for m in devices)
+    assert totals["relative_cost"]["devices"] == pytest.approx(expected)
+    assert "qm9700" not in totals["unpriced"] and "sn2201" in totals["unpriced"]
+    ib = _fabric(report, "ib")
+    assert ib["relative_cost"]["switches"] == 25000 * sum(1 for m in devices if m == "qm9700")
+    text = to_text(report)
+    assert f"{totals['relative_cost']['total']:,.0f} USD" in text and "without a price" in text
+    # Prices without a unit would add money to relative units: an error at its line.
+    bad = compile_text(fat_tree(16, extra="bom: {prices: {qm9700: 25000}}\n"))
+    assert bad.exit_code == 2 and any("cost_unit" in f.message for f in bad.findings)
+
+
+def test_optics_per_part_are_the_bom_modules(small_ib):
+    """explain lists the fabric's modules by part and side, the BOM's count (one per occupied cage)."""
+    from supernodeiac.facts.bom import bill_of_materials
+
+    ib = _fabric(_report(small_ib), "ib")
+    bom = bill_of_materials(small_ib.catalogue, small_ib.fabric, small_ib.blueprint)
+    modules = [x for x in bom.media_lines("ib") if x.section == "transceiver"]
+    assert modules and [(o["part"], o["count"]) for o in ib["optics"]] == [(x.part.number, x.count) for x in modules]
+    # Twin-port OSFPs on the nodes: 16 nodes x 8 NICs in 64 cages; the UFM pair's 2 x 2 single ports.
+    host = sum(o["count"] for o in ib["optics"] if o["detail"].startswith("host side"))
+    assert host == 16 * 8 // 2 + 2 * 2
+    assert f"{ib['optics'][0]['count']:,} x {ib['optics'][0]['part']}" in to_text(_report(small_ib))

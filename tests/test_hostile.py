@@ -40,7 +40,7 @@ EXPECTED = {
     "formula-port-name.yaml": ("schema", 15, "has '=', which a port name may not contain"),
     "format-width.yaml": ("naming", 12, "formats {a} with '>20000000'"),
     "format-attribute.yaml": ("naming", 12, "a field with an attribute or index"),
-    "ratio-tiny.yaml": ("schema", 36, "0.0001 is the ratio 1:10000, beyond 1:1000"),
+    "ratio-tiny.yaml": ("schema", 36, "0.0001 is the ratio 10000:1, beyond 1000:1"),
     "cxl-promised-huge.yaml": ("schema", 34, "promised_gb: input should be less than or equal to 1000000000"),
     "rack-pitch-inf.yaml": ("schema", 12, "rack_pitch_m: input should be a finite number (got inf)"),
     "slack-nan.yaml": ("schema", 15, "slack_m: input should be a finite number (got nan)"),

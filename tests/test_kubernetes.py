@@ -170,8 +170,10 @@ def test_settings_prefix_zone_and_nvidia_keys():
     artifacts, _ = render(c, ["kubernetes"])
     node = _docs(artifacts["kubernetes/node-labels.yaml"])[0]["metadata"]["labels"]
     assert node["topology.kubernetes.io/zone"] == node["net.example.com/ib.pod"] == "ib-pod01"
-    assert node["network.topology.nvidia.com/leaf"] == node["net.example.com/ib.leaf-group"]
-    assert node["network.topology.nvidia.com/spine"] == "ib-pod01" and node["network.topology.nvidia.com/core"] == "ib"
+    # Topograph v1 keys by default: tier 0 is the switch closest to the node (its leaf).
+    assert node["fabric.topograph.run/tier-0"] == node["net.example.com/ib.leaf-group"]
+    assert node["fabric.topograph.run/tier-1"] == "ib-pod01" and node["fabric.topograph.run/tier-2"] == "ib"
+    assert not any(k.startswith("network.topology.nvidia.com/") for k in node)
     kueue = _docs(artifacts["kubernetes/kueue.yaml"])
     assert kueue[0]["metadata"]["name"] == "train"
     assert [lv["nodeLabel"] for lv in kueue[0]["spec"]["levels"]] == [
@@ -179,6 +181,29 @@ def test_settings_prefix_zone_and_nvidia_keys():
         "net.example.com/ib.leaf-group",
         "kubernetes.io/hostname",
     ]
+
+
+def test_topograph_pre_1_0_keys_as_an_option():
+    text = (BLUEPRINTS / "ib-3tier.yaml").read_text() + (
+        "kubernetes: {label_prefix: net.example.com, nvidia_topology_labels: true, topograph_keys: v0}\n"
+    )
+    c = compile_text(text)
+    assert c.exit_code == 0
+    artifacts, _ = render(c, ["kubernetes"])
+    node = _docs(artifacts["kubernetes/node-labels.yaml"])[0]["metadata"]["labels"]
+    assert node["network.topology.nvidia.com/leaf"] == node["net.example.com/ib.leaf-group"]
+    assert node["network.topology.nvidia.com/spine"] == "ib-pod01" and node["network.topology.nvidia.com/core"] == "ib"
+    assert not any(k.endswith("topograph.run/tier-0") for k in node)
+
+
+def test_nvl72_domain_gets_the_v1_accelerator_key():
+    text = (BLUEPRINTS / "nvl72-pod.yaml").read_text() + "kubernetes: {nvidia_topology_labels: true}\n"
+    c = compile_text(text)
+    assert c.exit_code == 0
+    artifacts, _ = render(c, ["kubernetes"])
+    nodes = [d["metadata"]["labels"] for d in _docs(artifacts["kubernetes/node-labels.yaml"])]
+    domains = {n["accelerator.topograph.run/domain"] for n in nodes}
+    assert len(domains) == 8 and len(nodes) == 8 * 18  # one NVL72 rack of 18 trays per domain
 
 
 def test_a_bad_prefix_is_a_located_parse_error():

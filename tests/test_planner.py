@@ -74,7 +74,7 @@ def test_spine_uplinks_follow_the_pods_ports_in_use_not_the_radix():
     assert ends == {"down": 48, "up": 16}  # measured on the links: 3:1, the declared ratio
     assert not warnings(c, "ratio-intent")
     [msg] = [x.message for x in c.findings if x.rule == "oversubscription"]
-    assert "spine 1:3 (48 down in use : 16 up)" in msg
+    assert "spine 3:1 (48 down in use : 16 up)" in msg
 
 
 @pytest.mark.parametrize(("used", "ratio", "up"), [(48, 3, 16), (80, 3, 27), (10, 3, 4), (32, 1, 32), (42, 2, 21)])
@@ -92,13 +92,13 @@ def test_an_explicit_uplink_count_that_departs_from_the_ratio_warns_with_both_fi
     # 24 uplinks for 48 down ports in use: 2:1, declared 3:1 (16 uplinks)
     c = compile_text(pod48("    uplinks: {spine: 24}\n"))
     [w] = warnings(c, "ratio-intent")
-    assert "spine tier is designed at 1:2 (48 down ports in use : 24 uplinks), declared 1:3" in w.message
+    assert "spine tier is designed at 2:1 (48 down ports in use : 24 uplinks), declared 3:1" in w.message
     assert "more uplinks than the declared ratio's 16" in w.message and w.path[-2:] == ("uplinks", "spine")
     assert "uplinks.spine: 16" in w.hint
     # one uplink per leaf for 9 down: 9:1, fewer than 3:1 asks -- and a worse ratio is also an error on the links
     c = compile_text(pod48("    uplinks: {leaf: 1}\n"))
     [w] = warnings(c, "ratio-intent")
-    assert "leaf tier is designed at 1:9 (9 down ports in use : 1 uplinks), declared 1:3: fewer uplinks" in w.message
+    assert "leaf tier is designed at 9:1 (9 down ports in use : 1 uplinks), declared 3:1: fewer uplinks" in w.message
     assert [e.rule for e in c.findings if e.severity is Severity.ERROR] == ["oversubscription"]
     # the count the ratio asks for: no warning
     assert not warnings(compile_text(pod48("    uplinks: {spine: 16}\n")), "ratio-intent")
@@ -109,7 +109,7 @@ def test_an_explicit_uplink_count_that_departs_from_the_ratio_warns_with_both_fi
 def test_upper_tiers_stay_non_blocking_or_warn():
     c = compile_text(pod48())
     [w] = warnings(c, "nonblocking-upper-tiers")
-    assert "spine tier is oversubscribed (1:3)" in w.message and w.path[-2:] == ("oversubscription", "spine")
+    assert "spine tier is oversubscribed (3:1)" in w.message and w.path[-2:] == ("oversubscription", "spine")
     waived = compile_text(pod48() + "planning: {upper_tiers_nonblocking: false}\n")
     assert not warnings(waived, "nonblocking-upper-tiers")
 
@@ -193,11 +193,11 @@ def test_dragonfly_plus_group_to_group_ratio_by_hand():
     dfp = _fabric(_report(c), "dfp")
     g = dfp["group_to_group"]
     assert (g["group_terminal_gbps"], g["pair_gbps"], g["links_per_pair"]) == (25600, 6400, 16)
-    assert (g["to_one_group"], g["uniform"]) == ("1:4", "1:0.8")
+    assert (g["to_one_group"], g["uniform"]) == ("4:1", "0.8:1")
     assert dfp["oversubscription"]["end_to_end"] == "1:1"
     assert "group to group" in to_text(_report(c))
     [size] = [x for x in c.findings if x.rule == "dragonfly-size"]  # the check says it too
-    assert "group to group under minimal routing 1:4 towards one other group, 1:0.8 uniform" in size.message
+    assert "group to group under minimal routing 4:1 towards one other group, 0.8:1 uniform" in size.message
 
 
 def test_dragonfly_group_to_group_ratio_by_hand():
@@ -205,14 +205,14 @@ def test_dragonfly_group_to_group_ratio_by_hand():
     other group: 8:1 to one group; uniform 8 x 8/9 over 8 links: 8/9."""
     c = compile_text(dragonfly())
     g = _fabric(_report(c), "df")["group_to_group"]
-    assert (g["to_one_group"], g["uniform"]) == ("1:8", f"1:{float(8 / 9):.3g}")
+    assert (g["to_one_group"], g["uniform"]) == ("8:1", f"{float(8 / 9):.3g}:1")
 
 
 def test_pod_to_pod_and_leaf_to_leaf_under_minimal_routing():
     # roce-3tier-oversub: a pod's 16 leaves x 96 down in use against 8 spines x 64 uplinks: 1536:512 = 3:1
     c = compile_file(str(BLUEPRINTS / "roce-3tier-oversub.yaml"))
     m = _fabric(_report(c), "roce")["sizing"]["minimal_routing"]
-    assert m == {"unit": "pod", "to": "any other pod", "ratio": "1:3"}
+    assert m == {"unit": "pod", "to": "any other pod", "ratio": "3:1"}
     # small-ib, 2 tiers: a leaf's 32 down in use : 32 up
     small = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
     assert _fabric(_report(small), "ib")["sizing"]["minimal_routing"]["ratio"] == "1:1"

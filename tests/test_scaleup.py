@@ -326,12 +326,12 @@ def test_two_level_every_l1_chip_reaches_every_l2_chip_and_taper():
     facts_sn = f.facts["sn"]
     assert ratio == facts_sn["chip_ports_used"] * facts_sn["link_gbps"] / (per_chip_up * up_ports.speed_gbps)
     info = [f for f in c.findings if f.rule == "scaleup-class" and f.message.startswith("sc:")]
-    assert info and f"measured 1:{ratio:g}" in info[0].message and "SuperCluster" in info[0].message
+    assert info and f"measured {ratio:g}:1" in info[0].message and "SuperCluster" in info[0].message
     assert not errors(c)
-    # Declare no taper: the measured 1:2 is an error at the taper key.
+    # Declare no taper: the measured 2:1 is an error at the taper key.
     strict = built(oex(16, 8, 2, switch="oex-sb2-up", extra=TWO_LEVEL.format(taper="1:1")))
     (e,) = errors(strict)
-    assert e.rule == "scaleup-taper" and f"1:{ratio:g}" in e.message and e.path[-1] == "taper"
+    assert e.rule == "scaleup-taper" and f"{ratio:g}:1" in e.message and e.path[-1] == "taper"
 
 
 def test_two_level_bad_switch_count_and_reference():

@@ -419,7 +419,6 @@ class Medium(Strict):
     legs: PositiveInt = Field(1, description="splitter legs")
     modules: list[str] = Field(default_factory=list, description="transceiver keys this medium uses (transceiver shape)")
     cord: str = Field("", description="fibre cord key (transceiver shape)")
-    transceivers_per_end: NonNegFloat = Field(0, description="legacy; modules are counted per occupied cage")
     power_w_per_end: NonNegFloat = Field(0, description="power of each plug of a cable assembly (active copper, AOC)")
     relative_cost: NonNegFloat = Field(description="one assembly (cable, splitter, connector, cartridge); transceiver media: 0")
     fibre: Fibre = "none"

@@ -103,6 +103,6 @@ def _upper_tiers(name: str, designed: dict[str, dict], path: tuple) -> Iterator[
         f"{name}: the spine tier is oversubscribed ({ratio_text(worst)}); the planning rule keeps tiers above the leaves "
         "non-blocking",
         path + ("oversubscription", "spine"),
-        'oversubscribe at the leaves instead (oversubscription: {leaf: "1:N", spine: "1:1"}), '
+        'oversubscribe at the leaves instead (oversubscription: {leaf: "N:1", spine: "1:1"}), '
         "or set planning.upper_tiers_nonblocking: false to accept it",
     )

@@ -260,7 +260,7 @@ def _two_level(ctx: CheckContext, m: Measure, name: str, facts: TwoLevelFacts, p
             "every L1 chip needs the same number of uplinks to every L2 chip",
         )
     declared = ratio_value(facts["taper"])
-    measured = f"1:{format_fraction(worst)}" if worst.denominator == 1 else f"1:{float(worst):.3g}"
+    measured = f"{format_fraction(worst)}:1" if worst.denominator == 1 else f"{float(worst):.3g}:1"
     if worst > declared:
         chip_text = f" at {f.devices[worst_chip[0]].name} chip {worst_chip[1]}" if worst_chip else ""
         yield error(

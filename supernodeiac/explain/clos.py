@@ -4,7 +4,8 @@ reservation costs; and the cheapest design of the same switches that meets the s
 
 Costs are the catalogue's: switch power (``power_max_w``) and relative cost of the fabric's
 switch models (the blueprint's intent names them), and for links the fabric's own switch-to-switch
-media averaged (power, relative cost, transceivers per link), as the BOM prices them.
+links averaged: modules per occupied cage as the BOM counts them, power only for the plugs a switch's
+maximum leaves out (as the racks sum it).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..facts.bom import link_figures
+from ..facts.bom import link_figures, switch_link_plugs, unit_cost
 from ..facts.oversubscription import designed_ratios, measure_tiers, ratio_text
 from ..util.number_format import rounded
 from .base import SECTIONS, FabricStats, Inputs
@@ -28,33 +29,38 @@ def _rate(s: FabricStats, lo: int, hi: int) -> float | None:
 
 
 def _switch_link_costs(inp: Inputs, s: FabricStats) -> dict[str, float]:
-    """Average power, relative cost and transceivers of one switch-to-switch link of this fabric."""
-    links = power = cost = xcvr = 0.0
-    for (lo, _hi, medium), (count, _gbps) in s.bundles.items():
-        if lo == 0:
-            continue
-        p, c = link_figures(inp.catalogue, medium)
-        m = inp.catalogue.media.get(medium)
-        links += count
-        power += count * p
-        cost += count * c
-        xcvr += count * 2 * (m.transceivers_per_end if m is not None else 0)
+    """Average power, relative cost and transceivers of one switch-to-switch link of this fabric:
+    modules one per occupied optical cage (as the BOM), power only for the plugs a switch's
+    maximum leaves out (as the racks), cost of the cable assembly or the modules."""
+    links, modules, watts = switch_link_plugs(inp.catalogue, inp.fabric, s.name)
     if not links:
         return {"power_w": 0.0, "relative_cost": 0.0, "transceivers": 0.0}
-    return {"power_w": power / links, "relative_cost": cost / links, "transceivers": xcvr / links}
+    cost = 0.0
+    for (lo, _hi, medium), (count, _gbps) in s.bundles.items():
+        if lo > 0:
+            cost += count * unit_cost(inp.blueprint, medium, link_figures(inp.catalogue, medium)[1])
+    lines = inp.bom.media_lines(s.name) if inp.bom is not None else []
+    switch_side = [x for x in lines if x.section == "transceiver" and x.detail.startswith("switch side")]
+    if switch_side:
+        # The fabric's average switch-side module (the BOM does not split modules by tier).
+        cost += modules * sum(x.cost for x in switch_side) / sum(x.count for x in switch_side)
+    return {"power_w": watts / links, "relative_cost": cost / links, "transceivers": modules / links}
 
 
 def _cost(inp: Inputs, spec: Any, leaves: int, uppers: int, links: int, per_link: dict[str, float]) -> dict[str, Any]:
     """Switches, links, transceivers, power and relative cost of a design's switches and switch links."""
     models = inp.fabric.models
     leaf = models[spec.switch]
-    upper = models[spec.spine_switch or spec.switch]
+    upper_name = spec.spine_switch or spec.switch
+    upper = models[upper_name]
+    leaf_cost = unit_cost(inp.blueprint, spec.switch, leaf.relative_cost)
+    upper_cost = unit_cost(inp.blueprint, upper_name, upper.relative_cost)
     return {
         "switches": leaves + uppers,
         "switch_links": links,
         "transceivers": round(links * per_link["transceivers"]),
         "power_w": rounded(leaves * leaf.power_max_w + uppers * upper.power_max_w + links * per_link["power_w"]),
-        "relative_cost": rounded(leaves * leaf.relative_cost + uppers * upper.relative_cost + links * per_link["relative_cost"]),
+        "relative_cost": rounded(leaves * leaf_cost + uppers * upper_cost + links * per_link["relative_cost"]),
     }
 
 

@@ -48,9 +48,10 @@ from typing import Any
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
 from ..fabric.views import links_by_fabric, local_tiers
-from ..facts.bom import bill_of_materials, totals
+from ..facts.bom import bill_of_materials, cost_unit, totals, unit_cost, unpriced
 from ..facts.oversubscription import measure, ratio_text
 from ..facts.placement import placement_report, placement_text
+from ..facts.racks import power_totals
 from ..model.blueprint import Blueprint
 from ..util.number_format import gbps_text, rounded
 from .base import DEPLOYMENT, SECTIONS, FabricStats, Inputs, sections_for
@@ -144,16 +145,37 @@ def _cables(f: Fabric, s: FabricStats) -> dict[str, Any]:
 
 
 def _figures(inp: Inputs, s: FabricStats) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Power as the racks sum it (the switches' maxima, plugs added only where a maximum leaves
+    them out; the media's own power, mostly inside those maxima, beside it) and relative cost."""
     models = inp.fabric.models
-    sw = [models[inp.fabric.devices[i].model] for i, t in sorted(s.tiers.items()) if t > 0]
-    sw_power, sw_cost = sum(m.power_w for m in sw), sum(m.relative_cost for m in sw)
+    switches = [i for i, t in sorted(s.tiers.items()) if t > 0]
+    power = power_totals(inp.fabric, inp.catalogue, switches)
+    sw_cost = sum(
+        unit_cost(inp.blueprint, d.model, models[d.model].relative_cost) for d in (inp.fabric.devices[i] for i in switches)
+    )
     # Media by orderable part (cable assemblies, modules per occupied cage, fibre cords).
     bom = inp.bom if inp.bom is not None else bill_of_materials(inp.catalogue, inp.fabric)
     media_power, media_cost = bom.media_power_w(s.name), bom.media_cost(s.name)
     return (
-        {"switches": rounded(sw_power), "media": rounded(media_power), "total": rounded(sw_power + media_power)},
+        {
+            "switches": rounded(power.devices_max_w),
+            "plugs_apart": rounded(power.plugs_apart_w),
+            "total": rounded(power.max_w),
+            "media": rounded(media_power),
+        },
         {"switches": rounded(sw_cost), "media": rounded(media_cost), "total": rounded(sw_cost + media_cost)},
     )
+
+
+def _optics(inp: Inputs, s: FabricStats) -> list[dict[str, Any]]:
+    """Pluggable modules of the fabric by orderable part and side, as the BOM counts them (one per
+    occupied optical cage)."""
+    bom = inp.bom if inp.bom is not None else bill_of_materials(inp.catalogue, inp.fabric)
+    return [
+        {"part": x.part.number, "item": x.item, "detail": x.detail, "count": x.count, "power_w": rounded(x.power_w)}
+        for x in bom.media_lines(s.name)
+        if x.section == "transceiver"
+    ]
 
 
 def _consistent_tiers(f: Fabric, s: FabricStats) -> bool:
@@ -289,6 +311,7 @@ def _fabric_report(inp: Inputs, s: FabricStats) -> dict[str, Any]:
         "growth": growth,
         "power_w": power,
         "relative_cost": cost,
+        "optics": _optics(inp, s),
         "notes": [],
         "facts": dict(sorted(s.facts.items())),
         "section": s.kind if any(name.split("/")[0] == s.kind for name in SECTIONS.names()) else None,  # None: generic only
@@ -297,6 +320,19 @@ def _fabric_report(inp: Inputs, s: FabricStats) -> dict[str, Any]:
         section(inp, s, report)
     report["bisection"] = _bisection(inp, s, report["bisection"])
     return report
+
+
+def _power(inp: Inputs, bom_totals: dict[str, Any]) -> dict[str, Any]:
+    """The deployment's power as its racks sum it: one figure, no plug counted twice (the
+    media's power is shown beside it, inside the device maxima but for the plugs counted apart)."""
+    power = power_totals(inp.fabric, inp.catalogue)
+    return {
+        "total": rounded(power.max_w),
+        "typical": rounded(power.typical_w),
+        "devices": rounded(power.devices_max_w),
+        "plugs_apart": rounded(power.plugs_apart_w),
+        "media": bom_totals["power_w"]["media"],
+    }
 
 
 def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[str, Any]:
@@ -316,8 +352,10 @@ def explain(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric) -> dict[
             "links": len(fabric.links),
             "racks": len(fabric.racks),
             "accelerators": accelerators,
-            "power_w": bom_totals["power_w"],
+            "power_w": _power(inp, bom_totals),
             "relative_cost": bom_totals["relative_cost"],
+            "cost_unit": cost_unit(blueprint),
+            "unpriced": unpriced(bom, blueprint),
         },
         "fabrics": [_fabric_report(inp, stats[name]) for name in sorted(stats)],
         "placement": placement_report(blueprint, fabric),
@@ -353,7 +391,7 @@ def _fat_tree(inp: Inputs, s: FabricStats, report: dict[str, Any]) -> None:
             report["notes"].append(
                 "rail-optimised: traffic between NICs of one rail turns at its leaf, so it is not bound by the upper tiers"
             )
-    # Declared intent beside the measured ratios (the blueprint says 1:N per tier).
+    # Declared intent beside the measured ratios (the blueprint says down:up, N:1, per tier).
     spec = next((x for x in inp.blueprint.scaleout if x.name == s.name), None)
     declared = getattr(spec, "oversubscription", None)
     if declared is not None and report["oversubscription"] is not None:

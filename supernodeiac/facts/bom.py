@@ -34,7 +34,7 @@ from ..catalog.fit import SWITCH_KINDS
 from ..catalog.parts import PartRef, cord_part, device_part, medium_part, module_part, ordered_length
 from ..catalog.types import Catalogue, Medium
 from ..fabric import Fabric, LinkSpec
-from ..facts.cage_plan import CARTRIDGE, CONNECTOR, TRANSCEIVER, assemblies, link_cages, spec_columns
+from ..facts.cage_plan import CARTRIDGE, CONNECTOR, SPLITTER, STRAIGHT, TRANSCEIVER, assemblies, link_cages, spec_columns
 from ..model.blueprint import Blueprint
 from ..util.number_format import rounded
 
@@ -111,6 +111,24 @@ class Bom:
         return sum(x.count for x in self.lines if x.section == section and (fabric is None or x.fabric == fabric))
 
 
+def cost_unit(blueprint: Blueprint | None) -> str:
+    """What a cost figure is in: the blueprint's price unit, or the catalogue's relative units."""
+    unit = blueprint.bom.cost_unit if blueprint is not None else None
+    return unit if unit is not None else "relative units"
+
+
+def unit_cost(blueprint: Blueprint | None, item: str, relative: float) -> float:
+    """One unit of a catalogue item: its price where the blueprint gives one, else its relative cost."""
+    return blueprint.bom.prices.get(item, relative) if blueprint is not None else relative
+
+
+def unpriced(bom: Bom, blueprint: Blueprint) -> list[str]:
+    """Items of the BOM without a price while the blueprint prices others (their cost is relative)."""
+    if blueprint.bom.cost_unit is None:
+        return []
+    return sorted({x.item for x in bom.lines if x.item not in blueprint.bom.prices and x.count})
+
+
 def link_figures(catalogue: Catalogue, medium: str) -> tuple[float, float]:
     """(power W, relative cost) of one cable assembly of this medium, both plugs included
     (transceiver media: 0, 0; their modules and cords are lines of their own)."""
@@ -131,6 +149,7 @@ def _assembly_power(m: Medium) -> float:
 def bill_of_materials(catalogue: Catalogue, fabric: Fabric, blueprint: Blueprint | None = None) -> Bom:
     """Count every orderable part once: O(devices + links), the grouping by cage done in numpy."""
     spares = dict(blueprint.bom.spares_pct) if blueprint is not None else {}
+    prices = blueprint.bom.prices if blueprint is not None else {}
     raw: list[tuple] = []  # (section, fabric, item, part, detail, length, count, unit power, unit cost, description)
     raw += _devices(fabric)
     raw += _links(catalogue, fabric)
@@ -138,7 +157,7 @@ def bill_of_materials(catalogue: Catalogue, fabric: Fabric, blueprint: Blueprint
     for section, fab, item, part, detail, length, count, power, cost, description in raw:
         pct = spares.get(section, 0.0)
         extra = math.ceil(count * pct / 100 - 1e-9) if pct else 0
-        lines.append(Line(section, fab, item, part, detail, length, count, extra, power, cost, description))
+        lines.append(Line(section, fab, item, part, detail, length, count, extra, power, prices.get(item, cost), description))
     order = {s: i for i, s in enumerate(SECTIONS)}
     lines.sort(key=lambda x: (order[x.section], x.fabric, x.item, x.length_m or 0.0, x.detail))
     return Bom(lines)
@@ -343,6 +362,48 @@ def _modules(catalogue: Catalogue, f: Fabric, tx: np.ndarray) -> list[tuple]:
     return out
 
 
+def switch_link_plugs(catalogue: Catalogue, f: Fabric, fabric: str) -> tuple[int, int, float]:
+    """The switch-to-switch links of one fabric (both ends above tier 0): (links, modules, watts).
+
+    Modules as the BOM counts them, one per occupied optical cage (a CPO engine is its switch's);
+    watts only for the plugs (modules, active cable ends) in cages of devices whose maximum leaves
+    its modules out, as the racks add them: any other plug is inside its switch's maximum already.
+    """
+    t = f.links
+    if not len(t) or not f.devices:
+        return 0, 0, 0.0
+    arr, specs = t.arrays(), t.specs
+    tier = np.fromiter((d.tier for d in f.devices), dtype=np.int64, count=len(f.devices))
+    mine = np.array([s.fabric == fabric for s in specs], dtype=bool)[arr.spec]
+    sel = np.flatnonzero(mine & (tier[arr.a] > 0) & (tier[arr.b] > 0))
+    if not len(sel):
+        return 0, 0, 0.0
+    cages = link_cages(f)
+    sel = sel[cages.valid[sel]]
+    shape, _, _, _ = spec_columns(f, catalogue.media)
+    dv = f.device_arrays()
+    apart = np.array(
+        [(m := f.models[name]).physical is not None and not m.physical.modules_in_max for name in dv.models], dtype=bool
+    )[dv.model]
+
+    def plug(module: str, medium: str | None, code: int) -> tuple[int, float]:
+        if code == TRANSCEIVER:
+            x = catalogue.transceivers.get(module)
+            return (0, 0.0) if x is None or x.integrated else (1, x.power_w)
+        m = catalogue.media.get(medium or "")
+        return 0, (m.power_w_per_end if m is not None and code in (STRAIGHT, SPLITTER) else 0.0)
+
+    ends_a = [plug(s.a_module, s.medium, int(shape[k])) for k, s in enumerate(specs)]
+    ends_b = [plug(s.b_module, s.medium, int(shape[k])) for k, s in enumerate(specs)]
+    sp = arr.spec[sel]
+    cage = np.concatenate((cages.a[sel], cages.b[sel]))
+    dev = np.concatenate((arr.a[sel], arr.b[sel]))
+    count = np.concatenate((np.array([e[0] for e in ends_a])[sp], np.array([e[0] for e in ends_b])[sp]))
+    watts = np.concatenate((np.array([e[1] for e in ends_a])[sp], np.array([e[1] for e in ends_b])[sp]))
+    _, first = np.unique(cage, return_index=True)  # one plug per occupied cage
+    return len(sel), int(count[first].sum()), float((watts[first] * apart[dev[first]]).sum())
+
+
 # -- rendering ------------------------------------------------------------------------------
 
 
@@ -401,4 +462,16 @@ def summary(bom: Bom) -> dict:
     }
 
 
-__all__ = ["Bom", "Line", "bill_of_materials", "fibres_per_link", "link_figures", "summary", "totals"]
+__all__ = [
+    "Bom",
+    "Line",
+    "bill_of_materials",
+    "cost_unit",
+    "fibres_per_link",
+    "link_figures",
+    "summary",
+    "switch_link_plugs",
+    "totals",
+    "unit_cost",
+    "unpriced",
+]

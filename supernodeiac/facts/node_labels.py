@@ -9,8 +9,10 @@ Label keys (``P`` = ``kubernetes.label_prefix``, ``F`` = a scale-out fabric's na
   fabric has them) and, per NIC, ``P/F.railR.leaf`` (rail-optimised) or ``P/F.nicJ.leaf``:
   the leaf that NIC is cabled to;
 * ``topology.kubernetes.io/zone`` from the coordinate ``kubernetes.zone`` names;
-* optionally the keys NVIDIA Topograph writes, ``network.topology.nvidia.com/accelerator``,
-  ``/leaf``, ``/spine``, ``/core``, so designed and discovered topology can be compared.
+* optionally the keys NVIDIA Topograph writes, so designed and discovered topology can be
+  compared: v1 ``accelerator.topograph.run/domain`` and ``fabric.topograph.run/tier-0`` (leaf),
+  ``tier-1``, ``tier-2``; or the pre-1.0 ``network.topology.nvidia.com/accelerator``, ``/leaf``,
+  ``/spine``, ``/core`` (``kubernetes.topograph_keys: v0``).
 
 Scheduler levels (Kueue Topology, Volcano HyperNode tiers) must form a strict tree: every value
 of a narrower level inside one value of the wider one. :func:`levels` keeps the candidate levels
@@ -30,6 +32,14 @@ from .system_class import system_class_of
 ZONE = "topology.kubernetes.io/zone"
 HOSTNAME = "kubernetes.io/hostname"
 NVIDIA = "network.topology.nvidia.com"
+# Topograph's keys for (accelerator domain, leaf, spine, core): v1.0.0 moved to a variable-depth
+# fabric family, tier 0 the switch closest to the node (docs.nvidia.com/topograph/v1.0.0,
+# reference/node-labels-and-annotations); v0 the pre-1.0 fixed keys.
+TOPOGRAPH_KEYS = {
+    "v1": ("accelerator.topograph.run/domain", "fabric.topograph.run/tier-0", "fabric.topograph.run/tier-1",
+           "fabric.topograph.run/tier-2"),
+    "v0": (f"{NVIDIA}/accelerator", f"{NVIDIA}/leaf", f"{NVIDIA}/spine", f"{NVIDIA}/core"),
+}
 LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -126,13 +136,14 @@ def node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
         if zone is not None:
             labels[ZONE] = zone
         if k8s.nvidia_topology_labels and primary is not None and f"{p}/{primary}.leaf-group" in labels:
+            keys = TOPOGRAPH_KEYS[k8s.topograph_keys]
             if inst is not None and len(hosts.domain_hosts[inst]) > 1:
-                labels[f"{NVIDIA}/accelerator"] = inst
-            labels[f"{NVIDIA}/leaf"] = labels[f"{p}/{primary}.leaf-group"]
+                labels[keys[0]] = inst
+            labels[keys[1]] = labels[f"{p}/{primary}.leaf-group"]
             if f"{p}/{primary}.spine-group" in labels:
-                labels[f"{NVIDIA}/spine"] = labels[f"{p}/{primary}.spine-group"]
+                labels[keys[2]] = labels[f"{p}/{primary}.spine-group"]
             if hosts.fabrics[primary].tiers >= 3:
-                labels[f"{NVIDIA}/core"] = primary
+                labels[keys[3]] = primary
         out[h] = labels
     result = Labels(out, origins, primary)
     result.level_keys = levels(result, hosts, p)[0]

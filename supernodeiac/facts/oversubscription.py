@@ -67,8 +67,9 @@ def measure(fabric: Fabric, name: str) -> dict[int, Fraction]:
 
 
 def ratio_text(r: Fraction) -> str:
-    """'1:N' with N = down/up; below 1 on partly filled switches (more up than down)."""
-    return f"1:{format_fraction(r)}" if r.denominator == 1 else f"1:{float(r):.3g}"
+    """'N:1', down:up as engineers write it (N = down/up); N below 1 on partly filled switches
+    (more up than down: '0.531:1')."""
+    return f"{format_fraction(r)}:1" if r.denominator == 1 else f"{float(r):.3g}:1"
 
 
 def designed_ratios(facts: Mapping[str, Any], measured: TierMeasure) -> dict[str, dict]:

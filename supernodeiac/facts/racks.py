@@ -131,6 +131,33 @@ def device_power(f: Fabric, catalogue: Catalogue) -> tuple[np.ndarray, np.ndarra
     return typical, maximum
 
 
+@dataclass(frozen=True, slots=True)
+class PowerTotals:
+    """The deployment's power as the racks sum it (W): each device's maximum, with the plugs its
+    maximum leaves out added once per occupied cage; every other plug is inside its device's figure."""
+
+    max_w: float
+    typical_w: float
+    devices_max_w: float  # the devices' own maxima
+    plugs_apart_w: float  # plugs counted on top of a maximum that leaves them out
+
+
+def power_totals(f: Fabric, catalogue: Catalogue, devices: list[int] | None = None) -> PowerTotals:
+    """Power of every device (or of the devices listed): what ``snc explain`` prints and the
+    rack loads add up to."""
+    if not f.devices:
+        return PowerTotals(0.0, 0.0, 0.0, 0.0)
+    typical, maximum = device_power(f, catalogue)
+    plugs = plug_power(f, catalogue)
+    pick = slice(None) if devices is None else np.asarray(devices, dtype=np.int64)
+    return PowerTotals(
+        float(maximum[pick].sum()),
+        float(typical[pick].sum()),
+        float((maximum - plugs)[pick].sum()),
+        float(plugs[pick].sum()),
+    )
+
+
 def rack_loads(f: Fabric, catalogue: Catalogue) -> dict[int, RackLoad]:
     """Rack index -> its load, for every rack that holds a device.
 

@@ -19,19 +19,21 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, strict=True)
 
 
-# A declared ratio N (as in 1:N) lies in [1, MAX_RATIO] and is a fraction of small whole numbers:
-# 1:1000 is already three orders beyond any oversubscription built; '1:4/3' is kept exact.
+# A declared ratio N (as in N:1, down:up) lies in [1, MAX_RATIO] and is a fraction of small whole numbers:
+# 1000:1 is already three orders beyond any oversubscription built; '4/3:1' is kept exact.
 MAX_RATIO = 1000
 _RATIO_SIDE = re.compile(r"^[0-9]{1,9}(\.[0-9]{1,6})?$")
 
 
 def _parse_ratio(value: object) -> str:
-    """Accept '1:2', '2:1' or a number; normalise to '1:N' (N = down/up, >= 1), exactly.
+    """Accept '3:1', '1:3' or a number; normalise to 'N:1' (down:up, N = down/up >= 1), exactly,
+    the way engineers write and read an oversubscription (3:1: three times as much down as up).
 
     Operators write oversubscription both ways round ("1:2" and "2:1" both mean twice as
     much bandwidth down as up), so the order does not matter; undersubscription is not a
     thing the tool plans. A number is read as the decimal it is written as (0.25 is 1:4), never
     rounded: a tiny number is a ratio too large to build, and says so, rather than becoming 0.
+    A number N is N:1 (0.25 is read as 4:1, since the order does not matter).
     """
     if isinstance(value, int | float) and not isinstance(value, bool):
         if not value > 0:  # also NaN
@@ -52,10 +54,10 @@ def _parse_ratio(value: object) -> str:
     if n < 1:
         n = 1 / n
     if n > MAX_RATIO:
-        raise ValueError(f"{value!r} is the ratio 1:{float(n):.6g}, beyond 1:{MAX_RATIO}")
+        raise ValueError(f"{value!r} is the ratio {float(n):.6g}:1, beyond {MAX_RATIO}:1")
     if n.denominator > MAX_RATIO:
-        raise ValueError(f"{value!r} is not a ratio of small whole numbers (1:{float(n):.6g}): write it as 'down:up', e.g. '3:1'")
-    return f"1:{format_fraction(n)}"
+        raise ValueError(f"{value!r} is not a ratio of small whole numbers ({float(n):.6g}:1): write it as 'down:up', e.g. '3:1'")
+    return f"{format_fraction(n)}:1"
 
 
 def format_fraction(n: Fraction) -> str:
@@ -67,11 +69,11 @@ def format_fraction(n: Fraction) -> str:
 
 
 def ratio_value(ratio: str) -> Fraction:
-    """The N of a normalised '1:N' ratio."""
-    return Fraction(ratio.split(":")[1])
+    """The N (down/up) of a normalised 'N:1' ratio."""
+    return Fraction(ratio.split(":")[0])
 
 
-# The schema says what the validator takes (a 'down:up' text or a number), not the '1:N' it keeps.
+# The schema says what the validator takes (a 'down:up' text or a number), not the 'N:1' it keeps.
 RATIO_SCHEMA = {
     "anyOf": [
         {"type": "string", "pattern": r"^\s*[0-9]{1,9}(\.[0-9]{1,6})?\s*:\s*[0-9]{1,9}(\.[0-9]{1,6})?\s*$"},

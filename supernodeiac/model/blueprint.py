@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from .base import LineRate, Name, PositiveFloat, Strict
+from .base import LineRate, Name, NonNegFloat, PositiveFloat, Strict
 from .common import MediaPolicy, Naming
 from .cxl import CxlPool
 from .hosts import Acceptance, Kubernetes
@@ -57,6 +57,22 @@ class BomSettings(Strict):
     spares_pct: dict[SpareClass, Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]] = Field(
         default_factory=dict, description="spares to order per part class, in percent of the count (rounded up)"
     )
+    cost_unit: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9 ._/-]{0,23}$")] | None = Field(
+        None,
+        description="the unit of the prices given (USD, EUR, kUSD ...); without it costs are the catalogue's "
+        "relative_cost, in relative units for comparing designs, not money",
+    )
+    prices: dict[Name, NonNegFloat] = Field(
+        default_factory=dict,
+        description="price per unit in cost_unit, by catalogue item (device model, medium per assembly, "
+        "transceiver, cord); replaces the item's relative_cost in the BOM and snc explain",
+    )
+
+    @model_validator(mode="after")
+    def _prices_have_a_unit(self) -> BomSettings:
+        if self.prices and self.cost_unit is None:
+            raise ValueError("prices need a cost_unit (e.g. cost_unit: USD): relative units and money do not add up")
+        return self
 
 
 class Planning(Strict):

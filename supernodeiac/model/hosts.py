@@ -43,8 +43,13 @@ class Kubernetes(Strict):
     )
     nvidia_topology_labels: bool = Field(
         False,
-        description="also write network.topology.nvidia.com/{accelerator,leaf,spine,core} (the keys NVIDIA Topograph writes), "
+        description="also write the keys NVIDIA Topograph writes (topograph_keys names the set), "
         "so designed and discovered topology can be compared",
+    )
+    topograph_keys: Literal["v1", "v0"] = Field(
+        "v1",
+        description="v1: Topograph 1.x keys, accelerator.topograph.run/domain and fabric.topograph.run/tier-N "
+        "(tier 0 the leaf); v0: the pre-1.0 network.topology.nvidia.com/{accelerator,leaf,spine,core}",
     )
     topology_name: DnsSubdomain | None = Field(
         None, description="name of the Kueue Topology and ResourceFlavor; default: the blueprint's"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from ..facts.bom import Bom, bill_of_materials, summary, totals
+from ..facts.bom import Bom, bill_of_materials, cost_unit, summary, totals
 from ..util.number_format import rounded
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import CsvWriter
@@ -86,7 +86,7 @@ def _csv(bom: Bom) -> bytes:
 @RENDERERS.register("bom")
 def render_bom(ctx: RenderContext) -> Artifacts:
     bom = bill_of_materials(ctx.catalogue, ctx.fabric, ctx.blueprint)
-    doc = {"blueprint": ctx.blueprint.metadata.name, **summary(bom)}
+    doc = {"blueprint": ctx.blueprint.metadata.name, "cost_unit": cost_unit(ctx.blueprint), **summary(bom)}
     return {
         "bom/bom.csv": _csv(bom),
         "bom/summary.json": (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode(),
