@@ -225,21 +225,23 @@ def test_management_addresses_are_unique_and_keyed_by_rack():
         ]
         assert len(prefixes) == 1, device  # every switch is reachable out of band
         iface = ipaddress.ip_interface(prefixes[0])
-        assert iface.network == net and str(iface.ip) not in seen, device
+        # Routed design: the address is in its rack's (or OOB switch's) /26 block of the network.
+        assert iface.network.prefixlen == 26 and iface.network.subnet_of(net) and str(iface.ip) not in seen, device
         seen[str(iface.ip)] = device
         for value in cfg.get("MGMT_INTERFACE", {}).values():
-            assert value == {"gwaddr": str(net.network_address + 1)}
+            assert value == {"gwaddr": str(iface.network.broadcast_address - 1)}  # the block's switch
     rack_switches = [d for d in c.fabric.devices if d.role == "mgmt"]
     assert len(seen) == len(configs) and rack_switches
-    # A rack switch's access ports are untagged members of the management VLAN, its uplinks tagged.
+    # A rack switch's access ports are untagged members of the management VLAN; its uplinks are routed.
     sw = rack_switches[0]
     cfg = configs[sw.name]
     assert cfg["VLAN"] == {"Vlan10": {"vlanid": "10"}}
     layout = c.fabric.layouts[sw.model]
     roles = {layout.names[p]: layout.port_roles[p] for p in range(layout.total)}
     members = {k.split("|")[1]: v["tagging_mode"] for k, v in cfg["VLAN_MEMBER"].items()}
-    assert {"untagged", "tagged"} == set(members.values())
-    assert all(mode == ("untagged" if roles[port] == "data" else "tagged") for port, mode in members.items())
+    assert set(members.values()) == {"untagged"} and all(roles[port] == "data" for port in members)
+    uplinks = [k for k in cfg["INTERFACE"] if "|" in k]
+    assert uplinks and all(roles[k.split("|")[0]] == "uplink" for k in uplinks)
 
 
 def test_growing_the_site_keeps_management_addresses():
@@ -261,7 +263,12 @@ def test_growing_the_site_keeps_management_addresses():
     for device, cfg in before.items():
         assert after[device].get("MGMT_INTERFACE") == cfg.get("MGMT_INTERFACE")
         assert after[device].get("VLAN_INTERFACE") == cfg.get("VLAN_INTERFACE")
-        assert after[device].get("BGP_NEIGHBOR") == cfg.get("BGP_NEIGHBOR")
+        if device.startswith("mgmt-agg-"):
+            # The routed management aggregation gains the new racks' sessions and keeps every other.
+            assert cfg["BGP_NEIGHBOR"].items() <= after[device]["BGP_NEIGHBOR"].items()
+            assert len(after[device]["BGP_NEIGHBOR"]) > len(cfg["BGP_NEIGHBOR"])
+        else:
+            assert after[device].get("BGP_NEIGHBOR") == cfg.get("BGP_NEIGHBOR")
         # Every port cabled before keeps its entry (new racks' uplinks only bring idle ports up).
         for port, entry in cfg["PORT"].items():
             if entry["admin_status"] == "up":
