@@ -311,3 +311,32 @@ def test_a_port_map_that_names_ports_otherwise_is_a_located_error():
     c = compile_text(text)
     [finding] = [f for f in c.findings if f.rule == "port-map"]
     assert c.exit_code == 1 and "Ethernet48 is Ethernet0" in finding.message and finding.location.line > 50
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_loopbacks_are_announced_in_the_family_their_sessions_carry(name):
+    """bgpcfgd's rule (sonic-buildimage bgpcfgd peer templates and bgpd.main.conf.j2): a
+    BGP_NEIGHBOR is activated only in its own address's family, and Loopback0's address becomes a
+    `network` of its family; so every switch with sessions needs a session of its loopback's
+    family, and a 32-bit router ID (DEVICE_METADATA.bgp_router_id, else its IPv4 loopback)."""
+    ids: dict[str, str] = {}
+    for device, cfg in _configs(name).items():
+        sessions = {ipaddress.ip_address(a).version for a in cfg.get("BGP_NEIGHBOR", {})}
+        if not sessions:
+            continue
+        loopbacks = {ipaddress.ip_interface(k.split("|")[1]).version for k in cfg.get("LOOPBACK_INTERFACE", {}) if "|" in k}
+        assert loopbacks <= sessions, (device, loopbacks, sessions)
+        router_id = cfg["DEVICE_METADATA"]["localhost"].get("bgp_router_id")
+        assert router_id is not None and ipaddress.ip_address(router_id).version == 4, device
+        assert router_id not in ids, (device, ids.get(router_id))
+        ids[router_id] = device
+    if name in ROCE:
+        assert len(ids) > 60  # leaves, spines (and cores) and the routed management switches
+
+
+def test_ipv4_loopbacks_over_ipv6_sessions_are_a_located_error():
+    text = (BLUEPRINTS / "roce-3tier-oversub.yaml").read_text()
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "loopbacks:" in t)
+    c = compile_text(text.replace('"fd00:100:1::/119"', "10.1.0.0/23"))
+    (found,) = [f for f in c.findings if "loopbacks would not be exchanged" in f.message]
+    assert found.severity.value == "error" and found.location.line in (line - 1, line)

@@ -12,6 +12,7 @@ A :class:`FabricFacts` is made once per render (``facts_for``) and hands out one
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -261,6 +262,11 @@ class FabricFacts:
             ports=ports,
             by_port={i.port: i for i in interfaces},
         )
+        if out.loopback and ":" in out.loopback:
+            # BGP's router ID is 32 bits (RFC 6286): an IPv6 loopback's low 32 bits, unique as the
+            # loopbacks are (they count from a pool's ends, far fewer than 2^32 of them).
+            low = int(ipaddress.IPv6Interface(out.loopback).ip) & 0xFFFFFFFF
+            out.router_id = str(ipaddress.IPv4Address(low))
         if ethernet is not None and dev.role == "leaf":
             hosts = self.host_addresses(dev.group)
             out.host_routes = hosts.summary(index) if hosts is not None else []
