@@ -225,21 +225,23 @@ def test_management_addresses_are_unique_and_keyed_by_rack():
         ]
         assert len(prefixes) == 1, device  # every switch is reachable out of band
         iface = ipaddress.ip_interface(prefixes[0])
-        assert iface.network == net and str(iface.ip) not in seen, device
+        # Routed design: the address is in its rack's (or OOB switch's) /26 block of the network.
+        assert iface.network.prefixlen == 26 and iface.network.subnet_of(net) and str(iface.ip) not in seen, device
         seen[str(iface.ip)] = device
         for value in cfg.get("MGMT_INTERFACE", {}).values():
-            assert value == {"gwaddr": str(net.network_address + 1)}
+            assert value == {"gwaddr": str(iface.network.broadcast_address - 1)}  # the block's switch
     rack_switches = [d for d in c.fabric.devices if d.role == "mgmt"]
     assert len(seen) == len(configs) and rack_switches
-    # A rack switch's access ports are untagged members of the management VLAN, its uplinks tagged.
+    # A rack switch's access ports are untagged members of the management VLAN; its uplinks are routed.
     sw = rack_switches[0]
     cfg = configs[sw.name]
     assert cfg["VLAN"] == {"Vlan10": {"vlanid": "10"}}
     layout = c.fabric.layouts[sw.model]
     roles = {layout.names[p]: layout.port_roles[p] for p in range(layout.total)}
     members = {k.split("|")[1]: v["tagging_mode"] for k, v in cfg["VLAN_MEMBER"].items()}
-    assert {"untagged", "tagged"} == set(members.values())
-    assert all(mode == ("untagged" if roles[port] == "data" else "tagged") for port, mode in members.items())
+    assert set(members.values()) == {"untagged"} and all(roles[port] == "data" for port in members)
+    uplinks = [k for k in cfg["INTERFACE"] if "|" in k]
+    assert uplinks and all(roles[k.split("|")[0]] == "uplink" for k in uplinks)
 
 
 def test_growing_the_site_keeps_management_addresses():
@@ -261,7 +263,12 @@ def test_growing_the_site_keeps_management_addresses():
     for device, cfg in before.items():
         assert after[device].get("MGMT_INTERFACE") == cfg.get("MGMT_INTERFACE")
         assert after[device].get("VLAN_INTERFACE") == cfg.get("VLAN_INTERFACE")
-        assert after[device].get("BGP_NEIGHBOR") == cfg.get("BGP_NEIGHBOR")
+        if device.startswith("mgmt-agg-"):
+            # The routed management aggregation gains the new racks' sessions and keeps every other.
+            assert cfg["BGP_NEIGHBOR"].items() <= after[device]["BGP_NEIGHBOR"].items()
+            assert len(after[device]["BGP_NEIGHBOR"]) > len(cfg["BGP_NEIGHBOR"])
+        else:
+            assert after[device].get("BGP_NEIGHBOR") == cfg.get("BGP_NEIGHBOR")
         # Every port cabled before keeps its entry (new racks' uplinks only bring idle ports up).
         for port, entry in cfg["PORT"].items():
             if entry["admin_status"] == "up":
@@ -304,3 +311,32 @@ def test_a_port_map_that_names_ports_otherwise_is_a_located_error():
     c = compile_text(text)
     [finding] = [f for f in c.findings if f.rule == "port-map"]
     assert c.exit_code == 1 and "Ethernet48 is Ethernet0" in finding.message and finding.location.line > 50
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_loopbacks_are_announced_in_the_family_their_sessions_carry(name):
+    """bgpcfgd's rule (sonic-buildimage bgpcfgd peer templates and bgpd.main.conf.j2): a
+    BGP_NEIGHBOR is activated only in its own address's family, and Loopback0's address becomes a
+    `network` of its family; so every switch with sessions needs a session of its loopback's
+    family, and a 32-bit router ID (DEVICE_METADATA.bgp_router_id, else its IPv4 loopback)."""
+    ids: dict[str, str] = {}
+    for device, cfg in _configs(name).items():
+        sessions = {ipaddress.ip_address(a).version for a in cfg.get("BGP_NEIGHBOR", {})}
+        if not sessions:
+            continue
+        loopbacks = {ipaddress.ip_interface(k.split("|")[1]).version for k in cfg.get("LOOPBACK_INTERFACE", {}) if "|" in k}
+        assert loopbacks <= sessions, (device, loopbacks, sessions)
+        router_id = cfg["DEVICE_METADATA"]["localhost"].get("bgp_router_id")
+        assert router_id is not None and ipaddress.ip_address(router_id).version == 4, device
+        assert router_id not in ids, (device, ids.get(router_id))
+        ids[router_id] = device
+    if name in ROCE:
+        assert len(ids) > 60  # leaves, spines (and cores) and the routed management switches
+
+
+def test_ipv4_loopbacks_over_ipv6_sessions_are_a_located_error():
+    text = (BLUEPRINTS / "roce-3tier-oversub.yaml").read_text()
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "loopbacks:" in t)
+    c = compile_text(text.replace('"fd00:100:1::/119"', "10.1.0.0/23"))
+    (found,) = [f for f in c.findings if "loopbacks would not be exchanged" in f.message]
+    assert found.severity.value == "error" and found.location.line in (line - 1, line)

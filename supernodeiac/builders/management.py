@@ -101,6 +101,9 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
         "aggregation": len(aggs),
         "oob_switches": [f.devices[o].name for o in oobs],
         "uplinks_per_rack": spec.uplinks if aggs else 0,
+        "design": spec.design,
+        # Every planned rack position's uplinks (occupied or not): the routed design's /31 plan.
+        "uplink_slots": sum(row.capacity for row in site.rows) * spec.uplinks if aggs else 0,
     }
 
 

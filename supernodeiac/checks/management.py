@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..facts.mgmt_l2 import l2_loops
 from ..findings import Finding, error, warning
+from ..model.management import MgmtAddressing
 from .base import CHECKS, CheckContext
 
 
@@ -103,3 +105,27 @@ def check_reach(ctx: CheckContext) -> Iterator[Finding]:
                 ("management", "aggregation"),
                 "cable the aggregation switches' management ports to an out-of-band switch of their own",
             )
+
+
+@CHECKS.register("management-l2")
+def check_l2_loops(ctx: CheckContext) -> Iterator[Finding]:
+    """No cycle of bridged links in any VLAN (``facts/mgmt_l2.py``: the rule the SONiC configs'
+    VLAN_MEMBER tables follow): with no STP, a loop is a broadcast storm on first power-up."""
+    m = ctx.blueprint.management
+    if m is None:
+        return
+    f = ctx.fabric
+    vlan = m.addressing.vlan if m.addressing is not None else MgmtAddressing.model_fields["vlan"].default
+    path = ("management", "design") if "design" in m.model_fields_set else ("management",)
+    loops, count = l2_loops(f, m.design, vlan, limit=1)
+    for loop in loops:
+        ring = [f.devices[d].name for d in loop.devices]
+        ring_text = " -> ".join(ring[:8]) + (" -> ..." if len(ring) > 8 else "") + f" -> {ring[0]}"
+        more = f"; {count - 1} more independent loops" if count > 1 else ""
+        yield error(
+            "management-loop",
+            f"layer-2 loop in VLAN {loop.vlan} of the management network ({m.design} design): {ring_text} "
+            f"({len(loop.links)} bridged links, no STP or LAG between them){more}",
+            path,
+            "design: routed (each rack switch routes its rack's subnet, eBGP to the aggregation), or one uplink per rack switch",
+        )

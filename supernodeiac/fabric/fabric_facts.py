@@ -330,6 +330,8 @@ class ManagementFacts(TypedDict):
     aggregation: int  # aggregation switches
     oob_switches: list[str]  # names
     uplinks_per_rack: int
+    design: Literal["routed", "flat"]  # management.design
+    uplink_slots: int  # planned rack positions x uplinks (the aggregation ports kept for them)
 
 
 ScaleOutFacts = FatTreeFacts | DragonflyFacts | DragonflyPlusFacts
@@ -375,6 +377,12 @@ def as_fat_tree(facts: FabricFacts) -> FatTreeFacts:
 def kind_of(facts: FabricFacts | None) -> str | None:
     """The kind of a fabric's facts, None for a name without facts."""
     return facts["kind"] if facts is not None else None
+
+
+def management_of(facts: Mapping[str, FabricFacts]) -> ManagementFacts | None:
+    """The management network's facts (kept under ``mgmt``), or None without one."""
+    mgmt = facts.get("mgmt")
+    return mgmt if mgmt is not None and mgmt["kind"] == "management" else None
 
 
 def oob_switches(facts: Mapping[str, FabricFacts]) -> list[str]:

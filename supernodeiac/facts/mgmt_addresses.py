@@ -6,9 +6,16 @@ on access port k of the rack's management switch takes address k and the switch 
 in-band VLAN interface) the block's last-but-one address. A device keeps its address as long as
 it keeps its rack and its rack-switch port, which the management builder gives bottom-up by U.
 
-The aggregation switches' own management ports hang off out-of-band switches (``mgmt-oob-NN``,
-issue 9) rather than a rack switch: OOB switch j owns the network's j-th block from the top, so
+The aggregation switches' own management ports hang off out-of-band switches (``mgmt-oob-NN``)
+rather than a rack switch: OOB switch j owns the network's j-th block from the top, so
 neither more racks nor more OOB switches move an address already given.
+
+Routed design: every block is a subnet of its own (``per_rack`` a power of two), the rack switch's
+address is the subnet's gateway and the device on access port k takes address k + 1 (address 0 is
+the subnet's). The rack switches' uplinks are /31s (/127s) numbered from the top of the network
+down, just below the OOB switches' blocks: uplink slot s (the slot the builder gives it by planned
+rack position) takes the s-th pair from the top, so racks added within the plan, or rows
+appended, move no link address.
 """
 
 from __future__ import annotations
@@ -24,11 +31,17 @@ def _next_pow2(n: int) -> int:
 
 
 class MgmtPlan:
-    def __init__(self, addressing: MgmtAddressing, access_ports: int, oob_switches: int = 0) -> None:
+    def __init__(
+        self, addressing: MgmtAddressing, access_ports: int, oob_switches: int = 0, routed: bool = False, uplink_slots: int = 0
+    ) -> None:
         net = ipaddress.ip_network(addressing.network)
         self.network = net
         self.access_ports = access_ports
-        self.per_rack = addressing.per_rack or _next_pow2(access_ports + 2)
+        self.routed = routed
+        # Routed: each block is a subnet, so its network, gateway and broadcast addresses are not the devices'.
+        self.reserved = 3 if routed else 2
+        self.per_rack = addressing.per_rack or _next_pow2(access_ports + self.reserved)
+        self.asn = addressing.asn
         self.vlan = addressing.vlan
         self.gateway = addressing.gateway or str(net.network_address + 1)
         self.prefixlen = net.prefixlen
@@ -36,12 +49,38 @@ class MgmtPlan:
         self._version = net.version
         self.blocks = net.num_addresses // self.per_rack
         self.oob_switches = oob_switches
-        # Racks whose whole block lies inside the network (beside block 0 and the OOB switches' blocks).
-        self.rack_capacity = max(self.blocks - 1 - oob_switches, 0)
+        self.uplink_slots = uplink_slots if routed else 0
+        self._first = 1 if routed else 0  # a routed block's address 0 is its subnet's
+        self.link_blocks = -(-2 * self.uplink_slots // self.per_rack) if self.per_rack else 0
+        # Racks whose whole block lies inside the network (beside block 0, the OOB switches' blocks
+        # and, routed, the uplinks' /31s).
+        self.rack_capacity = max(self.blocks - 1 - oob_switches - self.link_blocks, 0)
+        self.block_prefixlen = net.max_prefixlen - max(self.per_rack - 1, 0).bit_length()
+        self._links_top = self._base + (self.blocks - oob_switches) * self.per_rack
 
     def device(self, rack: int, access_port: int) -> str:
         """The address of the device on access port ``access_port`` (0-based) of rack ``rack``'s switch."""
-        return ip_text(self._version, self._base + (rack + 1) * self.per_rack + access_port)
+        return ip_text(self._version, self._base + (rack + 1) * self.per_rack + access_port + self._first)
+
+    def gateway_of_rack(self, rack: int) -> str:
+        """The default gateway of the rack's devices: the network's (flat) or the rack switch (routed)."""
+        return self.switch(rack) if self.routed else self.gateway
+
+    def gateway_of_oob(self, oob: int) -> str:
+        return self.oob_switch(oob) if self.routed else self.gateway
+
+    def device_prefix(self, address: str) -> str:
+        """An access device's address with the prefix of its segment (the rack's block when routed)."""
+        return f"{address}/{self.block_prefixlen if self.routed else self.prefixlen}"
+
+    def link(self, slot: int) -> tuple[str, str]:
+        """(aggregation end, rack-switch end) of uplink slot ``slot``, with the /31 (/127) prefix."""
+        low = self._links_top - 2 * (slot + 1)
+        plen = self.network.max_prefixlen - 1
+        return f"{ip_text(self._version, low)}/{plen}", f"{ip_text(self._version, low + 1)}/{plen}"
+
+    def rack_asn(self, rack: int) -> int:
+        return self.asn + 1 + rack
 
     def switch(self, rack: int) -> str:
         """The rack switch's own (in-band) address."""
@@ -49,11 +88,12 @@ class MgmtPlan:
 
     def oob_device(self, oob: int, access_port: int) -> str:
         """The address of the device on access port ``access_port`` of OOB switch ``oob`` (0-based)."""
-        return ip_text(self._version, self._base + (self.blocks - 1 - oob) * self.per_rack + access_port)
+        return ip_text(self._version, self._base + (self.blocks - 1 - oob) * self.per_rack + access_port + self._first)
 
     def oob_switch(self, oob: int) -> str:
         """OOB switch ``oob``'s own (in-band) address: its block's last-but-one, as a rack switch's."""
         return ip_text(self._version, self._base + (self.blocks - oob) * self.per_rack - 2)
 
     def with_prefix(self, address: str) -> str:
-        return f"{address}/{self.prefixlen}"
+        """A switch's own in-band address with its segment's prefix (the block's when routed)."""
+        return self.device_prefix(address)

@@ -12,6 +12,7 @@ A :class:`FabricFacts` is made once per render (``facts_for``) and hands out one
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,9 @@ import numpy as np
 
 from ..catalog.types import Catalogue, DeviceModel
 from ..fabric import Device, Fabric
-from ..fabric.fabric_facts import LosslessFacts, ethernet_of, oob_switches
+from ..fabric.fabric_facts import LosslessFacts, ethernet_of, management_of, oob_switches
 from ..model.blueprint import Blueprint
+from ..model.management import MgmtAddressing
 from .host_addresses import HostAddresses
 from .link_addresses import LinkAddresses
 from .mgmt_addresses import MgmtPlan
@@ -88,6 +90,8 @@ class SwitchFacts:
     mgmt_inband: bool = False  # the address sits on the management VLAN, not on eth0
     mgmt_gateway: str | None = None
     mgmt_vlan: int | None = None
+    mgmt_design: str = "flat"  # management.design: which ports bridge (facts/mgmt_l2.py)
+    router_id: str | None = None  # BGP router ID where no IPv4 loopback gives one
     by_port: dict[int, Interface] = field(default_factory=dict)
     # A RoCE leaf with a host pool: the prefixes summarising its host links' /31s, which it
     # advertises for its hosts (sonic_config: STATIC_ROUTE, see there why not the connected routes).
@@ -138,11 +142,15 @@ class FabricFacts:
         self._roles = [fabric.layouts[d.model].port_roles for d in fabric.devices]
         self.mgmt: MgmtPlan | None = None
         self._oob_index: dict[str, int] = {}
+        self.mgmt_design = blueprint.management.design if blueprint.management is not None else "flat"
         m = blueprint.management
         if m is not None and m.addressing is not None and m.switch in fabric.layouts:
-            oobs = oob_switches(fabric.facts)
-            self.mgmt = MgmtPlan(m.addressing, len(fabric.layouts[m.switch].ports_of("data")), len(oobs))
-            self._oob_index = {name: j for j, name in enumerate(oobs)}
+            self.mgmt = mgmt_plan(m.addressing, len(fabric.layouts[m.switch].ports_of("data")), fabric)
+            self._oob_index = {name: j for j, name in enumerate(oob_switches(fabric.facts))}
+        # Routed management: the aggregation switches in order, and their rack-facing ports (the
+        # uplink slot of a link is its aggregation port's position x switches + the switch's).
+        self._aggs = {d.index: j for j, d in enumerate(d for d in fabric.devices if d.role == "mgmt-agg")}
+        self._agg_ports: dict[str, dict[int, int]] = {}
 
     # -- which devices --------------------------------------------------------------------
     def switches(self, transport: str | None = None) -> list[int]:
@@ -254,6 +262,11 @@ class FabricFacts:
             ports=ports,
             by_port={i.port: i for i in interfaces},
         )
+        if out.loopback and ":" in out.loopback:
+            # BGP's router ID is 32 bits (RFC 6286): an IPv6 loopback's low 32 bits, unique as the
+            # loopbacks are (they count from a pool's ends, far fewer than 2^32 of them).
+            low = int(ipaddress.IPv6Interface(out.loopback).ip) & 0xFFFFFFFF
+            out.router_id = str(ipaddress.IPv4Address(low))
         if ethernet is not None and dev.role == "leaf":
             hosts = self.host_addresses(dev.group)
             out.host_routes = hosts.summary(index) if hosts is not None else []
@@ -264,10 +277,13 @@ class FabricFacts:
         """The switch's management address: on eth0 when its management port is cabled to a rack
         switch (or, for an aggregation switch, to an out-of-band switch), in-band on the management
         VLAN for a rack or out-of-band switch itself."""
+        sw.mgmt_design = self.mgmt_design
         plan = self.mgmt
         if plan is None:
             return
         sw.mgmt_gateway, sw.mgmt_vlan = plan.gateway, plan.vlan
+        if plan.routed and sw.kind in ("mgmt", "mgmt-agg"):
+            self._routed_uplinks(sw, plan)
         if sw.kind == "mgmt" and sw.device.rack >= 0:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(sw.device.rack)), True
             return
@@ -279,7 +295,50 @@ class FabricFacts:
                 address = self.mgmt_address_of(iface.peer, iface.peer_port)
                 if address is not None:
                     sw.mgmt_address = plan.with_prefix(address)
+                    sw.mgmt_gateway = self.mgmt_gateway_of(iface.peer)
                 return
+
+    def _routed_uplinks(self, sw: SwitchFacts, plan: MgmtPlan) -> None:
+        """Routed management: every rack-switch uplink a /31 from the plan by its uplink slot, and an
+        eBGP session over it (the aggregation layer one ASN, each rack its own; RFC 7938's pattern)."""
+        f = self.fabric
+        rack_side = sw.kind == "mgmt"
+        if rack_side:
+            if sw.device.rack < 0:
+                return
+            sw.asn = plan.rack_asn(sw.device.rack)
+            sw.router_id = plan.switch(sw.device.rack) if plan.network.version == 4 else None
+        else:
+            sw.asn = plan.asn
+        for iface in sw.interfaces:
+            agg, agg_port = (iface.peer, iface.peer_port) if rack_side else (sw.device.index, iface.port)
+            rack_switch = sw.device if rack_side else f.devices[iface.peer]
+            if agg not in self._aggs or rack_switch.role != "mgmt" or rack_switch.rack < 0 or iface.role == "mgmt":
+                continue
+            ports = self._agg_ports.get(f.devices[agg].model)
+            if ports is None:
+                data = f.layouts[f.devices[agg].model].ports_of("data")
+                ports = self._agg_ports[f.devices[agg].model] = {p: n for n, p in enumerate(data)}
+            if agg_port not in ports:
+                continue
+            agg_end, rack_end = plan.link(ports[agg_port] * len(self._aggs) + self._aggs[agg])
+            own, far = (rack_end, agg_end) if rack_side else (agg_end, rack_end)
+            iface.address, iface.peer_address = own, far
+            peer_asn = plan.asn if rack_side else plan.rack_asn(rack_switch.rack)
+            sw.bgp.append(BgpNeighbor(far.split("/")[0], peer_asn, iface.peer_name, own.split("/")[0]))
+            if sw.router_id is None and plan.network.version == 4:
+                sw.router_id = own.split("/")[0]  # an aggregation switch's first /31: unique, stable
+
+    def mgmt_gateway_of(self, switch: int) -> str | None:
+        """The default gateway of a device cabled to an access port of ``switch``."""
+        plan = self.mgmt
+        sw = self.fabric.devices[switch]
+        if plan is None:
+            return None
+        if sw.role == "mgmt-oob":
+            oob = self._oob_index.get(sw.name)
+            return plan.gateway if oob is None else plan.gateway_of_oob(oob)
+        return plan.gateway_of_rack(sw.rack) if sw.role == "mgmt" and sw.rack >= 0 else plan.gateway
 
     def mgmt_address_of(self, switch: int, access_port: int) -> str | None:
         """The address of whatever is cabled to ``access_port`` of a rack management switch (or of an
@@ -324,6 +383,15 @@ def _kind(dev: Device, model: DeviceModel, roce: bool) -> str:
     if model.transport == "ethernet":
         return "roce" if roce else "ethernet"
     return "other"
+
+
+def mgmt_plan(addressing: MgmtAddressing, access: int, fabric: Fabric) -> MgmtPlan:
+    """The management address plan of a built fabric, for a rack switch of ``access`` access ports
+    (the OOB switches, the design and the uplink slots from what the management builder recorded)."""
+    m = management_of(fabric.facts)
+    if m is None:
+        return MgmtPlan(addressing, access)
+    return MgmtPlan(addressing, access, len(m["oob_switches"]), m["design"] == "routed", m["uplink_slots"])
 
 
 def facts_for(ctx: Any) -> FabricFacts:

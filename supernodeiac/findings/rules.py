@@ -357,10 +357,14 @@ RULES: tuple[Rule, ...] = (
     _r(
         "management-loop",
         "check",
-        "A switch is managed through itself",
-        """An aggregation switch's own management port is on a switch that uplinks through that
-       aggregation switch: losing it loses the path to manage it. The aggregation switches'
-       management ports go to OOB switches of their own (`aggregation.oob_switch`).""",
+        "A layer-2 loop in the management network, or a switch managed through itself",
+        """A cycle of bridged links in a VLAN (the ports the SONiC configs put in VLAN_MEMBER: in
+       the `flat` design a rack switch with uplinks to two aggregation switches closes one): with
+       no STP, a broadcast storm on first power-up takes out every BMC and switch management
+       port (error, with the ring of switches; `design: routed` ends each rack's VLAN at its
+       switch). Also an aggregation switch whose own management port is on a switch that uplinks
+       through it: losing it loses the path to manage it (warning; the aggregation switches'
+       management ports go to OOB switches of their own, `aggregation.oob_switch`).""",
     ),
     _r(
         "service-ha",
@@ -595,9 +599,10 @@ RULES: tuple[Rule, ...] = (
         "The management network cannot address every rack",
         """`management.addressing` gives each rack position of the site a block of `per_rack`
        addresses (block 0 keeps the network address and the gateway): the network must hold a
-       block for every rack position, a block must hold the rack switch's access ports, its own
-       address and a spare, and the gateway must lie in block 0. The hint names the prefix
-       needed.""",
+       block for every rack position (and, routed, the uplinks' /31s), a block must hold the rack
+       switch's access ports, its own address and a spare (routed: a power-of-two subnet with its
+       network, gateway and broadcast addresses), and the gateway must lie in block 0 (routed:
+       no gateway, each rack switch is its rack's). The hint names the prefix needed.""",
     ),
     _r(
         "host-topology",

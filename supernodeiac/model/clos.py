@@ -123,6 +123,19 @@ class Addressing(Strict):
             for label_b, b in pools[i + 1 :]:
                 if ipaddress.ip_network(a).overlaps(ipaddress.ip_network(b)):
                     raise ValueError(f"the {label_a} pool {a} overlaps the {label_b} pool {b}")
+        if self.p2p != "unnumbered":
+            lo, p2p = ipaddress.ip_network(self.loopbacks).version, ipaddress.ip_network(self.p2p).version
+            if lo != p2p:
+                # SONiC's bgpcfgd activates a neighbour only in its own address's family (its peer
+                # templates: `address-family ipv4` for an IPv4 neighbour, ipv6 for IPv6) and turns
+                # Loopback0 into a `network` statement of the loopback's family: IPv4 loopbacks
+                # over IPv6 sessions are never exchanged (no RFC 8950 extended next hop).
+                raise ValueError(
+                    f"loopbacks {self.loopbacks} are IPv{lo} but the sessions run over IPv{p2p} ({self.p2p}): SONiC "
+                    f"activates each BGP neighbour in its own address family only, so the loopbacks would not be "
+                    f"exchanged; give an IPv{p2p} loopback pool (an IPv6 loopback's low 32 bits become the BGP "
+                    "router ID)"
+                )
         return self
 
 

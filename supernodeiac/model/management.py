@@ -4,12 +4,12 @@ console servers and rack PDUs, and an out-of-band path for the aggregation switc
 from __future__ import annotations
 
 import ipaddress
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
 from .base import DeviceCount, PositiveInt, Strict
-from .clos import Network
+from .clos import PRIVATE_ASN_RANGES, Asn, Network
 from .common import MediaPolicy
 from .site import Placement
 
@@ -22,16 +22,22 @@ def _ip(value: str) -> str:
 
 
 class MgmtAddressing(Strict):
-    """The out-of-band network's addresses, keyed by stable coordinates: one flat L2 network (one VLAN)
-    in blocks of ``per_rack`` addresses. The rack at site index r owns block r + 1 (block 0 keeps the
-    network address and the gateway); the device on its rack switch's access port k takes address k
-    of the block, the rack switch itself the block's last-but-one address (its in-band interface)."""
+    """The out-of-band network's addresses, keyed by stable coordinates, in blocks of ``per_rack``
+    addresses. The rack at site index r owns block r + 1 (block 0 keeps the network address and the
+    flat design's gateway); the rack switch takes the block's last-but-one address (its in-band
+    interface). Routed design: each block is the rack's own subnet and its switch its gateway, the
+    device on access port k takes address k + 1; flat design: one L2 network, address k."""
 
     network: Network = Field(description="out-of-band pool, e.g. 10.200.0.0/16")
     gateway: Annotated[str, AfterValidator(_ip)] | None = Field(None, description="default: the network's first address")
     vlan: int = Field(10, ge=1, le=4094, description="the management VLAN on every management switch")
     per_rack: PositiveInt | None = Field(
-        None, description="addresses per rack; default: the rack switch's access ports + 2, rounded up to a power of two"
+        None, description="addresses per rack; default: the rack switch's access ports + 2 (flat) or + 3 (routed: the "
+        "subnet's network, gateway and broadcast addresses), rounded up to a power of two"
+    )
+    asn: Asn = Field(
+        4259000000,
+        description="routed design: the aggregation layer's ASN; the rack at site index r takes asn + 1 + r (RFC 6996 private)",
     )
 
     @model_validator(mode="after")
@@ -39,6 +45,9 @@ class MgmtAddressing(Strict):
         net = ipaddress.ip_network(self.network)
         if self.gateway is not None and ipaddress.ip_address(self.gateway) not in net:
             raise ValueError(f"gateway {self.gateway} is not in {self.network}")
+        if not any(lo <= self.asn <= hi for lo, hi in PRIVATE_ASN_RANGES):
+            ranges = " or ".join(f"{lo}-{hi}" for lo, hi in PRIVATE_ASN_RANGES)
+            raise ValueError(f"ASN {self.asn} is not in a private range ({ranges}, RFC 6996)")
         return self
 
 
@@ -73,6 +82,12 @@ class Pdus(Strict):
 
 
 class Management(Strict):
+    design: Literal["routed", "flat"] = Field(
+        "routed",
+        description="routed: every rack switch routes its rack's subnet (its own VLAN) and peers in eBGP over /31 "
+        "uplinks with the aggregation switches, so no broadcast domain leaves a rack; flat: one VLAN across every "
+        "switch (loop-free only as a tree: one uplink per rack, or one aggregation switch)",
+    )
     switch: str = Field("sn2201", description="catalogue switch placed in every rack with management ports")
     u: PositiveInt | None = Field(None, description="U of the rack switch; default: the rack's top unit")
     uplinks: PositiveInt = Field(

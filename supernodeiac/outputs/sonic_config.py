@@ -25,6 +25,7 @@ from typing import Any
 
 from ..catalog.types import PortMap
 from ..fabric.fabric_facts import LosslessFacts
+from ..facts.mgmt_l2 import bridge_mode
 from ..facts.sonic_ports import SonicPorts
 from ..facts.switch_facts import SwitchFacts
 from ..model.management import MgmtAddressing
@@ -200,6 +201,8 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
         meta["bgp_asn"] = str(sw.asn)
     if sw.loopback and ":" not in sw.loopback:
         meta["bgp_router_id"] = sw.loopback.split("/")[0]
+    elif sw.router_id is not None:
+        meta["bgp_router_id"] = sw.router_id
     lossless = sw.lossless is not None and pm.buffers is not None
     if lossless:
         meta["buffer_model"] = "dynamic"
@@ -277,8 +280,11 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
 
 
 def _vlan(cfg: Config, sw: SwitchFacts) -> None:
-    """The management VLAN: a rack switch's access ports untagged and its uplinks tagged; every
-    cabled port of an aggregation switch tagged (it carries the VLAN between racks)."""
+    """The management VLAN as ``facts/mgmt_l2.py`` bridges it: a rack or OOB switch's access ports
+    untagged; in the flat design every other cabled port tagged (the VLAN spans the site), in the
+    routed design none (a routed aggregation switch has no VLAN at all)."""
+    if sw.kind == "mgmt-agg" and sw.mgmt_design != "flat":
+        return
     vlan = sw.mgmt_vlan or DEFAULT_MGMT_VLAN
     name = f"Vlan{vlan}"
     ports = sw.ports
@@ -288,8 +294,9 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
     for i in sw.interfaces:
         if ports.ports[i.port] is None:
             continue
-        access = sw.kind in ("mgmt", "mgmt-oob") and i.role == "data"
-        members[f"{name}|{i.name}"] = untagged if access else tagged
+        mode = bridge_mode(sw.kind, i.role, sw.mgmt_design)
+        if mode is not None:
+            members[f"{name}|{i.name}"] = untagged if mode == "untagged" else tagged
     cfg["VLAN"] = {name: {"vlanid": str(vlan)}}
     if members:
         cfg["VLAN_MEMBER"] = members
