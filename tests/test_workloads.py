@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.cli import main
-from supernodeiac.facts.placement import placement_report
+from supernodeiac.facts.placement import _spill, placement_report
 from supernodeiac.model.workloads import Workload
 
 
@@ -48,11 +48,47 @@ def test_a_workload_that_fits_is_an_info_finding():
     assert "TP 140 of 450 GB/s" in f.message and "DP 28 of 50 GB/s" in f.message
 
 
-def test_tp_ep_larger_than_the_domain_is_an_error():
-    c = _with("  - {name: big, parallelism: {tp: 8, ep: 2}, bytes_per_step: {tp: 1 GB}, step_time_s: 1}\n")
-    assert any("TP x EP = 16 does not fit in a scale-up domain of 8" in f.message for f in c.findings)
+def test_ep_across_nodes_over_infiniband_is_a_warning_with_the_numbers():
+    # 64-way EP over eight 8-GPU HGX H100 nodes (NVLink domain = one node) on small-ib's NDR fabric:
+    # 8 EP ranks per domain, so 56 of each rank's 63 peers are remote: 6.3 GB x 56/63 = 5.6 GB in
+    # 0.5 s = 11.2 GB/s, plus DP 1 GB / 0.5 s = 2 GB/s, against one 400G NIC per GPU = 50 GB/s.
+    c = _with(
+        "  - {name: moe, parallelism: {tp: 1, ep: 64, dp: 2}, bytes_per_step: {ep: 6.3 GB, dp: 1 GB},"
+        " step_time_s: 1, comm_budget: 0.5}\n"
+    )
+    (f,) = [x for x in c.findings if x.rule == "workload-bandwidth"]
+    assert c.exit_code == 0 and f.severity.value == "warning", f.message
+    assert "TP x EP = 64 spans 8 scale-up domains of 8 accelerators" in f.message
+    assert "EP sends 88.9 % of its bytes to other domains (11.2 GB/s)" in f.message
+    assert "needs 13.2 GB/s of the 50 GB/s" in f.message
+    assert f.location is not None and f.location.line > 50
+    (w,) = placement_report(c.blueprint, c.fabric)["workloads"]
+    assert w["spill"]["ep_per_domain"] == 8 and w["spill"]["domains_spanned"] == 8 and w["spill"]["carried"]
+
+
+def test_spilled_traffic_the_scale_out_cannot_carry_is_an_error():
+    # The same group with 10x the bytes: 112 GB/s over 50 GB/s NICs.
+    c = _with("  - {name: moe, parallelism: {ep: 64}, bytes_per_step: {ep: 63 GB}, step_time_s: 1, comm_budget: 0.5}\n")
+    (f,) = [x for x in c.findings if x.rule == "workload-bandwidth"]
+    assert c.exit_code == 1 and f.severity.value == "error"
+    assert "needs 112 GB/s of the 50 GB/s" in f.message
+    # 256-way EP spans 32 domains; small-ib's fabric joins 16.
+    c = _with("  - {name: big, parallelism: {ep: 256}, bytes_per_step: {ep: 1 GB}, step_time_s: 1}\n")
+    (f,) = [x for x in c.findings if x.rule == "workload-bandwidth"]
+    assert f.severity.value == "error" and "more than any scale-out fabric joins (16 domains)" in f.message
+    # A TP group wider than the domain sends all of TP's bytes out.
+    c = _with("  - {name: tp, parallelism: {tp: 16}, bytes_per_step: {tp: 10 GB}, step_time_s: 1}\n")
+    (w,) = placement_report(c.blueprint, c.fabric)["workloads"]
+    assert w["spill"]["dimensions"] == [{"dimension": "tp", "share": 1, "needed_gbytes_s": 50}]
     ok = _with("  - {name: big, parallelism: {tp: 8, ep: 9}, bytes_per_step: {ep: 1 GB}, step_time_s: 1}\n", "nvl72-pod")
-    assert not [f for f in ok.findings if f.severity.value == "error"]
+    assert not [f for f in ok.findings if f.severity.value in ("error", "warning") and f.rule == "workload-bandwidth"]
+
+
+def test_spilling_with_no_scale_out_network_is_not_carried():
+    # Hosts with no cabled scale-out NIC (0 GB/s per accelerator) and no fabric joining their domains.
+    w = Workload.model_validate({"name": "m", "parallelism": {"ep": 16}, "bytes_per_step": {"ep": "1 GB"}, "step_time_s": 1})
+    s = _spill(w, 8, 0.0, [])
+    assert (s["domains_spanned"], s["available_gbytes_s"], s["carried"], s["enough"]) == (2, 0, False, False)
 
 
 def test_placement_report_numbers():

@@ -3,8 +3,11 @@
 Per workload and parallel dimension: the bandwidth each accelerator needs (bytes per step over
 the communication budget) against what the network carrying that dimension gives per
 accelerator (TP/EP: the scale-up domain; PP/DP: the scale-out NICs). Not enough is an error with
-both numbers; a TP x EP group larger than the smallest scale-up domain is an error (its traffic
-would leave the domain); a workload that fits is an info finding with its numbers.
+both numbers. A TP x EP group larger than the smallest scale-up domain spills onto the scale-out
+network (facts/placement.py says which share): a warning with the scale-out GB/s it needs beside
+PP and DP against what the NICs give, an error where they cannot carry it (no scale-out fabric
+reaches the hosts, no fabric joins the domains the group spans, or too little bandwidth). A
+workload that fits is an info finding with its numbers.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..facts.placement import placement_report
-from ..findings import Finding, error, info
+from ..findings import Finding, error, info, warning
 from .base import CHECKS, CheckContext
 
 
@@ -32,15 +35,10 @@ def check_workloads(ctx: CheckContext) -> Iterator[Finding]:
     for i, (w, r) in enumerate(zip(bp.workloads, report["workloads"], strict=True)):
         path = ("workloads", i)
         ok = True
-        if not r["tp_ep_fits"]:
+        spill = r["spill"]
+        if spill is not None:
             ok = False
-            yield error(
-                "workload-bandwidth",
-                f"workload {w.name}: TP x EP = {r['tp_x_ep']} does not fit in a scale-up domain of "
-                f"{r['largest_tp_x_ep']} accelerators: its every-layer traffic would cross the scale-out network",
-                path + ("parallelism",),
-                f"TP x EP <= {r['largest_tp_x_ep']}, or a larger scale-up domain",
-            )
+            yield from _spilled(w.name, r, spill, path + ("parallelism",))
         for d in r["dimensions"]:
             if d["enough"] is not False:
                 continue
@@ -64,3 +62,54 @@ def check_workloads(ctx: CheckContext) -> Iterator[Finding]:
                 for d in r["dimensions"]
             )
             yield info("workload-bandwidth", f"workload {w.name} fits: {parts} (per accelerator)", path)
+
+
+def _spilled(name: str, r: dict, spill: dict, where: tuple) -> Iterator[Finding]:
+    head = (
+        f"workload {name}: TP x EP = {r['tp_x_ep']} spans {spill['domains_spanned']} scale-up domains of "
+        f"{r['largest_tp_x_ep']} accelerators"
+    )
+    if spill["available_gbytes_s"] <= 0:
+        yield error(
+            "workload-bandwidth",
+            f"{head}, and no scale-out fabric reaches its hosts: its every-layer traffic has no network between domains",
+            where,
+            f"TP x EP <= {r['largest_tp_x_ep']}, or a scale-out fabric with the hosts as endpoints",
+        )
+        return
+    if spill["domains_spanned"] > spill["largest_fabric_domains"]:
+        yield error(
+            "workload-bandwidth",
+            f"{head}, more than any scale-out fabric joins ({spill['largest_fabric_domains']} domains)",
+            where,
+            f"TP x EP <= {r['largest_tp_x_ep'] * spill['largest_fabric_domains']}, or a fabric joining more domains",
+        )
+        return
+    parts = [
+        f"{d['dimension'].upper()} sends {_fmt(d['share'] * 100)} % of its bytes to other domains ("
+        + (
+            f"no bytes_per_step.{d['dimension']}: not sized"
+            if d["needed_gbytes_s"] is None
+            else f"{_fmt(d['needed_gbytes_s'])} GB/s"
+        )
+        + ")"
+        for d in spill["dimensions"]
+    ]
+    numbers = (
+        f"{'; '.join(parts)}; with PP and DP the scale-out network needs {_fmt(spill['scaleout_total_gbytes_s'])} GB/s "
+        f"of the {_fmt(spill['available_gbytes_s'])} GB/s it gives per accelerator per direction"
+    )
+    if not spill["enough"]:
+        yield error(
+            "workload-bandwidth",
+            f"{head}: {numbers}",
+            where,
+            "faster or more NICs per accelerator, a larger communication budget, or a TP x EP group that fits a domain",
+        )
+        return
+    yield warning(
+        "workload-bandwidth",
+        f"{head}: {numbers}",
+        where,
+        f"it fits the scale-out bandwidth; TP x EP <= {r['largest_tp_x_ep']} keeps it on the scale-up network",
+    )

@@ -13,6 +13,13 @@ per scale-out fabric, how far a PP or DP group of one accelerator per domain rea
 switch hop per rail (a leaf group), in three (a spine group or pod) and across the fabric; and,
 per declared workload, the bandwidth each dimension needs (bytes per step / communication
 budget) against what the network carrying it gives.
+
+A TP x EP group wider than a domain spills onto the scale-out network (64-way EP over eight
+8-GPU nodes on InfiniBand is a common design): EP first (TP stays inside while it fits), its
+all-to-all bytes spread evenly over the other EP - 1 ranks, so the share sent to ranks in other
+domains, (EP - EP per domain) / (EP - 1), goes out through the NICs; a TP group wider than the
+domain sends all its bytes (and all of EP's) out. That spilled traffic shares the NICs with PP
+and DP, so the report gives their sum against the scale-out bandwidth per accelerator.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import Any
 
 from ..fabric import Fabric
 from ..model.blueprint import Blueprint
-from ..model.workloads import DIMENSIONS, SCALEUP_DIMENSIONS, Workload
+from ..model.workloads import DIMENSIONS, SCALEOUT_DIMENSIONS, SCALEUP_DIMENSIONS, Workload
 from ..util.number_format import rounded
 from .hosts import Hosts, cached_host_facts
 
@@ -127,6 +134,8 @@ def workload_report(w: Workload, kinds: list[DomainKind], reach: list[dict[str, 
             }
         )
     span = par.pp * par.dp
+    have_out = min((k.scaleout_gbytes for k in kinds), default=0.0)
+    spill = None if smallest is None or tp_ep <= smallest.accelerators else _spill(w, smallest.accelerators, have_out, reach)
     return {
         "name": w.name,
         "step_time_s": w.step_time_s,
@@ -138,6 +147,43 @@ def workload_report(w: Workload, kinds: list[DomainKind], reach: list[dict[str, 
         "pp_x_dp_domains": span,
         "pp_dp_reach": {r["fabric"]: _hops(span, r) for r in reach},
         "dimensions": dims,
+        "spill": spill,
+    }
+
+
+def _spill(w: Workload, domain: int, have_out: float, reach: list[dict[str, Any]]) -> dict[str, Any]:
+    """What of TP and EP leaves a domain of ``domain`` accelerators, and the scale-out load with it."""
+    par = w.parallelism
+    # Domains one TP x EP group spans; EP ranks that share a domain (1 once TP alone fills it).
+    spans = -(-par.tp * par.ep // domain)
+    ep_local = max(1, min(par.ep, domain // par.tp))
+    shares = {"tp": 1.0 if par.tp > domain else 0.0, "ep": (par.ep - ep_local) / (par.ep - 1) if par.ep > 1 else 0.0}
+    spilled = []
+    spill_need = 0.0
+    for dim, share in shares.items():
+        need = w.needed_gbytes_s(dim)
+        if share <= 0:
+            continue
+        spill_need += (need or 0.0) * share
+        spilled.append(
+            {
+                "dimension": dim,
+                "share": rounded(share),
+                "needed_gbytes_s": None if need is None else rounded(need * share),
+            }
+        )
+    others = sum(w.needed_gbytes_s(d) or 0.0 for d in SCALEOUT_DIMENSIONS)
+    joined = max((r["domains"] for r in reach), default=0)
+    return {
+        "domains_spanned": spans,
+        "ep_per_domain": ep_local,
+        "dimensions": spilled,
+        "needed_gbytes_s": rounded(spill_need),
+        "scaleout_total_gbytes_s": rounded(spill_need + others),
+        "available_gbytes_s": rounded(have_out),
+        "largest_fabric_domains": joined,
+        "carried": have_out > 0 and joined >= spans,
+        "enough": have_out >= spill_need + others,
     }
 
 
