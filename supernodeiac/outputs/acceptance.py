@@ -53,6 +53,11 @@ NCCL_COLUMNS = [
     "busbw_gbytes",
     "min_busbw_gbytes",
     "basis",
+    # From the collective model (facts/collectives.py): what NCCL runs at large sizes, where the
+    # busbw curve should reach 90 % of its plateau, and the vendor's test ("none": no known test).
+    "algorithm",
+    "knee_bytes",
+    "tool",
 ]
 STAGE_ORDER = {"endpoint": 0, "tier1-2": 1, "tier2-3": 2, "tier3-4": 3, "peer": 9}
 
@@ -159,6 +164,9 @@ def nccl_tsv(ctx: RenderContext, p: Plan) -> bytes:
                     _num(r.busbw_gbytes),
                     _num(r.busbw_gbytes * frac),
                     r.basis,
+                    r.algorithm,
+                    str(r.knee_bytes),
+                    r.tool or "none",
                 )
             )
         )
@@ -215,15 +223,24 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         out[f"acceptance/hosts/{name}.txt"] = ("\n".join(names[h].name for h in hs) + "\n").encode()
     nccl_stages: dict[str, dict] = {}
     for r in p.nccl:
-        s = nccl_stages.setdefault(r.stage, {"stage": r.stage, "runs": 0, "groups": set(), "busbw": set()})
+        s = nccl_stages.setdefault(r.stage, {"stage": r.stage, "runs": 0, "groups": set(), "busbw": {}})
         s["runs"] += 1
         s["groups"].add(r.group)
-        s["busbw"].add(round(r.busbw_gbytes, 3))
+        s["busbw"].setdefault(r.collective, set()).add((r.algorithm, round(r.busbw_gbytes, 1)))
+    untested = sorted({r.group for r in p.nccl if not r.tool})
     out["acceptance/checklist.md"] = render_template(
         "acceptance-checklist.md.j2",
         blueprint=bp.metadata.name,
         fabrics=summaries,
-        nccl=[{**s, "groups": len(s["groups"]), "busbw": sorted(s["busbw"])} for s in nccl_stages.values()],
+        nccl=[
+            {
+                **s,
+                "groups": len(s["groups"]),
+                "busbw": [f"{c} {a} {bw:g}" for c, v in s["busbw"].items() for a, bw in sorted(v)],
+            }
+            for s in nccl_stages.values()
+        ],
+        untested=untested,
         perftest_fraction=bp.acceptance.perftest_min_fraction,
         collective_fraction=bp.acceptance.collective_min_fraction,
         seconds=bp.acceptance.perftest_seconds,

@@ -4,15 +4,14 @@
 # line with the design's bus bandwidth and the pass threshold; `snc check-results` compares).
 #
 # Usage: nccl-tests.sh RESULTS_DIR [STAGE]      STAGE: domain, rail or fabric (default: all)
-#   MPIRUN (default mpirun, Open MPI syntax), NCCL_TESTS (folder of the *_perf binaries, default:
-#   found on PATH), NCCL_ENV_FILE (an nccl/<model>.env of this design: its settings are exported
+#   MPIRUN (default mpirun, Open MPI syntax), NCCL_TESTS / RCCL_TESTS (folder of the nccl-tests or
+#   rccl-tests *_perf binaries, by the run's tool column; default: found on PATH), NCCL_ENV_FILE (an nccl/<model>.env of this design: its settings are exported
 #   to every rank).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 results=${1:?usage: nccl-tests.sh RESULTS_DIR [STAGE]}
 want_stage=${2:-}
 MPIRUN=${MPIRUN:-mpirun}
-bin=${NCCL_TESTS:+$NCCL_TESTS/}
 exports=()
 if [ -n "${NCCL_ENV_FILE:-}" ]; then
   while IFS= read -r line; do
@@ -20,9 +19,14 @@ if [ -n "${NCCL_ENV_FILE:-}" ]; then
   done <"$NCCL_ENV_FILE"
 fi
 mkdir -p "$results/nccl"
-while IFS=$'\t' read -r run stage group coll hosts np per_host env _busbw _min _basis; do
+while IFS=$'\t' read -r run stage group coll hosts np per_host env _busbw _min _basis _algorithm _knee tool; do
   [ "$run" = "run" ] && continue
   [ -n "$want_stage" ] && [ "$stage" != "$want_stage" ] && continue
+  case "$tool" in
+    nccl-tests) bin=${NCCL_TESTS:+$NCCL_TESTS/} ;;
+    rccl-tests) bin=${RCCL_TESTS:+$RCCL_TESTS/} ;;
+    *) echo "== $run: no collective test is known for these accelerators; skipped"; continue ;;
+  esac
   where=()
   case "$hosts" in
     host:*) where=(-H "${hosts#host:}:$per_host") ;;
