@@ -39,9 +39,8 @@ def nccl_output(peak: float, ranks: int, half: float = 16 << 20, cap: float | No
         if cap is not None:
             bw = min(bw, cap)
         t = size / (bw * 1e3) if bw else 1.0
-        out.append(
-            f"{size:12d} {size // 4:12d}     float     sum      -1 {t:8.1f} {bw / 1.9:7.2f} {bw:7.2f}      0 {t:8.1f} {bw / 1.9:7.2f} {bw:7.2f}      0\n"
-        )
+        half_row = f"{t:8.1f} {bw / 1.9:7.2f} {bw:7.2f}      0"
+        out.append(f"{size:12d} {size // 4:12d}     float     sum      -1 {half_row} {half_row}\n")
     if trailer:
         out.append("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 100.0\n")
     return "".join(out)
