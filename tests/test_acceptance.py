@@ -240,3 +240,19 @@ def test_growing_by_an_su_keeps_every_existing_endpoint_test_and_its_id():
     before, after = endpoint_tests(smaller), endpoint_tests(text)
     assert len(after) > len(before) > 0
     assert {k: after.get(k) for k in before} == before
+
+
+def test_roce_perftests_run_in_the_lossless_class(tmp_path):
+    """RoCE perftests carry the lossless class's DSCP as perftest's --tclass byte (DSCP << 2), so
+    the switches' PFC/ECN queue is what the tests load."""
+    c = compile_file(str(BLUEPRINTS / "roce-rail-2tier.yaml"))
+    spec = c.blueprint.scaleout[0]
+    dscp = spec.ethernet.lossless.roce_dscp
+    artifacts, _ = render(c, ["acceptance"])
+    script = artifacts[f"acceptance/{spec.name}/perftest.sh"].decode()
+    assert f'--tclass={dscp << 2}"' in script
+    (tmp_path / "p.sh").write_text(script)
+    assert subprocess.run(["bash", "-n", str(tmp_path / "p.sh")], capture_output=True).returncode == 0
+    # InfiniBand has no such class.
+    ib = render(compile_file(str(BLUEPRINTS / "small-ib.yaml")), ["acceptance"])[0]["acceptance/ib/perftest.sh"].decode()
+    assert "--tclass" not in ib

@@ -86,3 +86,23 @@ def test_natural_scales_of_shipped_blueprints():
     # An accelerator no vendor test is known for: no tool, a notice in the plan.
     c = compile_file(str(BLUEPRINTS / "nebula-x128-ib.yaml"))
     assert {s.tool for s in natural_scales(c.fabric, c.blueprint)} == {""}
+
+
+def test_explain_shows_predicted_busbw_per_collective_at_each_scale():
+    import json
+
+    from click.testing import CliRunner
+
+    from supernodeiac.cli import main
+
+    path = str(BLUEPRINTS / "small-ib.yaml")
+    data = json.loads(CliRunner().invoke(main, ["explain", "--format", "json", path]).output)["report"]["collectives"]
+    by_stage = {s["stage"]: s for s in data}
+    assert set(by_stage) == {"domain", "rail", "fabric"}
+    fabric = {c["collective"]: c for c in by_stage["fabric"]["collectives"]}
+    assert set(fabric) == set(COLLECTIVES)
+    assert fabric["all_reduce"]["algorithm"] == "ring" and fabric["all_reduce"]["busbw_gbytes"] == 369
+    assert {c["collective"]: c["algorithm"] for c in by_stage["domain"]["collectives"]}["all_reduce"] == "nvls"
+    text = CliRunner().invoke(main, ["explain", path]).output
+    assert "collectives (predicted nccl-tests busbw" in text and "fabric ib: 128 ranks in 16 domains" in text
+    assert "all_reduce ring 369 (scale-up)" in text

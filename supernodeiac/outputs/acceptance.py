@@ -194,6 +194,11 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         if not summary["tests"]:
             continue
         transport = next((getattr(s, "transport", "infiniband") for s in bp.scaleout if s.name == fabric), "infiniband")
+        spec = next((s for s in bp.scaleout if s.name == fabric), None)
+        eth = getattr(spec, "ethernet", None)
+        # RoCE tests run in the lossless class so PFC/ECN are exercised: perftest's --tclass is the
+        # IP traffic-class byte, the class's DSCP shifted over the 2 ECN bits.
+        tclass = eth.lossless.roce_dscp << 2 if eth is not None and eth.lossless is not None else None
         summary["transport"] = transport
         untestable = p.untestable.get(fabric, [])
         summary["untestable"] = len(untestable)
@@ -211,6 +216,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
             s=summary,
             seconds=bp.acceptance.perftest_seconds,
             roce=transport == "ethernet",
+            tclass=tclass,
             threshold=bp.acceptance.perftest_min_fraction,
         ).encode()
     if p.nccl:
