@@ -368,7 +368,7 @@ def verify_cmd(blueprint: str, discovered: tuple[str, ...], fmt: str, config_pat
 @main.command(name="check-results")
 @click.argument("plan_dir", type=click.Path())
 @click.argument("results_dir", type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--require-all", is_flag=True, help="a test without a result fails the check too")
 def check_results_cmd(plan_dir: str, results_dir: str, fmt: str, require_all: bool) -> None:
     """Read perftest and nccl-tests output against a rendered acceptance plan; name failing links by cable label.
@@ -390,6 +390,8 @@ def check_results_cmd(plan_dir: str, results_dir: str, fmt: str, require_all: bo
     missing = report.count("missing")
     if fmt == "json":
         click.echo(json.dumps(report.as_dict(), indent=2, sort_keys=True))
+    elif fmt == "markdown":
+        click.echo(report.as_markdown(), nl=False)
     else:
         for o in report.failed:
             if o.status == "unreadable":

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from ..catalog.host_topology import HostTopology, host_topologies
 from ..fabric import Fabric
 from ..fabric.cable_naming import cable_id_format
-from ..fabric.fabric_facts import fat_tree_of
 from ..fabric.views import links_by_fabric, local_tiers
 from ..model.blueprint import Blueprint
+from .collectives import Scale, accelerator_of, domain_scale, fabric_scale, predict, rail_scale
 from .hosts import Hosts, cached_host_facts
 
 COLLECTIVES = ("all_reduce", "all_gather", "alltoall")
@@ -63,8 +63,11 @@ class NcclRun:
     hosts: list[int]
     gpus_per_host: int
     env: dict[str, str]
-    busbw_gbytes: float  # the design's bus bandwidth per rank, GB/s
+    busbw_gbytes: float  # the design's bus bandwidth per rank, GB/s (facts/collectives.py)
     basis: str
+    algorithm: str = "ring"  # what NCCL runs at large sizes for this shape
+    knee_bytes: int = 0  # the message size where busbw should reach 90 % of its plateau
+    tool: str = "nccl-tests"  # the accelerators' collective test; "" where none is known
 
 
 @dataclass
@@ -272,48 +275,40 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
     return tests, untestable
 
 
-def _scaleout_per_accelerator(hosts: Hosts, h: int) -> float:
-    """GB/s per direction per accelerator over the host's cabled scale-out NICs."""
-    acc = hosts.accelerators(h) or 1
-    gbps = sum(n.gbps for fh in hosts.fabrics.values() for n in fh.nics.get(h, ()))
-    return gbps / 8 / acc
-
-
-def _scaleup_per_accelerator(f: Fabric, h: int) -> float:
-    acc = f.models[f.devices[h].model].accelerators
-    return acc.links * acc.link_gbps / 8 if acc else 0.0
-
-
-def _taper(f: Fabric, fabric: str) -> float:
-    """End-to-end oversubscription of a fat tree from its builder's facts (1 for other kinds)."""
-    facts = fat_tree_of(f.facts.get(fabric))
-    ratio = 1.0
-    if facts is None:
-        return ratio
-    for d, u in ((facts["leaf_down"], facts["leaf_up"]), (facts["spine_down"], facts["spine_up"])):
-        if d and u:
-            ratio *= max(1.0, d / u)
-    return ratio
+def _run_design(collective: str, scale: Scale) -> tuple[float, str, int, str]:
+    """Design busbw, algorithm, knee size and basis of one run, from the collective model."""
+    p = predict(collective, scale)
+    parts = [f"{p.algorithm} over {scale.ranks} ranks in {scale.domains} domain{'s' if scale.domains != 1 else ''}"]
+    if scale.scaleup_gbytes and scale.per_domain > 1:
+        parts.append(f"scale-up {scale.scaleup_gbytes:g} GB/s")
+    if scale.domains > 1:
+        parts.append(f"NIC {scale.nic_gbytes:.6g} GB/s per rank")
+    return p.busbw, p.algorithm, p.knee_bytes, f"{', '.join(parts)}; bound: {p.bound} (facts/collectives.py)"
 
 
 def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, HostTopology]) -> tuple[list[NcclRun], dict]:
     runs: list[NcclRun] = []
     hostfiles: dict[str, list[int]] = {}
 
-    def add(stage: str, group: str, hs: list[int], gpus: int, env: dict[str, str], busbw: float, basis: str) -> None:
+    def add(stage: str, group: str, hs: list[int], gpus: int, env: dict[str, str], scale: Scale) -> None:
+        _model, tool, _nvls = accelerator_of(f, hs[0])
         for coll in COLLECTIVES:
-            runs.append(NcclRun(f"{stage}-{group}-{coll}", stage, group, coll, hs, gpus, env, busbw, basis))
+            busbw, algorithm, knee, basis = _run_design(coll, scale)
+            runs.append(
+                NcclRun(f"{stage}-{group}-{coll}", stage, group, coll, hs, gpus, env, busbw, basis, algorithm, knee, tool)
+            )
 
     # Scale-up: every domain instance, all its accelerators.
+    multi_host_domain: set[int] = set()
     for inst, hs in sorted(hosts.domain_hosts.items(), key=lambda x: x[1][0]):
         acc = hosts.accelerators(hs[0])
         if acc * len(hs) < 2:
             continue
         if len(hs) > 1:
             hostfiles[f"domain-{inst}"] = hs
-        bw = _scaleup_per_accelerator(f, hs[0])
+            multi_host_domain.update(hs)
         env = {"NCCL_MNNVL_ENABLE": "1"} if len(hs) > 1 else {}
-        add("domain", inst, hs, acc, env, bw, f"scale-up {bw:g} GB/s per accelerator per direction")
+        add("domain", inst, hs, acc, env, domain_scale(f, hosts, hs))
     # Rails: per leaf group and rail, the accelerator beside that rail's NIC on every host.
     for name, fh in hosts.fabrics.items():
         for g in fh.leaf_groups:
@@ -333,18 +328,15 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
                 dev = rdma[k] if rdma is not None else nic.name
                 label = f"rail{nic.rail}" if nic.rail is not None else f"nic{j}"
                 env = {"CUDA_VISIBLE_DEVICES": str(gpu), "NCCL_IB_HCA": f"={dev}:1"}
-                bw = nic.gbps / 8
-                add("rail", f"{g.name}-{label}", g.hosts, 1, env, bw, f"{nic.gbps:g} Gb/s NIC = {bw:g} GB/s per direction")
+                if first in multi_host_domain:
+                    # Hosts of one NVLink domain would meet over NVLink: the rail run must use the NIC.
+                    env["NCCL_MNNVL_ENABLE"] = "0"
+                add("rail", f"{g.name}-{label}", g.hosts, 1, env, rail_scale(nic.gbps, len(g.hosts)))
         # Across the fabric: every host, every accelerator.
         hs = sorted(h for h in fh.nics if hosts.accelerators(h))
         if len(hs) > 1:
             hostfiles[f"fabric-{name}"] = hs
-            acc = hosts.accelerators(hs[0])
-            out = min(_scaleout_per_accelerator(hosts, h) for h in hs) / _taper(f, name)
-            up = min(_scaleup_per_accelerator(f, h) for h in hs)
-            bw = min(out, up) if up else out
-            basis = f"scale-out {out:g} GB/s per accelerator per direction (NICs / accelerators, over the taper)"
-            add("fabric", name, hs, acc, {}, bw, basis)
+            add("fabric", name, hs, hosts.accelerators(hs[0]), {}, fabric_scale(f, hosts, name, hs))
     return runs, hostfiles
 
 

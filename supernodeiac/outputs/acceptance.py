@@ -53,6 +53,11 @@ NCCL_COLUMNS = [
     "busbw_gbytes",
     "min_busbw_gbytes",
     "basis",
+    # From the collective model (facts/collectives.py): what NCCL runs at large sizes, where the
+    # busbw curve should reach 90 % of its plateau, and the vendor's test ("none": no known test).
+    "algorithm",
+    "knee_bytes",
+    "tool",
 ]
 STAGE_ORDER = {"endpoint": 0, "tier1-2": 1, "tier2-3": 2, "tier3-4": 3, "peer": 9}
 
@@ -159,6 +164,9 @@ def nccl_tsv(ctx: RenderContext, p: Plan) -> bytes:
                     _num(r.busbw_gbytes),
                     _num(r.busbw_gbytes * frac),
                     r.basis,
+                    r.algorithm,
+                    str(r.knee_bytes),
+                    r.tool or "none",
                 )
             )
         )
@@ -186,6 +194,11 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         if not summary["tests"]:
             continue
         transport = next((getattr(s, "transport", "infiniband") for s in bp.scaleout if s.name == fabric), "infiniband")
+        spec = next((s for s in bp.scaleout if s.name == fabric), None)
+        eth = getattr(spec, "ethernet", None)
+        # RoCE tests run in the lossless class so PFC/ECN are exercised: perftest's --tclass is the
+        # IP traffic-class byte, the class's DSCP shifted over the 2 ECN bits.
+        tclass = eth.lossless.roce_dscp << 2 if eth is not None and eth.lossless is not None else None
         summary["transport"] = transport
         untestable = p.untestable.get(fabric, [])
         summary["untestable"] = len(untestable)
@@ -203,6 +216,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
             s=summary,
             seconds=bp.acceptance.perftest_seconds,
             roce=transport == "ethernet",
+            tclass=tclass,
             threshold=bp.acceptance.perftest_min_fraction,
             columns=len(PERFTEST_COLUMNS),
         ).encode()
@@ -216,15 +230,24 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         out[f"acceptance/hosts/{name}.txt"] = ("\n".join(names[h].name for h in hs) + "\n").encode()
     nccl_stages: dict[str, dict] = {}
     for r in p.nccl:
-        s = nccl_stages.setdefault(r.stage, {"stage": r.stage, "runs": 0, "groups": set(), "busbw": set()})
+        s = nccl_stages.setdefault(r.stage, {"stage": r.stage, "runs": 0, "groups": set(), "busbw": {}})
         s["runs"] += 1
         s["groups"].add(r.group)
-        s["busbw"].add(round(r.busbw_gbytes, 3))
+        s["busbw"].setdefault(r.collective, set()).add((r.algorithm, round(r.busbw_gbytes, 1)))
+    untested = sorted({r.group for r in p.nccl if not r.tool})
     out["acceptance/checklist.md"] = render_template(
         "acceptance-checklist.md.j2",
         blueprint=bp.metadata.name,
         fabrics=summaries,
-        nccl=[{**s, "groups": len(s["groups"]), "busbw": sorted(s["busbw"])} for s in nccl_stages.values()],
+        nccl=[
+            {
+                **s,
+                "groups": len(s["groups"]),
+                "busbw": [f"{c} {a} {bw:g}" for c, v in s["busbw"].items() for a, bw in sorted(v)],
+            }
+            for s in nccl_stages.values()
+        ],
+        untested=untested,
         perftest_fraction=bp.acceptance.perftest_min_fraction,
         collective_fraction=bp.acceptance.collective_min_fraction,
         seconds=bp.acceptance.perftest_seconds,

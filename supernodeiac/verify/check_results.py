@@ -37,6 +37,12 @@ class Outcome:
     what: str  # cables by label (perftest) or the group (nccl)
     detail: str = ""
     latency_us: float | None = None
+    # nccl-tests: the verdict on the whole curve, the knee (busbw at 90 % of the plateau) measured
+    # and per the model, and the busbw per message size read.
+    verdict: str = ""
+    knee_bytes: int | None = None
+    model_knee_bytes: int | None = None
+    curve: list[tuple[int, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -55,7 +61,59 @@ class Report:
             "summary": {s: self.count(s) for s in ("pass", "fail", "missing", "unreadable")},
             "failures": [asdict(o) for o in self.failed],
             "missing": sorted(o.id for o in self.outcomes if o.status == "missing"),
+            "runs": [
+                {
+                    k: getattr(o, k)
+                    for k in (
+                        "id",
+                        "status",
+                        "verdict",
+                        "measured",
+                        "expected",
+                        "threshold",
+                        "knee_bytes",
+                        "model_knee_bytes",
+                        "detail",
+                    )
+                }
+                for o in self.outcomes
+                if o.kind == "nccl" and o.status != "missing"
+            ],
         }
+
+    def as_markdown(self) -> str:
+        """The verdicts for people: failures first (cables named), then every collective run."""
+        lines = [
+            "# Acceptance results",
+            "",
+            " ".join(f"{self.count(s)} {s}" for s in ("pass", "fail", "unreadable", "missing")),
+            "",
+        ]
+        if self.failed:
+            lines += ["## Failures", "", "| kind | test | verdict | detail | where |", "|---|---|---|---|---|"]
+            for o in self.failed:
+                lines.append(f"| {o.kind} | {_md(o.id)} | {o.verdict or o.status} | {_md(o.detail)} | {_md(o.what)} |")
+            lines.append("")
+        runs = [o for o in self.outcomes if o.kind == "nccl" and o.status != "missing"]
+        if runs:
+            lines += [
+                "## Collectives",
+                "",
+                "| run | verdict | plateau busbw (GB/s) | design | threshold | knee (bytes) | model knee |",
+                "|---|---|---:|---:|---:|---:|---:|",
+            ]
+            for o in runs:
+                plateau = f"{o.measured:g}" if o.measured is not None else "-"
+                lines.append(
+                    f"| {_md(o.id)} | {o.verdict or o.status} | {plateau} | {o.expected:g} | {o.threshold:g} | "
+                    f"{o.knee_bytes if o.knee_bytes is not None else '-'} | {o.model_knee_bytes or '-'} |"
+                )
+        return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    """A table cell: pipes and line breaks of tool output or labels would break the row."""
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def ib_write_bw_gbps(text: str) -> float | None:
@@ -70,6 +128,70 @@ def ib_write_lat_us(text: str) -> float | None:
     """Typical latency (usec) of the last result row of ib_write_lat."""
     rows = [m for m in map(_LAT_ROW.match, text.splitlines()) if m]
     return float(rows[-1].group(5)) if rows else None
+
+
+class TableError(ValueError):
+    """An nccl-tests output that is not a whole result table: the line and what is wrong."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+
+
+@dataclass
+class NcclTable:
+    rows: list[tuple[int, float]]  # (bytes, busbw: the higher of out-of-place and in-place)
+    ranks: int | None  # "#  Rank N" lines printed, None when the output lists none
+    complete: bool  # the "# Avg bus bandwidth" trailer nccl-tests prints at the end
+
+
+def nccl_table(text: str) -> NcclTable:
+    """Every result row of an nccl-tests run. Raises TableError (with the line) on a row whose
+    cells are not numbers, a row cut short, or sizes out of order."""
+    rows: list[tuple[int, float]] = []
+    ranks = 0
+    complete = False
+    width: int | None = None
+    for n, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if line.startswith("#"):
+            if len(parts) > 2 and parts[1] == "Rank" and parts[2].isdigit():
+                ranks += 1
+            elif "Avg bus bandwidth" in line:
+                complete = True
+            continue
+        if not parts[0].isdigit():
+            continue  # NCCL INFO / WARN lines and launcher noise between rows
+        # size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong
+        # (older nccl-tests print "error" instead of "#wrong"; alltoall and all_gather have the same tail)
+        if len(parts) < 12:
+            raise TableError(
+                n, f"result row with {len(parts)} cells, at least 12 expected (a cut-off table?): {line.strip()[:80]!r}"
+            )
+        if width is not None and len(parts) != width:
+            raise TableError(n, f"result row with {len(parts)} cells where the rows above have {width}: {line.strip()[:80]!r}")
+        width = len(parts)
+        try:
+            busbw = max(float(parts[-6]), float(parts[-2]))
+        except ValueError:
+            raise TableError(n, f"busbw cells {parts[-6]!r} / {parts[-2]!r} are not numbers") from None
+        if busbw != busbw or busbw < 0:  # NaN or negative: not a measurement
+            raise TableError(n, f"busbw {busbw!r} is not a measurement")
+        size = int(parts[0])
+        if rows and size <= rows[-1][0]:
+            raise TableError(n, f"size {size} after {rows[-1][0]}: rows out of order (two runs in one file?)")
+        rows.append((size, busbw))
+    return NcclTable(rows, ranks or None, complete)
+
+
+def knee(rows: list[tuple[int, float]], share: float = 0.9) -> int | None:
+    """The smallest message size whose busbw reaches ``share`` of the run's best."""
+    if not rows:
+        return None
+    best = max(bw for _s, bw in rows)
+    return next(size for size, bw in rows if bw >= share * best)
 
 
 def nccl_busbw(text: str) -> float | None:
@@ -131,18 +253,110 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
                 Outcome("perftest", row["test"], status, measured, expected, threshold, "Gb/s", what, detail, latency)
             )
     if nccl.is_file():
-        for row in _rows(nccl):
-            expected, threshold = float(row["busbw_gbytes"]), float(row["min_busbw_gbytes"])
-            out = results / "nccl" / f"{row['run']}.txt"
-            what = f"{row['stage']} {row['group']} {row['collective']}"
-            if not out.is_file():
-                report.outcomes.append(Outcome("nccl", row["run"], "missing", None, expected, threshold, "GB/s", what))
-                continue
-            measured = nccl_busbw(out.read_text(errors="replace"))
-            if measured is None:
-                status, detail = "unreadable", f"no nccl-tests result rows in {out.name}"
-            else:
-                status = "pass" if measured >= threshold else "fail"
-                detail = f"bus bandwidth {measured:g} GB/s is {measured / expected:.0%} of the design's {expected:g} GB/s"
-            report.outcomes.append(Outcome("nccl", row["run"], status, measured, expected, threshold, "GB/s", what, detail))
+        failed_links = _failed_links(report, [tsv.parent.name for tsv in perf])
+        rows = _rows(nccl)
+        for row in rows:
+            report.outcomes.append(_nccl_outcome(row, results, failed_links))
+        # Result files of runs this plan does not have: another plan's (or a renamed) results.
+        planned = {row["run"] for row in rows}
+        for extra in sorted((results / "nccl").glob("*.txt")) if (results / "nccl").is_dir() else ():
+            if extra.stem not in planned:
+                report.outcomes.append(
+                    Outcome(
+                        "nccl",
+                        extra.stem,
+                        "unreadable",
+                        None,
+                        0.0,
+                        0.0,
+                        "GB/s",
+                        str(extra),
+                        f"{extra}: no run {extra.stem!r} in {nccl} (results of another plan?)",
+                        verdict="foreign",
+                    )
+                )
     return report
+
+
+def _failed_links(report: Report, fabrics: list[str]) -> dict[str, list[str]]:
+    """Per fabric (its acceptance/<fabric>/ folder): the cables of every failed perftest."""
+    out: dict[str, list[str]] = {}
+    for o in report.outcomes:
+        if o.kind == "perftest" and o.status == "fail":
+            fabric = max((f for f in fabrics if o.id.startswith(f + "-")), key=len, default="")
+            out.setdefault(fabric, []).append(o.what)
+    return out
+
+
+EARLY = 4  # a curve flattening this many times before the model's knee is bandwidth-bound early
+
+
+def _nccl_outcome(row: dict[str, str], results: Path, failed_links: dict[str, list[str]]) -> Outcome:
+    expected, threshold = float(row["busbw_gbytes"]), float(row["min_busbw_gbytes"])
+    model_knee = int(row["knee_bytes"]) if row.get("knee_bytes", "").isdigit() else None
+    out = results / "nccl" / f"{row['run']}.txt"
+    what = f"{row['stage']} {row['group']} {row['collective']}" + (f" ({row['algorithm']})" if row.get("algorithm") else "")
+    base = Outcome("nccl", row["run"], "missing", None, expected, threshold, "GB/s", what, model_knee_bytes=model_knee)
+    if not out.is_file():
+        return base
+    try:
+        table = nccl_table(out.read_text(errors="replace"))
+    except TableError as exc:
+        base.status, base.verdict, base.detail = "unreadable", "unreadable", f"{out}: {exc}"
+        return base
+    if not table.rows:
+        base.status, base.verdict, base.detail = "unreadable", "unreadable", f"{out}: no nccl-tests result rows"
+        return base
+    np_ = int(row["np"]) if row.get("np", "").isdigit() else None
+    if table.ranks is not None and np_ is not None and table.ranks != np_:
+        base.status, base.verdict = "unreadable", "foreign"
+        base.detail = f"{out}: ran with {table.ranks} ranks, the plan's run has {np_} (another plan's result?)"
+        return base
+    if not table.complete:
+        base.status, base.verdict = "unreadable", "truncated"
+        base.detail = (
+            f"{out}: the table stops at {table.rows[-1][0]} bytes without nccl-tests' '# Avg bus bandwidth' line (cut off?)"
+        )
+        return base
+    plateau = max(bw for _s, bw in table.rows)
+    at = knee(table.rows)
+    base.measured, base.knee_bytes, base.curve = plateau, at, table.rows
+    rising = len(table.rows) > 1 and table.rows[-1][1] > 1.05 * table.rows[-2][1]
+    share = f"{plateau:g} GB/s is {plateau / expected:.0%} of the design's {expected:g} GB/s" if expected else f"{plateau:g} GB/s"
+    if plateau >= threshold:
+        base.status = "pass"
+        late = model_knee is not None and at is not None and at > EARLY * model_knee
+        base.verdict = "pass-late-knee" if late else "pass"
+        base.detail = f"plateau {share}, knee at {at} bytes" + (
+            f" (the model's is {model_knee}: slow at mid sizes)" if late else ""
+        )
+        return base
+    base.status = "fail"
+    if model_knee is not None and at is not None and at * EARLY < model_knee and not rising:
+        base.verdict = "early-knee"
+        base.detail = (
+            f"plateau {share}, flat from {at} bytes where the model's knee is {model_knee}: a bandwidth limit "
+            "(a degraded link, NIC or PCIe path) caps it"
+        )
+    elif rising:
+        base.verdict = "no-plateau"
+        base.detail = f"busbw still rising at the largest size ({table.rows[-1][0]} bytes): {share}; run larger sizes (-e)"
+    else:
+        base.verdict = "low-plateau"
+        base.detail = f"plateau {share}, knee at {at} bytes"
+    suspects = _suspects(row, failed_links)
+    if suspects:
+        base.what += f"; failed perftests on its path: {suspects}"
+    return base
+
+
+def _suspects(row: dict[str, str], failed_links: dict[str, list[str]]) -> str:
+    """The cables of failed perftests on the fabric a rail or fabric run crosses."""
+    if row["stage"] == "domain":
+        return ""
+    group = row["group"]
+    fabric = (
+        group if row["stage"] == "fabric" else max((f for f in failed_links if group.startswith(f + "-")), key=len, default="")
+    )
+    cables = failed_links.get(fabric, [])
+    return " | ".join(cables[:8]) + (f" (and {len(cables) - 8} more)" if len(cables) > 8 else "")

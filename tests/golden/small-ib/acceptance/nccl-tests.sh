@@ -4,15 +4,14 @@
 # line with the design's bus bandwidth and the pass threshold; `snc check-results` compares).
 #
 # Usage: nccl-tests.sh RESULTS_DIR [STAGE]      STAGE: domain, rail or fabric (default: all)
-#   MPIRUN (default mpirun, Open MPI syntax), NCCL_TESTS (folder of the *_perf binaries, default:
-#   found on PATH), NCCL_ENV_FILE (an nccl/<model>.env of this design: its settings are exported
+#   MPIRUN (default mpirun, Open MPI syntax), NCCL_TESTS / RCCL_TESTS (folder of the nccl-tests or
+#   rccl-tests *_perf binaries, by the run's tool column; default: found on PATH), NCCL_ENV_FILE (an nccl/<model>.env of this design: its settings are exported
 #   to every rank).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 results=${1:?usage: nccl-tests.sh RESULTS_DIR [STAGE]}
 want_stage=${2:-}
 MPIRUN=${MPIRUN:-mpirun}
-bin=${NCCL_TESTS:+$NCCL_TESTS/}
 max_bytes=8G
 
 key_re='^[A-Z_][A-Z0-9_]*$'
@@ -57,12 +56,17 @@ while IFS= read -r line || [ -n "$line" ]; do
     rest=${rest#*$'\t'}
   done
   f+=("$rest")
-  if [ "${#f[@]}" != 11 ]; then
-    echo "nccl-tests.tsv:$lineno: ${#f[@]} fields, expected 11; line skipped" >&2
+  if [ "${#f[@]}" != 14 ]; then
+    echo "nccl-tests.tsv:$lineno: ${#f[@]} fields, expected 14; line skipped" >&2
     continue
   fi
-  run=${f[0]} stage=${f[1]} coll=${f[3]} hosts=${f[4]} np=${f[5]} per_host=${f[6]} env=${f[7]}
+  run=${f[0]} stage=${f[1]} coll=${f[3]} hosts=${f[4]} np=${f[5]} per_host=${f[6]} env=${f[7]} tool=${f[13]}
   [ -n "$want_stage" ] && [ "$stage" != "$want_stage" ] && continue
+  case "$tool" in
+    nccl-tests) bin=${NCCL_TESTS:+$NCCL_TESTS/} ;;
+    rccl-tests) bin=${RCCL_TESTS:+$RCCL_TESTS/} ;;
+    *) echo "== $run: no collective test is known for these accelerators; skipped"; continue ;;
+  esac
   where=()
   case "$hosts" in
     host:*) [[ ${hosts#host:} =~ $name_re ]] && where=(-H "${hosts#host:}:$per_host") ;;

@@ -1,0 +1,73 @@
+"""The collective-bandwidth model's figures (data/collectives.yaml) and its calibration table
+(data/collective_calibration.yaml), typed. The model itself is ``facts/collectives.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from ruamel.yaml import YAML
+
+
+@dataclass(frozen=True)
+class Vendor:
+    name: str
+    tool: str  # nccl-tests, rccl-tests
+    models: tuple[str, ...]
+    nvls: dict[str, str]  # accelerator model -> NVLS generation (a key of ModelFigures.nvls)
+
+
+@dataclass(frozen=True)
+class ModelFigures:
+    scaleup_ring: float
+    nvls: dict[str, float]  # generation -> algbw as a fraction of the per-direction NVLink rate
+    nic: float
+    half_bytes: float
+    vendors: tuple[Vendor, ...]
+
+    def vendor_of(self, accelerator_model: str) -> Vendor | None:
+        return next((v for v in self.vendors if accelerator_model in v.models), None)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One published nccl-tests measurement (a row of collective_calibration.yaml)."""
+
+    id: str
+    collective: str
+    algorithm: str
+    ranks: int
+    domains: int
+    scaleup_gbytes: float
+    nic_gbytes: float
+    busbw: float
+    source: str
+    grade: str
+    nvls: str | None = None
+    bytes: float | None = None
+    fitted: bool = False
+
+
+def _load(name: str) -> Any:
+    return YAML(typ="safe").load((resources.files(__package__) / "data" / name).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def model_figures() -> ModelFigures:
+    d = _load("collectives.yaml")
+    eff = d["efficiency"]
+    vendors = tuple(Vendor(name, v["tool"], tuple(v["models"]), dict(v.get("nvls") or {})) for name, v in d["vendors"].items())
+    return ModelFigures(
+        scaleup_ring=float(eff["scaleup_ring"]["value"]),
+        nvls={k: float(v["value"]) for k, v in eff["nvls"].items()},
+        nic=float(eff["nic"]["value"]),
+        half_bytes=float(d["size"]["half_bytes"]),
+        vendors=vendors,
+    )
+
+
+@lru_cache(maxsize=1)
+def calibration() -> tuple[Reading, ...]:
+    return tuple(Reading(**row) for row in _load("collective_calibration.yaml"))
