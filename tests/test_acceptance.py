@@ -250,7 +250,7 @@ def test_roce_perftests_run_in_the_lossless_class(tmp_path):
     dscp = spec.ethernet.lossless.roce_dscp
     artifacts, _ = render(c, ["acceptance"])
     script = artifacts[f"acceptance/{spec.name}/perftest.sh"].decode()
-    assert f'EXTRA="--tclass={dscp << 2} -x ${{GID_INDEX:-3}}"' in script
+    assert f'EXTRA=("--tclass={dscp << 2}" -x "${{GID_INDEX:-3}}")' in script
     (tmp_path / "p.sh").write_text(script)
     assert subprocess.run(["bash", "-n", str(tmp_path / "p.sh")], capture_output=True).returncode == 0
     # InfiniBand has no such class.
