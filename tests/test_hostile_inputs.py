@@ -1,0 +1,105 @@
+"""Hostile and careless inputs other than blueprints: results files and plans for
+`snc check-results`, discovery files for `snc verify`. Each is a located error or a finding, never
+a traceback (exit 3), a pass for what was not seen, or a run over a few seconds."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import BLUEPRINTS
+from test_acceptance import NCCL_OUTPUT, _write_results
+
+from supernodeiac.cli import main
+from supernodeiac.pipeline import compile_file, render
+
+
+@pytest.fixture(scope="module")
+def acceptance() -> dict[str, bytes]:
+    c = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
+    artifacts, _ = render(c, ["acceptance"])
+    return dict(artifacts)
+
+
+def _check(plan_dir: Path, results: Path) -> tuple[int, str]:
+    r = CliRunner().invoke(main, ["check-results", "--format", "json", str(plan_dir), str(results)])
+    return r.exit_code, r.output
+
+
+@pytest.mark.parametrize("figure", ["inf", "nan", "1e999", "-5.0", "1e6"])
+def test_impossible_nccl_bandwidths_are_unreadable_not_passes(tmp_path, acceptance, figure):
+    plan_dir, results, _ = _write_results(tmp_path, acceptance, 0.9, None)
+    run = "fabric-ib-alltoall"
+    text = NCCL_OUTPUT.replace("{bw:.2f}", figure).replace("{bw2:.2f}", figure).format(t="1.0", a="1.0")
+    (results / "nccl" / f"{run}.txt").write_text(text)
+    code, out = _check(plan_dir, results)
+    assert code == 1, out
+    [failure] = json.loads(out)["failures"]
+    assert failure["id"] == run and failure["status"] == "unreadable" and "impossible" in failure["detail"]
+
+
+def test_a_perftest_above_line_rate_is_unreadable(tmp_path, acceptance):
+    plan_dir, results, rows = _write_results(tmp_path, acceptance, 0.9, None)
+    test = rows[0]["test"]
+    bw = (results / "perftest" / f"{test}.bw.txt").read_text()
+    (results / "perftest" / f"{test}.bw.txt").write_text(bw.replace(f"{float(rows[0]['line_gbps']) * 0.9:.2f}", "999999.00"))
+    code, out = _check(plan_dir, results)
+    assert code == 1, out
+    [failure] = json.loads(out)["failures"]
+    assert failure["id"] == test and "above the line rate" in failure["detail"]
+
+
+def test_a_huge_results_file_is_refused_unread(tmp_path, acceptance):
+    plan_dir, results, rows = _write_results(tmp_path, acceptance, 0.9, None)
+    big = results / "perftest" / f"{rows[0]['test']}.bw.txt"
+    with big.open("ab") as fh:
+        fh.truncate(200 << 20)  # sparse: 200 MB that take no disk
+    start = time.monotonic()
+    code, out = _check(plan_dir, results)
+    assert time.monotonic() - start < 10
+    [failure] = json.loads(out)["failures"]
+    assert code == 1 and "larger than" in failure["detail"]
+
+
+def _edit(plan_dir: Path, name: str, edit) -> None:  # noqa: ANN001 - a row editor
+    path = plan_dir / name
+    lines = path.read_text().splitlines()
+    lines[2] = edit(lines[2].split("\t"))
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize(
+    "name, edit, words",
+    [
+        ("ib/perftest.tsv", lambda c: "\t".join([*c[:10], "fast", *c[11:]]), "must be numbers"),
+        ("ib/perftest.tsv", lambda c: "\t".join(c[:5]), "columns expected"),
+        ("ib/perftest.tsv", lambda c: "\t".join(["../../etc/passwd", *c[1:]]), "is not a plain name"),
+        ("ib/perftest.tsv", lambda c: "\t".join([*c[:10], "inf", "inf", *c[12:]]), "must be above 0"),
+        ("nccl-tests.tsv", lambda c: "\t".join([*c[:8], "nan", *c[9:]]), "must be above 0"),
+        ("nccl-tests.tsv", lambda c: "\t".join(c[:3]), "columns expected"),
+    ],
+)
+def test_a_malformed_plan_is_a_located_error(tmp_path, acceptance, name, edit, words):
+    plan_dir, results, _ = _write_results(tmp_path, acceptance, 0.9, None)
+    _edit(plan_dir, name, edit)
+    code, out = _check(plan_dir, results)
+    assert code == 2, out
+    assert f"{name}:3:" in out and words in out
+
+
+def test_a_plan_without_its_columns_is_a_located_error(tmp_path, acceptance):
+    plan_dir, results, _ = _write_results(tmp_path, acceptance, 0.9, None)
+    (plan_dir / "nccl-tests.tsv").write_text("a\tb\n1\t2\n")
+    code, out = _check(plan_dir, results)
+    assert code == 2 and "nccl-tests.tsv:1: no column" in out
+
+
+def test_rows_are_read_as_the_renderer_wrote_them(acceptance):
+    """The edits above hit the columns they mean (the plan's layout as rendered)."""
+    header = acceptance["acceptance/ib/perftest.tsv"].decode().splitlines()[0].split("\t")
+    assert header[10:12] == ["line_gbps", "min_gbps"]
+    header = acceptance["acceptance/nccl-tests.tsv"].decode().splitlines()[0].split("\t")
+    assert header[8] == "busbw_gbytes"
