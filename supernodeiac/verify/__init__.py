@@ -213,7 +213,7 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
     for spec in specs:
         path = Path(spec.split("=", 1)[1]) if "=" in spec and not Path(spec).exists() else Path(spec)
         try:
-            text = path.read_text(encoding="utf-8", errors="strict")
+            text = _read_discovery(path)
         except (OSError, UnicodeDecodeError) as exc:
             raise DiscoveryError(str(path), 0, f"cannot read: {exc}") from None
         if looks_like_lldpctl(text) or looks_like_sonic_table(text):
@@ -273,6 +273,22 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
     involved = {c["id"] for d in result.discrepancies for c in d.cables}
     result.matched = result.checked - len(involved)
     return result
+
+
+# A discovery file of a 200,000-port fabric is tens of MB; larger is not one (or is /dev/zero).
+MAX_DISCOVERY_BYTES = 512 << 20
+
+
+def _read_discovery(path: Path) -> str:
+    """The file's text, read no further than :data:`MAX_DISCOVERY_BYTES` (a device or an endless
+    stream is refused, not read into memory)."""
+    if path.exists() and not (path.is_file() or path.is_fifo()):
+        raise DiscoveryError(str(path), 0, "not a regular file")
+    with path.open("rb") as fh:
+        data = fh.read(MAX_DISCOVERY_BYTES + 1)
+    if len(data) > MAX_DISCOVERY_BYTES:
+        raise DiscoveryError(str(path), 0, f"larger than {MAX_DISCOVERY_BYTES:,} bytes: not a discovery file")
+    return data.decode("utf-8", errors="strict")
 
 
 def _planned_peers(fabric: Fabric) -> dict[End, End]:
