@@ -155,3 +155,15 @@ def test_a_100000_interface_lldp_table_parses_in_seconds():
     assert len(entries) == n
     assert entries[-1].line == text[: text.index(f'"Ethernet{n - 1}"')].count("\n") + 1
     assert took < 30  # ~3 s on an idle core; it took 152 s for 20,000 before (a search per interface)
+
+
+# -- blueprints that must render (tests/hostile/render/) -------------------------------------------
+
+RENDER = Path(__file__).parent / "hostile" / "render"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in RENDER.glob("*.yaml")))
+def test_a_hostile_render_case_renders(tmp_path, name):
+    r = CliRunner().invoke(main, ["render", str(RENDER / name), "-o", str(tmp_path / "out")])
+    assert r.exit_code in (0, 1), r.output
+    assert (tmp_path / "out" / "MANIFEST.json").is_file()
