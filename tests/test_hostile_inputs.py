@@ -167,3 +167,17 @@ def test_a_hostile_render_case_renders(tmp_path, name):
     r = CliRunner().invoke(main, ["render", str(RENDER / name), "-o", str(tmp_path / "out")])
     assert r.exit_code in (0, 1), r.output
     assert (tmp_path / "out" / "MANIFEST.json").is_file()
+
+
+def test_device_names_differing_only_in_case_collide():
+    from conftest import compile_text
+
+    text = (BLUEPRINTS / "small-ib.yaml").read_text()
+    assert "  - name: ufm\n    model: ufm-appliance\n" in text
+    text = text.replace(
+        "  - name: ufm\n    model: ufm-appliance\n", '  - name: ufm\n    naming: "GPU-{index:04d}"\n    model: ufm-appliance\n'
+    )
+    c = compile_text(text)
+    errors = [f for f in c.findings if f.rule == "names-unique"]
+    assert errors and "differ only in case" in errors[0].message and "'GPU-0001' and 'gpu-0001'" in errors[0].message
+    assert c.exit_code == 1
