@@ -252,7 +252,6 @@ class _Locator:
     """Where a key path is written in TOML text, found by reading table headers and ``key =``
     lines (tomllib keeps no positions). Falls back to the nearest table found, or line 1."""
 
-    _HEADER = re.compile(r"^\s*\[+\s*([^\]]+?)\s*\]+")
     _KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
 
     def __init__(self, text: str, file: str) -> None:
@@ -260,9 +259,9 @@ class _Locator:
         self.positions: dict[tuple[str, ...], tuple[int, int]] = {}
         table: tuple[str, ...] = ()
         for n, line in enumerate(text.splitlines(), 1):
-            header = self._HEADER.match(line)
-            if header:
-                table = _dotted(header.group(1))
+            header = _header(line)
+            if header is not None:
+                table = _dotted(header)
                 self.positions.setdefault(table, (n, line.index("[") + 1))
                 continue
             key = self._KEY.match(line)
@@ -276,6 +275,21 @@ class _Locator:
             if found is not None:
                 return Location(self.file, *found)
         return Location(self.file, 1, 1)
+
+
+def _header(line: str) -> str | None:
+    """The name in a ``[table]`` or ``[[array]]`` header line, else None. Read by hand, not by a
+    regex: the one used before backtracked cubically on a line of '[' and spaces (a multi-line
+    string may hold any line), and this is one pass."""
+    text = line.lstrip()
+    if not text.startswith("["):
+        return None
+    start = 2 if text.startswith("[[") else 1
+    end = text.find("]", start)
+    if end < 0:
+        return None
+    name = text[start:end].strip()
+    return name or None
 
 
 def _dotted(text: str) -> tuple[str, ...]:

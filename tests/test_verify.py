@@ -261,3 +261,40 @@ def test_an_lldp_table_of_an_unknown_device_asks_for_its_name(tmp_path):
     code, out = _verify(ROCE, str(path))
     assert code == 2 and "DEVICE=FILE" in out
     assert _verify(ROCE, f"nope={path}")[0] == 2
+
+
+# -- files that show nothing ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["lldpctl", "lldpctl-no-interface", "sonic"])
+def test_an_empty_lldp_table_reports_every_planned_cable_of_its_device_missing(tmp_path, form):
+    """`{"lldp": {}}` (lldpd with no neighbour) or a SONiC table with 0 entries passed as
+    '0 planned cables checked: all as planned'; each planned cable of the device is missing."""
+    leaf = "roce-leaf-su001-01"
+    planned = {n["cable"] for n in _expected_lldp(leaf)}
+    text = {
+        "lldpctl": json.dumps({"lldp": {"interface": []}}),
+        "lldpctl-no-interface": json.dumps({"lldp": {}}),
+        "sonic": _sonic_table([]),
+    }[form]
+    path = tmp_path / f"{leaf}.txt"
+    path.write_text(text)
+    code, out = _verify(ROCE, str(path), "--format", "json")
+    doc = json.loads(out)
+    assert code == 1
+    assert doc["matched"] == 0
+    missing = [d for d in doc["differences"] if d["kind"] == "missing"]
+    assert len(missing) == len(doc["differences"])
+    assert {d["cables"][0]["id"] for d in missing} == planned
+    assert all("lists no neighbour" in d["message"] for d in missing)
+
+
+def test_an_ibnetdiscover_file_without_ports_reports_every_planned_cable_missing(tmp_path):
+    text = "\n".join(line for line in _topology().splitlines() if not line.startswith("["))
+    path = tmp_path / "portless.topo"
+    path.write_text(text + "\n")
+    code, out = _verify(SMALL, str(path), "--format", "json")
+    doc = json.loads(out)
+    assert code == 1
+    assert doc["matched"] == 0 and len(doc["differences"]) == 388
+    assert {d["kind"] for d in doc["differences"]} == {"missing"}

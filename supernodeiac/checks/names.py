@@ -25,24 +25,34 @@ def check_names(ctx: CheckContext) -> Iterator[Finding]:
     devices = ctx.fabric.devices
     seen: dict[str, int] = {}
     repeats: dict[str, list[int]] = {}  # name -> every device that has it (insertion order)
-    # The Fabric's name index already says whether any name repeats: walk 10^5 devices only then.
-    for d in () if ctx.fabric.has_unique_names() else devices:
-        first = seen.setdefault(d.name, d.index)
+    # Names are compared without case too: they name files (configs, NCCL files, per-device
+    # folders), which collide on case-insensitive file systems. The Fabric's name index and one
+    # set of folded names say whether any repeats: walk 10^5 devices only then.
+    unique = ctx.fabric.has_unique_names() and len({d.name.lower() for d in devices}) == len(devices)
+    for d in () if unique else devices:
+        first = seen.setdefault(d.name.lower(), d.index)
         if first != d.index:
-            repeats.setdefault(d.name, [first]).append(d.index)
+            repeats.setdefault(d.name.lower(), [first]).append(d.index)
     # One finding per template that collides, naming its first repeated name and how far it goes.
     by_path: dict[tuple, list[str]] = {}
     for name, indices in repeats.items():
         for path in dict.fromkeys(_template_path(ctx, devices[i]) for i in indices):
             by_path.setdefault(path, []).append(name)
     for path, names in by_path.items():
-        name = names[0]
-        holders = [devices[i] for i in repeats[name]]
+        holders = [devices[i] for i in repeats[names[0]]]
+        name = holders[0].name
         groups = ", ".join(sorted({d.group for d in holders}))
         more = f"; {len(names) - 1} more name(s) collide the same way" if len(names) > 1 else ""
+        spellings = sorted({d.name for d in holders})
+        what = (
+            f"device name {name!r} is given to {len(holders)} devices ({groups})"
+            if len(spellings) == 1
+            else f"device names {' and '.join(map(repr, spellings[:3]))} differ only in case ({len(holders)} devices: "
+            f"{groups}), and collide as file names on case-insensitive systems"
+        )
         yield error(
             "names-unique",
-            f"device name {name!r} is given to {len(holders)} devices ({groups}){more}",
+            f"{what}{more}",
             path,
             "add a coordinate such as {su}, {rail}, {group} or {index} to the naming template",
         )

@@ -224,7 +224,8 @@ def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology) -> st
     for fh in fabrics:
         spec = next((s for s in ctx.blueprint.scaleout if s.name == fh.name), None)
         eth = getattr(spec, "ethernet", None)
-        if eth is not None:
+        # Plain Ethernet (no lossless class, as the docs allow) sets no RoCE traffic class.
+        if eth is not None and eth.lossless is not None:
             tcs.append((fh.name, eth.lossless.roce_dscp))
     domain = hosts.domain.get(first)
     multi_node = domain is not None and len(hosts.domain_hosts.get(domain, ())) > 1 and topo.gpu.nvlink == "remote"

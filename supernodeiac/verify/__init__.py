@@ -208,11 +208,12 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
     ib_describe: Callable[[AnyEnd], str] | None = None
     lldp_seen: list[Seen] = []
     reporting: set[int] = set()
+    silent: set[int] = set()  # devices whose table lists no neighbour at all
     planned_peer: dict[End, End] | None = None
     for spec in specs:
         path = Path(spec.split("=", 1)[1]) if "=" in spec and not Path(spec).exists() else Path(spec)
         try:
-            text = path.read_text(encoding="utf-8", errors="strict")
+            text = _read_discovery(path)
         except (OSError, UnicodeDecodeError) as exc:
             raise DiscoveryError(str(path), 0, f"cannot read: {exc}") from None
         if looks_like_lldpctl(text) or looks_like_sonic_table(text):
@@ -222,6 +223,8 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
                 planned_peer = _planned_peers(fabric)
             lldp_seen += _lldp_seen(plan, device, entries, str(path), planned_peer)
             reporting.add(device)
+            if not entries:
+                silent.add(device)
             kind = "lldpctl -f json" if looks_like_lldpctl(text) else "show lldp table"
             result.inputs.append({"path": str(path), "format": kind, "device": fabric.devices[device].name})
         elif looks_like_ibnetdiscover(text):
@@ -238,13 +241,15 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
     label = blueprint.naming.cable_label
     ends = EndLabels(blueprint, fabric)
     t = fabric.links
-    if ib_seen:
+    # A file that shows nothing still counts: every planned cable in its sight is then missing
+    # (unplugged, or discovery not converged), never "0 cables checked: all as planned".
+    if ib_fabrics:
         planned = [i for name in sorted(ib_fabrics) for i in t.indices_of(name)]
         comparison = Comparison(fabric, label, planned, ib_describe or plan.describe, ends)
         found = comparison.run(_unique(ib_seen), observed=lambda e: True, announces=lambda e: True)
         result.discrepancies += found
         result.checked += len(planned)
-    if lldp_seen:
+    if reporting:
         switch = {d.index for d in fabric.devices if fabric.models[d.model].kind == "switch"}
         # Serial console cables (issue 9) carry no LLDP: LLDP tables cannot confirm or deny them.
         roles = {m: layout.port_roles for m, layout in fabric.layouts.items()}
@@ -261,12 +266,29 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
             _unique(lldp_seen),
             observed=lambda e: e[0] in reporting,
             announces=lambda e: e[0] in switch or e[0] in reporting,
+            silent=lambda e: e[0] in silent,
         )
         result.discrepancies += found
         result.checked += len(planned)
     involved = {c["id"] for d in result.discrepancies for c in d.cables}
     result.matched = result.checked - len(involved)
     return result
+
+
+# A discovery file of a 200,000-port fabric is tens of MB; larger is not one (or is /dev/zero).
+MAX_DISCOVERY_BYTES = 512 << 20
+
+
+def _read_discovery(path: Path) -> str:
+    """The file's text, read no further than :data:`MAX_DISCOVERY_BYTES` (a device or an endless
+    stream is refused, not read into memory)."""
+    if path.exists() and not (path.is_file() or path.is_fifo()):
+        raise DiscoveryError(str(path), 0, "not a regular file")
+    with path.open("rb") as fh:
+        data = fh.read(MAX_DISCOVERY_BYTES + 1)
+    if len(data) > MAX_DISCOVERY_BYTES:
+        raise DiscoveryError(str(path), 0, f"larger than {MAX_DISCOVERY_BYTES:,} bytes: not a discovery file")
+    return data.decode("utf-8", errors="strict")
 
 
 def _planned_peers(fabric: Fabric) -> dict[End, End]:

@@ -10,6 +10,7 @@ run below its ``min_busbw_gbytes`` names its group. Pure: paths in, data out; th
 from __future__ import annotations
 
 import csv
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,7 +23,35 @@ _LAT_ROW = re.compile(rf"^\s*([0-9]+)\s+([0-9]+)\s+({_NUM})\s+({_NUM})\s+({_NUM}
 
 
 class ResultsError(Exception):
-    """The plan folder cannot be read (not an acceptance/ folder of snc render)."""
+    """The plan folder cannot be read (not an acceptance/ folder of snc render, or a plan line
+    that is not one snc writes: the message names the file and line)."""
+
+
+# A measured figure above what the plan allows by more than this is impossible (a link carries
+# at most its line rate; a collective at most the design's bus bandwidth): the tool's output is
+# wrong or is not the run the plan means, so it is unreadable, never a pass.
+CEILING = 1.05
+# A tool's output file is a few KB; anything larger is not one (read no further than this).
+MAX_RESULT_BYTES = 4 << 20
+# A test or run ID names its result file: a plain name, never a path.
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,254}")
+
+
+def _read_result(path: Path) -> str | None:
+    """The file's text, or None when it is larger than any tool output (read no further)."""
+    with path.open("rb") as fh:
+        data = fh.read(MAX_RESULT_BYTES + 1)
+    return None if len(data) > MAX_RESULT_BYTES else data.decode(errors="replace")
+
+
+def _impossible(measured: float, ceiling: float, unit: str, what: str) -> str | None:
+    if not math.isfinite(measured):
+        return f"an impossible figure: {measured:g} {unit}"
+    if measured < 0:
+        return f"an impossible figure: {measured:g} {unit} is negative"
+    if measured > ceiling * CEILING:
+        return f"an impossible figure: {measured:g} {unit} is above {what} {ceiling:g} {unit} (x {CEILING:g})"
+    return None
 
 
 @dataclass
@@ -213,9 +242,35 @@ def nccl_busbw(text: str) -> float | None:
     return best[1] if best else None
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+def _rows(path: Path, numbers: tuple[str, str], ident: str) -> list[tuple[dict[str, str], float, float]]:
+    """The plan's rows with their two figures (expected, threshold), each row checked: every
+    column present, the ID a plain name, the figures finite and positive, threshold <= expected."""
+    out = []
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+            columns = reader.fieldnames or []
+            missing = [c for c in (ident, *numbers) if c not in columns]
+            if missing:
+                raise ResultsError(f"{path}:1: no column {', '.join(missing)} (is this a plan snc render wrote?)")
+            for row in reader:
+                where = f"{path}:{reader.line_num}"
+                if None in row or any(v is None for v in row.values()):
+                    raise ResultsError(f"{where}: {len(columns)} columns expected")
+                if not _ID.fullmatch(row[ident]):
+                    raise ResultsError(f"{where}: {ident} {row[ident][:60]!r} is not a plain name")
+                try:
+                    expected, threshold = (float(row[c]) for c in numbers)
+                except ValueError:
+                    raise ResultsError(f"{where}: {numbers[0]} and {numbers[1]} must be numbers") from None
+                if not (math.isfinite(expected) and math.isfinite(threshold) and 0 < threshold <= expected):
+                    raise ResultsError(
+                        f"{where}: {numbers[1]} {threshold:g} must be above 0 and at most {numbers[0]} {expected:g}"
+                    )
+                out.append((row, expected, threshold))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ResultsError(f"{path}: cannot read: {exc}") from None
+    return out
 
 
 def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
@@ -226,9 +281,8 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
         raise ResultsError(f"{plan} holds no */perftest.tsv or nccl-tests.tsv (the acceptance/ folder of snc render)")
     report = Report()
     for tsv in perf:
-        for row in _rows(tsv):
-            expected, threshold = float(row["line_gbps"]), float(row["min_gbps"])
-            what = row["labels"].replace(";", " | ")
+        for row, expected, threshold in _rows(tsv, ("line_gbps", "min_gbps"), "test"):
+            what = row.get("labels", "").replace(";", " | ")
             # The NICs that ran it, with their printed ports (plans before them lack the columns).
             ends = [
                 f"{row[end]} {row[end + '_dev']}" + (f" at {row[end + '_port']}" if row.get(end + "_port") else "")
@@ -241,11 +295,20 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
             if not bw_file.is_file():
                 report.outcomes.append(Outcome("perftest", row["test"], "missing", None, expected, threshold, "Gb/s", what))
                 continue
-            measured = ib_write_bw_gbps(bw_file.read_text(errors="replace"))
+            text = _read_result(bw_file)
+            measured = ib_write_bw_gbps(text) if text is not None else None
             lat_file = bw_file.with_name(f"{row['test']}.lat.txt")
-            latency = ib_write_lat_us(lat_file.read_text(errors="replace")) if lat_file.is_file() else None
-            if measured is None:
+            lat_text = _read_result(lat_file) if lat_file.is_file() else None
+            latency = ib_write_lat_us(lat_text) if lat_text is not None else None
+            if latency is not None and not (math.isfinite(latency) and latency >= 0):
+                latency = None
+            bad = _impossible(measured, expected, "Gb/s", "the line rate") if measured is not None else None
+            if text is None:
+                status, detail = "unreadable", f"{bw_file.name} is larger than {MAX_RESULT_BYTES:,} bytes"
+            elif measured is None:
                 status, detail = "unreadable", f"no ib_write_bw result row in {bw_file.name}"
+            elif bad is not None:
+                status, detail = "unreadable", f"{bad} in {bw_file.name}"
             else:
                 status = "pass" if measured >= threshold else "fail"
                 detail = f"{measured:g} Gb/s is {measured / expected:.0%} of {expected:g} Gb/s"
@@ -254,7 +317,7 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
             )
     if nccl.is_file():
         failed_links = _failed_links(report, [tsv.parent.name for tsv in perf])
-        rows = _rows(nccl)
+        rows = [row for row, _e, _t in _rows(nccl, ("busbw_gbytes", "min_busbw_gbytes"), "run")]
         for row in rows:
             report.outcomes.append(_nccl_outcome(row, results, failed_links))
         # Result files of runs this plan does not have: another plan's (or a renamed) results.
@@ -299,8 +362,13 @@ def _nccl_outcome(row: dict[str, str], results: Path, failed_links: dict[str, li
     base = Outcome("nccl", row["run"], "missing", None, expected, threshold, "GB/s", what, model_knee_bytes=model_knee)
     if not out.is_file():
         return base
+    text = _read_result(out)
+    if text is None:
+        base.status, base.verdict = "unreadable", "unreadable"
+        base.detail = f"{out.name} is larger than {MAX_RESULT_BYTES:,} bytes"
+        return base
     try:
-        table = nccl_table(out.read_text(errors="replace"))
+        table = nccl_table(text)
     except TableError as exc:
         base.status, base.verdict, base.detail = "unreadable", "unreadable", f"{out}: {exc}"
         return base
@@ -319,6 +387,10 @@ def _nccl_outcome(row: dict[str, str], results: Path, failed_links: dict[str, li
         )
         return base
     plateau = max(bw for _s, bw in table.rows)
+    bad = _impossible(plateau, expected, "GB/s", "the design's")
+    if bad is not None:  # inf, NaN, negative or far above the design: not a measurement
+        base.status, base.verdict, base.detail = "unreadable", "unreadable", f"{bad} in {out.name}"
+        return base
     at = knee(table.rows)
     base.measured, base.knee_bytes, base.curve = plateau, at, table.rows
     rising = len(table.rows) > 1 and table.rows[-1][1] > 1.05 * table.rows[-2][1]

@@ -124,10 +124,17 @@ class Comparison:
         return text
 
     # -- the comparison ---------------------------------------------------------------------
-    def run(self, seen: list[Seen], observed: Callable[[End], bool], announces: Callable[[End], bool]) -> list[Discrepancy]:
+    def run(
+        self,
+        seen: list[Seen],
+        observed: Callable[[End], bool],
+        announces: Callable[[End], bool],
+        silent: Callable[[End], bool] = lambda e: False,
+    ) -> list[Discrepancy]:
         """``observed(end)``: the input could have shown a link on this end; ``announces(end)``: a
         link on it would be seen even from the other side (a switch port, or an end whose own
-        table was given)."""
+        table was given); ``silent(end)``: the end's own table lists no neighbour at all, so
+        each of its cables is missing (unplugged, or LLDP not converged), whatever the far end."""
         out: list[Discrepancy] = []
         accounted: set[int] = set()
         rest: list[Seen] = []
@@ -192,7 +199,19 @@ class Comparison:
             if not (observed(a) or observed(b)):
                 continue  # out of the input's sight (e.g. an LLDP table of another switch)
             cable = self.cable(i)
-            if announces(a) and announces(b) or observed(a) and observed(b):
+            if silent(a) or silent(b):
+                quiet = self.fabric.devices[a[0] if silent(a) else b[0]].name
+                out.append(
+                    Discrepancy(
+                        "missing",
+                        f"cable {cable['id']} between {cable['a']} and {cable['b']} is not there: {quiet}'s table "
+                        "lists no neighbour (unplugged, LLDP not running, or not converged yet)",
+                        f"connect {cable['a']} to {cable['b']} with cable {cable['id']} (label '{cable['label']}'), "
+                        f"or take {quiet}'s table again once LLDP has run",
+                        [cable],
+                    )
+                )
+            elif announces(a) and announces(b) or observed(a) and observed(b):
                 out.append(
                     Discrepancy(
                         "missing",

@@ -20,10 +20,24 @@ class LldpEntry:
     line: int
 
 
-def _line_of(text: str, needle: str) -> int:
-    """The first line mentioning ``needle`` (JSON has no line numbers of its own)."""
-    index = text.find(f'"{needle}"')
-    return text.count("\n", 0, index) + 1 if index >= 0 else 0
+class _Lines:
+    """The line a JSON key is first written on (JSON has no line numbers of its own), found by
+    searching on from the previous key's position: interfaces are looked up in file order, so
+    the whole table is one pass (searching from the start each time was quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.line = 1
+
+    def __call__(self, needle: str) -> int:
+        index = self.text.find(f'"{needle}"', self.pos)
+        if index < 0:
+            index = self.text.find(f'"{needle}"')  # out of order: search it all (rare)
+            return self.text.count("\n", 0, index) + 1 if index >= 0 else 0
+        self.line += self.text.count("\n", self.pos, index)
+        self.pos = index
+        return self.line
 
 
 def _items(value: object) -> list[tuple[str, object]]:
@@ -40,13 +54,18 @@ def parse_lldpctl_json(text: str, path: str) -> list[LldpEntry]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DiscoveryError(path, exc.lineno, f"not JSON: {exc.msg}") from None
+    except RecursionError:
+        raise DiscoveryError(path, 1, "JSON nested too deeply for an LLDP table") from None
+    except ValueError as exc:  # a number with more digits than Python converts
+        raise DiscoveryError(path, 1, f"not an LLDP table: {exc}") from None
+    _line_of = _Lines(text)
     lldp = doc.get("lldp") if isinstance(doc, dict) else None
     if not isinstance(lldp, dict):
         raise DiscoveryError(path, 1, "no 'lldp' object: is this `lldpctl -f json` output?")
     out = []
     for local, info in _items(lldp.get("interface", {})):
         if not isinstance(info, dict):
-            raise DiscoveryError(path, _line_of(text, local), f"interface {local!r} is not an object")
+            raise DiscoveryError(path, _line_of(local), f"interface {local!r} is not an object")
         system = ""
         chassis = info.get("chassis", {})
         if isinstance(chassis, dict):
@@ -69,7 +88,7 @@ def parse_lldpctl_json(text: str, path: str) -> list[LldpEntry]:
                 system,
                 port_id,
                 str(descr if not isinstance(descr, dict) else descr.get("value", "")),
-                _line_of(text, local),
+                _line_of(local),
             )
         )
     return out

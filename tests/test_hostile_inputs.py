@@ -1,0 +1,183 @@
+"""Hostile and careless inputs other than blueprints: results files and plans for
+`snc check-results`, discovery files for `snc verify`. Each is a located error or a finding, never
+a traceback (exit 3), a pass for what was not seen, or a run over a few seconds."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import BLUEPRINTS
+from test_acceptance import NCCL_OUTPUT, _write_results
+
+from supernodeiac.cli import main
+from supernodeiac.pipeline import compile_file, render
+
+
+@pytest.fixture(scope="module")
+def acceptance() -> dict[str, bytes]:
+    c = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
+    artifacts, _ = render(c, ["acceptance"])
+    return dict(artifacts)
+
+
+def _check(plan_dir: Path, results: Path) -> tuple[int, str]:
+    r = CliRunner().invoke(main, ["check-results", "--format", "json", str(plan_dir), str(results)])
+    return r.exit_code, r.output
+
+
+@pytest.mark.parametrize("figure", ["inf", "nan", "1e999", "-5.0", "1e6"])
+def test_impossible_nccl_bandwidths_are_unreadable_not_passes(tmp_path, acceptance, figure):
+    plan_dir, results, _ = _write_results(tmp_path, acceptance, 0.9, None)
+    run = "fabric-ib-alltoall"
+    text = NCCL_OUTPUT.replace("{bw:.2f}", figure).replace("{bw2:.2f}", figure).format(t="1.0", a="1.0")
+    (results / "nccl" / f"{run}.txt").write_text(text)
+    code, out = _check(plan_dir, results)
+    assert code == 1, out
+    [failure] = json.loads(out)["failures"]
+    assert failure["id"] == run and failure["status"] == "unreadable" and "impossible" in failure["detail"]
+
+
+def test_a_perftest_above_line_rate_is_unreadable(tmp_path, acceptance):
+    plan_dir, results, rows = _write_results(tmp_path, acceptance, 0.9, None)
+    test = rows[0]["test"]
+    bw = (results / "perftest" / f"{test}.bw.txt").read_text()
+    (results / "perftest" / f"{test}.bw.txt").write_text(bw.replace(f"{float(rows[0]['line_gbps']) * 0.9:.2f}", "999999.00"))
+    code, out = _check(plan_dir, results)
+    assert code == 1, out
+    [failure] = json.loads(out)["failures"]
+    assert failure["id"] == test and "above the line rate" in failure["detail"]
+
+
+def test_a_huge_results_file_is_refused_unread(tmp_path, acceptance):
+    plan_dir, results, rows = _write_results(tmp_path, acceptance, 0.9, None)
+    big = results / "perftest" / f"{rows[0]['test']}.bw.txt"
+    with big.open("ab") as fh:
+        fh.truncate(200 << 20)  # sparse: 200 MB that take no disk
+    start = time.monotonic()
+    code, out = _check(plan_dir, results)
+    assert time.monotonic() - start < 10
+    [failure] = json.loads(out)["failures"]
+    assert code == 1 and "larger than" in failure["detail"]
+
+
+def _edit(plan_dir: Path, name: str, edit) -> None:  # noqa: ANN001 - a row editor
+    path = plan_dir / name
+    lines = path.read_text().splitlines()
+    lines[2] = edit(lines[2].split("\t"))
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize(
+    "name, edit, words",
+    [
+        ("ib/perftest.tsv", lambda c: "\t".join([*c[:10], "fast", *c[11:]]), "must be numbers"),
+        ("ib/perftest.tsv", lambda c: "\t".join(c[:5]), "columns expected"),
+        ("ib/perftest.tsv", lambda c: "\t".join(["../../etc/passwd", *c[1:]]), "is not a plain name"),
+        ("ib/perftest.tsv", lambda c: "\t".join([*c[:10], "inf", "inf", *c[12:]]), "must be above 0"),
+        ("nccl-tests.tsv", lambda c: "\t".join([*c[:8], "nan", *c[9:]]), "must be above 0"),
+        ("nccl-tests.tsv", lambda c: "\t".join(c[:3]), "columns expected"),
+    ],
+)
+def test_a_malformed_plan_is_a_located_error(tmp_path, acceptance, name, edit, words):
+    plan_dir, results, _ = _write_results(tmp_path, acceptance, 0.9, None)
+    _edit(plan_dir, name, edit)
+    code, out = _check(plan_dir, results)
+    assert code == 2, out
+    assert f"{name}:3:" in out and words in out
+
+
+def test_a_plan_without_its_columns_is_a_located_error(tmp_path, acceptance):
+    plan_dir, results, _ = _write_results(tmp_path, acceptance, 0.9, None)
+    (plan_dir / "nccl-tests.tsv").write_text("a\tb\n1\t2\n")
+    code, out = _check(plan_dir, results)
+    assert code == 2 and "nccl-tests.tsv:1: no column" in out
+
+
+def test_rows_are_read_as_the_renderer_wrote_them(acceptance):
+    """The edits above hit the columns they mean (the plan's layout as rendered)."""
+    header = acceptance["acceptance/ib/perftest.tsv"].decode().splitlines()[0].split("\t")
+    assert header[10:12] == ["line_gbps", "min_gbps"]
+    header = acceptance["acceptance/nccl-tests.tsv"].decode().splitlines()[0].split("\t")
+    assert header[8] == "busbw_gbytes"
+
+
+# -- snc verify ------------------------------------------------------------------------------------
+
+ROCE = str(BLUEPRINTS / "roce-rail-2tier.yaml")
+
+
+def _verify(*args: str) -> tuple[int, str]:
+    r = CliRunner().invoke(main, ["verify", *args])
+    return r.exit_code, r.output
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ('{"lldp": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+        ('{"lldp": {"interface": {"Ethernet0": {"port": {"id": ' + "9" * 5000 + "}}}}}", "not an LLDP table"),
+        ('{"lldp": {"interface": {"Ethernet0": 1}}}', "is not an object"),
+        ('{"lldp": 1}', "no 'lldp' object"),
+    ],
+)
+def test_a_hostile_lldp_file_is_a_located_error(tmp_path, content, words):
+    path = tmp_path / "roce-leaf-su001-01.json"
+    path.write_text(content)
+    code, out = _verify(ROCE, str(path))
+    assert code == 2, out
+    assert str(path) in out and words in out
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "/dev/null", "folder"])
+def test_a_device_or_folder_is_refused(tmp_path, special):
+    target = tmp_path if special == "folder" else Path(special)
+    start = time.monotonic()
+    code, out = _verify(ROCE, f"roce-leaf-su001-01={target}")
+    assert code == 2 and time.monotonic() - start < 10, out
+
+
+def test_a_100000_interface_lldp_table_parses_in_seconds():
+    from supernodeiac.verify.lldp import parse_lldpctl_json
+
+    n = 100_000
+    interfaces = [
+        {f"Ethernet{i}": {"chassis": {"sw": {"id": {"value": "x"}}}, "port": {"id": {"value": f"p{i}"}, "descr": ""}}}
+        for i in range(n)
+    ]
+    text = json.dumps({"lldp": {"interface": interfaces}}, indent=2)
+    start = time.monotonic()
+    entries = parse_lldpctl_json(text, "big.json")
+    took = time.monotonic() - start
+    assert len(entries) == n
+    assert entries[-1].line == text[: text.index(f'"Ethernet{n - 1}"')].count("\n") + 1
+    assert took < 30  # ~3 s on an idle core; it took 152 s for 20,000 before (a search per interface)
+
+
+# -- blueprints that must render (tests/hostile/render/) -------------------------------------------
+
+RENDER = Path(__file__).parent / "hostile" / "render"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in RENDER.glob("*.yaml")))
+def test_a_hostile_render_case_renders(tmp_path, name):
+    r = CliRunner().invoke(main, ["render", str(RENDER / name), "-o", str(tmp_path / "out")])
+    assert r.exit_code in (0, 1), r.output
+    assert (tmp_path / "out" / "MANIFEST.json").is_file()
+
+
+def test_device_names_differing_only_in_case_collide():
+    from conftest import compile_text
+
+    text = (BLUEPRINTS / "small-ib.yaml").read_text()
+    assert "  - name: ufm\n    model: ufm-appliance\n" in text
+    text = text.replace(
+        "  - name: ufm\n    model: ufm-appliance\n", '  - name: ufm\n    naming: "GPU-{index:04d}"\n    model: ufm-appliance\n'
+    )
+    c = compile_text(text)
+    errors = [f for f in c.findings if f.rule == "names-unique"]
+    assert errors and "differ only in case" in errors[0].message and "'GPU-0001' and 'gpu-0001'" in errors[0].message
+    assert c.exit_code == 1
