@@ -109,6 +109,12 @@ class _Discovered:
         if absent:  # the comparison reports their cables as missing; this only guards the files
             raise DiscoveryError(topo.path, 0, f"{len(absent)} planned node(s) of fabric {ib.name} not discovered")
 
+    def node_guid(self, n: IbNode) -> int:
+        return self.node[n.key]
+
+    def port_guid(self, n: IbNode) -> int:
+        return self.port[n.key]
+
     def rows(self, fabric: Fabric) -> Iterator[list[str]]:
         ib, name = self.ib, Path(self.topo.path).name
         for n in ib.switches + ib.cas:
@@ -137,6 +143,15 @@ def bind(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: list
     matches: dict[str, dict[int, tuple[IbFabric, IbNode]]] = {}
     for spec, topo in topologies.items():
         matched = matches[spec] = ib_match(fabric, topo, fabrics)
+        if 2 * len(matched) < len(topo.nodes):
+            # Names like gpu-0001 recur across blueprints: a dump mostly of strangers is another fabric's.
+            stranger = min((n for n in topo.nodes.values() if n.guid not in matched), key=lambda n: n.line)
+            raise DiscoveryError(
+                spec,
+                stranger.line,
+                f"only {len(matched)} of the {len(topo.nodes)} nodes in this dump are in the plan (the first "
+                f"stranger is '{stranger.description}'): another fabric's dump?",
+            )
         for name in sorted({ib.name for ib, _ in matched.values()}):
             if name in owner:
                 raise DiscoveryError(spec, 0, f"fabric {name} is in {owner[name]} too: give one ibnetdiscover dump per fabric")
@@ -152,8 +167,7 @@ def bind(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: list
         spec = owner[ib.name]
         found = _Discovered(ib, topologies[spec], matches[spec])
         base = f"opensm/{ib.name}/"
-        node_guid, port_guid = found.node, found.port
-        files = guid_files(ctx, ib, lambda n: node_guid[n.key], lambda n: port_guid[n.key], bound=True)
+        files = guid_files(ctx, ib, found.node_guid, found.port_guid, bound=True)
         for path, data in files.items():
             bound.files[base + path] = data
         bound.files[base + "guids.csv"] = b"".join(CsvWriter(MAP_COLUMNS).stream(found.rows(fabric)))

@@ -249,10 +249,8 @@ def walk_routes(topology: Topology, tables: dict[int, dict[int, int]], lids: dic
             path.append(sw)
             out = tables.get(sw, {}).get(dlid)
             if out is None:
-                if dlid == top and top % 64 == 0:
-                    res = ("ok", 0)  # infiniband-diags 44 never prints a top LID that is a multiple of 64
-                else:
-                    res = ("fail", f"at {nodes[sw].description}")
+                # infiniband-diags 44 never prints a top LID that is a multiple of 64
+                res = ("ok", 0) if dlid == top and top % 64 == 0 else ("fail", f"at {nodes[sw].description}")
                 break
             peer, peer_port = nodes[sw].ports.get(out, (None, None, 0))[:2]
             if peer is None:
