@@ -365,6 +365,59 @@ def verify_cmd(blueprint: str, discovered: tuple[str, ...], fmt: str, config_pat
     sys.exit(result.exit_code)
 
 
+@main.command(name="bind")
+@click.argument("blueprint", type=click.Path())
+@click.argument("discovered", nargs=-1, required=True)
+@click.option("-o", "--out", "out", type=click.Path(), required=True, help="output folder for the bound files")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="configuration file")
+def bind_cmd(blueprint: str, discovered: tuple[str, ...], out: str, fmt: str, config_path: str | None) -> None:
+    """Write the subnet manager's files with the real GUIDs: DISCOVERED are ibnetdiscover dumps (one
+    per InfiniBand fabric), matched to the plan by node description and cabling. Writes
+    opensm/<fabric>/ (opensm.conf, root/cn/io GUID files, partitions.conf, guids.csv) to OUT only
+    when every planned cable is found as planned. Exit 0 written, 1 differences or an unwritable
+    OUT (nothing written), 2 an unreadable blueprint or input.
+    """
+    from .verify import DiscoveryError
+    from .verify.bind import bind
+    from .verify.report import FORMATS as REPORTS
+    from .writer import WriteError, write
+
+    if out == "":
+        click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
+        sys.exit(2)
+    opts = Options("human", Verbosity.NORMAL, _load_config(config_path, "human"))
+    compiled = _compile(blueprint, opts)
+    if compiled.fabric is None:
+        for f in compiled.findings:
+            if f.severity is Severity.ERROR:
+                click.echo(human(f), err=True)
+        click.echo(f"snc bind: {blueprint} cannot be built, so there is no plan to bind to", err=True)
+        sys.exit(2)
+    assert compiled.blueprint is not None and compiled.catalogue is not None
+    try:
+        bound = bind(compiled.blueprint, compiled.catalogue, compiled.fabric, list(discovered))
+    except DiscoveryError as exc:
+        click.echo(f"snc bind: {exc} (nothing written)", err=True)
+        sys.exit(2)
+    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the inputs
+        _internal_error(f"while binding {blueprint}", exc)
+        raise
+    if bound.exit_code:
+        click.echo(REPORTS[fmt](bound.result), nl=False)
+        click.echo("snc bind: the fabric differs from the plan; nothing written (fix the cabling, then bind again)", err=True)
+        sys.exit(bound.exit_code)
+    target = Path(out)
+    try:
+        write(bound.files, target, compiled.blueprint.metadata.name)
+    except (OSError, WriteError) as exc:
+        click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
+        sys.exit(1)
+    click.echo(REPORTS[fmt](bound.result), nl=False)
+    if fmt == "text":
+        click.echo(f"bound {', '.join(bound.fabrics)}: wrote {len(bound.files)} files to {target}/")
+
+
 @main.command(name="check-results")
 @click.argument("plan_dir", type=click.Path())
 @click.argument("results_dir", type=click.Path())

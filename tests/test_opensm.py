@@ -376,3 +376,88 @@ def test_tenant_mistakes_are_located_errors(tenants, message):
     assert c.exit_code in (1, 2)
     found = [f for f in c.findings if message in f.message]
     assert found and all(f.location is not None and f.location.line > 40 for f in found), [f.message for f in c.findings]
+
+
+# -- bound to a fabric with the hardware's GUIDs (snc bind) -------------------------------------------
+
+
+def _install_bound(files: dict[str, bytes], fabric: str, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = f"opensm/{fabric}/"
+    for path, data in files.items():
+        if path.startswith(prefix):
+            (folder / path[len(prefix) :]).write_bytes(data)
+    conf = folder / "opensm.conf"
+    conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
+    return conf
+
+
+def _first_description(topology: Path) -> str:
+    """The description of the first HCA record (where the simulated SM runs: _first_hca)."""
+    return re.search(r'^Ca\s+\d+\s+"H-[0-9a-f]+"\s*#\s*"([^"]*)"', topology.read_text(), re.M).group(1)  # type: ignore[union-attr]
+
+
+def _pkeys(sim: ibsim.Simulation, lid: int) -> set[int]:
+    out = sim.client(["smpquery", "pkeys", str(lid)], timeout=60)
+    return {int(k, 16) for k in re.findall(r"0x([0-9a-f]{4})", out)} - {0}
+
+
+@NEEDS_SIM
+@pytest.mark.parametrize("name", ["small-ib", "ib-3tier"])
+def test_bound_files_bring_up_a_fabric_with_the_hardwares_guids(name, tmp_path):
+    """The plan's cabling with vendor GUIDs (what a site has): ibnetdiscover, snc bind, then the real
+    OpenSM with the bound files routes with ftree (no AB24 root not found / AB25 no valid roots),
+    every route is delivered, and the compute HCAs hold their partition keys as full members."""
+    from supernodeiac.verify.bind import bind
+
+    c = _compiled(name)
+    ib = IbFabric(c.fabric, "ib")
+    plan = _opensm_files(name)["opensm/ib/ibnetdiscover.topo"].decode()
+    site = tmp_path / "site.topo"
+    site.write_text(ibsim.vendor_guids(plan))
+    with ibsim.Simulation(site, tmp_path / "sim", _first_hca(site)) as sim:
+        discovered = tmp_path / "fabric.topo"
+        discovered.write_text(sim.ibnetdiscover())
+        topo = parse_ibnetdiscover(discovered.read_text())
+        planned = {n.guid for n in ib.nodes.values()}
+        assert len(topo.nodes) == len(ib.nodes) and not planned & set(topo.nodes)  # none of the plan's GUIDs
+        if name == "small-ib":  # the plan's own files on this fabric: the failure bind is for
+            plain = sim.opensm(_install(name, "ib", tmp_path / "plan"))
+            assert "AB24" in plain.log and plain.engine != "ftree", plain.summary()
+        bound = bind(c.blueprint, c.catalogue, c.fabric, [str(discovered)])
+        assert bound.exit_code == 0 and bound.fabrics == ["ib"], [d.message for d in bound.result.discrepancies][:5]
+        run = sim.opensm(_install_bound(bound.files, "ib", tmp_path / "etc"))
+        assert run.subnet_up and run.engine == "ftree" and run.errors == [], run.summary()
+        assert "AB24" not in run.log and "AB25" not in run.log
+        tables, lids = ibsim.parse_dump_fts(sim.dump_fts())
+        check = ibsim.walk_routes(topo, tables, lids)
+        n = len(ib.cas)
+        assert check.pairs == n * (n - 1) and check.routed == check.pairs, (check.unroutable[:5], check.loops[:5])
+        lid_of = {g: lid for lid, g in lids.items()}
+        sm_node = next(g for g, node in topo.nodes.items() if node.description == _first_description(site))
+        by_desc = {node.description: node for node in topo.nodes.values()}
+        service = {"ufm"}
+        keys = {t.pkey for t in c.blueprint.tenants}
+        tenant_of = {g: t.pkey for t in c.blueprint.tenants for g in t.groups}
+        # smpquery reads one port per call (0.1-1 s under ibsim): every HCA of small-ib; on ib-3tier
+        # every HCA (all rails) of each group's first node; test_bound_partitions_list_every_member
+        # holds the file to every discovered port GUID.
+        cas = ib.cas
+        if name == "ib-3tier":
+            first_of: dict[str, int] = {}
+            for node in cas:
+                first_of.setdefault(c.fabric.devices[node.device].group, node.device)
+            cas = [node for node in cas if node.device in first_of.values()]
+        for node in cas:
+            found = by_desc[node.description]
+            lid = lid_of[found.port_guids[min(found.ports)]]
+            group = c.fabric.devices[node.device].group
+            table = _pkeys(sim, lid)
+            if found.guid == sm_node:  # the SM's own port: SELF=full in the Default partition
+                assert 0xFFFF in table, (node.description, table)
+            elif not keys:
+                assert table == {0xFFFF}, (node.description, table)  # no tenants: full members of Default
+            elif group in service:
+                assert table == {0x7FFF}, (node.description, table)
+            else:  # its tenant's key with the full-member bit (0x8000), the Default one as limited member
+                assert table == {0x7FFF, 0x8000 | tenant_of[group]}, (node.description, table)

@@ -16,7 +16,7 @@ Paths inside opensm.conf point at ``/etc/opensm`` (OpenSM's default configuratio
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..facts.guid_plan import GuidPlan
 from ..facts.ib_fabric import IbFabric, IbNode, infiniband_fabrics
@@ -111,7 +111,7 @@ def _guid_table(ib: IbFabric) -> Iterator[bytes]:
     return CsvWriter(GUID_COLUMNS).stream(rows())
 
 
-def _partitions(ctx: RenderContext, ib: IbFabric) -> list[dict]:
+def _partitions(ctx: RenderContext, ib: IbFabric, port_guid: Callable[[IbNode], int]) -> list[dict]:
     by_group: dict[str, list[IbNode]] = {}
     for node in ib.cas:
         by_group.setdefault(ib.fabric.devices[node.device].group, []).append(node)
@@ -130,7 +130,7 @@ def _partitions(ctx: RenderContext, ib: IbFabric) -> list[dict]:
                 "mtu": mtu,
                 "sl": t.sl,
                 "groups": t.groups,
-                "guids": [_hex(ib.port_guid(n)) for n in members],
+                "guids": [_hex(port_guid(n)) for n in members],
             }
         )
     return out
@@ -138,6 +138,55 @@ def _partitions(ctx: RenderContext, ib: IbFabric) -> list[dict]:
 
 def _joined(chunks: Iterator[str] | Iterator[bytes]) -> bytes:
     return b"".join(c.encode() if isinstance(c, str) else c for c in chunks)
+
+
+def guid_files(
+    ctx: RenderContext,
+    ib: IbFabric,
+    node_guid: Callable[[IbNode], int],
+    port_guid: Callable[[IbNode], int],
+    bound: bool,
+) -> dict[str, bytes]:
+    """The subnet manager's GUID-bearing files of one fabric (``opensm.conf``, ``root_guids.conf``,
+    ``cn_guids.conf``, ``io_guids.conf``, ``partitions.conf``), relative to its folder, with the GUIDs
+    ``node_guid``/``port_guid`` give: the plan's (``snc render``, ``bound`` False) or those a
+    discovered fabric carries (``snc bind``, ``bound`` True)."""
+    f = ctx.fabric
+    engine, reason = ENGINES.get(ib.kind, FALLBACK_ENGINE)
+    service = service_groups(ctx, ib.name)
+    cn = [port_guid(n) for n in ib.cas if f.devices[n.device].group not in service]
+    io = [port_guid(n) for n in ib.cas if f.devices[n.device].group in service]
+    uses_roots = engine in ("ftree", "updn")
+    conf = render_template(
+        "opensm.conf.j2",
+        fabric=ib.name,
+        blueprint=f.name,
+        kind=ib.kind,
+        switches=len(ib.switches),
+        cas=len(ib.cas),
+        etc=ETC,
+        bound=bound,
+        engine=engine,
+        engine_reason=reason,
+        root_guid_file=f"{ETC}/root_guids.conf" if uses_roots else None,
+        cn_guid_file=f"{ETC}/cn_guids.conf",
+        io_guid_file=f"{ETC}/io_guids.conf" if io else None,
+        max_reverse_hops=0,
+        partition_config_file=f"{ETC}/partitions.conf",
+    )
+    out = {"opensm.conf": conf.encode()}
+    if uses_roots:
+        out["root_guids.conf"] = "".join(_hex(node_guid(n)) + "\n" for n in ib.top_switches()).encode()
+    # Made here rather than streamed: the files hold a third of what the IbFabric does (67 MB of
+    # topology against 180 MB of nodes at 131,072 HCAs), which can then go before the write.
+    out["cn_guids.conf"] = _joined(_guid_lines(cn))
+    if io:
+        out["io_guids.conf"] = "".join(_hex(g) + "\n" for g in io).encode()
+    partitions = _partitions(ctx, ib, port_guid)
+    out["partitions.conf"] = render_template(
+        "partitions.conf.j2", fabric=ib.name, blueprint=f.name, partitions=partitions, bound=bound
+    ).encode()
+    return out
 
 
 @RENDERERS.register("opensm")
@@ -151,39 +200,8 @@ def render_opensm(ctx: RenderContext) -> dict[str, bytes]:
     for name in names:
         ib = IbFabric(f, name, guids)
         base = f"opensm/{name}/"
-        engine, reason = ENGINES.get(ib.kind, FALLBACK_ENGINE)
-        service = service_groups(ctx, name)
-        cn = [ib.port_guid(n) for n in ib.cas if f.devices[n.device].group not in service]
-        io = [ib.port_guid(n) for n in ib.cas if f.devices[n.device].group in service]
-        uses_roots = engine in ("ftree", "updn")
-        conf = render_template(
-            "opensm.conf.j2",
-            fabric=name,
-            blueprint=f.name,
-            kind=ib.kind,
-            switches=len(ib.switches),
-            cas=len(ib.cas),
-            etc=ETC,
-            engine=engine,
-            engine_reason=reason,
-            root_guid_file=f"{ETC}/root_guids.conf" if uses_roots else None,
-            cn_guid_file=f"{ETC}/cn_guids.conf",
-            io_guid_file=f"{ETC}/io_guids.conf" if io else None,
-            max_reverse_hops=0,
-            partition_config_file=f"{ETC}/partitions.conf",
-        )
-        out[base + "opensm.conf"] = conf.encode()
-        if uses_roots:
-            out[base + "root_guids.conf"] = "".join(_hex(n.guid) + "\n" for n in ib.top_switches()).encode()
-        # Made here rather than streamed: the files hold a third of what the IbFabric does (67 MB of
-        # topology against 180 MB of nodes at 131,072 HCAs), which can then go before the write.
-        out[base + "cn_guids.conf"] = _joined(_guid_lines(cn))
-        if io:
-            out[base + "io_guids.conf"] = "".join(_hex(g) + "\n" for g in io).encode()
-        partitions = _partitions(ctx, ib)
-        out[base + "partitions.conf"] = render_template(
-            "partitions.conf.j2", fabric=ib.name, blueprint=f.name, partitions=partitions
-        ).encode()
+        for path, data in guid_files(ctx, ib, lambda n: n.guid, ib.port_guid, bound=False).items():
+            out[base + path] = data
         out[base + "ibnetdiscover.topo"] = _joined(_topology(ib))
         out[base + "guids.csv"] = _joined(_guid_table(ib))
     return out

@@ -9,7 +9,7 @@ port name or alias), and the links compared (``compare.py``). Pure: paths in, a 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +23,7 @@ from ..facts.switch_facts import SERIAL_ROLES
 from ..model.blueprint import Blueprint
 from .compare import AnyEnd, Comparison, Discrepancy, End, Seen
 from .errors import DiscoveryError
-from .ibnetdiscover import Topology, looks_like_ibnetdiscover, parse_ibnetdiscover
+from .ibnetdiscover import DiscoveredNode, Topology, looks_like_ibnetdiscover, parse_ibnetdiscover
 from .lldp import LldpEntry, looks_like_lldpctl, looks_like_sonic_table, parse_lldpctl_json, parse_sonic_table
 
 __all__ = ["DiscoveryError", "Result", "verify"]
@@ -94,23 +94,18 @@ class _Plan:
 # -- InfiniBand ----------------------------------------------------------------------------------
 
 
-def _ib_seen(plan: _Plan, topo: Topology) -> tuple[list[Seen], set[str], Callable[[AnyEnd], str]]:
-    """Discovered links in plan ends, the IB fabrics they belong to, and a describer that adds the
-    IB port number to switch ports ('ib-leaf-01 OSFP 9 port 1 (IB1/9/1, IB port 17)')."""
-    f = plan.fabric
-    guids = GuidPlan(f)
-    fabrics = [IbFabric(f, name, guids) for name in infiniband_fabrics(f)]
+def ib_fabrics_of(fabric: Fabric) -> list[IbFabric]:
+    guids = GuidPlan(fabric)
+    return [IbFabric(fabric, name, guids) for name in infiniband_fabrics(fabric)]
+
+
+def ib_match(fabric: Fabric, topo: Topology, fabrics: list[IbFabric]) -> dict[int, tuple[IbFabric, IbNode]]:
+    """Discovered node GUID -> the planned node it is: by the plan's GUID, else by node description
+    (an HCA's is "<host> <RDMA device>", as rdma-ndd sets it; a switch's carries its name among
+    other words). Nodes the plan does not know are left out."""
     by_guid = {n.guid: (ib, n) for ib in fabrics for n in ib.nodes.values()}
     by_desc = {n.description: (ib, n) for ib in fabrics for n in ib.nodes.values()}
-    switch_names = {f.devices[n.device].name: (ib, n) for ib in fabrics for n in ib.switches}
-    ib_port_of: dict[tuple[int, int], int] = {}
-    data_ports: dict[int, list[int]] = {}
-    for ib in fabrics:
-        for n in ib.switches:
-            ports = f.layouts[f.devices[n.device].model].ports_of("data")
-            data_ports[n.device] = ports
-            for k, p in enumerate(ports):
-                ib_port_of[(n.device, p)] = k + 1
+    switch_names = {fabric.devices[n.device].name: (ib, n) for ib in fabrics for n in ib.switches}
     matched: dict[int, tuple[IbFabric, IbNode]] = {}
     for node in topo.nodes.values():
         hit = by_guid.get(node.guid) or by_desc.get(node.description)
@@ -122,6 +117,35 @@ def _ib_seen(plan: _Plan, topo: Topology) -> tuple[list[Seen], set[str], Callabl
                     break
         if hit is not None:
             matched[node.guid] = hit
+    first: dict[tuple[str, tuple[int, int]], DiscoveredNode] = {}
+    for guid, (ib, n) in matched.items():
+        node = topo.nodes[guid]
+        seen = first.setdefault((ib.name, n.key), node)
+        if seen is not node:
+            # Two nodes answering to one planned name: the plan cannot tell which is which.
+            raise DiscoveryError(
+                topo.path,
+                node.line,
+                f"node 0x{node.guid:016x} ('{node.description}') and node 0x{seen.guid:016x} at line {seen.line} "
+                f"are both {n.description!r} of the plan: give every node its own description",
+            )
+    return matched
+
+
+def _ib_seen(plan: _Plan, topo: Topology) -> tuple[list[Seen], set[str], Callable[[AnyEnd], str]]:
+    """Discovered links in plan ends, the IB fabrics they belong to, and a describer that adds the
+    IB port number to switch ports ('ib-leaf-01 OSFP 9 port 1 (IB1/9/1, IB port 17)')."""
+    f = plan.fabric
+    fabrics = ib_fabrics_of(f)
+    matched = ib_match(f, topo, fabrics)
+    ib_port_of: dict[tuple[int, int], int] = {}
+    data_ports: dict[int, list[int]] = {}
+    for ib in fabrics:
+        for n in ib.switches:
+            ports = f.layouts[f.devices[n.device].model].ports_of("data")
+            data_ports[n.device] = ports
+            for k, p in enumerate(ports):
+                ib_port_of[(n.device, p)] = k + 1
     used = {hit[0].name for hit in matched.values()}
 
     def end(guid: int, port: int) -> AnyEnd:
@@ -198,8 +222,15 @@ def _lldp_device(plan: _Plan, spec: str, path: Path) -> int:
 # -- the command ---------------------------------------------------------------------------------
 
 
-def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: list[str]) -> Result:
-    """Compare the discovery files named by ``specs`` (``FILE`` or ``DEVICE=FILE``) with the plan.
+def verify(
+    blueprint: Blueprint,
+    catalogue: Catalogue,
+    fabric: Fabric,
+    specs: list[str],
+    parsed: Mapping[str, Topology] | None = None,
+) -> Result:
+    """Compare the discovery files named by ``specs`` (``FILE`` or ``DEVICE=FILE``) with the plan
+    (``parsed``: ibnetdiscover files the caller has read already, by spec).
     Raises DiscoveryError for a file that cannot be read or understood."""
     plan = _Plan(blueprint, catalogue, fabric)
     result = Result(fabric.name)
@@ -212,6 +243,9 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
     planned_peer: dict[End, End] | None = None
     for spec in specs:
         path = Path(spec.split("=", 1)[1]) if "=" in spec and not Path(spec).exists() else Path(spec)
+        if parsed is not None and spec in parsed:
+            ib_describe = _ib_input(plan, parsed[spec], result, ib_seen, ib_fabrics)
+            continue
         try:
             text = _read_discovery(path)
         except (OSError, UnicodeDecodeError) as exc:
@@ -228,13 +262,7 @@ def verify(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: li
             kind = "lldpctl -f json" if looks_like_lldpctl(text) else "show lldp table"
             result.inputs.append({"path": str(path), "format": kind, "device": fabric.devices[device].name})
         elif looks_like_ibnetdiscover(text):
-            topo = parse_ibnetdiscover(text, str(path))
-            seen, used, ib_describe = _ib_seen(plan, topo)
-            if not used:
-                raise DiscoveryError(str(path), 0, "no node of this topology matches the plan (by GUID or node description)")
-            ib_seen += seen
-            ib_fabrics |= used
-            result.inputs.append({"path": str(path), "format": "ibnetdiscover", "fabrics": ", ".join(sorted(used))})
+            ib_describe = _ib_input(plan, parse_ibnetdiscover(text, str(path)), result, ib_seen, ib_fabrics)
         else:
             raise DiscoveryError(str(path), 1, "not ibnetdiscover output, `lldpctl -f json` or SONiC `show lldp table`")
 
@@ -289,6 +317,20 @@ def _read_discovery(path: Path) -> str:
     if len(data) > MAX_DISCOVERY_BYTES:
         raise DiscoveryError(str(path), 0, f"larger than {MAX_DISCOVERY_BYTES:,} bytes: not a discovery file")
     return data.decode("utf-8", errors="strict")
+
+
+def _ib_input(plan: _Plan, topo: Topology, result: Result, ib_seen: list[Seen], ib_fabrics: set[str]) -> Callable[[AnyEnd], str]:
+    """One ibnetdiscover topology's links added to ``ib_seen``; its describer."""
+    seen, used, describe = _ib_seen(plan, topo)
+    if not used:
+        line = min((n.line for n in topo.nodes.values()), default=0)
+        raise DiscoveryError(
+            topo.path, line, "no node of this topology matches the plan (by GUID or node description): another fabric's dump?"
+        )
+    ib_seen += seen
+    ib_fabrics |= used
+    result.inputs.append({"path": topo.path, "format": "ibnetdiscover", "fabrics": ", ".join(sorted(used))})
+    return describe
 
 
 def _planned_peers(fabric: Fabric) -> dict[End, End]:

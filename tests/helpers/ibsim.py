@@ -156,6 +156,10 @@ class Simulation:
         vls = re.findall(r"dfsssp_remove_deadlocks: Virtual Lanes needed: (\d+)", text)
         return OpenSMRun(text, code, "SUBNET UP" in text, engines[-1] if engines else None, errors, int(vls[-1]) if vls else None)
 
+    def client(self, args: list[str], timeout: float = 300) -> str:
+        """Standard output of an infiniband-diags tool (``smpquery``, ...) run on the fabric."""
+        return self._client([_which(args[0]) or args[0], *args[1:]], timeout).stdout
+
     def dump_fts(self, timeout: float = 300) -> str:
         return self._client([_which("dump_fts")], timeout).stdout  # type: ignore[list-item]
 
@@ -214,7 +218,11 @@ class RouteCheck:
 
 def walk_routes(topology: Topology, tables: dict[int, dict[int, int]], lids: dict[int, int]) -> RouteCheck:
     """Follow the LFTs from every HCA port to every other: each walk must reach its destination
-    without a loop or a missing entry (an independent check of what OpenSM programmed)."""
+    without a loop or a missing entry (an independent check of what OpenSM programmed).
+
+    Forwarding depends only on the switch and the destination LID, so the walk from a switch
+    towards a LID is made once and reused by every source behind it (switches x LIDs steps, not
+    pairs x hops: 2,044 HCAs in seconds)."""
     nodes = topology.nodes
     port_guid_of: dict[tuple[int, int], int] = {}
     for n in nodes.values():
@@ -225,47 +233,67 @@ def walk_routes(topology: Topology, tables: dict[int, dict[int, int]], lids: dic
     top = max(lids, default=0)
     result = RouteCheck()
     limit = 4 * len(nodes) + 4
+    # (switch, dlid) -> ("ok", switch hops to delivery) | ("loop", 0) | ("fail", why)
+    memo: dict[tuple[int, int], tuple[str, int | str]] = {}
+
+    def towards(start: int, dlid: int, dst: tuple[int, int]) -> tuple[str, int | str]:
+        path: list[int] = []
+        on_path: set[int] = set()
+        sw = start
+        res: tuple[str, int | str]
+        while True:
+            known = memo.get((sw, dlid))
+            if known is not None:
+                res = known
+                break
+            if sw in on_path or len(path) > limit:
+                res = ("loop", 0)
+                break
+            on_path.add(sw)
+            path.append(sw)
+            out = tables.get(sw, {}).get(dlid)
+            if out is None:
+                # infiniband-diags 44 never prints a top LID that is a multiple of 64
+                res = ("ok", 0) if dlid == top and top % 64 == 0 else ("fail", f"at {nodes[sw].description}")
+                break
+            peer, peer_port = nodes[sw].ports.get(out, (None, None, 0))[:2]
+            if peer is None:
+                res = ("fail", f"{nodes[sw].description} port {out} is not connected")
+                break
+            if (peer, peer_port) == dst:
+                res = ("ok", 0)
+                break
+            if nodes[peer].kind != "switch":
+                res = ("fail", f"ends at {nodes[peer].description}")
+                break
+            sw = peer
+        for back in reversed(path):
+            if res[0] == "ok":
+                res = ("ok", int(res[1]) + 1)
+            memo[(back, dlid)] = res
+        return memo.get((start, dlid), res)
+
+    # Sources behind one switch share every walk: one per (first switch, destination).
+    behind: dict[int, list[tuple[int, int]]] = {}
     for src in ca_ports:
-        src_node = nodes[src[0]]
-        first_sw = src_node.ports[src[1]][0]
-        for dst in ca_ports:
-            if dst == src:
-                continue
-            dst_guid = port_guid_of.get(dst) or nodes[dst[0]].port_guids.get(dst[1])
-            dlid = lid_of_port.get(dst_guid)  # type: ignore[arg-type]
-            result.pairs += 1
+        behind.setdefault(nodes[src[0]].ports[src[1]][0], []).append(src)
+    for dst in ca_ports:
+        dst_guid = port_guid_of.get(dst) or nodes[dst[0]].port_guids.get(dst[1])
+        dlid = lid_of_port.get(dst_guid)  # type: ignore[arg-type]
+        for first_sw, sources in behind.items():
+            others = [src for src in sources if src != dst]
+            result.pairs += len(others)
             if dlid is None:
-                result.unroutable.append(f"{nodes[dst[0]].description}: no LID")
+                result.unroutable += [f"{nodes[dst[0]].description}: no LID"] * len(others)
                 continue
-            sw, hops = first_sw, 0
-            while True:
-                hops += 1
-                if hops > limit:
-                    result.loops.append(f"{src_node.description} -> {nodes[dst[0]].description}")
-                    break
-                out = tables.get(sw, {}).get(dlid)
-                if out is None:
-                    if dlid == top and top % 64 == 0:
-                        result.routed += 1  # infiniband-diags 44 never prints a top LID that is a multiple of 64
-                    else:
-                        result.unroutable.append(
-                            f"{src_node.description} -> {nodes[dst[0]].description} at {nodes[sw].description}"
-                        )
-                    break
-                peer, peer_port = nodes[sw].ports.get(out, (None, None, 0))[:2]
-                if peer is None:
-                    result.unroutable.append(f"{nodes[sw].description} port {out} is not connected")
-                    break
-                if (peer, peer_port) == dst:
-                    result.routed += 1
-                    result.max_hops = max(result.max_hops, hops)
-                    break
-                if nodes[peer].kind != "switch":
-                    result.unroutable.append(
-                        f"{src_node.description} -> {nodes[dst[0]].description} ends at {nodes[peer].description}"
-                    )
-                    break
-                sw = peer
+            kind, what = towards(first_sw, dlid, dst)
+            if kind == "ok":
+                result.routed += len(others)
+                result.max_hops = max(result.max_hops, int(what))
+            elif kind == "loop":
+                result.loops += [f"{nodes[src[0]].description} -> {nodes[dst[0]].description}" for src in others]
+            else:
+                result.unroutable += [f"{nodes[src[0]].description} -> {nodes[dst[0]].description} {what}" for src in others]
     return result
 
 
@@ -338,3 +366,34 @@ class Rewire:
                 lines.append(f'[{port}]{own_guid}\t"{peer_id}"[{peer_port}]{peer_guid}\t\t# "{pn.description}" lid 0 4xNDR')
             out.append("\n".join(lines) + "\n")
         return "\n".join(out)
+
+
+# -- a fabric as a site has it: the plan's cabling, the hardware's GUIDs --------------------------
+
+# NVIDIA (Mellanox) OUIs as real GUIDs start (IEEE registry: 0xb8cef6, 0x946dae): switches and HCAs
+# get GUIDs of their own, different from the plan's 0x02534e... ones, in no order the plan knows.
+VENDOR_SWITCH = 0xB8CEF60300000000
+VENDOR_HCA = 0x946DAE0300000000
+
+
+def vendor_guids(text: str, seed: int = 7) -> str:
+    """A rendered topology whose ``switchguid=``/``caguid=``/``sysimgguid=`` lines (which ibsim takes
+    the GUIDs from; the record ids are only names) carry vendor-like GUIDs: a multiplicative
+    scramble of the record's position, so neighbours do not get neighbouring GUIDs."""
+    out = []
+    k = 0
+    for line in text.splitlines():
+        if line.startswith("sysimgguid="):
+            k += 1
+            pending = (k * 0x9E3779B1 + seed) & 0xFFFFFF
+            continue  # written again below, with the node's new GUID
+        if line.startswith("switchguid="):
+            g = VENDOR_SWITCH | pending << 4
+            out += [f"sysimgguid=0x{g:x}", f"switchguid=0x{g:x}({g:x})"]
+            continue
+        if line.startswith("caguid="):
+            g = VENDOR_HCA | pending << 4  # port 1 is node + 1 (ibsim)
+            out += [f"sysimgguid=0x{g:x}", f"caguid=0x{g:x}"]
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
