@@ -81,6 +81,9 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
     plan = facts.mgmt
     if plan is None:
         return {}
+    if plan.network.version != 4:
+        # DHCPv6 (Kea's kea-dhcp6, with option 59 for ZTP) is another config: not rendered yet.
+        return {"notice:dhcp": b"dhcp: the management network is IPv6: no DHCPv4 config or ZTP files are rendered"}
     f = ctx.fabric
     base = _base_url(ctx, plan.gateway)
     prefixlen = plan.block_prefixlen if plan.routed else plan.prefixlen
