@@ -4,6 +4,7 @@ console servers and rack PDUs, and an out-of-band path for the aggregation switc
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
@@ -21,6 +22,18 @@ def _ip(value: str) -> str:
         raise ValueError(f"{value!r} is not an IP address ({exc})") from None
 
 
+# A URL that lands in DHCP options and ZTP JSON: a scheme, a host and a plain path, nothing to quote.
+_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|https?://\[[0-9A-Fa-f:]+\](:[0-9]{1,5})?")
+_PATH = re.compile(r"(/[A-Za-z0-9._~-]+)*/?")
+
+
+def _url(value: str) -> str:
+    head = _URL.match(value)
+    if head is None or _PATH.fullmatch(value[head.end() :]) is None:
+        raise ValueError(f"{value!r} is not a plain http(s) URL (scheme, host[:port], path of letters, digits, . _ ~ -)")
+    return value.rstrip("/")
+
+
 class MgmtAddressing(Strict):
     """The out-of-band network's addresses, keyed by stable coordinates, in blocks of ``per_rack``
     addresses. The rack at site index r owns block r + 1 (block 0 keeps the network address and the
@@ -34,6 +47,11 @@ class MgmtAddressing(Strict):
     per_rack: PositiveInt | None = Field(
         None, description="addresses per rack; default: the rack switch's access ports + 2 (flat) or + 3 (routed: the "
         "subnet's network, gateway and broadcast addresses), rounded up to a power of two"
+    )
+    provisioning_url: Annotated[str, AfterValidator(_url)] | None = Field(
+        None,
+        description="http(s) URL the provisioning server serves the rendered dhcp/ztp/ and sonic/ folders under "
+        "(SONiC ZTP fetches <url>/dhcp/ztp/<switch>.json, then <url>/sonic/<switch>.json); default: http://<gateway>",
     )
     asn: Asn = Field(
         4259000000,

@@ -33,6 +33,7 @@ from . import (  # noqa: E402,F401
     bom,
     cabling,
     connectors,
+    dhcp,
     diagram,
     elevation,
     host_addresses,

@@ -1,0 +1,128 @@
+"""Provisioning of the out-of-band management network: an ISC Kea DHCPv4 server config,
+``dhcp/kea-dhcp4.json``, and the SONiC zero-touch-provisioning file of every SONiC switch,
+``dhcp/ztp/<switch>.json``.
+
+Kea: one ``subnet4`` per management segment (routed design: every rack block and every OOB
+switch's block, each with its own switch as ``routers``; flat design: the whole network), and in
+it one reservation per management address the plan gives over a cable: every BMC, switch eth0,
+PDU and console-server port cabled to a rack or OOB switch. No pools: a device the plan does not
+name gets no address. The rack and OOB switches' own addresses are not leased: each is its
+segment's gateway, configured in its config_db (and relays its segment's DHCP to this server).
+
+Reservation key: the blueprint carries no MAC inventory, so each reservation is keyed by
+``client-id`` ``00:<device:port as hex>`` (RFC 2132 option 61, type 0: a non-hardware
+identifier), a placeholder that Kea accepts and a client matches only when configured to send
+it; replace it with the port's ``hw-address`` from the site's inventory. The reservation also
+names the device (``hostname``: option 12 in the reply).
+
+ZTP: a SONiC switch's reservation sets option 67 (``boot-file-name``), which SONiC ZTP reads as
+the URL of its ZTP JSON (option 239 names a plain provisioning script instead); that JSON's
+``configdb-json`` plugin downloads the switch's rendered ``sonic/<switch>.json`` to
+``/etc/sonic/config_db.json``. Both are served under ``management.addressing.provisioning_url``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from typing import Any
+
+from ..facts.switch_facts import FabricFacts, facts_for
+from .base import RENDERERS, RenderContext
+
+
+def client_id(device: str, port: str) -> str:
+    """The placeholder client identifier of a management port: type 0, then ``device:port`` as
+    bytes (colon hex): unique, as a device with two management ports has two reservations."""
+    return ":".join(f"{b:02x}" for b in b"\x00" + f"{device}:{port}".encode())
+
+
+def reservations(facts: FabricFacts) -> list[tuple[str, str, str, int, str | None]]:
+    """(device, its management port, address, serving switch, gateway) of every address leased over
+    a cable to a rack or OOB switch's access port, in Fabric order of the switches and ports."""
+    f = facts.fabric
+    out = []
+    for d in f.devices:
+        if d.role not in ("mgmt", "mgmt-oob"):
+            continue
+        gateway = facts.mgmt_gateway_of(d.index)
+        for iface in facts.switch(d.index).interfaces:
+            if f.layouts[f.devices[iface.peer].model].port_roles[iface.peer_port] != "mgmt":
+                continue  # an uplink, or a console cable
+            address = facts.mgmt_address_of(d.index, iface.port)
+            if address is not None:
+                out.append((iface.peer_name, iface.peer_port_name, address, d.index, gateway))
+    return out
+
+
+def _base_url(ctx: RenderContext, gateway: str) -> str:
+    m = ctx.blueprint.management
+    url = m.addressing.provisioning_url if m is not None and m.addressing is not None else None
+    if url is not None:
+        return url
+    host = f"[{gateway}]" if ":" in gateway else gateway
+    return f"http://{host}"
+
+
+def ztp_json(base: str, switch: str) -> dict[str, Any]:
+    """SONiC ZTP: fetch the switch's config_db and apply it (the configdb-json plugin)."""
+    return {
+        "ztp": {
+            "configdb-json": {
+                "url": {"source": f"{base}/sonic/{switch}.json", "destination": "/etc/sonic/config_db.json"},
+            }
+        }
+    }
+
+
+@RENDERERS.register("dhcp")
+def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
+    facts = facts_for(ctx)
+    plan = facts.mgmt
+    if plan is None:
+        return {}
+    if plan.network.version != 4:
+        # DHCPv6 (Kea's kea-dhcp6, with option 59 for ZTP) is another config: not rendered yet.
+        return {"notice:dhcp": b"dhcp: the management network is IPv6: no DHCPv4 config or ZTP files are rendered"}
+    f = ctx.fabric
+    base = _base_url(ctx, plan.gateway)
+    prefixlen = plan.block_prefixlen if plan.routed else plan.prefixlen
+    # A SONiC switch: an Ethernet switch whose config_db snc renders (sonic.py's rule).
+    sonic = {
+        d.name
+        for d in f.devices
+        if f.models[d.model].kind == "switch" and f.models[d.model].transport == "ethernet" and d.model in ctx.catalogue.port_maps
+    }
+    subnets: dict[str, dict[str, Any]] = {}
+    out: dict[str, bytes] = {}
+    for device, port, address, _switch, gateway in reservations(facts):
+        net = ipaddress.ip_interface(f"{address}/{prefixlen}").network
+        key = str(net)
+        subnet = subnets.get(key)
+        if subnet is None:
+            # Stable IDs: the segment's block index in the network (1 for a flat network).
+            ident = (int(net.network_address) - int(plan.network.network_address)) // plan.per_rack + 1 if plan.routed else 1
+            subnet = subnets[key] = {"id": ident, "subnet": key, "reservations": []}
+            if gateway is not None:
+                subnet["option-data"] = [{"name": "routers", "data": gateway}]
+        r: dict[str, Any] = {"client-id": client_id(device, port), "ip-address": address, "hostname": device}
+        if device in sonic:
+            r["option-data"] = [{"name": "boot-file-name", "data": f"{base}/dhcp/ztp/{device}.json"}]
+            out[f"dhcp/ztp/{device}.json"] = _dumps(ztp_json(base, device))
+        r["user-context"] = {"port": port}
+        subnet["reservations"].append(r)
+    config = {
+        "Dhcp4": {
+            "interfaces-config": {"interfaces": ["*"]},
+            "lease-database": {"type": "memfile", "lfc-interval": 3600},
+            "host-reservation-identifiers": ["hw-address", "client-id"],
+            "valid-lifetime": 86400,
+            "subnet4": sorted(subnets.values(), key=lambda s: s["id"]),
+        }
+    }
+    out["dhcp/kea-dhcp4.json"] = _dumps(config)
+    return out
+
+
+def _dumps(doc: dict[str, Any]) -> bytes:
+    return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
