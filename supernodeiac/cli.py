@@ -14,20 +14,24 @@ import functools
 import gc
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import config as snc_config
-from .findings import Severity
+from .findings import Finding, Severity
 from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, human, shown
 from .load.compose import Source
-from .pipeline import Compiled, compile_file, compile_text, render
+
+if TYPE_CHECKING:  # the pipeline (every model, builder and output) is imported where it runs:
+    # `snc render` of an unchanged design, `snc rules` and `--help` need none of it.
+    from .pipeline import Compiled
 
 STDIN = "-"
 
@@ -135,6 +139,8 @@ def input_options(command: Callable) -> Callable:
 def _compile(path: str, opts: Options, source: Source | None = None) -> Compiled:
     """Compile a file (standard input for '-'; a file at a git revision with a GitSource), then
     apply the configuration's severities and ignores; -v reports the time and what was ignored."""
+    from .pipeline import compile_file, compile_text
+
     started = time.perf_counter()
     try:
         compiled = (
@@ -225,19 +231,33 @@ def validate(files: tuple[str, ...], opts: Options) -> None:
 @click.option("--only", multiple=True, help="render only these outputs (repeatable)")
 @click.option("--check", is_flag=True, help="write nothing: exit 1 naming every file of the output folder that differs")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="with --check: paths to leave out (e.g. 'diagrams/*.svg')")
+@click.option("--force", is_flag=True, help="render even when the output folder is already what the blueprint renders")
 @finding_options()
 @input_options
-def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, exclude: tuple[str, ...], opts: Options) -> None:
+def render_cmd(
+    file: str, out: str | None, only: tuple[str, ...], check: bool, exclude: tuple[str, ...], force: bool, opts: Options
+) -> None:
     """Validate, then write every artifact of a blueprint atomically (or, with --check, compare
     them with the committed output folder)."""
-    from .outputs import RENDERERS
+    from . import render_state
     from .writer import WriteError, write
 
     if out == "":
         click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
         sys.exit(2)
-    compiled = _compile(file, opts)
     findings_level = opts.verbosity if opts.verbose else Verbosity.QUIET  # render's job is files: info only with -v
+    unchanged = None if force else _unchanged_render(file, out, only, exclude, opts)
+    if unchanged is not None:
+        target, stored = unchanged
+        _emit([_Replayed(file, stored)], opts, findings_level, summary=False)  # type: ignore[list-item]
+        if opts.fmt == "human" and not opts.quiet:
+            verb = "is up to date" if check else "is already up to date: nothing written"
+            click.echo(f"{target}/ {verb} (blueprint, includes, configuration and snc unchanged; --force renders again)")
+        return
+    from .outputs import RENDERERS
+    from .pipeline import render
+
+    compiled = _compile(file, opts)
     if compiled.exit_code != 0:
         _emit([compiled], opts, findings_level)
         click.echo("nothing written: fix the errors above", err=True)
@@ -259,6 +279,8 @@ def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, e
     if check:
         _check(compiled, artifacts, target, exclude, opts, findings_level)
         return
+    digest = _render_digest(file, only, exclude, opts)
+    render_state.forget(target)  # the folder is about to change: no shortcut until it is recorded again
     try:
         write(artifacts, target, name)
     except (OSError, WriteError) as exc:
@@ -266,11 +288,76 @@ def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, e
         sys.exit(1)
     except Exception as exc:  # noqa: BLE001 - a streamed renderer failed; the staging folder is gone
         _internal_error(f"while rendering {file} ({target} is unchanged)", exc)
+    if digest is not None and not notices:  # a notice (no dot, a failed diagram) may not hold next time
+        render_state.remember(target, digest, compiled.findings)
     _emit([compiled], opts, findings_level, summary=False)
     for notice in notices:
         click.echo(f"notice: {notice}", err=True)
     if opts.fmt == "human" and not opts.quiet:
         click.echo(f"wrote {len(artifacts)} files to {target}/")
+
+
+@dataclass
+class _Replayed:
+    """What ``_emit`` reads of a Compiled, for the findings of a render that did not run again
+    (importing the pipeline would cost more than the whole shortcut)."""
+
+    path: str
+    findings: list[Finding]
+    exit_code: int = 0
+    fabric: None = None
+
+    @dataclass
+    class _Built:
+        value: str = "built"
+
+    stage: _Built = field(default_factory=_Built)
+
+
+def _render_digest(file: str, only: tuple[str, ...], exclude: tuple[str, ...], opts: Options) -> str | None:
+    """The digest of what a render of ``file`` reads (render_state.py), None when it cannot be
+    told cheaply (standard input, an unreadable blueprint: those always render)."""
+    from . import render_state
+    from .load.compose import compose, has_references
+    from .load.source import LoadError, load_file
+
+    if file == STDIN:
+        return None
+    try:
+        doc = load_file(file)
+        paths = list(getattr(compose(doc), "sources", ())) if has_references(doc) else [doc.path]
+        files = [(str(Path(p).resolve()), Path(p).read_bytes()) for p in paths or [doc.path]]
+    except (LoadError, OSError):
+        return None
+    options = {"only": sorted(only), "exclude": sorted(exclude), "config": repr(opts.config)}
+    return render_state.input_digest(files, options)
+
+
+def _unchanged_render(
+    file: str, out: str | None, only: tuple[str, ...], exclude: tuple[str, ...], opts: Options
+) -> tuple[Path, list[Finding]] | None:
+    """(folder, the findings its render reported) when the output folder already holds what the
+    blueprint renders, else None (render as usual)."""
+    from . import render_state
+    from .load.source import LoadError, load_file
+
+    if file == STDIN:
+        return None
+    if out is not None:
+        target = Path(out)
+    else:
+        try:
+            data = load_file(file).data
+        except LoadError:
+            return None
+        name = data.get("metadata", {}).get("name") if isinstance(data, dict) else None
+        # Only a name the blueprint type accepts (model.base.Name): anything else renders and fails as usual.
+        if not isinstance(name, str) or len(name) > 63 or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+            return None
+        target = Path("out") / name
+    digest = _render_digest(file, only, exclude, opts)
+    stored = None if digest is None else render_state.up_to_date(target, digest)
+    return None if stored is None else (target, stored)
 
 
 def _check(

@@ -35,7 +35,7 @@ from typing import Any
 from .findings import Finding, Location, Severity
 from .findings.formats import FINDING_FORMATS
 from .findings.rules import BY_ID
-from .load.parse import did_you_mean
+from .util.suggest import did_you_mean
 
 CONFIG_FILES = (".snc.toml", "pyproject.toml")
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few kB; past this it is not a configuration

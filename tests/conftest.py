@@ -42,3 +42,11 @@ def small_ib() -> Compiled:
     c = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
     assert c.exit_code == 0, [str(f.location) + " " + f.message for f in c.findings]
     return c
+
+
+@pytest.fixture(autouse=True)
+def _render_cache(tmp_path_factory, monkeypatch):
+    """Tests render every time (many re-render one folder to see what a second render does) and
+    never write into the user's ~/.cache; tests/test_incremental.py turns the shortcut back on."""
+    monkeypatch.setenv("SNC_CACHE_DIR", str(tmp_path_factory.mktemp("snc-cache")))
+    monkeypatch.setenv("SNC_NO_RENDER_CACHE", "1")

@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("facts",),
     ("builders",),
     ("checks", "outputs"),
-    ("config", "writer", "pipeline"),
+    ("config", "writer", "render_state", "pipeline"),
     ("explain", "verify", "compare"),
     ("cli", "__init__"),
     ("__main__",),

@@ -13,7 +13,6 @@ Three passes, all before anything is built, so a typo is reported as the typo it
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from ..model import name_rules
 from ..model.blueprint import Blueprint
 from ..model.common import MediaPolicy
 from ..model.name_rules import NameKind, template_problem
+from ..util import suggest
 from .source import Document
 
 
@@ -51,27 +51,6 @@ def parse(doc: Document) -> Blueprint:
     if findings:
         raise ParseError(findings)
     return blueprint
-
-
-def _close(name: str, known: typing.Sequence[str]) -> list[str]:
-    """The (at most three) known names nearest to a mistyped one, nearest first."""
-    return difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-
-
-def _suggestion(close: list[str]) -> str:
-    """'did you mean 'a' or 'b'? ' (with a trailing space), or '' when nothing is close."""
-    return "did you mean " + " or ".join(repr(c) for c in close) + "? " if close else ""
-
-
-def did_you_mean(name: str, known: typing.Iterable[str], label: str = "allowed here") -> str:
-    """'did you mean ...?' for the closest names, else the list of what is allowed (after ``label``)."""
-    known = sorted(set(known))
-    close = _close(name, known)
-    if close:
-        return _suggestion(close).rstrip()
-    if not known:
-        return ""
-    return f"{label}: " + ", ".join(known[:16]) + (" ..." if len(known) > 16 else "")
 
 
 # -- walking a pydantic error location alongside the models and the data -------------------------
@@ -240,10 +219,10 @@ def _finding(doc: Document, err: ErrorDetails, root: Any, data: Any, prefix: tup
     hint = ""
     if kind == "extra_forbidden":
         known = _known_fields(root, loc[:-1], data)
-        close = _close(field, known)
+        close = suggest.close_names(field, known)
         suggestion = close[0] if close else None
         message = f"unknown key {field!r}" + (f" in {parent}" if parent else "")
-        hint = did_you_mean(field, known)
+        hint = suggest.did_you_mean(field, known)
     elif kind == "missing":
         message = f"missing required key {field!r}" + (f" in {parent}" if parent else "")
         where = doc.locate(path[:-1])
@@ -254,7 +233,7 @@ def _finding(doc: Document, err: ErrorDetails, root: Any, data: Any, prefix: tup
         if kind == "union_tag_invalid":
             tag = str(ctx.get("tag"))
             message = f"unknown kind {tag!r}" + (f" in {format_path(path)}" if path else "")
-            hint = _suggestion(_close(tag, tags)) + "kinds: " + ", ".join(tags)
+            hint = suggest.suggestion(suggest.close_names(tag, tags)) + "kinds: " + ", ".join(tags)
             where = doc.locate(path + ("kind",))
         else:
             message = "missing key 'kind'" + (f" in {format_path(path)}" if path else "")
@@ -263,9 +242,9 @@ def _finding(doc: Document, err: ErrorDetails, root: Any, data: Any, prefix: tup
         value = err.get("input")
         allowed = [str(a) for a in typing.get_args(step.tp)] if typing.get_origin(step.tp) is Literal else []
         message = f"{format_path(path)}: {_shown(value)} is not allowed"
-        close = _close(str(value), allowed) if len(allowed) > 1 else []
+        close = suggest.close_names(str(value), allowed) if len(allowed) > 1 else []
         expected = str(ctx.get("expected", " or ".join(repr(a) for a in allowed)))
-        hint = _suggestion(close) + "expected " + expected
+        hint = suggest.suggestion(close) + "expected " + expected
     elif kind in _TYPE_WORDS:
         message = f"{format_path(path)}: expected {_TYPE_WORDS[kind]}, got {_shown(err.get('input'))}"
     elif kind == "value_error" and not isinstance(err.get("input"), dict | list):
@@ -516,7 +495,7 @@ def media_reference_findings(doc: Document, bp: Blueprint) -> list[Finding]:
                             Severity.ERROR,
                             f"no medium named {name!r} in the catalogue",
                             at,
-                            did_you_mean(name, known, "media"),
+                            suggest.did_you_mean(name, known, "media"),
                             doc.locate(at),
                         )
                     )

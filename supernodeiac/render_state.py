@@ -1,0 +1,170 @@
+"""Whether an output folder already holds what a blueprint renders, so an unchanged render (and
+``render --check`` of an unchanged design) answers in milliseconds instead of building the
+Fabric again.
+
+Two things must hold:
+
+* **The inputs are the same**: a digest of everything a render reads: the blueprint and every
+  file it includes (their bytes), snc's own code and data (every file of the package: its
+  Python, templates and catalogue, so an edited checkout counts as a new snc), the project
+  configuration that decides findings, the options (``--only``) and whether Graphviz's ``dot``
+  is there (it makes the SVGs).
+* **The folder is untouched**: every file the folder's manifest lists, and the manifest, has the
+  size, modification time and inode it had when snc wrote it.
+
+Both are kept in the user's cache (``$SNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/snc``, else
+``~/.cache/snc``), one small JSON file per output folder, never in the folder: MANIFEST.json stays
+the same bytes on every machine, and a fresh clone (CI) renders in full. Anything unexpected (no
+cache entry, an unreadable one, a file changed, added or missing) means "render again": this is
+an optimisation, never a source of truth. ``--force`` skips it once, ``SNC_NO_RENDER_CACHE=1``
+always.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .findings import Finding, Location, Severity
+
+STATE_FORMAT = "snc-render-state/1"
+PACKAGE = Path(__file__).resolve().parent
+_CODE_SUFFIXES = {".py", ".yaml", ".j2", ".json", ".typed"}
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """SHA-256 over every file of the package (path and bytes), templates and catalogue included."""
+    h = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.is_file() and path.suffix in _CODE_SUFFIXES and "__pycache__" not in path.parts:
+            h.update(str(path.relative_to(PACKAGE)).encode() + b"\0")
+            h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _dot_identity() -> str:
+    dot = shutil.which("dot")
+    if dot is None:
+        return "no dot"
+    try:
+        st = os.stat(dot)
+    except OSError:
+        return "no dot"
+    return f"{os.path.realpath(dot)}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def input_digest(files: Iterable[tuple[str, bytes]], options: Mapping[str, Any]) -> str:
+    """The digest of a render's inputs: the blueprint's files (path, bytes), the code, the options."""
+    h = hashlib.sha256()
+    h.update(STATE_FORMAT.encode() + b"\0" + code_digest().encode() + b"\0")
+    for path, data in sorted(files):
+        h.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
+    h.update(json.dumps({**options, "dot": _dot_identity()}, sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+def disabled() -> bool:
+    """``SNC_NO_RENDER_CACHE=1``: every render renders (and records nothing)."""
+    return os.environ.get("SNC_NO_RENDER_CACHE", "") not in ("", "0")
+
+
+def _cache_dir() -> Path:
+    explicit = os.environ.get("SNC_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "snc"
+
+
+def _entry(target: Path) -> Path:
+    # The path as given, links not followed: a link to a rendered folder is not that folder (the
+    # writer and --check refuse links; they must see it).
+    key = hashlib.sha256(os.path.abspath(target).encode()).hexdigest()[:32]
+    return _cache_dir() / f"render-{key}.json"
+
+
+def fingerprint(target: Path) -> list[list[Any]] | None:
+    """(path, size, mtime_ns, inode) of the manifest and of every file it lists, None when the
+    folder is not a render of snc's whose files are all there as regular files."""
+    manifest = target / "MANIFEST.json"
+    if target.is_symlink():
+        return None
+    try:
+        st = manifest.lstat()
+        if not manifest.is_file() or manifest.is_symlink() or st.st_size > 16 * 1024 * 1024:
+            return None
+        doc = json.loads(manifest.read_bytes())
+        listed = [str(f["path"]) for f in doc["files"]]
+        out: list[list[Any]] = [["MANIFEST.json", st.st_size, st.st_mtime_ns, st.st_ino]]
+        for rel in sorted(listed):
+            fst = (target / rel).lstat()
+            if (target / rel).is_symlink() or not (target / rel).is_file():
+                return None
+            out.append([rel, fst.st_size, fst.st_mtime_ns, fst.st_ino])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    # A file added beside the listed ones is drift too: count what the folder holds.
+    try:
+        held = sum(len(files) for _root, _dirs, files in os.walk(target))
+    except OSError:
+        return None
+    return out if held == len(out) else None
+
+
+def _finding_of(d: Mapping[str, Any]) -> Finding:
+    loc = Location(d["file"], d["line"], d["col"]) if d.get("file") is not None else None
+    path = tuple(int(p) if p.isdigit() else p for p in str(d.get("path", "")).split("/") if p)
+    return Finding(d["rule"], Severity(d["severity"]), d["message"], path, d.get("hint", ""), loc)
+
+
+def up_to_date(target: Path, digest: str) -> list[Finding] | None:
+    """The findings the last render of ``target`` reported, when it is still what the inputs
+    render; None when it must be rendered again (or cannot be told)."""
+    try:
+        state = json.loads(_entry(target).read_bytes())
+        if state.get("format") != STATE_FORMAT or state.get("digest") != digest:
+            return None
+        if state.get("fingerprint") != fingerprint(target):
+            return None
+        return [_finding_of(d) for d in state["findings"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def remember(target: Path, digest: str, findings: Iterable[Finding]) -> None:
+    """Record that ``target`` now holds what ``digest``'s inputs render (best effort: a cache that
+    cannot be written only costs the next render its shortcut)."""
+    if disabled():
+        return
+    prints = fingerprint(target)
+    if prints is None:
+        return
+    state = {
+        "format": STATE_FORMAT,
+        "target": os.path.abspath(target),
+        "digest": digest,
+        "fingerprint": prints,
+        "findings": [f.as_dict() for f in findings],
+    }
+    entry = _entry(target)
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        tmp = entry.with_name(f".{entry.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(state))
+        os.replace(tmp, entry)
+    except OSError:
+        return
+
+
+def forget(target: Path) -> None:
+    try:
+        _entry(target).unlink()
+    except OSError:
+        return
