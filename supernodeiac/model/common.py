@@ -77,6 +77,9 @@ class Naming(Strict):
         "and far_ + row, rack, u, device, port",
     )
     label_width: int = Field(40, ge=12, le=120, description="characters per short-label line the label stock takes")
+    label_stock: Literal["avery-5160", "avery-l7160"] = Field(
+        "avery-5160", description="label sheet stock of the printable label sheets (catalog/data/label_stock.yaml)"
+    )
     devices: dict[str, str] = Field(
         default_factory=dict,
         description="device name templates by role (leaf, spine, core, mgmt, ...), overriding the builders' defaults",

@@ -247,7 +247,9 @@ class CableEnd(NamedTuple):
     device: int
     rack: int  # rack index (-1: none)
     u: int
-    place: str  # "A01 U02 gpu-0001 OSFP 4 port 2": what a pull list shows of it
+    name: str  # the device's
+    plug: str  # the port as printed (a multi-port plug: its cage)
+    place: str  # "A01 U2 gpu-0001 OSFP 4 port 2": what a pull list shows of it
     short: tuple[str, ...]  # the short label's lines
 
 
@@ -279,6 +281,8 @@ def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
             if r
             else ("", "", str(d.u) if d.u else "", d.name, -1, d.u)
         )
+    # A label names a 0U device's (a rear PDU's) unit as 0.
+    short_u = [x[2] or "0" for x in place]
     ports: dict[str, tuple[list[str], list[str]]] = {}
     for model, layout in f.layouts.items():
         cage_label = [layout.cage_label(c) for c in range(len(layout.cages))]
@@ -338,15 +342,15 @@ def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
         ar, b_first = place[a], place[legs[0][0]]
         number = numbers[k]
         ends = []
-        a_fields = (number, spec.fabric, ids[k], ar[0], ar[1], ar[2], ar[3], a_plug)
-        far_first = (b_first[0], b_first[1], b_first[2], b_first[3], legs[0][1])
+        a_fields = (number, spec.fabric, ids[k], ar[0], ar[1], short_u[a], ar[3], a_plug)
+        far_first = (b_first[0], b_first[1], short_u[legs[0][0]], b_first[3], legs[0][1])
         a_short = _wrapped([line(*a_fields, *far_first) for line in short_lines], width)
-        ends.append(CableEnd(a, ar[4], ar[5], f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_short))
+        ends.append(CableEnd(a, ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_short))
         for dev, plug in legs:
             lr = place[dev]
-            fields = (number, spec.fabric, ids[k], lr[0], lr[1], lr[2], lr[3], plug)
-            short = _wrapped([line(*fields, ar[0], ar[1], ar[2], ar[3], a_plug) for line in short_lines], width)
-            ends.append(CableEnd(dev, lr[4], lr[5], f"{lr[1]} U{lr[2]} {lr[3]} {plug}", short))
+            fields = (number, spec.fabric, ids[k], lr[0], lr[1], short_u[dev], lr[3], plug)
+            short = _wrapped([line(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug) for line in short_lines], width)
+            ends.append(CableEnd(dev, lr[4], lr[5], lr[3], plug, f"{lr[1]} U{lr[2]} {lr[3]} {plug}", short))
         long_a, long_b = end_labels(a, port_names(f, a, ap), a_phys[ap], b, port_names(f, b, bp_), b_phys[bp_], link_ids[first])
         text = [
             number,
