@@ -149,7 +149,7 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
     fibres = {name: m.fibre for name, m in media.items()}
     lengths: dict[tuple[str, float, float], tuple[str, str, str]] = {}
     parts: dict[tuple[str, float], str] = {}
-    per_spec: dict[int, tuple[str, str, str, str, str]] = {}
+    per_spec: dict[int, tuple[str, str, str, str, str, str]] = {}
     label = cable_id_format(bp.naming.cable_label)  # same fields as the cable ID, formatted positionally
     end_labels = EndLabels(bp, f).pair  # naming.end_label, formatted per device once
     t = f.links

@@ -9,8 +9,8 @@ the sheet and the label size; the text is set in Helvetica at the largest size u
 which every line fits the label's width and all lines its height (measured with reportlab's
 ``stringWidth``), never under 4 pt; ``naming.label_width`` already keeps lines short.
 
-Past ``workbook.WORKBOOK_LIMIT`` cables only the CSV is written (a notice says so): the sheets of
-10^6 labels are minutes of CPU; print them rack by rack from the CSV.
+Past ``workbook.WORKBOOK_LIMIT`` cables neither is written (a notice says so): sorting 10^6 labels
+by rack takes gigabytes and the sheets minutes of CPU; cables.csv carries each end's short label.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
 from ..catalog.label_stock import LabelStock, label_stocks
+from ..facts.cable_plan import cable_plan
 from .base import RENDERERS, RenderContext
 from .cabling import CABLE_COLUMNS, CableRow, cable_rows
 from .csv_safe import CsvWriter
@@ -71,6 +72,10 @@ def font_size(lines: tuple[str, ...], stock: LabelStock) -> float:
 
 @RENDERERS.register("labels")
 def render_labels(ctx: RenderContext) -> dict[str, bytes]:
+    count = len(cable_plan(ctx.fabric, ctx.catalogue))
+    if count > WORKBOOK_LIMIT:  # 10^6 labels held for sorting by rack: gigabytes; cables.csv has them per end
+        note = f"no cable labels: {count:,} cables is past {WORKBOOK_LIMIT:,}; cabling/cables.csv has each end's short label"
+        return {"notice:labels": note.encode()}
     rows = list(cable_rows(ctx))
     if not rows:
         return {}
@@ -79,18 +84,13 @@ def render_labels(ctx: RenderContext) -> dict[str, bytes]:
     lines = max((len(x.lines) for _, labels in grouped for x in labels), default=1)
     table = CsvWriter(["rack", "sheet", "position", "u", "cable_no", "cable_id", "end", *[f"line{i + 1}" for i in range(lines)]])
     out: dict[str, bytes] = {}
-    pdfs = len(rows) <= WORKBOOK_LIMIT
     for rack, labels in grouped:
         for n, x in enumerate(labels):
             sheet, pos = divmod(n, stock.per_sheet)
             padded = list(x.lines) + [""] * (lines - len(x.lines))
             table.writerow([rack, sheet + 1, pos + 1, x.u or "", x.cable_no, x.cable_id, x.end, *padded])
-        if pdfs:
-            out[f"labels/{_file_part(rack or 'unracked')}.pdf"] = _sheet_pdf(ctx, rack, labels, stock)
+        out[f"labels/{_file_part(rack or 'unracked')}.pdf"] = _sheet_pdf(ctx, rack, labels, stock)
     out["labels/labels.csv"] = table.getvalue()
-    if not pdfs:
-        note = f"no label sheets (PDF): {len(rows):,} cables is past {WORKBOOK_LIMIT:,}; labels/labels.csv has every label"
-        out["notice:labels"] = note.encode()
     return out
 
 

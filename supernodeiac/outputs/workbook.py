@@ -25,10 +25,12 @@ import io
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from typing import Any
 
-import xlsxwriter  # type: ignore[import-untyped]
+import xlsxwriter
 
 from ..facts.bom import bill_of_materials
+from ..facts.cable_plan import cable_plan
 from .base import RENDERERS, RenderContext
 from .cabling import CABLE_COLUMNS, LINE_JOIN, CableRow, cable_rows
 
@@ -67,12 +69,13 @@ _SHEET_BAD = re.compile(r"[\[\]:*?/\\]")
 
 @RENDERERS.register("workbook")
 def render_workbook(ctx: RenderContext) -> dict[str, bytes]:
+    count = len(cable_plan(ctx.fabric, ctx.catalogue))
+    if count > WORKBOOK_LIMIT:
+        note = f"no cabling workbook: {count:,} cables is past {WORKBOOK_LIMIT:,}; cabling/cables.csv has every cable"
+        return {"notice:workbook": note.encode()}
     rows = list(cable_rows(ctx))
     if not rows:
         return {}
-    if len(rows) > WORKBOOK_LIMIT:
-        note = f"no cabling workbook: {len(rows):,} cables is past {WORKBOOK_LIMIT:,}; cabling/cables.csv has every cable"
-        return {"notice:workbook": note.encode()}
     racks = ctx.fabric.racks
     if len(rows) <= ROW_LIMIT:
         return {"cabling/cabling.xlsx": _workbook(ctx, rows, [r.index for r in racks], fabric_sheets=True)}
@@ -162,7 +165,9 @@ def _pull_lists(
     return out
 
 
-def _summary(book, ctx: RenderContext, rows: list[CableRow], header, fills, names: set[str]) -> None:
+def _summary(
+    book: Any, ctx: RenderContext, rows: list[CableRow], header: Any, fills: dict[tuple[str, str], Any], names: set[str]
+) -> None:
     sheet = book.add_worksheet(_sheet_name("Summary", names))
     _print_setup(sheet)
     sheet.set_column(0, 0, 28)
@@ -204,7 +209,7 @@ def _summary(book, ctx: RenderContext, rows: list[CableRow], header, fills, name
         n += 1
 
 
-def _fills(book, rows: list[CableRow]) -> dict[tuple[str, str], object]:
+def _fills(book: Any, rows: list[CableRow]) -> dict[tuple[str, str], Any]:
     c_f, c_t = CABLE_COLUMNS.index("fabric"), CABLE_COLUMNS.index("tier")
     fabrics = sorted({r.text[c_f] for r in rows})
     pairs = sorted({(r.text[c_f], r.text[c_t]) for r in rows})
@@ -215,7 +220,7 @@ def _fills(book, rows: list[CableRow]) -> dict[tuple[str, str], object]:
     return out
 
 
-def _sheet(book, name: str, columns: Sequence[str], header):
+def _sheet(book: Any, name: str, columns: Sequence[str], header: Any) -> Any:
     sheet = book.add_worksheet(name)
     _print_setup(sheet)
     for col, text in enumerate(columns):
@@ -227,13 +232,13 @@ def _sheet(book, name: str, columns: Sequence[str], header):
     return sheet
 
 
-def _print_setup(sheet) -> None:
+def _print_setup(sheet: Any) -> None:
     sheet.set_landscape()
     sheet.set_paper(9)  # A4
     sheet.fit_to_pages(1, 0)  # one page wide, as many tall as it takes
 
 
-def _write_row(sheet, n: int, columns: Sequence[str], text: Sequence[str], fmt) -> None:
+def _write_row(sheet: Any, n: int, columns: Sequence[str], text: Sequence[str], fmt: Any) -> None:
     for col, value in enumerate(text):
         if columns[col] in _NUMERIC and value:
             try:
