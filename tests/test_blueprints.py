@@ -38,9 +38,9 @@ def test_shipped_blueprint_is_clean(path):
 def test_shipped_blueprint_renders(path, tmp_path):
     result = CliRunner().invoke(main, ["render", str(path), "-o", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    cables = (tmp_path / "out" / "cabling" / "cables.csv").read_text().splitlines()
+    links = (tmp_path / "out" / "cabling" / "links.csv").read_text().splitlines()
     c = compile_file(str(path))
-    assert len(cables) - 1 == len(c.fabric.links)  # one row per link, plus the header
+    assert len(links) - 1 == len(c.fabric.links)  # one row per link, plus the header
     # Same blueprint, same bytes as recorded: a change of any output is deliberate and reviewed.
     manifest = json.loads((tmp_path / "out" / "MANIFEST.json").read_text())
     hashes = {f["path"]: f["sha256"] for f in manifest["files"] if not f["path"].endswith(".svg")}

@@ -135,9 +135,10 @@ def test_cabling_neutralises_names_that_bypass_the_templates(small_ib):
     fabric = dataclasses.replace(fabric, racks=racks)
     compiled = dataclasses.replace(small_ib, fabric=fabric)
     artifacts, _ = render(compiled, ["cabling"])
-    data = artifacts["cabling/cables.csv"]
-    assert live_formulas(data) == []
-    assert b",'=ib-leaf" in data and b",'@N01," in data and b",'-N," in data
+    for path in ("cabling/cables.csv", "cabling/links.csv"):
+        data = artifacts[path]
+        assert live_formulas(data) == [], path
+        assert b",'=ib-leaf" in data and b",'@N01," in data and b",'-N," in data, path
 
 
 def test_the_audit_finds_live_formulas_in_a_plain_csv():

@@ -120,12 +120,12 @@ def test_a_re_termination_is_a_move_order_with_both_labels():
     orders = {c.cable.id: c for c in d.fabric.cables}
     bmc = orders["ufm-0001-bmc"]
     assert bmc.change == "moved" and bmc.moved == "a+b" and bmc.racks == ("N02",)
-    assert bmc.old.label == "ufm-0001:bmc > mgmt-N02:Ethernet19" and bmc.new.label == "ufm-0001:bmc > mgmt-N02:Ethernet29"
+    assert bmc.old.label == "ufm-0001:BMC > mgmt-N02:RJ45 20" and bmc.new.label == "ufm-0001:BMC > mgmt-N02:RJ45 30"
     assert (bmc.old.a.u, bmc.new.a.u) == (20, 30)
     assert [(x.change, x.old.u, x.new.u) for x in d.fabric.devices] == [("moved", 20, 30), ("moved", 21, 31)]
     assert {c.cable.id for c in d.fabric.cables} == {f"ufm-000{i}-{p}" for i in (1, 2) for p in ("bmc", "ib0", "ib1")}
     text = to_text(d)
-    assert "label 'ufm-0001:bmc > mgmt-N02:Ethernet19' -> 'ufm-0001:bmc > mgmt-N02:Ethernet29'" in text
+    assert "label 'ufm-0001:BMC > mgmt-N02:RJ45 20' -> 'ufm-0001:BMC > mgmt-N02:RJ45 30'" in text
     md = to_markdown(d)
     assert "**Existing cabling changes: 6 moved; see the work orders.**" in md and "<summary>Move orders (6)</summary>" in md
 
@@ -155,7 +155,7 @@ def _cables_csv(compiled) -> str:
     from supernodeiac.pipeline import render
 
     files, _ = render(compiled, ["cabling"])
-    return files["cabling/cables.csv"].decode()
+    return files["cabling/links.csv"].decode()
 
 
 def test_new_optics_on_the_same_ends_are_replace_orders_naming_parts_and_modules():

@@ -99,14 +99,14 @@ def test_exact_length_memo_answers_as_the_rounded_memo_alone():
 def test_cabling_rows_that_need_quoting_round_trip():
     c = compile_text(SMALL)
     assert c.exit_code == 0, [f.message for f in c.findings]
-    data = render_cabling(RenderContext(c.blueprint, c.catalogue, c.fabric))["cabling/cables.csv"].decode()
+    data = render_cabling(RenderContext(c.blueprint, c.catalogue, c.fabric))["cabling/links.csv"].decode()
     rows = list(csv.reader(io.StringIO(data)))
     assert rows[0] == COLUMNS and len(rows) == len(c.fabric.links) + 1
     f = c.fabric
     for row, link in zip(rows[1:], f.sorted_links(), strict=True):
         a, b = f.devices[link.a], f.devices[link.b]
         assert row[0] == link.id
-        assert row[1] == f'{a.name},{f.port_name(link.a, link.a_port)} "to" {b.name}'  # quoted by csv, read back whole
+        assert row[1] == f'{a.name},{f.physical_name(link.a, link.a_port)} "to" {b.name}'  # quoted by csv, read back whole
     # the whole file is what the csv module writes for the same rows
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerows(rows)

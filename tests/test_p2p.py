@@ -54,7 +54,7 @@ def test_ethernet_ports_are_os_names():
 
 def _cables(c) -> dict[str, dict[str, str]]:
     files = render(c, ["cabling"])[0]
-    return {r["cable_id"]: r for r in csv.DictReader(io.StringIO(files["cabling/cables.csv"].decode()))}
+    return {r["cable_id"]: r for r in csv.DictReader(io.StringIO(files["cabling/links.csv"].decode()))}
 
 
 def test_switch_ports_are_the_catalogue_cages_and_rows_agree_with_the_cabling_list():

@@ -32,7 +32,7 @@ def _bench_module(name: str):
 def _rendered(c) -> tuple[list[dict], list[dict], dict]:
     assert c.exit_code == 0, [f"{f.location} {f.message}" for f in c.findings if f.severity.value == "error"]
     artifacts, _ = render(c)
-    cables = list(csv.DictReader(io.StringIO(artifacts["cabling/cables.csv"].decode())))
+    cables = list(csv.DictReader(io.StringIO(artifacts["cabling/links.csv"].decode())))
     bom = list(csv.DictReader(io.StringIO(artifacts["bom/bom.csv"].decode())))
     return cables, bom, json.loads(artifacts["bom/summary.json"])
 
@@ -70,7 +70,7 @@ def _plugs(cables: list[dict], catalogue: Catalogue) -> dict[tuple[str, str], li
 
 @pytest.mark.parametrize("name,text", CASES, ids=[c[0] for c in CASES])
 def test_no_cage_holds_more_than_one_plug(name, text):
-    """Re-derived from cables.csv alone: a cage takes one plug. A straight cable faces one cage
+    """Re-derived from links.csv alone: a cage takes one plug. A straight cable faces one cage
     (position for position); a splitter head faces single-link leg cages; only a transceiver (one
     module, a fibre per optical port) or a splitter fans a cage out to several devices."""
     c = compile_text(text, f"{name}.yaml")
@@ -105,7 +105,7 @@ def test_no_cage_holds_more_than_one_plug(name, text):
 
 @pytest.mark.parametrize("name,text", CASES, ids=[c[0] for c in CASES])
 def test_transceivers_recounted_from_the_cabling_sheet_equal_the_bom(name, text):
-    """Modules = occupied optical cages, by part and side, counted from cables.csv's cage columns."""
+    """Modules = occupied optical cages, by part and side, counted from links.csv's cage columns."""
     c = compile_text(text, f"{name}.yaml")
     cables, bom, summary = _rendered(c)
     f = c.fabric
@@ -201,8 +201,8 @@ def test_end_label_template_from_the_blueprint():
     assert bad.findings[0].path == ("naming", "end_label")
 
 
-def test_cables_csv_keeps_its_first_columns():
-    """The first 21 columns keep their names and order (tools read them by position)."""
+def test_links_csv_keeps_the_per_link_columns():
+    """The per-link list's first 21 columns keep their names and order (tools read them by position)."""
     from supernodeiac.outputs.cabling import COLUMNS
 
     assert COLUMNS[:21] == [

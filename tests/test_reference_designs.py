@@ -19,7 +19,7 @@ SUPERPOD = BLUEPRINTS / "dgx-h100-superpod-4su.yaml"
 def _sheets(c: Compiled) -> tuple[list[dict], list[dict]]:
     assert c.exit_code == 0, [f"{f.location} {f.message}" for f in c.findings if f.severity.value == "error"]
     artifacts, _ = render(c, only=["cabling", "bom"])
-    cables = list(csv.DictReader(io.StringIO(artifacts["cabling/cables.csv"].decode())))
+    cables = list(csv.DictReader(io.StringIO(artifacts["cabling/links.csv"].decode())))
     bom = list(csv.DictReader(io.StringIO(artifacts["bom/bom.csv"].decode())))
     return cables, bom
 

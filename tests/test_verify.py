@@ -62,7 +62,7 @@ def _check_faults(doc: dict) -> None:
     assert swapped["fix"].startswith(
         "on ib-leaf-su001-01, exchange the plugs in OSFP 1 port 1 (IB1/1/1, IB port 1) and OSFP 1 port 2 (IB1/1/2, IB port 2)"
     )
-    assert "gpu-0001:mlx5_0 > ib-leaf-su001-01:IB1/1/1" in swapped["fix"]
+    assert "gpu-0001:OSFP 4 port 2 > ib-leaf-su001-01:OSFP 1 port 1" in swapped["fix"]
     missing = by["missing"]
     [cable] = missing["cables"]
     assert cable["a"] == "ib-leaf-su001-02 OSFP 17 port 1 (IB1/17/1, IB port 33)" and cable["b"].startswith("ib-spine-")

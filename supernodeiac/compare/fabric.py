@@ -298,7 +298,7 @@ class _Side:
         b_end = (self.site, b.row, b.rack, b.u, b.device, b.physical, b.port, cid)
         return Cable(
             cid,
-            self.label(spec.fabric, a.device, a.port, b.device, b.port),
+            self.label(spec.fabric, a.device, a.physical, b.device, b.physical),
             spec.fabric,
             spec.kind,
             a,

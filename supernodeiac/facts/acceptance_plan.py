@@ -352,12 +352,13 @@ def plan(f: Fabric, bp: Blueprint) -> Plan:
 
 
 def label_maker(f: Fabric, bp: Blueprint) -> Callable[[Iterable[int]], list[str]]:
-    """A function giving the printed labels (naming.cable_label) of links by position; the
-    per-device names are gathered once, so a plan of 10^5 tests labels its links in one pass."""
+    """A function giving the printed labels (naming.cable_label, ports as printed) of links by
+    position; the per-device names are gathered once, so a plan of 10^5 tests labels its links in
+    one pass."""
     fmt = cable_id_format(bp.naming.cable_label)
     t = f.links
     names = [d.name for d in f.devices]
-    ports = [f.layouts[d.model].names for d in f.devices]
+    ports = [f.layouts[d.model].physical_names for d in f.devices]
     fabric_of = [s.fabric for s in t.specs]
     A, AP, B, BP, S = t.a, t.a_port, t.b, t.b_port, t.spec
 

@@ -363,6 +363,16 @@ _END_SAMPLE: dict[str, Any] = {
 _END_LABEL_SAMPLE: dict[str, Any] = {**_END_SAMPLE, **{"far_" + k: v for k, v in _END_SAMPLE.items()}}
 
 
+_SHORT_END: dict[str, Any] = {"row": "A", "rack": "A01", "u": 2, "device": "gpu-0001", "port": "OSFP 1 port 1"}
+_SHORT_LABEL_SAMPLE: dict[str, Any] = {
+    "number": "K3M9QX",
+    "fabric": "ib",
+    "cable": "gpu-0001-mlx5_0",
+    **_SHORT_END,
+    **{"far_" + k: v for k, v in _SHORT_END.items()},
+}
+
+
 def template_findings(doc: Document, bp: Blueprint) -> list[Finding]:
     """Every naming template of the blueprint: its form and characters (name_rules), and its
     fields where they are fixed (cables, racks, node groups); builders fill role templates
@@ -373,6 +383,8 @@ def template_findings(doc: Document, bp: Blueprint) -> list[Finding]:
         (bp.naming.end_label, _END_LABEL_SAMPLE, ("naming", "end_label"), name_rules.LABEL),
         (bp.site.rack_name, {"row": "A", "rack": 1}, ("site", "rack_name"), name_rules.RACK),
     ]
+    for i, line in enumerate(bp.naming.short_label):
+        checks.append((line, _SHORT_LABEL_SAMPLE, ("naming", "short_label", i), name_rules.LABEL))
     for role, template in bp.naming.devices.items():
         checks.append((template, None, ("naming", "devices", role), name_rules.DEVICE))
     for i, group in enumerate(bp.nodes):

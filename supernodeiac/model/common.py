@@ -52,15 +52,33 @@ class MediaPolicy(Strict):
 
 END_LABEL = "{site}/{row}/{rack}/U{u:02d}/{device}/{port} > {far_row}/{far_rack}/U{far_u:02d}/{far_device}/{far_port}"
 END_LABEL_FIELDS = ("site", "row", "rack", "u", "device", "port", "os_port", "cable")
+# The short label on each end of a physical cable, one template per printed line: the cable's
+# number, the local end, the far end (its fields: SHORT_LABEL_FIELDS, and far_ + the end's).
+SHORT_LABEL = ("{number} {fabric}", "{rack} U{u} {device} {port}", "to {far_rack} U{far_u} {far_device} {far_port}")
+SHORT_LABEL_FIELDS = ("number", "fabric", "cable", "row", "rack", "u", "device", "port")
 
 
 class Naming(Strict):
     cable_id: str = Field("{a}-{a_port}", description="stable ID: keyed by the A end (a port carries one cable)")
-    cable_label: str = Field("{a}:{a_port} > {b}:{b_port}", description="text printed on the cable's label")
+    cable_label: str = Field(
+        "{a}:{a_port} > {b}:{b_port}", description="a link's label text: a_port and b_port are the ports as printed"
+    )
     end_label: str = Field(
         END_LABEL,
         description="label at each end of a cable (TIA-606 practice: the local end, then the far end): "
         "site, row, rack, u, device, port (physical), os_port, cable, and far_ + each of them",
+    )
+    short_label: list[str] = Field(
+        default_factory=lambda: list(SHORT_LABEL),
+        min_length=1,
+        max_length=6,
+        description="the short label printed on each end of a cable, one template per line: number (the cable's "
+        "short number), fabric, cable (its ID), row, rack, u, device, port (printed; a multi-port plug's cage), "
+        "and far_ + row, rack, u, device, port",
+    )
+    label_width: int = Field(40, ge=12, le=120, description="characters per short-label line the label stock takes")
+    label_stock: Literal["avery-5160", "avery-l7160"] = Field(
+        "avery-5160", description="label sheet stock of the printable label sheets (catalog/data/label_stock.yaml)"
     )
     devices: dict[str, str] = Field(
         default_factory=dict,

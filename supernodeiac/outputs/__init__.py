@@ -38,10 +38,12 @@ from . import (  # noqa: E402,F401
     elevation,
     host_addresses,
     kubernetes,
+    labels,
     lldp,
     nccl,
     opensm,
     p2p,
     slurm,
     sonic,
+    workbook,
 )

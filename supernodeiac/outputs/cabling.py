@@ -1,6 +1,14 @@
-"""Cabling list CSV: one row per cable (and connector), both ends by row/rack/U/device/port.
+"""Cabling lists: ``cabling/cables.csv``, one row per physical cable (what a crew pulls, labels and
+orders: a twin-port DAC is one row, a splitter one row with its legs, a fibre cord one row), and
+``cabling/links.csv``, one row per link (and connector) for tools that key on ports.
 
-Beside the OS port names each end carries its cage as printed (``OSFP 3``) and its physical port
+cables.csv's rows are ``facts/cable_plan``'s items, so its row count is the BOM's cable + fibre
+count; orthogonal connectors and cartridges have their own sheets (``connectors/``). Each row
+carries a short number (stable under growth), both ends (a multi-port plug by its cage, the ports
+it carries listed; a splitter's legs listed), the part, and two labels per end: the short label
+(``naming.short_label``, lines of at most ``naming.label_width`` characters) and the TIA-606 form.
+
+links.csv: beside the OS port names each end carries its cage as printed (``OSFP 3``) and its physical port
 (``OSFP 3 port 2``), and each row the orderable part (the cable assembly at its ordered length, or
 the fibre cord of a transceiver link with the module at each end), and one label text per end
 (``naming.end_label``, TIA-606 practice: the local end, then the far end). The first 21 columns
@@ -13,12 +21,16 @@ Fast: rows that need no quoting are joined and written as text, only the others 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from ..catalog.parts import link_part, module_number, ordered_length
-from ..fabric.cable_naming import cable_id_format
+from ..fabric import Fabric
+from ..fabric.cable_naming import cable_id_format, positional_format
 from ..fabric.end_labels import EndLabels
 from ..facts.bom import fibres_per_link
-from ..facts.cage_plan import assemblies
+from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
+from ..facts.cage_plan import SPLITTER, assemblies, link_cages
+from ..model.common import SHORT_LABEL_FIELDS
 from .base import RENDERERS, Artifacts, RenderContext, Stream
 from .csv_safe import CsvWriter
 
@@ -57,6 +69,44 @@ COLUMNS = [
     "b_label",
 ]
 
+# cables.csv: one row per physical cable (facts/cable_plan); a_/b_ are the plug ends (a splitter's
+# head at A), ports as printed.
+CABLE_COLUMNS = [
+    "cable_no",
+    "cable_id",
+    "label",
+    "fabric",
+    "tier",
+    "type",
+    "medium",
+    "part",
+    "length_m",
+    "routed_m",
+    "links",
+    "a_row",
+    "a_rack",
+    "a_u",
+    "a_device",
+    "a_cage",
+    "a_ports",
+    "a_transceiver",
+    "b_row",
+    "b_rack",
+    "b_u",
+    "b_device",
+    "b_cage",
+    "b_ports",
+    "b_transceiver",
+    "legs",
+    "fibre",
+    "cord",
+    "a_short_label",
+    "b_short_label",
+    "a_label",
+    "b_label",
+    "link_ids",
+]
+
 
 def _fmt(x: float) -> str:
     return f"{x:g}"
@@ -64,9 +114,12 @@ def _fmt(x: float) -> str:
 
 @RENDERERS.register("cabling")
 def stream_cabling(ctx: RenderContext) -> dict[str, Stream]:
-    """The registered renderer: streamed, so the 200 MB list of a 131,072-GPU design is written (or
-    compared) as it is made. Rows are joined by commas where nothing needs quoting or neutralising."""
-    return {"cabling/cables.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx)))}
+    """The registered renderer: streamed, so the lists of a 131,072-GPU design are written (or
+    compared) as they are made. Rows are joined by commas where nothing needs quoting or neutralising."""
+    return {
+        "cabling/cables.csv": Stream(lambda: CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx))),
+        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx))),
+    }
 
 
 def render_cabling(ctx: RenderContext) -> Artifacts:
@@ -126,7 +179,7 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
         cid = ids[i]
         row = [
             cid,
-            label(spec.fabric, a_name, a_port, b_name, b_port),
+            label(spec.fabric, a_name, a_phys[ap], b_name, b_phys[bp_]),
             spec.fabric,
             spec.kind,
             a_row,
@@ -179,3 +232,187 @@ def _spec_columns(ctx: RenderContext, s: int) -> tuple[str, str, str, str, str, 
 
 def _module(ctx: RenderContext, key: str) -> str:
     return module_number(ctx.catalogue, key)
+
+
+# -- one row per physical cable ----------------------------------------------------------------
+
+SHORT_FIELDS = SHORT_LABEL_FIELDS + tuple("far_" + x for x in SHORT_LABEL_FIELDS[3:])
+LINE_JOIN = " | "  # between a short label's lines in a CSV cell
+
+
+class CableEnd(NamedTuple):
+    """One plug end of a physical cable: where it is and what its label says."""
+
+    device: int
+    rack: int  # rack index (-1: none)
+    u: int
+    name: str  # the device's
+    plug: str  # the port as printed (a multi-port plug: its cage)
+    place: str  # "A01 U2 gpu-0001 OSFP 4 port 2": what a pull list shows of it
+    short: tuple[str, ...]  # the short label's lines
+
+
+class CableRow(NamedTuple):
+    """A cables.csv row (``text``, CABLE_COLUMNS) and its plug ends (A first, then each leg)."""
+
+    text: list[str]
+    ends: list[CableEnd]
+
+
+def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
+    """One row per physical cable (facts/cable_plan), in cable-ID order: shared by cables.csv, the
+    workbook and the label sheets. Per-device and per-model columns are looked up, not recomputed."""
+    f, cat, bp = ctx.fabric, ctx.catalogue, ctx.blueprint
+    media = cat.media
+    plan = cable_plan(f, cat)
+    if not len(plan):
+        return
+    ids = cable_ids(f, plan)
+    numbers = cable_numbers(ids)
+    t = f.links
+    link_ids, specs = t.ids(), t.specs
+    racks = f.racks
+    place: list[tuple[str, str, str, str, int, int]] = []
+    for d in f.devices:
+        r = racks[d.rack] if d.rack >= 0 else None
+        place.append(
+            (r.row, r.name, str(d.u) if d.u else "", d.name, d.rack, d.u)
+            if r
+            else ("", "", str(d.u) if d.u else "", d.name, -1, d.u)
+        )
+    # A label names a 0U device's (a rear PDU's) unit as 0.
+    short_u = [x[2] or "0" for x in place]
+    ports: dict[str, tuple[list[str], list[str]]] = {}
+    for model, layout in f.layouts.items():
+        cage_label = [layout.cage_label(c) for c in range(len(layout.cages))]
+        ports[model] = (layout.physical_names, [cage_label[c] for c in layout.port_cages])
+    port_cols = [ports[d.model] for d in f.devices]
+    cages = link_cages(f)
+    cage_a, cage_b = cages.a, cages.b
+    asm_length = assemblies(f, media).length_m.tolist()
+    col_a, col_ap, col_b, col_bp, col_len, col_spec = t.a, t.a_port, t.b, t.b_port, t.length_m, t.spec
+    label = cable_id_format(bp.naming.cable_label)
+    end_labels = EndLabels(bp, f).pair
+    short_lines = [positional_format(x, SHORT_FIELDS) for x in bp.naming.short_label]
+    width = bp.naming.label_width
+    kinds = {name: f"{m.kind} {m.shape}" for name, m in media.items()}
+    fibres = {name: m.fibre for name, m in media.items()}
+    lengths: dict[tuple[str, float], tuple[str, str]] = {}
+    per_spec: dict[int, tuple[str, str]] = {}
+    starts = plan.start.tolist()
+    order = plan.links.tolist()
+    cord, cords, shape = plan.cord.tolist(), plan.cords.tolist(), plan.shape.tolist()
+    for k in range(len(plan)):
+        members = order[starts[k] : starts[k + 1]]
+        first = members[0]
+        s = col_spec[first]
+        spec = specs[s]
+        # Orient every link to the item's A end: a splitter's head, else the first link's A cage.
+        head_b = shape[k] == SPLITTER and spec.head == "b"
+        a_cage = cage_b[first] if head_b else cage_a[first]
+        oriented = []
+        for i in members:
+            if cage_a[i] == a_cage:
+                oriented.append((col_a[i], col_ap[i], col_b[i], col_bp[i]))
+            else:
+                oriented.append((col_b[i], col_bp[i], col_a[i], col_ap[i]))
+        a, ap, b, bp_ = oriented[0]
+        a_phys, a_cages = port_cols[a]
+        b_phys, b_cages = port_cols[b]
+        many = len(oriented) > 1
+        split = shape[k] == SPLITTER
+        # A multi-port plug is named by its cage (the ports it carries are listed); one port by
+        # itself; a splitter's legs each by their port.
+        a_plug = a_cages[ap] if many and not split else a_phys[ap]
+        if split:
+            legs = [(lb, port_cols[lb][0][lbp]) for _, _, lb, lbp in oriented]
+        else:
+            legs = [(b, b_cages[bp_] if many else b_phys[bp_])]
+        medium, length_m = spec.medium, max(col_len[i] for i in members)
+        fixed = per_spec.get(s)
+        if fixed is None:
+            fixed = per_spec[s] = _modules(ctx, s)
+        if (a, ap) != (col_a[first], col_ap[first]):
+            fixed = (fixed[1], fixed[0])
+        stock = lengths.get((medium, asm_length[first]))
+        if stock is None:
+            st = ordered_length(cat, medium, asm_length[first])
+            stock = lengths[(medium, asm_length[first])] = (_fmt(st), _part(ctx, medium, st))
+        ar, b_first = place[a], place[legs[0][0]]
+        number = numbers[k]
+        ends = []
+        a_fields = (number, spec.fabric, ids[k], ar[0], ar[1], short_u[a], ar[3], a_plug)
+        far_first = (b_first[0], b_first[1], short_u[legs[0][0]], b_first[3], legs[0][1])
+        a_short = _wrapped([line(*a_fields, *far_first) for line in short_lines], width)
+        ends.append(CableEnd(a, ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_short))
+        for dev, plug in legs:
+            lr = place[dev]
+            fields = (number, spec.fabric, ids[k], lr[0], lr[1], short_u[dev], lr[3], plug)
+            short = _wrapped([line(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug) for line in short_lines], width)
+            ends.append(CableEnd(dev, lr[4], lr[5], lr[3], plug, f"{lr[1]} U{lr[2]} {lr[3]} {plug}", short))
+        long_a, long_b = end_labels(a, port_names(f, a, ap), a_phys[ap], b, port_names(f, b, bp_), b_phys[bp_], link_ids[first])
+        text = [
+            number,
+            ids[k],
+            label(spec.fabric, ar[3], a_plug, b_first[3], legs[0][1]),
+            spec.fabric,
+            spec.tier,
+            kinds.get(medium, ""),
+            medium,
+            stock[1],
+            stock[0],
+            f"{length_m:.2f}",
+            str(len(members)),
+            ar[0],
+            ar[1],
+            ar[2],
+            ar[3],
+            a_cages[ap],
+            a_phys[ap] if split else " + ".join(a_phys[x[1]] for x in oriented),
+            fixed[0],
+            b_first[0],
+            b_first[1],
+            b_first[2],
+            b_first[3],
+            b_cages[bp_],
+            b_phys[bp_] if split else " + ".join(b_phys[x[3]] for x in oriented),
+            fixed[1],
+            "; ".join(e.place for e in ends[1:]) if len(ends) > 2 else "",
+            fibres.get(medium, ""),
+            f"{cord[k]}/{cords[k]}" if cords[k] > 1 else "",
+            LINE_JOIN.join(a_short),
+            LINE_JOIN.join(ends[1].short),
+            long_a,
+            long_b,
+            " ".join(link_ids[i] for i in members),
+        ]
+        yield CableRow(text, ends)
+
+
+def _wrapped(lines: list[str], width: int) -> tuple[str, ...]:
+    """The label's lines, a line longer than ``width`` broken at its last space that fits (or cut
+    at ``width`` when none does), so that no printed line is wider than the stock takes."""
+    if all(len(x) <= width for x in lines):
+        return tuple(lines)
+    out: list[str] = []
+    for line in lines:
+        while len(line) > width:
+            cut = line.rfind(" ", 1, width + 1)
+            cut = cut if cut > 0 else width
+            out.append(line[:cut].rstrip())
+            line = line[cut:].lstrip()
+        out.append(line)
+    return tuple(out)
+
+
+def port_names(f: Fabric, device: int, port: int) -> str:
+    return f.layouts[f.devices[device].model].names[port]
+
+
+def _modules(ctx: RenderContext, s: int) -> tuple[str, str]:
+    """(A module part, B module part) of a transceiver spec's links ('' otherwise)."""
+    spec = ctx.fabric.links.specs[s]
+    m = ctx.catalogue.media.get(spec.medium)
+    if m is None or m.shape != "transceiver":
+        return "", ""
+    return _module(ctx, spec.a_module), _module(ctx, spec.b_module)

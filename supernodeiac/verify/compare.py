@@ -90,7 +90,7 @@ class Comparison:
         t, f = self.fabric.links, self.fabric
         a, b = (t.a[position], t.a_port[position]), (t.b[position], t.b_port[position])
         spec = t.specs[t.spec[position]]
-        names = (f.devices[a[0]].name, f.port_name(*a), f.devices[b[0]].name, f.port_name(*b))
+        names = (f.devices[a[0]].name, f.physical_name(*a), f.devices[b[0]].name, f.physical_name(*b))
         out = {
             "id": t.id_of(position),
             "label": self._label(spec.fabric, *names),

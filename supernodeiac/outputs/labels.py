@@ -1,0 +1,123 @@
+"""Cable labels for printing: ``labels/<rack>.pdf``, a sheet of label stock per page holding the
+short label of every cable end in the rack (in rack-unit order, as the rack's pull list), and
+``labels/labels.csv``, the same labels one row per end with a column per line, for a label
+printer's import (Brady Workstation and similar take a CSV with one column per text line).
+
+A physical cable has a label at each plug end: two for a cable or cord, one more per further
+leg of a splitter. The stock (``naming.label_stock``, ``catalog/data/label_stock.yaml``) gives
+the sheet and the label size; the text is set in Helvetica at the largest size up to 8 pt at
+which every line fits the label's width and all lines its height (measured with reportlab's
+``stringWidth``), never under 4 pt; ``naming.label_width`` already keeps lines short.
+
+Past ``workbook.WORKBOOK_LIMIT`` cables neither is written (a notice says so): sorting 10^6 labels
+by rack takes gigabytes and the sheets minutes of CPU; cables.csv carries each end's short label.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import defaultdict
+
+from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen import canvas
+
+from ..catalog.label_stock import LabelStock, label_stocks
+from ..facts.cable_plan import cable_plan
+from .base import RENDERERS, RenderContext
+from .cabling import CABLE_COLUMNS, CableRow, cable_rows
+from .csv_safe import CsvWriter
+from .workbook import WORKBOOK_LIMIT
+
+FONT = "Helvetica"
+MAX_PT, MIN_PT, LEADING = 8.0, 4.0, 1.15
+
+
+class Label:
+    """One printed label: the rack it is stuck on, where, and its lines."""
+
+    __slots__ = ("cable_id", "cable_no", "end", "lines", "rack", "u")
+
+    def __init__(self, rack: str, u: int, cable_no: str, cable_id: str, end: str, lines: tuple[str, ...]) -> None:
+        self.rack, self.u, self.cable_no, self.cable_id, self.end, self.lines = rack, u, cable_no, cable_id, end, lines
+
+
+def labels_by_rack(ctx: RenderContext, rows: list[CableRow]) -> list[tuple[str, list[Label]]]:
+    """Every plug end's label, grouped by the rack it is in (racks in row order; a device
+    outside racks under ""), each rack's in U order, then cable ID, then end."""
+    c_no, c_id = CABLE_COLUMNS.index("cable_no"), CABLE_COLUMNS.index("cable_id")
+    racks = ctx.fabric.racks
+    per: dict[int, list[Label]] = defaultdict(list)
+    for r in rows:
+        for k, end in enumerate(r.ends):
+            name = racks[end.rack].name if end.rack >= 0 else ""
+            tag = "a" if k == 0 else "b" if len(r.ends) == 2 else f"leg{k}"
+            per[end.rack].append(Label(name, end.u, r.text[c_no], r.text[c_id], tag, end.short))
+    order = sorted(per, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name) if i >= 0 else (-1, 0, ""))
+    return [(racks[i].name if i >= 0 else "", sorted(per[i], key=lambda x: (x.u, x.cable_id, x.end))) for i in order]
+
+
+def font_size(lines: tuple[str, ...], stock: LabelStock) -> float:
+    """The largest size (pt, in 0.25 steps, MIN_PT..MAX_PT) at which the lines fit the label."""
+    width = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
+    height = (stock.label_mm[1] - 2 * stock.padding_mm) * mm
+    widest = max((stringWidth(x, FONT, 1.0) for x in lines), default=0.0)
+    size = MAX_PT
+    if widest:
+        size = min(size, width / widest)
+    size = min(size, height / (LEADING * max(len(lines), 1)))
+    return max(MIN_PT, int(size * 4) / 4)
+
+
+@RENDERERS.register("labels")
+def render_labels(ctx: RenderContext) -> dict[str, bytes]:
+    count = len(cable_plan(ctx.fabric, ctx.catalogue))
+    if count > WORKBOOK_LIMIT:  # 10^6 labels held for sorting by rack: gigabytes; cables.csv has them per end
+        note = f"no cable labels: {count:,} cables is past {WORKBOOK_LIMIT:,}; cabling/cables.csv has each end's short label"
+        return {"notice:labels": note.encode()}
+    rows = list(cable_rows(ctx))
+    if not rows:
+        return {}
+    stock = label_stocks()[ctx.blueprint.naming.label_stock]
+    grouped = labels_by_rack(ctx, rows)
+    lines = max((len(x.lines) for _, labels in grouped for x in labels), default=1)
+    table = CsvWriter(["rack", "sheet", "position", "u", "cable_no", "cable_id", "end", *[f"line{i + 1}" for i in range(lines)]])
+    out: dict[str, bytes] = {}
+    for rack, labels in grouped:
+        for n, x in enumerate(labels):
+            sheet, pos = divmod(n, stock.per_sheet)
+            padded = list(x.lines) + [""] * (lines - len(x.lines))
+            table.writerow([rack, sheet + 1, pos + 1, x.u or "", x.cable_no, x.cable_id, x.end, *padded])
+        out[f"labels/{_file_part(rack or 'unracked')}.pdf"] = _sheet_pdf(ctx, rack, labels, stock)
+    out["labels/labels.csv"] = table.getvalue()
+    return out
+
+
+def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelStock) -> bytes:
+    buffer = io.BytesIO()
+    page = (stock.sheet_mm[0] * mm, stock.sheet_mm[1] * mm)
+    pdf = canvas.Canvas(buffer, pagesize=page, invariant=1, pageCompression=1)
+    pdf.setTitle(f"{ctx.blueprint.metadata.name} rack {rack} cable labels ({stock.description})")
+    pdf.setAuthor("snc")
+    pad = stock.padding_mm * mm
+    for n, x in enumerate(labels):
+        pos = n % stock.per_sheet
+        if n and not pos:
+            pdf.showPage()
+        row, col = divmod(pos, stock.columns)
+        left = (stock.margin_mm[0] + col * stock.pitch_mm[0]) * mm
+        top = page[1] - (stock.margin_mm[1] + row * stock.pitch_mm[1]) * mm
+        size = font_size(x.lines, stock)
+        pdf.setFont(FONT, size)
+        y = top - pad - size
+        for line in x.lines:
+            pdf.drawString(left + pad, y, line)
+            y -= size * LEADING
+    pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def _file_part(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text) or "_"

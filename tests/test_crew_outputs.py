@@ -1,0 +1,204 @@
+"""What the crew builds from: cables.csv one row per physical cable (counts = the BOM's), the
+cabling workbook (opened with openpyxl, converted by LibreOffice) and the label sheets (reportlab)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from supernodeiac.facts.bom import bill_of_materials
+from supernodeiac.facts.cable_plan import cable_numbers
+from supernodeiac.pipeline import compile_file, render
+
+openpyxl = pytest.importorskip("openpyxl")
+
+ROOT = Path(__file__).resolve().parent.parent
+BLUEPRINTS = ["small-ib", "nebula-x128-ib", "nvl72-pod"]
+
+
+def _compiled(name: str):
+    c = compile_file(ROOT / "blueprints" / f"{name}.yaml")
+    assert not c.errors
+    return c
+
+
+def _rows(files, path="cabling/cables.csv"):
+    return list(csv.DictReader(io.StringIO(files[path].decode())))
+
+
+@pytest.mark.parametrize("name", BLUEPRINTS)
+def test_cables_csv_is_one_row_per_physical_cable(name):
+    """cables.csv rows = the BOM's cable assemblies + fibre cords; connectors and cartridges are
+    not rows; links.csv keeps every link; every link of a cable row is a link of links.csv."""
+    c = _compiled(name)
+    files, _ = render(c, ["cabling"])
+    cables, links = _rows(files), _rows(files, "cabling/links.csv")
+    bom = bill_of_materials(c.catalogue, c.fabric, c.blueprint)
+    assert len(cables) == bom.count("cable") + bom.count("fibre")
+    per_fabric = Counter(r["fabric"] for r in cables)
+    for fab in bom.fabrics():
+        assert per_fabric[fab] == bom.count("cable", fab) + bom.count("fibre", fab)
+    assert len(links) == len(c.fabric.links)
+    link_ids = {r["cable_id"] for r in links if r["kind"] == "cable"}
+    used = [x for r in cables for x in r["link_ids"].split()]
+    assert sorted(used) == sorted(link_ids)  # each cable link in exactly one physical cable
+    assert len({r["cable_no"] for r in cables}) == len(cables)
+    assert not any(r["kind"] in ("connector", "cartridge") for r in links if r["cable_id"] in set(used))
+
+
+def test_a_twin_port_dac_is_one_row_with_both_ports(tmp_path):
+    """Pinning a twin-port DAC between leaves and spines: two links per assembly, one row."""
+    text = (ROOT / "blueprints" / "small-ib.yaml").read_text()
+    text = text.replace("    tiers: 2\n", "    tiers: 2\n    media: {tiers: {leaf-spine: {pin: dac}}}\n", 1)
+    path = tmp_path / "dac.yaml"
+    path.write_text(text)
+    c = compile_file(path)
+    if c.errors:
+        pytest.skip("the DAC does not reach between these racks")
+    files, _ = render(c, ["cabling", "bom"])
+    cables, links = _rows(files), _rows(files, "cabling/links.csv")
+    twins = [r for r in cables if r["links"] == "2"]
+    bom = bill_of_materials(c.catalogue, c.fabric, c.blueprint)
+    assert len(cables) == bom.count("cable") + bom.count("fibre") < len([r for r in links if r["kind"] == "cable"])
+    if not twins:
+        pytest.skip("the pinned DAC is single-port here")
+    r = twins[0]
+    assert " + " in r["a_ports"] and r["a_cage"] in r["a_ports"] and r["b_cage"] in r["b_ports"]
+
+
+def test_cable_numbers_are_stable_under_growth_and_unique():
+    ids = [f"gpu-{i:05d}-mlx5_{j}" for i in range(4000) for j in range(8)]
+    numbers = cable_numbers(ids)
+    assert len(set(numbers)) == len(ids) and all(len(x) == 6 for x in numbers)
+    grown = cable_numbers(ids + [f"gpu-9{i:04d}-mlx5_0" for i in range(500)])
+    same = sum(a == b for a, b in zip(numbers, grown, strict=False))
+    assert same >= len(ids) - 2  # a new cable changes an old number only on a hash clash
+    assert cable_numbers(ids) == numbers
+
+
+@pytest.fixture(scope="module")
+def small_ib():
+    c = _compiled("small-ib")
+    files, _ = render(c, ["cabling", "workbook", "labels", "bom"])
+    return c, files
+
+
+def test_workbook_pull_lists_hold_exactly_the_cables_of_each_rack_in_u_order(small_ib, tmp_path):
+    c, files = small_ib
+    cables = _rows(files)
+    data = files["cabling/cabling.xlsx"]
+    # No live formula: no cell element carries <f> (what Excel would run).
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for name in z.namelist():
+            if name.startswith("xl/worksheets/"):
+                assert b"<f>" not in z.read(name) and b"<f " not in z.read(name), name
+    book = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
+    sheets = book.sheetnames
+    assert sheets[0] == "Summary"
+    racks_with_ends: dict[str, set[str]] = {}
+    for r in cables:
+        ends = {r["a_rack"], r["b_rack"]} | {x.split(" ")[0] for x in r["legs"].split("; ") if x}
+        for rack in ends - {""}:
+            racks_with_ends.setdefault(rack, set()).add(r["cable_id"])
+    rack_sheets = [s for s in sheets if s.startswith("rack ")]
+    assert sorted(s[5:] for s in rack_sheets) == sorted(racks_with_ends)
+    for s in rack_sheets:
+        rows = list(book[s].iter_rows(values_only=True))
+        header, body = rows[0], rows[1:]
+        assert header[0] == "far_location"
+        ids = [x[header.index("cable_id")] for x in body]
+        assert sorted(ids) == sorted(racks_with_ends[s[5:]]) and len(ids) == len(set(ids))
+        us = [x[header.index("u")] or 0 for x in body]
+        assert us == sorted(us)
+    # Fabric sheets: every cable once; the BOM's counts.
+    bom = bill_of_materials(c.catalogue, c.fabric, c.blueprint)
+    fabric_rows = sum(len(list(book[s].iter_rows())) - 1 for s in sheets if s.startswith("fabric "))
+    assert fabric_rows == len(cables) == bom.count("cable") + bom.count("fibre")
+    ws = book["Summary"]
+    values = [row for row in ws.iter_rows(values_only=True) if row[0] == "cables in this workbook"]
+    assert values and values[0][2] == len(cables)
+
+
+def test_workbook_prints_and_filters(small_ib):
+    _, files = small_ib
+    book = openpyxl.load_workbook(io.BytesIO(files["cabling/cabling.xlsx"]))
+    ws = book[[s for s in book.sheetnames if s.startswith("rack ")][0]]
+    assert ws.freeze_panes == "A2" and ws.auto_filter.ref
+    assert ws.page_setup.orientation == "landscape" and ws.print_title_rows == "$1:$1"
+    assert ws.column_dimensions["A"].width > 20
+    assert ws["A2"].fill.fgColor.rgb not in (None, "00000000")
+
+
+def test_libreoffice_converts_the_workbook(small_ib, tmp_path):
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None:
+        pytest.skip("LibreOffice (soffice) is not installed: apt-get install -y libreoffice-calc")
+    _, files = small_ib
+    path = tmp_path / "cabling.xlsx"
+    path.write_bytes(files["cabling/cabling.xlsx"])
+    profile = tmp_path / "profile"
+    run = subprocess.run(
+        [
+            soffice,
+            f"-env:UserInstallation=file://{profile}",
+            "--headless",
+            "--convert-to",
+            "csv",
+            "--outdir",
+            str(tmp_path),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stderr
+    out = (tmp_path / "cabling.csv").read_text(errors="replace")
+    assert "cabling workbook" in out  # the first sheet (Summary), converted
+
+
+def test_label_sheets_hold_two_labels_per_cable_and_every_label_fits_its_stock(small_ib):
+    from reportlab.lib.units import mm
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from supernodeiac.catalog.label_stock import label_stocks
+    from supernodeiac.outputs.labels import FONT, LEADING, font_size
+
+    c, files = small_ib
+    cables = _rows(files)
+    labels = _rows(files, "labels/labels.csv")
+    ends = sum(2 + max(0, len([x for x in r["legs"].split("; ") if x]) - 1) for r in cables)
+    assert len(labels) == ends == 2 * len(cables)  # small-ib has no splitters
+    stock = label_stocks()[c.blueprint.naming.label_stock]
+    width = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
+    height = (stock.label_mm[1] - 2 * stock.padding_mm) * mm
+    line_cols = [k for k in labels[0] if k.startswith("line")]
+    for x in labels:
+        lines = tuple(x[k] for k in line_cols if x[k])
+        size = font_size(lines, stock)
+        assert size >= 6  # legible
+        assert max(stringWidth(t, FONT, size) for t in lines) <= width
+        assert len(lines) * size * LEADING <= height
+        assert all(len(t) <= c.blueprint.naming.label_width for t in lines)
+    # One PDF per rack, its pages the sheets the CSV numbers; each label's text in it.
+    per_rack = Counter(x["rack"] for x in labels)
+    for rack, n in per_rack.items():
+        pdf = files[f"labels/{rack}.pdf"]
+        pages = pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page>>") + pdf.count(b"/Type /Page ")
+        assert pages == -(-n // stock.per_sheet) or pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages") == -(
+            -n // stock.per_sheet
+        )
+
+
+def test_crew_outputs_are_deterministic(small_ib):
+    c, files = small_ib
+    again, _ = render(c, ["cabling", "workbook", "labels"])
+    for path in ("cabling/cables.csv", "cabling/cabling.xlsx", "labels/labels.csv", "labels/A01.pdf"):
+        assert bytes(again[path]) == bytes(files[path]), path
