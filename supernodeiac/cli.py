@@ -15,8 +15,9 @@ import gc
 import json
 import os
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from .findings import Severity
 from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, human, shown
 from .load.compose import Source
 from .pipeline import Compiled, compile_file, compile_text, render
+from .util.progress import NULL, Progress
 
 FORMATS = FINDING_FORMATS  # kept for callers of the old name
 STDIN = "-"
@@ -130,17 +132,136 @@ def input_options(command: Callable) -> Callable:
     )(command)
 
 
+# -- progress on standard error ----------------------------------------------------------------------
+
+
+def _progress_interval() -> float:
+    """Seconds between plain progress lines (``SNC_PROGRESS_INTERVAL``, default 5)."""
+    try:
+        return max(0.05, float(os.environ.get("SNC_PROGRESS_INTERVAL", "5")))
+    except ValueError:
+        return 5.0
+
+
+def _real_stream(stream: Any) -> bool:
+    """A stream backed by a file descriptor (a terminal, a pipe, a CI log), not an in-memory capture."""
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
+
+
+class _Reporter(Progress):
+    """What a person watching a long run sees on standard error, fed by the stages' steps.
+
+    On a terminal a live status line (rich) names the step and the elapsed time, and is erased
+    when the work ends. Elsewhere (a CI log) one plain line every :func:`_progress_interval`
+    seconds after a first line when the work starts, so a long run never looks hung. ``-v`` adds
+    a line with the time of every finished step (and each renderer); ``-q`` shows nothing. ``NO_COLOR`` on a terminal gets the plain lines (no escape codes).
+    """
+
+    def __init__(self, what: str, verbosity: Verbosity) -> None:
+        super().__init__()
+        self.what = what
+        self.verbose = verbosity is Verbosity.VERBOSE
+        stream = sys.stderr
+        if verbosity is Verbosity.QUIET or os.environ.get("SNC_PROGRESS", "") in ("0", "off") or not _real_stream(stream):
+            self.mode = "off"
+        elif stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb":
+            self.mode = "live"
+        else:
+            self.mode = "plain"
+        self.began = time.monotonic()
+        self.current: list[str] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._live: Any = None
+        self._console: Any = None
+        self._announced = False
+
+    # the observer side (called on the working thread)
+    def started(self, name: str, depth: int) -> None:
+        with self._lock:
+            del self.current[depth:]
+            self.current.append(name)
+
+    def finished(self, name: str, depth: int, seconds: float) -> None:
+        with self._lock:
+            del self.current[depth:]
+        if self.verbose:
+            self._say(f"{self.what}: {'  ' * depth}{name} {seconds:.2f} s")
+
+    def status(self) -> str:
+        with self._lock:
+            where = " > ".join(self.current) or "starting"
+        return f"{self.what}: {where} ({time.monotonic() - self.began:.0f} s)"
+
+    def _say(self, line: str) -> None:
+        if self.mode == "live" and self._console is not None:
+            self._console.print(line, markup=False, highlight=False)
+        elif self.mode != "off" or self.verbose:
+            click.echo(line, err=True)
+
+    # the display side
+    @contextlib.contextmanager
+    def shown(self) -> Iterator[_Reporter]:
+        """Show progress while the block runs; the live line is gone when it ends."""
+        if self.mode == "live":
+            from rich.console import Console
+            from rich.status import Status
+
+            reporter = self
+
+            class _Line:  # rendered on every refresh, so the elapsed time ticks
+                def __rich__(self) -> str:
+                    return reporter.status()
+
+            self._console = Console(stderr=True, highlight=False)
+            self._live = Status(_Line(), console=self._console, spinner="dots")  # type: ignore[arg-type]
+            self._live.start()
+        elif self.mode == "plain":
+            self._stop.clear()
+            self._worker = threading.Thread(target=self._tick, name="snc-progress", daemon=True)
+            self._worker.start()
+        try:
+            yield self
+        finally:
+            if self._live is not None:
+                self._live.stop()
+                self._live = None
+            if self._worker is not None:
+                self._stop.set()
+                self._worker.join()
+                self._worker = None
+
+    def _tick(self) -> None:
+        if not self._announced:  # a CI log says at once what snc is working on
+            self._announced = True
+            click.echo(f"{self.what}: started", err=True)
+        interval = _progress_interval()
+        while not self._stop.wait(interval):
+            click.echo(self.status(), err=True)
+
+
 # -- compiling and printing findings -----------------------------------------------------------------
 
 
-def _compile(path: str, opts: Options, source: Source | None = None) -> Compiled:
+def _compile(path: str, opts: Options, source: Source | None = None, progress: Progress | None = None) -> Compiled:
     """Compile a file (standard input for '-'; a file at a git revision with a GitSource), then
-    apply the configuration's severities and ignores; -v reports the time and what was ignored."""
+    apply the configuration's severities and ignores; -v reports the time and what was ignored.
+    Progress goes to ``progress`` when given, else to a reporter of its own for this file."""
     started = time.perf_counter()
+    own = _Reporter(path, opts.verbosity) if progress is None else None
     try:
-        compiled = (
-            compile_text(sys.stdin.read(), opts.stdin_filename or "<stdin>") if path == STDIN else compile_file(path, source)
-        )
+        with own.shown() if own is not None else contextlib.nullcontext():
+            watcher = progress or own or NULL
+            compiled = (
+                compile_text(sys.stdin.read(), opts.stdin_filename or "<stdin>", progress=watcher)
+                if path == STDIN
+                else compile_file(path, source, watcher)
+            )
     except Exception as exc:  # noqa: BLE001 - the safety net under every located error
         _internal_error(f"while compiling {path}", exc)
         raise  # unreachable: _internal_error exits
@@ -200,7 +321,7 @@ def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = 
 # -- commands -------------------------------------------------------------------------------------------
 
 
-@click.group()
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="supernodeiac")
 def main() -> None:
     """supernodeiac: compile supernode blueprints into fabrics, checks, and configs."""
@@ -237,7 +358,9 @@ def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, e
     if out == "":
         click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
         sys.exit(2)
-    compiled = _compile(file, opts)
+    reporter = _Reporter(file, opts.verbosity)  # one clock for compile, render and write
+    with reporter.shown():
+        compiled = _compile(file, opts, progress=reporter)
     findings_level = opts.verbosity if opts.verbose else Verbosity.QUIET  # render's job is files: info only with -v
     if compiled.exit_code != 0:
         _emit([compiled], opts, findings_level)
@@ -251,7 +374,8 @@ def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, e
     try:
         # Large outputs stay streams: the writer produces them chunk by chunk into the staging folder
         # (--check compares bytes).
-        artifacts, notices = render(compiled, list(only) or None, stream=not check)
+        with reporter.shown():
+            artifacts, notices = render(compiled, list(only) or None, stream=not check, progress=reporter)
     except Exception as exc:  # noqa: BLE001 - nothing has been written yet
         _internal_error(f"while rendering {file} (nothing written)", exc)
     assert compiled.blueprint is not None
@@ -261,7 +385,8 @@ def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, e
         _check(compiled, artifacts, target, exclude, opts, findings_level)
         return
     try:
-        write(artifacts, target, name)
+        with reporter.shown():
+            write(artifacts, target, name, reporter)
     except (OSError, WriteError) as exc:
         click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
         sys.exit(1)
@@ -450,9 +575,15 @@ def diff_cmd(
     sides = _diff_sides(blueprints, rev, opts)
     started = time.perf_counter()
     try:
-        result = diff(
-            sides[0][0], sides[1][0], artifacts=not no_outputs, only=list(only) or None, labels=(sides[0][1], sides[1][1])
-        )
+        with (reporter := _Reporter("diff", opts.verbosity)).shown():
+            result = diff(
+                sides[0][0],
+                sides[1][0],
+                artifacts=not no_outputs,
+                only=list(only) or None,
+                labels=(sides[0][1], sides[1][1]),
+                progress=reporter,
+            )
     except Exception as exc:  # noqa: BLE001
         _internal_error("while comparing", exc)
     if verbose:

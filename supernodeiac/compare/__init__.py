@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..findings import Severity
 from ..outputs import RENDERERS
 from ..pipeline import Compiled, render
+from ..util.progress import NULL, Progress
 from .artifacts import ArtifactDiff, diff_artifacts
 from .fabric import FabricDiff, diff_fabrics
 
@@ -85,6 +86,7 @@ def diff(
     artifacts: bool = True,
     only: list[str] | None = None,
     labels: tuple[str | None, str | None] = (None, None),
+    progress: Progress = NULL,
 ) -> Diff:
     """The semantic diff of two built blueprints (``stage`` BUILT; design errors are allowed and
     counted). ``artifacts=False`` compares the Fabrics only; ``only`` limits the renderers."""
@@ -92,7 +94,8 @@ def diff(
         if c.fabric is None or c.blueprint is None or c.catalogue is None:
             raise ValueError(f"{c.path} was not built ({c.stage.value}): nothing to compare")
     assert old.blueprint and old.catalogue and old.fabric and new.blueprint and new.catalogue and new.fabric
-    fabric = diff_fabrics((old.blueprint, old.catalogue, old.fabric), (new.blueprint, new.catalogue, new.fabric))
+    with progress.step("compare fabrics"):
+        fabric = diff_fabrics((old.blueprint, old.catalogue, old.fabric), (new.blueprint, new.catalogue, new.fabric))
     result = Diff(Side.of(old, labels[0]), Side.of(new, labels[1]), fabric)
     if artifacts:
         # One output family at a time: both sides' files of one renderer are held, not every
@@ -104,9 +107,10 @@ def diff(
             if only and name not in only:
                 continue
             # Streamed outputs (configs, sheets) are produced file by file as they are compared.
-            old_files, old_notices = render(old, [name], stream=True)
-            new_files, new_notices = render(new, [name], stream=True)
-            part = diff_artifacts(old_files, new_files)
+            with progress.step(f"compare {name}"):
+                old_files, old_notices = render(old, [name], stream=True)
+                new_files, new_notices = render(new, [name], stream=True)
+                part = diff_artifacts(old_files, new_files)
             del old_files, new_files
             files += part.files
             unchanged += part.unchanged

@@ -1,0 +1,176 @@
+"""The terminal experience: progress on long runs, root causes first, source snippets, colour."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import BLUEPRINTS, ROOT
+
+from supernodeiac.cli import main
+from supernodeiac.pipeline import compile_file
+
+SMALL = BLUEPRINTS / "small-ib.yaml"
+ESCAPE = re.compile(r"\x1b[\[\]()]")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "SNC_PROGRESS", "CI")}
+    env["PYTHONPATH"] = str(ROOT)
+    env["TERM"] = "xterm-256color"
+    env.update(extra)
+    return env
+
+
+def _on_pty(args: list[str], **env: str) -> tuple[int, str, str]:
+    """Run snc with standard error on a pseudo-terminal (stdout a pipe): (exit code, stdout, pty text)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "supernodeiac", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=_env(**env),
+        cwd=ROOT,
+    )
+    os.close(slave)
+    chunks: list[bytes] = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the child closed the pty
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None:
+            break
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    code = proc.wait()
+    os.close(master)
+    return code, out, b"".join(chunks).decode(errors="replace")
+
+
+def _timed_lines(args: list[str], **env: str) -> tuple[int, list[tuple[float, str]]]:
+    """Run snc with standard error a pipe (a CI log): its lines with the second each arrived."""
+    began = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "supernodeiac", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=_env(**env),
+        cwd=ROOT,
+        text=True,
+    )
+    assert proc.stderr is not None
+    lines = [(time.monotonic() - began, line.rstrip("\n")) for line in proc.stderr]
+    return proc.wait(), lines
+
+
+# -- progress --------------------------------------------------------------------------------------
+
+
+def test_progress_shows_on_a_terminal_and_is_erased(tmp_path):
+    code, out, tty = _on_pty(["render", str(SMALL), "-o", str(tmp_path / "out")])
+    assert code == 0, tty
+    assert "wrote" in out
+    # The live line names the blueprint and a stage with its elapsed seconds ...
+    assert re.search(r"small-ib\.yaml: (load|parse|build|check|render|write)\b.*\(\d+ s\)", tty), tty
+    # ... and is drawn with terminal controls that erase it at the end.
+    assert ESCAPE.search(tty)
+
+
+def test_quiet_shows_no_progress(tmp_path):
+    code, _, tty = _on_pty(["render", "-q", str(SMALL), "-o", str(tmp_path / "out")])
+    assert code == 0
+    assert tty == ""
+    code, lines = _timed_lines(["render", "-q", str(SMALL), "-o", str(tmp_path / "out")], SNC_PROGRESS_INTERVAL="0.05")
+    assert code == 0 and lines == []
+
+
+def test_no_color_on_a_terminal_writes_plain_lines_without_escape_codes(tmp_path):
+    code, _, tty = _on_pty(
+        ["render", str(SMALL), "-o", str(tmp_path / "out")], NO_COLOR="1", SNC_PROGRESS_INTERVAL="0.05"
+    )
+    assert code == 0
+    assert not ESCAPE.search(tty), repr(tty[:300])
+    assert re.search(r"small-ib\.yaml: \w+", tty)
+
+
+def test_ci_log_gets_a_plain_line_every_interval(tmp_path):
+    interval = 0.2
+    code, lines = _timed_lines(["render", str(SMALL), "-o", str(tmp_path / "out")], SNC_PROGRESS_INTERVAL=str(interval))
+    assert code == 0
+    progress = [(t, line) for t, line in lines if re.match(r".*small-ib\.yaml: [\w >-]+ \(\d+ s\)$", line)]
+    assert progress, lines
+    assert not any(ESCAPE.search(line) for _, line in lines)
+    # No gap between two progress lines much longer than the interval (the work runs in between).
+    gaps = [b - a for (a, _), (b, _) in zip(progress, progress[1:])]
+    assert all(g < interval * 10 for g in gaps), gaps
+
+
+def test_verbose_times_every_stage_and_renderer():
+    result = CliRunner().invoke(main, ["render", "-v", str(SMALL), "-o", "/dev/null/x", "--check"])
+    timed = set(re.findall(r"small-ib\.yaml: +([\w-]+) \d+\.\d\d s$", result.output, re.M))
+    assert {"load", "parse", "build", "check", "render"} <= timed, result.output
+    assert {"cabling", "sonic", "opensm", "bom"} <= timed
+
+
+# -- root cause first ---------------------------------------------------------------------------------
+
+
+def _grown(tmp_path: Path, management: bool = True) -> Path:
+    """The 4-SU SuperPOD grown by one SU: the fifth SU's leaves land on the spines' rack units."""
+    text = (BLUEPRINTS / "dgx-h100-superpod-4su.yaml").read_text()
+    text = text.replace(
+        "    - {name: N, racks: 6}", "    - {name: C, racks: 16, budget: {power_kw: 45}}\n    - {name: N, racks: 8}"
+    )
+    text = text.replace(
+        "  - {name: ufm,", "  - {name: dgx-c, model: hgx-h100, count: 32, placement: {row: C, per_rack: 4, first_u: 2}}\n  - {name: ufm,"
+    )
+    text = text.replace("      - group: dgx-b\n", "      - group: dgx-b\n      - group: dgx-c\n")
+    if not management:
+        text = text.split("management:")[0]
+    path = tmp_path / "grown.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_su_growth_reports_rack_space_first_and_explains_the_port_budget(tmp_path):
+    compiled = compile_file(_grown(tmp_path))
+    errors = [f for f in compiled.findings if f.severity.value == "error"]
+    rules = [f.rule for f in errors]
+    assert rules[0] == "rack-space", rules
+    assert rules.count("rack-space") == 8  # the 8 leaves of SU 5 on the 8 spines' units of N05
+    assert "port-budget" in rules and rules.index("port-budget") > max(i for i, r in enumerate(rules) if r == "rack-space")
+    budget = next(f for f in errors if f.rule == "port-budget")
+    assert "consequence of the 8 rack-space error(s) above" in budget.hint
+    assert "PDU" not in budget.message + budget.hint  # the blueprint has none
+    # The same overlaps as a build without the management network finds.
+    alone = [f.message for f in compile_file(_grown(tmp_path, management=False)).findings if f.rule == "rack-space"]
+    assert sorted(alone) == sorted(f.message for f in errors if f.rule == "rack-space")
+
+
+def test_diff_with_an_unbuildable_side_prints_its_findings(tmp_path):
+    result = CliRunner().invoke(main, ["diff", str(BLUEPRINTS / "dgx-h100-superpod-4su.yaml"), str(_grown(tmp_path))])
+    assert result.exit_code == 2
+    assert "error[rack-space]" in result.output and "error[port-budget]" in result.output
+    assert "could not be built" in result.output
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_short_help(flag):
+    result = CliRunner().invoke(main, [flag])
+    assert result.exit_code == 0 and "Usage:" in result.output
+    result = CliRunner().invoke(main, ["render", flag])
+    assert result.exit_code == 0 and "--out" in result.output
