@@ -158,7 +158,8 @@ class _Reporter(Progress):
     On a terminal a live status line (rich) names the step and the elapsed time, and is erased
     when the work ends. Elsewhere (a CI log) one plain line every :func:`_progress_interval`
     seconds after a first line when the work starts, so a long run never looks hung. ``-v`` adds
-    a line with the time of every finished step (and each renderer); ``-q`` shows nothing. ``NO_COLOR`` on a terminal gets the plain lines (no escape codes).
+    a line with the time of every finished step (and each renderer); ``-q`` shows nothing.
+    ``NO_COLOR`` on a terminal gets the plain lines (no escape codes).
     """
 
     def __init__(self, what: str, verbosity: Verbosity) -> None:

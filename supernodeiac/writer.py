@@ -445,9 +445,7 @@ def _clear(debris: _Debris, keep_swapping: bool) -> None:
             os.unlink(tmp)
 
 
-def write(
-    artifacts: Mapping[str, bytes | Chunked], target: Path, blueprint_name: str, progress: Progress = NULL
-) -> Path:
+def write(artifacts: Mapping[str, bytes | Chunked], target: Path, blueprint_name: str, progress: Progress = NULL) -> Path:
     """Write ``artifacts`` as the new content of ``target``, all or nothing (see the module doc).
 
     A value is bytes, or a stream (``render.Stream``: anything with ``chunks()``) that is written

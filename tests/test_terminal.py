@@ -99,9 +99,7 @@ def test_quiet_shows_no_progress(tmp_path):
 
 
 def test_no_color_on_a_terminal_writes_plain_lines_without_escape_codes(tmp_path):
-    code, _, tty = _on_pty(
-        ["render", str(SMALL), "-o", str(tmp_path / "out")], NO_COLOR="1", SNC_PROGRESS_INTERVAL="0.05"
-    )
+    code, _, tty = _on_pty(["render", str(SMALL), "-o", str(tmp_path / "out")], NO_COLOR="1", SNC_PROGRESS_INTERVAL="0.05")
     assert code == 0
     assert not ESCAPE.search(tty), repr(tty[:300])
     assert re.search(r"small-ib\.yaml: \w+", tty)
@@ -135,9 +133,8 @@ def _grown(tmp_path: Path, management: bool = True) -> Path:
     text = text.replace(
         "    - {name: N, racks: 6}", "    - {name: C, racks: 16, budget: {power_kw: 45}}\n    - {name: N, racks: 8}"
     )
-    text = text.replace(
-        "  - {name: ufm,", "  - {name: dgx-c, model: hgx-h100, count: 32, placement: {row: C, per_rack: 4, first_u: 2}}\n  - {name: ufm,"
-    )
+    su5 = "  - {name: dgx-c, model: hgx-h100, count: 32, placement: {row: C, per_rack: 4, first_u: 2}}\n"
+    text = text.replace("  - {name: ufm,", su5 + "  - {name: ufm,")
     text = text.replace("      - group: dgx-b\n", "      - group: dgx-b\n      - group: dgx-c\n")
     if not management:
         text = text.split("management:")[0]
