@@ -25,8 +25,8 @@ from typing import Any
 import click
 
 from . import config as snc_config
-from .findings import Severity
-from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, human, shown
+from .findings import Finding, Severity
+from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, github_annotations, human, shown
 from .load.compose import Source
 from .pipeline import Compiled, compile_file, compile_text, render
 from .util.progress import NULL, Progress
@@ -135,6 +135,9 @@ def input_options(command: Callable) -> Callable:
 # -- progress on standard error ----------------------------------------------------------------------
 
 
+FIRST_PROGRESS_S = 1.0  # a run still busy after this long says what it is doing
+
+
 def _progress_interval() -> float:
     """Seconds between plain progress lines (``SNC_PROGRESS_INTERVAL``, default 5)."""
     try:
@@ -157,7 +160,8 @@ class _Reporter(Progress):
 
     On a terminal a live status line (rich) names the step and the elapsed time, and is erased
     when the work ends. Elsewhere (a CI log) one plain line every :func:`_progress_interval`
-    seconds after a first line when the work starts, so a long run never looks hung. ``-v`` adds
+    seconds, the first after :data:`FIRST_PROGRESS_S`: a short run stays silent, a long one never
+    looks hung. ``-v`` adds
     a line with the time of every finished step (and each renderer); ``-q`` shows nothing.
     ``NO_COLOR`` on a terminal gets the plain lines (no escape codes).
     """
@@ -180,7 +184,6 @@ class _Reporter(Progress):
         self._worker: threading.Thread | None = None
         self._live: Any = None
         self._console: Any = None
-        self._announced = False
 
     # the observer side (called on the working thread)
     def started(self, name: str, depth: int) -> None:
@@ -238,12 +241,50 @@ class _Reporter(Progress):
                 self._worker = None
 
     def _tick(self) -> None:
-        if not self._announced:  # a CI log says at once what snc is working on
-            self._announced = True
-            click.echo(f"{self.what}: started", err=True)
         interval = _progress_interval()
-        while not self._stop.wait(interval):
+        wait = min(FIRST_PROGRESS_S, interval)
+        while not self._stop.wait(wait):
             click.echo(self.status(), err=True)
+            wait = interval
+
+
+# -- how findings look on a terminal ---------------------------------------------------------------------
+
+_SOURCES: dict[str, list[str] | None] = {}  # file -> its lines, for source snippets (standard input kept here)
+
+
+def _colour(err: bool = False) -> bool:
+    """Colour for standard output (or error): ``NO_COLOR`` (set, non-empty) never, ``FORCE_COLOR``
+    (set, not 0) always, otherwise on a terminal that is not ``TERM=dumb``."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    force = os.environ.get("FORCE_COLOR")
+    if force and force != "0":
+        return True
+    stream = sys.stderr if err else sys.stdout
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
+def _source_line(f: Finding) -> str | None:
+    """The text of the line a finding is located at (None for an unreadable or unnamed file)."""
+    loc = f.location
+    if loc is None or loc.line <= 0:
+        return None
+    if loc.file not in _SOURCES:
+        try:
+            _SOURCES[loc.file] = Path(loc.file).read_text(encoding="utf-8", errors="replace").splitlines()
+        except (OSError, ValueError):
+            _SOURCES[loc.file] = None
+    lines = _SOURCES[loc.file]
+    return lines[loc.line - 1] if lines is not None and loc.line <= len(lines) else None
+
+
+def _human(f: Finding, err: bool = False) -> str:
+    """A finding for a person: compiler style, with its source line and caret, coloured where wanted."""
+    return human(f, _source_line(f), _colour(err))
 
 
 # -- compiling and printing findings -----------------------------------------------------------------
@@ -258,11 +299,12 @@ def _compile(path: str, opts: Options, source: Source | None = None, progress: P
     try:
         with own.shown() if own is not None else contextlib.nullcontext():
             watcher = progress or own or NULL
-            compiled = (
-                compile_text(sys.stdin.read(), opts.stdin_filename or "<stdin>", progress=watcher)
-                if path == STDIN
-                else compile_file(path, source, watcher)
-            )
+            if path == STDIN:
+                text = sys.stdin.read()
+                _SOURCES[opts.stdin_filename or "<stdin>"] = text.splitlines()
+                compiled = compile_text(text, opts.stdin_filename or "<stdin>", progress=watcher)
+            else:
+                compiled = compile_file(path, source, watcher)
     except Exception as exc:  # noqa: BLE001 - the safety net under every located error
         _internal_error(f"while compiling {path}", exc)
         raise  # unreachable: _internal_error exits
@@ -307,14 +349,12 @@ def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = 
         click.echo(json.dumps(doc, indent=2))
     elif opts.fmt == "github":
         for c in results:
-            for f in c.findings:
-                line = github(f)
-                if line is not None:
-                    click.echo(line)
+            for line in github_annotations(c.findings):
+                click.echo(line)
     else:
         for c in results:
             for f in shown(c.findings, level):
-                click.echo(human(f))
+                click.echo(_human(f), color=True)  # _human coloured only where wanted
             if summary and level > Verbosity.QUIET:
                 click.echo(_summary(c))
 
@@ -450,7 +490,7 @@ def explain_cmd(file: str, opts: Options) -> None:
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
     else:
         for f in shown(compiled.findings, level):
-            click.echo(human(f), err=True)
+            click.echo(_human(f, err=True), err=True, color=True)
         if report is not None:
             click.echo(to_text(report), nl=False)
         else:
@@ -622,7 +662,7 @@ def _diff_sides(blueprints: tuple[str, ...], rev: str | None, opts: Options) -> 
     for compiled, label in pairs:
         if compiled.fabric is None:
             for f in compiled.findings:
-                click.echo(human(f), err=True)
+                click.echo(_human(f, err=True), err=True, color=True)
             click.echo(f"snc diff: {label} could not be built ({compiled.stage.value}); nothing compared", err=True)
             sys.exit(2)
     return pairs

@@ -171,3 +171,59 @@ def test_short_help(flag):
     assert result.exit_code == 0 and "Usage:" in result.output
     result = CliRunner().invoke(main, ["render", flag])
     assert result.exit_code == 0 and "--out" in result.output
+
+
+# -- compiler-style display ----------------------------------------------------------------------------
+
+
+def _planted(tmp_path: Path) -> Path:
+    """small-ib with a switch model that does not exist."""
+    text = SMALL.read_text().replace("switch: qm9700", "switch: qm9799", 1)
+    path = tmp_path / "planted.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_planted_error_shows_its_source_line_and_a_caret(tmp_path):
+    path = _planted(tmp_path)
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code in (1, 2)
+    lines = result.output.splitlines()
+    head = next(i for i, line in enumerate(lines) if "error[" in line and "qm9799" in line)
+    loc = re.match(r".*?:(\d+):(\d+): ", lines[head])
+    assert loc, lines[head]
+    number, col = int(loc.group(1)), int(loc.group(2))
+    source = path.read_text().splitlines()[number - 1]
+    assert lines[head + 2] == f"  {number} | {source}"
+    caret = lines[head + 3]
+    start = caret.index("^")
+    assert start == len(f"  {number} | ") + col - 1
+    # The span covers the token at the column (the key or the value), no more.
+    token = re.match(r"[^\s:,{}\[\]#]+", source[col - 1 :])
+    assert token and caret[start:] == "^" * len(token.group())
+    assert not ESCAPE.search(result.output)  # not a terminal: no colour
+
+
+def test_colour_on_a_terminal_and_none_with_no_color(tmp_path):
+    path = _planted(tmp_path)
+    # Findings go to standard output: give the command a terminal for both streams via FORCE_COLOR
+    # and check the codes, then NO_COLOR (which wins) takes every one away.
+    forced = CliRunner().invoke(main, ["validate", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": ""})
+    assert "\x1b[1;31merror[" in forced.output and "\x1b[0m" in forced.output
+    plain = CliRunner().invoke(main, ["validate", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert not ESCAPE.search(plain.output) and "error[" in plain.output
+    code, out, tty = _on_pty(["explain", str(path)], NO_COLOR="1")  # findings on the terminal (stderr)
+    assert "error[" in tty and not ESCAPE.search(tty), repr(tty[:300])
+    code, out, tty = _on_pty(["explain", str(path)])
+    assert "\x1b[1;31merror[" in tty
+
+
+def test_repeated_findings_at_one_line_are_one_annotation(tmp_path):
+    from supernodeiac.findings.formats import parse_workflow_command
+
+    result = CliRunner().invoke(main, ["validate", "--format", "github", str(_grown(tmp_path))])
+    commands = [parse_workflow_command(line) for line in result.stdout.splitlines() if line.startswith("::")]
+    rack = [c for c in commands if c[1]["title"] == "rack-space"]
+    assert len(rack) == 1
+    assert rack[0][2].startswith("8 rack-space errors here: ib-spine-001 ") and "and 5 more" in rack[0][2]
+    assert [c[1]["title"] for c in commands] == ["rack-space", "port-budget"]
