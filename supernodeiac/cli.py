@@ -610,7 +610,7 @@ def diff_cmd(
     --exit-code when something differs), 2 when a blueprint cannot be read or built.
     """
     from .compare import diff
-    from .compare.report import MARKDOWN_LIMIT, to_json, to_markdown, to_text
+    from .compare.report import FILE_KEYS, MARKDOWN_LIMIT, to_json, to_markdown, to_text
 
     opts = Options("human", Verbosity.VERBOSE if verbose else Verbosity.NORMAL, _load_config(config_path, "human"))
     sides = _diff_sides(blueprints, rev, opts)
@@ -634,7 +634,7 @@ def diff_cmd(
     elif fmt == "markdown":
         click.echo(to_markdown(result, MARKDOWN_LIMIT if limit is None else (limit or None)), nl=False)
     else:
-        click.echo(to_text(result, limit or None), nl=False)
+        click.echo(to_text(result, limit or None, file_keys=None if limit == 0 else FILE_KEYS), nl=False)
     sys.exit(1 if exit_code and not result.empty else 0)
 
 
