@@ -326,8 +326,15 @@ def _summary(c: Compiled) -> str:
     return f"{c.path}: " + ", ".join(parts)
 
 
-def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = None, summary: bool = True) -> None:
-    """The findings of ``results`` in the chosen format (at ``verbosity``, default the options')."""
+def _emit(
+    results: list[Compiled],
+    opts: Options,
+    verbosity: Verbosity | None = None,
+    summary: bool = True,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """The findings of ``results`` in the chosen format (at ``verbosity``, default the options');
+    ``extra`` adds keys to each JSON entry (render: the files written)."""
     level = opts.verbosity if verbosity is None else verbosity
     if opts.fmt == "sarif":
         from .findings.sarif import sarif_log
@@ -343,6 +350,7 @@ def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = 
                 "findings": finding_dicts(shown(c.findings, level)),
                 "devices": len(c.fabric.devices) if c.fabric else None,
                 "links": len(c.fabric.links) if c.fabric else None,
+                **(extra or {}),
             }
             for c in results
         ]
@@ -362,8 +370,20 @@ def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = 
 # -- commands -------------------------------------------------------------------------------------------
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: snc's and the hardware catalogue's (a digest of its data files)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from .catalog import catalogue_version
+
+    click.echo(f"snc, version {_version()}, catalogue {catalogue_version()}")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="supernodeiac")
+@click.option(
+    "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version, help="show the version and exit"
+)
 def main() -> None:
     """supernodeiac: compile supernode blueprints into fabrics, checks, and configs."""
 
@@ -433,11 +453,18 @@ def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, e
         sys.exit(1)
     except Exception as exc:  # noqa: BLE001 - a streamed renderer failed; the staging folder is gone
         _internal_error(f"while rendering {file} ({target} is unchanged)", exc)
-    _emit([compiled], opts, findings_level, summary=False)
+    _emit([compiled], opts, findings_level, summary=False, extra=_written(target) if opts.fmt == "json" else None)
     for notice in notices:
         click.echo(f"notice: {notice}", err=True)
     if opts.fmt == "human" and not opts.quiet:
         click.echo(f"wrote {len(artifacts)} files to {target}/")
+
+
+def _written(target: Path) -> dict[str, Any]:
+    """``render --format json``: the folder and every file written, with its size and SHA-256."""
+    from .writer import written
+
+    return {"out": str(target), "files": written(target)}
 
 
 def _check(
@@ -704,11 +731,16 @@ def schema() -> None:
 
 
 @main.command()
+@click.argument("rule", required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
-def rules(fmt: str) -> None:
-    """List the rule ids findings carry (for [tool.snc] severity and ignore), with what each checks."""
+def rules(rule: str | None, fmt: str) -> None:
+    """List the rule ids findings carry (for [tool.snc] severity and ignore), with what each checks;
+    with RULE, that rule in full: what it checks, how to fix it, how to silence it."""
     from .findings.rules import RULES, markdown
 
+    if rule is not None:
+        _one_rule(rule, fmt)
+        return
     if fmt == "markdown":
         click.echo(markdown(), nl=False)
     elif fmt == "json":
@@ -717,6 +749,43 @@ def rules(fmt: str) -> None:
         width = max(len(r.id) for r in RULES)
         for r in sorted(RULES, key=lambda r: r.id):
             click.echo(f"{r.id:<{width}}  {r.stage:<6}  {r.short}")
+
+
+def _one_rule(rule_id: str, fmt: str) -> None:
+    """``snc rules RULE``: one rule's page; an unknown id is a usage error naming the nearest ids."""
+    import difflib
+
+    from .findings.rules import RULES
+
+    by_id = {r.id: r for r in RULES}
+    r = by_id.get(rule_id)
+    if r is None:
+        near = difflib.get_close_matches(rule_id, list(by_id), n=3)
+        raise click.UsageError(
+            f"no rule {rule_id!r}" + (f"; did you mean {', '.join(near)}?" if near else "; `snc rules` lists them")
+        )
+    fixed = r.stage in snc_config.FIXED_STAGES
+    silence = (
+        f"it cannot be silenced: [tool.snc] severity and ignore apply to design rules, not to the {r.stage} stage's"
+        if fixed
+        else (
+            f'in .snc.toml or pyproject.toml: [tool.snc.severity] {r.id} = "warning" (or "info", "error"); '
+            f'[tool.snc.ignore] {r.id} = "why it does not apply" (a reason is required; '
+            f'{{ reason = "...", files = ["blueprints/lab/*.yaml"] }} for some files only)'
+        )
+    )
+    if fmt == "json":
+        click.echo(json.dumps({"id": r.id, "stage": r.stage, "short": r.short, "full": r.full, "silence": silence}, indent=2))
+        return
+    if fmt == "markdown":
+        click.echo(f"### {r.id}\n\n**{r.short}** ({r.stage})\n\n{r.full}\n\nSilencing: {silence}\n")
+        return
+    import textwrap
+
+    click.echo(f"{r.id} ({r.stage} stage): {r.short}\n")
+    click.echo(textwrap.fill(r.full, 100) + "\n")
+    click.echo(f"more: {r.help_uri('docs') or ''} (snc rules --format markdown prints them all)\n")
+    click.echo(textwrap.fill("silence: " + silence, 100, subsequent_indent="  "))
 
 
 @main.command()

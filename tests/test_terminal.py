@@ -227,3 +227,42 @@ def test_repeated_findings_at_one_line_are_one_annotation(tmp_path):
     assert len(rack) == 1
     assert rack[0][2].startswith("8 rack-space errors here: ib-spine-001 ") and "and 5 more" in rack[0][2]
     assert [c[1]["title"] for c in commands] == ["rack-space", "port-budget"]
+
+
+def test_rules_rule_explains_one_rule_and_how_to_silence_it():
+    from supernodeiac.findings.rules import RULES
+
+    [rule] = [r for r in RULES if r.id == "rack-space"]
+    result = CliRunner().invoke(main, ["rules", "rack-space"])
+    assert result.exit_code == 0
+    assert result.output.startswith(f"rack-space (build stage): {rule.short}")
+    assert " ".join(result.output.split()).count(rule.full) == 1
+    assert '[tool.snc.severity] rack-space = "warning"' in " ".join(result.output.split())
+    assert "cannot be silenced" in CliRunner().invoke(main, ["rules", "yaml-syntax"]).output
+    wrong = CliRunner().invoke(main, ["rules", "rack-spac"])
+    assert wrong.exit_code == 2 and "did you mean rack-space" in wrong.output
+
+
+def test_version_names_the_catalogue():
+    from supernodeiac.catalog import catalogue_version
+
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert re.fullmatch(r"snc, version \S+, catalogue [0-9a-f]{12} \(\d+ data files\)\n", result.output)
+    assert catalogue_version() in result.output
+
+
+def test_render_json_lists_the_files_written_with_their_hashes(tmp_path):
+    import hashlib
+    import json
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["render", "--format", "json", str(SMALL), "-o", str(out)])
+    assert result.exit_code == 0
+    [doc] = json.loads(result.stdout)
+    assert doc["out"] == str(out)
+    on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "MANIFEST.json")
+    assert [f["path"] for f in doc["files"]] == on_disk
+    for f in doc["files"]:
+        data = (out / f["path"]).read_bytes()
+        assert f["bytes"] == len(data) and f["sha256"] == hashlib.sha256(data).hexdigest()
