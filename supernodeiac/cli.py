@@ -17,7 +17,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -443,7 +443,7 @@ def render_cmd(file: str, out: str | None, only: tuple[str, ...], check: bool, e
     name = compiled.blueprint.metadata.name
     target = Path(out) if out is not None else Path("out") / name
     if check:
-        _check(compiled, artifacts, target, exclude, opts, findings_level)
+        _check(compiled, artifacts, target, exclude, opts, findings_level, notices)
         return
     try:
         with reporter.shown():
@@ -468,13 +468,19 @@ def _written(target: Path) -> dict[str, Any]:
 
 
 def _check(
-    compiled: Compiled, artifacts: dict[str, bytes], target: Path, exclude: tuple[str, ...], opts: Options, level: Verbosity
+    compiled: Compiled,
+    artifacts: dict[str, bytes],
+    target: Path,
+    exclude: tuple[str, ...],
+    opts: Options,
+    level: Verbosity,
+    notices: Sequence[str] = (),
 ) -> None:
     """``render --check``: drift findings for every file of ``target`` that differs; exit 1 if any."""
     from .compare.drift import drift_findings
 
     assert compiled.blueprint is not None
-    drift = drift_findings(artifacts, compiled.blueprint.metadata.name, target, exclude)
+    drift = drift_findings(artifacts, compiled.blueprint.metadata.name, target, exclude, notices)
     checked = replace(compiled, findings=compiled.findings + drift)
     _emit([checked], opts, level, summary=False)
     if opts.fmt == "human" and not opts.quiet:

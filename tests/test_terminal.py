@@ -266,3 +266,33 @@ def test_render_json_lists_the_files_written_with_their_hashes(tmp_path):
     for f in doc["files"]:
         data = (out / f["path"]).read_bytes()
         assert f["bytes"] == len(data) and f["sha256"] == hashlib.sha256(data).hexdigest()
+
+
+def test_drift_without_graphviz_names_the_missing_tool(tmp_path, monkeypatch):
+    import shutil as sh
+
+    if sh.which("dot") is None:
+        pytest.skip("needs Graphviz for the committed render")
+    out = tmp_path / "out"
+    assert CliRunner().invoke(main, ["render", "-q", str(SMALL), "-o", str(out)]).exit_code == 0
+    assert any(out.rglob("*.svg"))
+    import supernodeiac.outputs.diagram as diagram
+
+    monkeypatch.setattr(diagram.shutil, "which", lambda name, *a, **k: None)
+    result = CliRunner().invoke(main, ["render", "--check", str(SMALL), "-o", str(out)])
+    assert result.exit_code == 1
+    svg = [line for line in result.output.splitlines() if ".svg: error[drift]" in line]
+    assert svg and all("Graphviz `dot` not found" in line for line in svg), result.output
+    assert "stale or foreign" not in result.output
+    # Left out, as the pre-commit hook and the Action do: up to date.
+    clean = CliRunner().invoke(main, ["render", "--check", "--exclude", "diagrams/*.svg", str(SMALL), "-o", str(out)])
+    assert clean.exit_code == 0, clean.output
+
+
+def test_the_pre_commit_hook_leaves_svgs_out_as_the_action_does():
+    from ruamel.yaml import YAML
+
+    hooks = {h["id"]: h for h in YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    action = YAML(typ="safe").load((ROOT / "action.yml").read_text())
+    default = action["inputs"]["check-exclude"]["default"]
+    assert f'--exclude "{default}"' in hooks["snc-render-check"]["entry"]

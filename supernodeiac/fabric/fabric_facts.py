@@ -178,8 +178,6 @@ class FatTreeFacts(ClosShape, ClosSizing):
     ethernet: NotRequired[EthernetFacts]  # transport ethernet only
 
 
-
-
 # -- Dragonfly ----------------------------------------------------------------------------------
 
 
