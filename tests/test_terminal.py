@@ -296,3 +296,13 @@ def test_the_pre_commit_hook_leaves_svgs_out_as_the_action_does():
     action = YAML(typ="safe").load((ROOT / "action.yml").read_text())
     default = action["inputs"]["check-exclude"]["default"]
     assert f'--exclude "{default}"' in hooks["snc-render-check"]["entry"]
+
+
+def test_counts_agree_with_their_nouns():
+    from supernodeiac.util.number_format import plural
+
+    assert [plural("spine", n) for n in (0, 1, 8)] == ["spines", "spine", "spines"]
+    assert (plural("leaf"), plural("switch"), plural("leaf", 1)) == ("leaves", "switches", "leaf")
+    text = "".join(CliRunner().invoke(main, ["explain", str(b)]).stdout for b in sorted(BLUEPRINTS.glob("*.yaml")))
+    assert not re.search(r"(?<![\d,.])1 (racks|links|spines|cores|devices|ports|nodes)\b", text)
+    assert "leafs" not in text
