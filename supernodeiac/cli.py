@@ -794,6 +794,40 @@ def _one_rule(rule_id: str, fmt: str) -> None:
     click.echo(textwrap.fill("silence: " + silence, 100, subsequent_indent="  "))
 
 
+INIT_SHAPES = ("ib-fat-tree", "roce", "nvl72", "oex")  # templates/init/<shape>.yaml.j2
+_INIT_NAME = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"  # a DNS label: safe in every output's names
+
+
+@main.command(name="init")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True), default="blueprint.yaml")
+@click.option("--shape", type=click.Choice(INIT_SHAPES), required=True, help="the kind of deployment to start from")
+@click.option("--name", default=None, help="metadata.name (default: the file's name without .yaml)")
+@click.option("--force", is_flag=True, help="replace FILE if it exists")
+def init_cmd(file: str, shape: str, name: str | None, force: bool) -> None:
+    """Write a commented starter blueprint of a shape (validates clean as written; '-' prints it)."""
+    import re
+
+    from .util.templating import render_template
+
+    name = name or (Path(file).name.rsplit(".", 1)[0] if file != STDIN else "starter")
+    if not re.fullmatch(_INIT_NAME, name):
+        raise click.BadParameter(f"{name!r}: lower-case letters, digits and '-', at most 63 (a DNS label)", param_hint="--name")
+    text = render_template(f"init/{shape}.yaml.j2", blueprint_name=name)
+    if file == STDIN:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(file, "w" if force else "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        click.echo(f"snc init: {file} exists (--force replaces it)", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        click.echo(f"snc init: cannot write {file}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+    click.echo(f"wrote {file} ({shape}); next: snc validate {file}")
+
+
 @main.command()
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
 def completion(shell: str) -> None:

@@ -306,3 +306,21 @@ def test_counts_agree_with_their_nouns():
     text = "".join(CliRunner().invoke(main, ["explain", str(b)]).stdout for b in sorted(BLUEPRINTS.glob("*.yaml")))
     assert not re.search(r"(?<![\d,.])1 (racks|links|spines|cores|devices|ports|nodes)\b", text)
     assert "leafs" not in text
+
+
+@pytest.mark.parametrize("shape", ["ib-fat-tree", "roce", "nvl72", "oex"])
+def test_init_writes_a_commented_starter_that_validates_clean(tmp_path, shape):
+    path = tmp_path / f"my-{shape}.yaml"
+    result = CliRunner().invoke(main, ["init", "--shape", shape, str(path)])
+    assert result.exit_code == 0, result.output
+    text = path.read_text()
+    assert text.startswith(f"# A starter blueprint written by `snc init --shape {shape}`")
+    compiled = compile_file(path)
+    assert compiled.exit_code == 0 and compiled.errors == 0
+    assert not [f for f in compiled.findings if f.severity.value == "warning"]
+    assert compiled.blueprint.metadata.name == f"my-{shape}"
+    # An existing file stays unless --force; a name that would reach outputs unchecked is refused.
+    assert CliRunner().invoke(main, ["init", "--shape", shape, str(path)]).exit_code == 1
+    assert CliRunner().invoke(main, ["init", "--shape", shape, "--force", str(path)]).exit_code == 0
+    bad = CliRunner().invoke(main, ["init", "--shape", shape, "--name", "x; rm -rf /", str(tmp_path / "b.yaml")])
+    assert bad.exit_code == 2 and not (tmp_path / "b.yaml").exists()
