@@ -223,7 +223,7 @@ class _Reporter(Progress):
                     return reporter.status()
 
             self._console = Console(stderr=True, highlight=False)
-            self._live = Status(_Line(), console=self._console, spinner="dots")  # type: ignore[arg-type]
+            self._live = Status(_Line(), console=self._console, spinner="dots")
             self._live.start()
         elif self.mode == "plain":
             self._stop.clear()

@@ -177,11 +177,11 @@ def device_orders(d: Diff) -> tuple[list[DeviceOrder], list[CableChange], list[D
     """Moved devices grouped into work orders, each with the moved cables whose moved ends are on
     its devices (the same port, the device elsewhere); the cable and device changes left over."""
     moved = {x.device.name: x for x in d.fabric.devices if x.change == "moved" and x.old and x.new}
-    owner: dict[str, tuple] = {}
+    owner: dict[str, tuple[str, str, str, str]] = {}
     for name, x in moved.items():
         assert x.old and x.new
         owner[name] = (x.device.role, x.device.model, x.old.rack, x.new.rack)
-    follows: dict[tuple, list[CableChange]] = defaultdict(list)
+    follows: dict[tuple[str, str, str, str], list[CableChange]] = defaultdict(list)
     rest: list[CableChange] = []
     for c in d.fabric.cables:
         key = None
@@ -200,10 +200,10 @@ def device_orders(d: Diff) -> tuple[list[DeviceOrder], list[CableChange], list[D
             rest.append(c)
         else:
             follows[key].append(c)
-    groups: dict[tuple, list[DeviceChange]] = defaultdict(list)
+    groups: dict[tuple[str, str, str, str], list[DeviceChange]] = defaultdict(list)
     for name, x in moved.items():
         groups[owner[name]].append(x)
-    orders = [DeviceOrder(*key, devices=devs, cables=follows.get(key, [])) for key, devs in sorted(groups.items())]
+    orders = [DeviceOrder(k[0], k[1], k[2], k[3], devs, follows.get(k, [])) for k, devs in sorted(groups.items())]
     others = [x for x in d.fabric.devices if x.device.name not in moved]
     return orders, rest, others
 
@@ -365,11 +365,11 @@ def to_text(d: Diff, limit: int | None = None, file_keys: int | None = FILE_KEYS
                 continue
             for f in files:
                 w(f"  {f.status} {f.path}: {f.summary()}")
-                keys = limit if limit is not None else file_keys  # detail: the counts below total them
-                for k in f.keys[:keys]:
+                listed = limit if limit is not None else file_keys  # detail: the counts below total them
+                for k in f.keys[:listed]:
                     w(f"    {k.status} {k.path}" + (f": {_short(k.old)} -> {_short(k.new)}" if k.status == "changed" else ""))
-                if keys is not None and len(f.keys) > keys:
-                    w(f"    ... {len(f.keys) - keys:,} more keys (--limit 0 lists all; --format json has every one)")
+                if listed is not None and len(f.keys) > listed:
+                    w(f"    ... {len(f.keys) - listed:,} more keys (--limit 0 lists all; --format json has every one)")
                 if f.kind == "csv" and not f.counts:
                     for what, examples in f.row_examples.items():
                         w(
@@ -421,7 +421,7 @@ def _md_cell(text: str) -> str:
     )
 
 
-def _table(header: list[str], rows: Iterable[list[str]], align: str = "") -> list[str]:
+def _table(header: list[str], rows: Iterable[list[str]], align: list[str] | None = None) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align or ["---"] * len(header)) + "|"]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
     return lines
@@ -482,8 +482,8 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
         out.append("")
         for o in orders:
             rows = [[x.device.name, f"{x.old.place()} → {x.new.place()}" if x.old and x.new else ""] for x in o.devices]
-            cables = [[_follow_row(c, o.device_of(c))] for c in o.cables[:lim]]
-            body = _table(["device", "move"], rows) + [""] + _table(["cable (port, ID, change)"], cables)
+            beneath = [[_follow_row(c, o.device_of(c))] for c in o.cables[:lim]]
+            body = _table(["device", "move"], rows) + [""] + _table(["cable (port, ID, change)"], beneath)
             out += _details(_md_cell(o.title()), body + _more(len(o.cables), min(len(o.cables), lim), "cables"))
 
     if rest:
