@@ -16,8 +16,9 @@ import json
 import os
 import re
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,8 +27,9 @@ import click
 
 from . import config as snc_config
 from .findings import Finding, Severity
-from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, human, shown
+from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, github_annotations, human, shown
 from .load.compose import Source
+from .util.progress import NULL, Progress
 
 if TYPE_CHECKING:  # the pipeline (every model, builder and output) is imported where it runs:
     # `snc render` of an unchanged design, `snc rules` and `--help` need none of it.
@@ -133,19 +135,181 @@ def input_options(command: Callable) -> Callable:
     )(command)
 
 
+# -- progress on standard error ----------------------------------------------------------------------
+
+
+FIRST_PROGRESS_S = 1.0  # a run still busy after this long says what it is doing
+
+
+def _progress_interval() -> float:
+    """Seconds between plain progress lines (``SNC_PROGRESS_INTERVAL``, default 5)."""
+    try:
+        return max(0.05, float(os.environ.get("SNC_PROGRESS_INTERVAL", "5")))
+    except ValueError:
+        return 5.0
+
+
+def _real_stream(stream: Any) -> bool:
+    """A stream backed by a file descriptor (a terminal, a pipe, a CI log), not an in-memory capture."""
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
+
+
+class _Reporter(Progress):
+    """What a person watching a long run sees on standard error, fed by the stages' steps.
+
+    On a terminal a live status line (rich) names the step and the elapsed time, and is erased
+    when the work ends. Elsewhere (a CI log) one plain line every :func:`_progress_interval`
+    seconds, the first after :data:`FIRST_PROGRESS_S`: a short run stays silent, a long one never
+    looks hung. ``-v`` adds
+    a line with the time of every finished step (and each renderer); ``-q`` shows nothing.
+    ``NO_COLOR`` on a terminal gets the plain lines (no escape codes).
+    """
+
+    def __init__(self, what: str, verbosity: Verbosity) -> None:
+        super().__init__()
+        self.what = what
+        self.verbose = verbosity is Verbosity.VERBOSE
+        stream = sys.stderr
+        if verbosity is Verbosity.QUIET or os.environ.get("SNC_PROGRESS", "") in ("0", "off") or not _real_stream(stream):
+            self.mode = "off"
+        elif stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb":
+            self.mode = "live"
+        else:
+            self.mode = "plain"
+        self.began = time.monotonic()
+        self.current: list[str] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._live: Any = None
+        self._console: Any = None
+
+    # the observer side (called on the working thread)
+    def started(self, name: str, depth: int) -> None:
+        with self._lock:
+            del self.current[depth:]
+            self.current.append(name)
+
+    def finished(self, name: str, depth: int, seconds: float) -> None:
+        with self._lock:
+            del self.current[depth:]
+        if self.verbose:
+            self._say(f"{self.what}: {'  ' * depth}{name} {seconds:.2f} s")
+
+    def status(self) -> str:
+        with self._lock:
+            where = " > ".join(self.current) or "starting"
+        return f"{self.what}: {where} ({time.monotonic() - self.began:.0f} s)"
+
+    def _say(self, line: str) -> None:
+        if self.mode == "live" and self._console is not None:
+            self._console.print(line, markup=False, highlight=False)
+        elif self.mode != "off" or self.verbose:
+            click.echo(line, err=True)
+
+    # the display side
+    @contextlib.contextmanager
+    def shown(self) -> Iterator[_Reporter]:
+        """Show progress while the block runs; the live line is gone when it ends."""
+        if self.mode == "live":
+            from rich.console import Console
+            from rich.status import Status
+
+            reporter = self
+
+            class _Line:  # rendered on every refresh, so the elapsed time ticks
+                def __rich__(self) -> str:
+                    return reporter.status()
+
+            self._console = Console(stderr=True, highlight=False)
+            self._live = Status(_Line(), console=self._console, spinner="dots")
+            self._live.start()
+        elif self.mode == "plain":
+            self._stop.clear()
+            self._worker = threading.Thread(target=self._tick, name="snc-progress", daemon=True)
+            self._worker.start()
+        try:
+            yield self
+        finally:
+            if self._live is not None:
+                self._live.stop()
+                self._live = None
+            if self._worker is not None:
+                self._stop.set()
+                self._worker.join()
+                self._worker = None
+
+    def _tick(self) -> None:
+        interval = _progress_interval()
+        wait = min(FIRST_PROGRESS_S, interval)
+        while not self._stop.wait(wait):
+            click.echo(self.status(), err=True)
+            wait = interval
+
+
+# -- how findings look on a terminal ---------------------------------------------------------------------
+
+_SOURCES: dict[str, list[str] | None] = {}  # file -> its lines, for source snippets (standard input kept here)
+
+
+def _colour(err: bool = False) -> bool:
+    """Colour for standard output (or error): ``NO_COLOR`` (set, non-empty) never, ``FORCE_COLOR``
+    (set, not 0) always, otherwise on a terminal that is not ``TERM=dumb``."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    force = os.environ.get("FORCE_COLOR")
+    if force and force != "0":
+        return True
+    stream = sys.stderr if err else sys.stdout
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
+def _source_line(f: Finding) -> str | None:
+    """The text of the line a finding is located at (None for an unreadable or unnamed file)."""
+    loc = f.location
+    if loc is None or loc.line <= 0:
+        return None
+    if loc.file not in _SOURCES:
+        try:
+            _SOURCES[loc.file] = Path(loc.file).read_text(encoding="utf-8", errors="replace").splitlines()
+        except (OSError, ValueError):
+            _SOURCES[loc.file] = None
+    lines = _SOURCES[loc.file]
+    return lines[loc.line - 1] if lines is not None and loc.line <= len(lines) else None
+
+
+def _human(f: Finding, err: bool = False) -> str:
+    """A finding for a person: compiler style, with its source line and caret, coloured where wanted."""
+    return human(f, _source_line(f), _colour(err))
+
+
 # -- compiling and printing findings -----------------------------------------------------------------
 
 
-def _compile(path: str, opts: Options, source: Source | None = None) -> Compiled:
+def _compile(path: str, opts: Options, source: Source | None = None, progress: Progress | None = None) -> Compiled:
     """Compile a file (standard input for '-'; a file at a git revision with a GitSource), then
-    apply the configuration's severities and ignores; -v reports the time and what was ignored."""
+    apply the configuration's severities and ignores; -v reports the time and what was ignored.
+    Progress goes to ``progress`` when given, else to a reporter of its own for this file."""
     from .pipeline import compile_file, compile_text
 
     started = time.perf_counter()
+    own = _Reporter(path, opts.verbosity) if progress is None else None
     try:
-        compiled = (
-            compile_text(sys.stdin.read(), opts.stdin_filename or "<stdin>") if path == STDIN else compile_file(path, source)
-        )
+        with own.shown() if own is not None else contextlib.nullcontext():
+            watcher = progress or own or NULL
+            if path == STDIN:
+                text = sys.stdin.read()
+                _SOURCES[opts.stdin_filename or "<stdin>"] = text.splitlines()
+                compiled = compile_text(text, opts.stdin_filename or "<stdin>", progress=watcher)
+            else:
+                compiled = compile_file(path, source, watcher)
     except Exception as exc:  # noqa: BLE001 - the safety net under every located error
         _internal_error(f"while compiling {path}", exc)
         raise  # unreachable: _internal_error exits
@@ -167,8 +331,15 @@ def _summary(c: Compiled) -> str:
     return f"{c.path}: " + ", ".join(parts)
 
 
-def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = None, summary: bool = True) -> None:
-    """The findings of ``results`` in the chosen format (at ``verbosity``, default the options')."""
+def _emit(
+    results: list[Compiled],
+    opts: Options,
+    verbosity: Verbosity | None = None,
+    summary: bool = True,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """The findings of ``results`` in the chosen format (at ``verbosity``, default the options');
+    ``extra`` adds keys to each JSON entry (render: the files written)."""
     level = opts.verbosity if verbosity is None else verbosity
     if opts.fmt == "sarif":
         from .findings.sarif import sarif_log
@@ -184,20 +355,19 @@ def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = 
                 "findings": finding_dicts(shown(c.findings, level)),
                 "devices": len(c.fabric.devices) if c.fabric else None,
                 "links": len(c.fabric.links) if c.fabric else None,
+                **(extra or {}),
             }
             for c in results
         ]
         click.echo(json.dumps(doc, indent=2))
     elif opts.fmt == "github":
         for c in results:
-            for f in c.findings:
-                line = github(f)
-                if line is not None:
-                    click.echo(line)
+            for line in github_annotations(c.findings):
+                click.echo(line)
     else:
         for c in results:
             for f in shown(c.findings, level):
-                click.echo(human(f))
+                click.echo(_human(f), color=True)  # _human coloured only where wanted
             if summary and level > Verbosity.QUIET:
                 click.echo(_summary(c))
 
@@ -205,8 +375,20 @@ def _emit(results: list[Compiled], opts: Options, verbosity: Verbosity | None = 
 # -- commands -------------------------------------------------------------------------------------------
 
 
-@click.group()
-@click.version_option(package_name="supernodeiac")
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: snc's and the hardware catalogue's (a digest of its data files)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from .catalog import catalogue_version
+
+    click.echo(f"snc, version {_version()}, catalogue {catalogue_version()}")
+    ctx.exit()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version, help="show the version and exit"
+)
 def main() -> None:
     """supernodeiac: compile supernode blueprints into fabrics, checks, and configs."""
 
@@ -257,7 +439,9 @@ def render_cmd(
     from .outputs import RENDERERS
     from .pipeline import render
 
-    compiled = _compile(file, opts)
+    reporter = _Reporter(file, opts.verbosity)  # one clock for compile, render and write
+    with reporter.shown():
+        compiled = _compile(file, opts, progress=reporter)
     if compiled.exit_code != 0:
         _emit([compiled], opts, findings_level)
         click.echo("nothing written: fix the errors above", err=True)
@@ -270,19 +454,21 @@ def render_cmd(
     try:
         # Large outputs stay streams: the writer produces them chunk by chunk into the staging folder
         # (--check compares bytes).
-        artifacts, notices = render(compiled, list(only) or None, stream=not check)
+        with reporter.shown():
+            artifacts, notices = render(compiled, list(only) or None, stream=not check, progress=reporter)
     except Exception as exc:  # noqa: BLE001 - nothing has been written yet
         _internal_error(f"while rendering {file} (nothing written)", exc)
     assert compiled.blueprint is not None
     name = compiled.blueprint.metadata.name
     target = Path(out) if out is not None else Path("out") / name
     if check:
-        _check(compiled, artifacts, target, exclude, opts, findings_level)
+        _check(compiled, artifacts, target, exclude, opts, findings_level, notices)
         return
     digest = _render_digest(file, only, exclude, opts)
     render_state.forget(target)  # the folder is about to change: no shortcut until it is recorded again
     try:
-        write(artifacts, target, name)
+        with reporter.shown():
+            write(artifacts, target, name, reporter)
     except (OSError, WriteError) as exc:
         click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
         sys.exit(1)
@@ -290,7 +476,7 @@ def render_cmd(
         _internal_error(f"while rendering {file} ({target} is unchanged)", exc)
     if digest is not None and not notices:  # a notice (no dot, a failed diagram) may not hold next time
         render_state.remember(target, digest, compiled.findings)
-    _emit([compiled], opts, findings_level, summary=False)
+    _emit([compiled], opts, findings_level, summary=False, extra=_written(target) if opts.fmt == "json" else None)
     for notice in notices:
         click.echo(f"notice: {notice}", err=True)
     if opts.fmt == "human" and not opts.quiet:
@@ -360,14 +546,27 @@ def _unchanged_render(
     return None if stored is None else (target, stored)
 
 
+def _written(target: Path) -> dict[str, Any]:
+    """``render --format json``: the folder and every file written, with its size and SHA-256."""
+    from .writer import written
+
+    return {"out": str(target), "files": written(target)}
+
+
 def _check(
-    compiled: Compiled, artifacts: dict[str, bytes], target: Path, exclude: tuple[str, ...], opts: Options, level: Verbosity
+    compiled: Compiled,
+    artifacts: dict[str, bytes],
+    target: Path,
+    exclude: tuple[str, ...],
+    opts: Options,
+    level: Verbosity,
+    notices: Sequence[str] = (),
 ) -> None:
     """``render --check``: drift findings for every file of ``target`` that differs; exit 1 if any."""
     from .compare.drift import drift_findings
 
     assert compiled.blueprint is not None
-    drift = drift_findings(artifacts, compiled.blueprint.metadata.name, target, exclude)
+    drift = drift_findings(artifacts, compiled.blueprint.metadata.name, target, exclude, notices)
     checked = replace(compiled, findings=compiled.findings + drift)
     _emit([checked], opts, level, summary=False)
     if opts.fmt == "human" and not opts.quiet:
@@ -410,7 +609,7 @@ def explain_cmd(file: str, opts: Options) -> None:
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
     else:
         for f in shown(compiled.findings, level):
-            click.echo(human(f), err=True)
+            click.echo(_human(f, err=True), err=True, color=True)
         if report is not None:
             click.echo(to_text(report), nl=False)
         else:
@@ -585,15 +784,21 @@ def diff_cmd(
     --exit-code when something differs), 2 when a blueprint cannot be read or built.
     """
     from .compare import diff
-    from .compare.report import MARKDOWN_LIMIT, to_json, to_markdown, to_text
+    from .compare.report import FILE_KEYS, MARKDOWN_LIMIT, to_json, to_markdown, to_text
 
     opts = Options("human", Verbosity.VERBOSE if verbose else Verbosity.NORMAL, _load_config(config_path, "human"))
     sides = _diff_sides(blueprints, rev, opts)
     started = time.perf_counter()
     try:
-        result = diff(
-            sides[0][0], sides[1][0], artifacts=not no_outputs, only=list(only) or None, labels=(sides[0][1], sides[1][1])
-        )
+        with (reporter := _Reporter("diff", opts.verbosity)).shown():
+            result = diff(
+                sides[0][0],
+                sides[1][0],
+                artifacts=not no_outputs,
+                only=list(only) or None,
+                labels=(sides[0][1], sides[1][1]),
+                progress=reporter,
+            )
     except Exception as exc:  # noqa: BLE001
         _internal_error("while comparing", exc)
     if verbose:
@@ -603,7 +808,7 @@ def diff_cmd(
     elif fmt == "markdown":
         click.echo(to_markdown(result, MARKDOWN_LIMIT if limit is None else (limit or None)), nl=False)
     else:
-        click.echo(to_text(result, limit or None), nl=False)
+        click.echo(to_text(result, limit or None, file_keys=None if limit == 0 else FILE_KEYS), nl=False)
     sys.exit(1 if exit_code and not result.empty else 0)
 
 
@@ -631,7 +836,7 @@ def _diff_sides(blueprints: tuple[str, ...], rev: str | None, opts: Options) -> 
     for compiled, label in pairs:
         if compiled.fabric is None:
             for f in compiled.findings:
-                click.echo(human(f), err=True)
+                click.echo(_human(f, err=True), err=True, color=True)
             click.echo(f"snc diff: {label} could not be built ({compiled.stage.value}); nothing compared", err=True)
             sys.exit(2)
     return pairs
@@ -673,11 +878,16 @@ def schema() -> None:
 
 
 @main.command()
+@click.argument("rule", required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
-def rules(fmt: str) -> None:
-    """List the rule ids findings carry (for [tool.snc] severity and ignore), with what each checks."""
+def rules(rule: str | None, fmt: str) -> None:
+    """List the rule ids findings carry (for [tool.snc] severity and ignore), with what each checks;
+    with RULE, that rule in full: what it checks, how to fix it, how to silence it."""
     from .findings.rules import RULES, markdown
 
+    if rule is not None:
+        _one_rule(rule, fmt)
+        return
     if fmt == "markdown":
         click.echo(markdown(), nl=False)
     elif fmt == "json":
@@ -686,6 +896,77 @@ def rules(fmt: str) -> None:
         width = max(len(r.id) for r in RULES)
         for r in sorted(RULES, key=lambda r: r.id):
             click.echo(f"{r.id:<{width}}  {r.stage:<6}  {r.short}")
+
+
+def _one_rule(rule_id: str, fmt: str) -> None:
+    """``snc rules RULE``: one rule's page; an unknown id is a usage error naming the nearest ids."""
+    import difflib
+
+    from .findings.rules import RULES
+
+    by_id = {r.id: r for r in RULES}
+    r = by_id.get(rule_id)
+    if r is None:
+        near = difflib.get_close_matches(rule_id, list(by_id), n=3)
+        raise click.UsageError(
+            f"no rule {rule_id!r}" + (f"; did you mean {', '.join(near)}?" if near else "; `snc rules` lists them")
+        )
+    fixed = r.stage in snc_config.FIXED_STAGES
+    silence = (
+        f"it cannot be silenced: [tool.snc] severity and ignore apply to design rules, not to the {r.stage} stage's"
+        if fixed
+        else (
+            f'in .snc.toml or pyproject.toml: [tool.snc.severity] {r.id} = "warning" (or "info", "error"); '
+            f'[tool.snc.ignore] {r.id} = "why it does not apply" (a reason is required; '
+            f'{{ reason = "...", files = ["blueprints/lab/*.yaml"] }} for some files only)'
+        )
+    )
+    if fmt == "json":
+        click.echo(json.dumps({"id": r.id, "stage": r.stage, "short": r.short, "full": r.full, "silence": silence}, indent=2))
+        return
+    if fmt == "markdown":
+        click.echo(f"### {r.id}\n\n**{r.short}** ({r.stage})\n\n{r.full}\n\nSilencing: {silence}\n")
+        return
+    import textwrap
+
+    click.echo(f"{r.id} ({r.stage} stage): {r.short}\n")
+    click.echo(textwrap.fill(r.full, 100) + "\n")
+    click.echo(f"more: {r.help_uri('docs') or ''} (snc rules --format markdown prints them all)\n")
+    click.echo(textwrap.fill("silence: " + silence, 100, subsequent_indent="  "))
+
+
+INIT_SHAPES = ("ib-fat-tree", "roce", "nvl72", "oex")  # templates/init/<shape>.yaml.j2
+_INIT_NAME = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"  # a DNS label: safe in every output's names
+
+
+@main.command(name="init")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True), default="blueprint.yaml")
+@click.option("--shape", type=click.Choice(INIT_SHAPES), required=True, help="the kind of deployment to start from")
+@click.option("--name", default=None, help="metadata.name (default: the file's name without .yaml)")
+@click.option("--force", is_flag=True, help="replace FILE if it exists")
+def init_cmd(file: str, shape: str, name: str | None, force: bool) -> None:
+    """Write a commented starter blueprint of a shape (validates clean as written; '-' prints it)."""
+    import re
+
+    from .util.templating import render_template
+
+    name = name or (Path(file).name.rsplit(".", 1)[0] if file != STDIN else "starter")
+    if not re.fullmatch(_INIT_NAME, name):
+        raise click.BadParameter(f"{name!r}: lower-case letters, digits and '-', at most 63 (a DNS label)", param_hint="--name")
+    text = render_template(f"init/{shape}.yaml.j2", blueprint_name=name)
+    if file == STDIN:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(file, "w" if force else "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        click.echo(f"snc init: {file} exists (--force replaces it)", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        click.echo(f"snc init: cannot write {file}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+    click.echo(f"wrote {file} ({shape}); next: snc validate {file}")
 
 
 @main.command()

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
+from .util.progress import NULL, Progress
 from .util.renameat2 import exchange, rename_noreplace
 
 MANIFEST = "MANIFEST.json"
@@ -444,12 +445,24 @@ def _clear(debris: _Debris, keep_swapping: bool) -> None:
             os.unlink(tmp)
 
 
-def write(artifacts: Mapping[str, bytes | Chunked], target: Path, blueprint_name: str) -> Path:
+def write(artifacts: Mapping[str, bytes | Chunked], target: Path, blueprint_name: str, progress: Progress = NULL) -> Path:
     """Write ``artifacts`` as the new content of ``target``, all or nothing (see the module doc).
 
     A value is bytes, or a stream (``render.Stream``: anything with ``chunks()``) that is written
     chunk by chunk into the staging folder; a stream that fails midway fails the write like any
-    other error, before the swap, so ``target`` is left as it was."""
+    other error, before the swap, so ``target`` is left as it was. ``progress`` is told the
+    ``write`` step (streamed outputs are produced inside it)."""
+    with progress.step("write"):
+        return _write(artifacts, target, blueprint_name)
+
+
+def written(target: Path) -> list[dict[str, Any]]:
+    """The files of a folder snc wrote, as its manifest lists them (path, bytes, sha256)."""
+    doc = json.loads((Path(target) / MANIFEST).read_bytes())
+    return list(doc["files"])
+
+
+def _write(artifacts: Mapping[str, bytes | Chunked], target: Path, blueprint_name: str) -> Path:
     target = Path(os.path.abspath(target))
     paths = {rel: _safe_relpath(rel) for rel in sorted(artifacts)}
     found = _inspect(target)

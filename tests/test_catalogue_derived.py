@@ -18,8 +18,17 @@ import pytest
 from ruamel.yaml import YAML
 
 DATA = resources.files("supernodeiac.catalog") / "data"
-FILES = ("devices.yaml", "facility.yaml", "physical.yaml", "media.yaml", "transceivers.yaml",
-         "cords.yaml", "lines.yaml", "port_maps.yaml", "host_topology.yaml")
+FILES = (
+    "devices.yaml",
+    "facility.yaml",
+    "physical.yaml",
+    "media.yaml",
+    "transceivers.yaml",
+    "cords.yaml",
+    "lines.yaml",
+    "port_maps.yaml",
+    "host_topology.yaml",
+)
 
 # Reference figures the catalogue does not carry as fields (shared/reference/hardware.md and
 # physical.md, as each source's ref names them).
@@ -162,9 +171,15 @@ def _bf3_as_h100() -> None:
     hosts = _hosts()
 
     def layout(entry: dict[str, Any]) -> list[Any]:
-        return [(c["numaid"], c["affinity"], c["modelid"],
-                 [[{k: v for k, v in d.items() if k != "port"} for d in s["devices"]] for s in c["switches"]])
-                for c in entry["cpus"]]
+        return [
+            (
+                c["numaid"],
+                c["affinity"],
+                c["modelid"],
+                [[{k: v for k, v in d.items() if k != "port"} for d in s["devices"]] for s in c["switches"]],
+            )
+            for c in entry["cpus"]
+        ]
 
     assert layout(hosts["hgx-h100-bf3"]) == layout(hosts["hgx-h100"])
 
@@ -212,34 +227,62 @@ def _b300_model_id() -> None:
 RECOMPUTE: dict[tuple[str, str, str], Callable[[], None]] = {
     ("devices.yaml", "hgx-h100", "link_gbps 200 per direction"): _nvlink_link_gbps("hgx-h100", NVLINK4_GPU_GBYTES),
     ("devices.yaml", "gb200-tray", "link_gbps 400 per direction"): _nvlink_link_gbps("gb200-tray", NVLINK5_GPU_GBYTES),
-    ("devices.yaml", "hgx-b300", "NVLink 5: 18 links per GPU, 1.8 TB/s (hardware.md); 2 NVSwitch chips of 9 links each"):
-        _nvlink_link_gbps("hgx-b300", NVLINK5_GPU_GBYTES),
+    (
+        "devices.yaml",
+        "hgx-b300",
+        "NVLink 5: 18 links per GPU, 1.8 TB/s (hardware.md); 2 NVSwitch chips of 9 links each",
+    ): _nvlink_link_gbps("hgx-b300", NVLINK5_GPU_GBYTES),
     ("devices.yaml", "cxl-switch-256l", "16 x16 ports"): _cxl_switch_ports,
     ("devices.yaml", "cxl-switch-256l", "speed_gbps 512 per x16 port per direction"): _cxl_switch_speed,
-    ("facility.yaml", "site", "physical.md 3: B200 SuperPOD network racks ~16 QM9700 each (RA Fig. 3.2); 16 x 64 ports"):
-        _cables_max,
+    (
+        "facility.yaml",
+        "site",
+        "physical.md 3: B200 SuperPOD network racks ~16 QM9700 each (RA Fig. 3.2); 16 x 64 ports",
+    ): _cables_max,
     ("physical.yaml", "gb200-tray", "power_max_w 6,267 W per tray"): _gb200_tray_power,
-    ("physical.yaml", "nvl-power-shelf", "power_w 0: conversion losses are not budgeted (rack budgets are IT load)"):
-        _power_shelf_zero,
+    (
+        "physical.yaml",
+        "nvl-power-shelf",
+        "power_w 0: conversion losses are not budgeted (rack budgets are IT load)",
+    ): _power_shelf_zero,
     ("media.yaml", "dac-2x400g", "length codes as the MCP7Y00 ordering table (N001 = 1 m, N01A = 1.5 m)"): _mcp4y10_parts,
-    ("host_topology.yaml", "hgx-h100", "mapping GPU i / NIC i to the data ports mlx5_i of devices.yaml hgx-h100"):
-        _h100_nic_mapping,
+    (
+        "host_topology.yaml",
+        "hgx-h100",
+        "mapping GPU i / NIC i to the data ports mlx5_i of devices.yaml hgx-h100",
+    ): _h100_nic_mapping,
     ("host_topology.yaml", "hgx-h100-bf3", "layout, CPUs and bus ids as hgx-h100 (Azure ND H100 v5 file)"): _bf3_as_h100,
-    ("host_topology.yaml", "gb200-tray", "affinity: 72 Arm cores per Grace, CPUs 0-71 on NUMA 0 and 72-143 on NUMA 1"):
-        _grace_affinity,
-    ("host_topology.yaml", "gb200-tray",
-     "NUMA placement of the NICs: PCI segments 0000/0002 with Grace 0 (its GPUs 0008/0009), 0010/0012 with Grace 1"):
-        _grace_nic_numa,
-    ("host_topology.yaml", "hgx-b300",
-     "CX-8 NIC bus ids 17, 39, 5f, 70, 97, b9, dc, ed:00.0: NVIDIA AI Enterprise, Optimizing VM configuration for AI "
-     "inference on Blackwell Ultra HGX, appendix (mlxconfig output, docs.nvidia.com)"): _b300_nic_order,
-    ("host_topology.yaml", "hgx-b300", "sm 103: Blackwell Ultra, as NCCL dumps of GB300 trays write it (formats.md 1.3)"):
-        _b300_sm,
-    ("host_topology.yaml", "hgx-b300",
-     "link speeds: GPU and NIC on the CX-8's Gen6 switch (64 GT/s), its upstream to a Gen5 Xeon 6 root port (32 GT/s)"):
-        _b300_link_speeds,
-    ("host_topology.yaml", "hgx-b300",
-     "CPUs: 2 x Intel Xeon 6776P (Granite Rapids, 64 cores each), family 6 model 173 (0xAD)"): _b300_model_id,
+    (
+        "host_topology.yaml",
+        "gb200-tray",
+        "affinity: 72 Arm cores per Grace, CPUs 0-71 on NUMA 0 and 72-143 on NUMA 1",
+    ): _grace_affinity,
+    (
+        "host_topology.yaml",
+        "gb200-tray",
+        "NUMA placement of the NICs: PCI segments 0000/0002 with Grace 0 (its GPUs 0008/0009), 0010/0012 with Grace 1",
+    ): _grace_nic_numa,
+    (
+        "host_topology.yaml",
+        "hgx-b300",
+        "CX-8 NIC bus ids 17, 39, 5f, 70, 97, b9, dc, ed:00.0: NVIDIA AI Enterprise, Optimizing VM configuration for AI "
+        "inference on Blackwell Ultra HGX, appendix (mlxconfig output, docs.nvidia.com)",
+    ): _b300_nic_order,
+    (
+        "host_topology.yaml",
+        "hgx-b300",
+        "sm 103: Blackwell Ultra, as NCCL dumps of GB300 trays write it (formats.md 1.3)",
+    ): _b300_sm,
+    (
+        "host_topology.yaml",
+        "hgx-b300",
+        "link speeds: GPU and NIC on the CX-8's Gen6 switch (64 GT/s), its upstream to a Gen5 Xeon 6 root port (32 GT/s)",
+    ): _b300_link_speeds,
+    (
+        "host_topology.yaml",
+        "hgx-b300",
+        "CPUs: 2 x Intel Xeon 6776P (Granite Rapids, 64 cores each), family 6 model 173 (0xAD)",
+    ): _b300_model_id,
 }
 
 

@@ -85,8 +85,11 @@ def test_human_format_is_compiler_style(findings_file):
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert any(line.startswith(f"{findings_file}:17:13: error[reach]: ") for line in lines)
-    hint = lines.index(next(line for line in lines if line.startswith(f"{findings_file}:17:13: error[reach]: "))) + 1
-    assert lines[hint].startswith("    hint: ")
+    head = lines.index(next(line for line in lines if line.startswith(f"{findings_file}:17:13: error[reach]: ")))
+    # The source line under a gutter with a caret at column 13, then the hint.
+    assert lines[head + 2] == "  17 | " + findings_file.read_text().splitlines()[16]
+    assert lines[head + 3].index("^") == len("  17 | ") + 12
+    assert lines[head + 4].startswith("    hint: ")
     assert lines[-1].startswith(f"{findings_file}: ") and "error(s)" in lines[-1]
 
 

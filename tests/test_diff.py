@@ -127,7 +127,9 @@ def test_a_re_termination_is_a_move_order_with_both_labels():
     text = to_text(d)
     assert "label 'ufm-0001:BMC > mgmt-N02:RJ45 20' -> 'ufm-0001:BMC > mgmt-N02:RJ45 30'" in text
     md = to_markdown(d)
-    assert "**Existing cabling changes: 6 moved; see the work orders.**" in md and "<summary>Move orders (6)</summary>" in md
+    assert "**Existing cabling changes: 6 moved; see the work orders.**" in md
+    # One device order: the pair moves up its rack, its six cables beneath.
+    assert "| move within rack node ufm-appliance N02 → N02 | 2 | 6 |" in md
 
 
 def test_a_move_order_names_printed_ports_and_end_labels_as_cables_csv_prints_them():
@@ -408,3 +410,63 @@ def test_markdown_stays_within_a_comment(tmp_path):
     d = diff(big, compile_text(grown, "b.yaml"))
     assert len(to_markdown(d, limit=None)) <= 62_000
     assert Path  # keep the import used by the helpers above
+
+
+def _spines_one_rack_on() -> str:
+    """small-ib with its spines re-racked from N02 to a new rack N03 (their 4 x 64 cables follow)."""
+    far = SMALL.replace("{name: N, racks: 2}", "{name: N, racks: 3}").replace(
+        "spine: {row: N, first_rack: 2, per_rack: 4, first_u: 2}", "spine: {row: N, first_rack: 3, per_rack: 4, first_u: 2}"
+    )
+    assert far != SMALL
+    return far
+
+
+def test_a_re_rack_is_one_device_order_with_its_cables_beneath():
+    from supernodeiac.compare.report import device_orders
+
+    old, new = compile_text(SMALL, "a.yaml"), compile_text(_spines_one_rack_on(), "b.yaml")
+    d = diff(old, new)
+    orders, rest, devices = device_orders(d)
+    [order] = orders
+    spines = [x for x in old.fabric.devices if x.role == "spine"]
+    # Every data link of the re-racked spines, by the Fabric: the cables beneath the order.
+    spine_ids = {x.index for x in spines}
+    data = [link for link in old.fabric.links if link.fabric == "ib" and (link.a in spine_ids or link.b in spine_ids)]
+    assert len(data) == 256
+    assert (order.verb, order.role, order.old_rack, order.new_rack) == ("re-rack", "spine", "N02", "N03")
+    assert sorted(x.device.name for x in order.devices) == sorted(x.name for x in spines)
+    assert {c.cable.id for c in order.cables if c.cable.fabric == "ib"} == {link.id for link in data}
+    assert not any(c.cable.id in {link.id for link in data} for c in rest)  # listed once, under the order
+    assert all(x.change != "moved" for x in devices)
+
+    text = to_text(d)
+    assert len(text.encode()) < 30_000
+    assert max(len(line) for line in text.splitlines()) <= 200
+    assert text.count("re-rack 4 spine qm9700 N02 -> N03") == 1
+    assert "256 ib leaf-spine" in text
+    # The headline: the longer runs cost more cords at new lengths, the optics stay.
+    assert "relative cost" in text and "optics (transceivers) 392 -> 392" in text
+    md = to_markdown(d)
+    assert "| re-rack spine qm9700 N02 → N03 | 4 | 264 |" in md
+
+
+def test_findings_new_and_resolved_are_named():
+    crowded = SMALL.replace(
+        "{name: A, racks: 4, planned_racks: 8, budget: {power_kw: 45}}",
+        "{name: A, racks: 4, planned_racks: 8, budget: {power_kw: 35}}",
+    )
+    assert crowded != SMALL
+    d = diff(compile_text(SMALL, "a.yaml"), compile_text(crowded, "b.yaml"), artifacts=False)
+    assert d.new_findings and not d.resolved_findings
+    text = to_text(d)
+    severity, rule, message = d.new_findings[0]
+    assert f"{severity}[{rule}]: {message}" in text
+    back = diff(compile_text(crowded, "b.yaml"), compile_text(SMALL, "a.yaml"), artifacts=False)
+    assert back.resolved_findings == d.new_findings
+    assert "Resolved findings" in to_text(back)
+
+
+def test_markdown_says_where_the_full_list_is():
+    old, new = compile_text(ROCE, "roce.yaml"), compile_text(_one_more_su(ROCE), "roce-su3.yaml")
+    md = to_markdown(diff(old, new, artifacts=False), limit=5)
+    assert "more cables not shown; the full list: `snc diff --format text --limit 0 OLD NEW > snc-diff.txt`" in md

@@ -40,16 +40,20 @@ def build(blueprint: Blueprint, catalogue: Catalogue | None = None) -> tuple[Fab
     catalogue = catalogue if catalogue is not None else load_catalogue(blueprint)
     fabric = Fabric(blueprint.metadata.name, dict(catalogue.devices), cable_id=blueprint.naming.cable_id)
     ctx = BuildContext(blueprint, catalogue, fabric, Geometry(blueprint.site, fabric))
-    for i, group in enumerate(blueprint.nodes):
-        BUILDERS.get("nodes")(ctx, group, ("nodes", i))
-    for section in ("scaleup", "scaleout"):
-        for i, spec in enumerate(getattr(blueprint, section)):
-            BUILDERS.get(spec.kind)(ctx, spec, (section, i))
-    for i, pool in enumerate(blueprint.cxl):
-        BUILDERS.get(pool.kind)(ctx, pool, ("cxl", i))
-    if blueprint.management is not None:
-        BUILDERS.get("management")(ctx, blueprint.management, ("management",))
-    settle(ctx)  # one plug per cage, for all links at once
+    try:
+        for i, group in enumerate(blueprint.nodes):
+            BUILDERS.get("nodes")(ctx, group, ("nodes", i))
+        for section in ("scaleup", "scaleout"):
+            for i, spec in enumerate(getattr(blueprint, section)):
+                BUILDERS.get(spec.kind)(ctx, spec, (section, i))
+        for i, pool in enumerate(blueprint.cxl):
+            BUILDERS.get(pool.kind)(ctx, pool, ("cxl", i))
+        if blueprint.management is not None:
+            BUILDERS.get("management")(ctx, blueprint.management, ("management",))
+        settle(ctx)  # one plug per cage, for all links at once
+    except BuildError as exc:
+        exc.partial = fabric  # what was placed so far: the structural checks may name the cause
+        raise
     return fabric, ctx.findings
 
 

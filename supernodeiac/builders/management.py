@@ -154,13 +154,18 @@ def _unit_ports(
                     if k >= ports or k < 0
                     else "more management ports than its units"
                 )
+                # The PDUs are named only where the rack has some: otherwise they are no part of the cause.
+                pdus = ", and the rack's 0U PDUs take the top ports" if zero else ""
                 raise ctx.fail(
                     "port-budget",
-                    f"rack {rack}: {where} needs port {k + 1} of {switch} ({why}): ports follow rack units, "
-                    "and the rack's 0U PDUs take the top ports",
+                    f"rack {rack}: {where} needs port {k + 1} of {switch} ({why}): ports follow rack units{pdus}",
                     path,
-                    "keep devices with management ports below the units whose ports the PDUs take, "
-                    "or a switch with a port for every unit",
+                    (
+                        "keep devices with management ports below the units whose ports the PDUs take, "
+                        "or a switch with a port for every unit"
+                    )
+                    if zero
+                    else "give each device with a management port a rack unit of its own, or a switch with a port for every unit",
                 )
             taken[k] = d
             out.append((i, port, k))

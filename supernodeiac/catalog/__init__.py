@@ -29,11 +29,25 @@ __all__ = [
     "PortMap",
     "Transceiver",
     "builtin_data",
+    "catalogue_version",
     "merged",
 ]
 
 # Catalogue sections a blueprint may override entry by entry (``lines`` is merged per transport).
 SECTIONS = ("devices", "media", "transceivers", "cords", "port_maps")
+
+
+def catalogue_version() -> str:
+    """The shipped catalogue's identity: the first 12 hex digits of the SHA-256 over its data files
+    (name and bytes, in name order), so two installs that size hardware the same say the same."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    root = resources.files(__package__) / "data"
+    names = sorted(p.name for p in root.iterdir() if p.name.endswith(".yaml"))
+    for name in names:
+        digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
+    return f"{digest.hexdigest()[:12]} ({len(names)} data files)"
 
 
 @lru_cache(maxsize=1)

@@ -13,6 +13,18 @@ def run_checks(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
+STRUCTURAL_CHECKS = ("rack-space",)  # meaningful on a partly built Fabric: devices placed, links maybe not
+
+
+def run_structural_checks(ctx: CheckContext) -> list[Finding]:
+    """The checks that can name the root cause of a build that failed later (two devices in one
+    rack unit make the management ports clash): run on what was built before the failure."""
+    findings: list[Finding] = []
+    for name in STRUCTURAL_CHECKS:
+        findings.extend(CHECKS.get(name)(ctx))
+    return findings
+
+
 # Registration: importing a check module registers it (they import CHECKS from .base).
 from . import (  # noqa: E402,F401
     cages,

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from ..fabric.fabric_facts import ScaleOutFacts, is_scale_out
 from ..fabric.views import port_use
 from ..findings import Finding, info, warning
+from ..util.number_format import plural
 from .base import CHECKS, CheckContext
 
 
@@ -53,4 +54,4 @@ def _hint(facts: ScaleOutFacts, role: str) -> str:
         )
     if facts["kind"] == "dragonfly-plus":
         return "more leaves per group or more global links per spine, or a switch of lower radix"
-    return f"a {role} switch of lower radix, fewer {role}s with more parallel links, or a larger grow_to_sus"
+    return f"a {role} switch of lower radix, fewer {plural(role)} with more parallel links, or a larger grow_to_sus"

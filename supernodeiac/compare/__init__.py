@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..findings import Severity
 from ..outputs import RENDERERS
 from ..pipeline import Compiled, render
+from ..util.progress import NULL, Progress
 from .artifacts import ArtifactDiff, diff_artifacts
 from .fabric import FabricDiff, diff_fabrics
 
@@ -55,6 +56,32 @@ class Side:
         }
 
 
+HEADLINE = (  # (key, words): the totals a reviewer wants first, from the bill of materials
+    ("relative_cost", "relative cost"),
+    ("power_kw", "power (kW)"),
+    ("transceivers", "optics (transceivers)"),
+    ("cables", "cables and fibres"),
+)
+
+
+def headline(c: Compiled) -> dict[str, float]:
+    """Cost, power, optics and cable totals of one side (the BOM's totals)."""
+    from ..facts.bom import bill_of_materials, totals
+
+    assert c.catalogue is not None and c.fabric is not None
+    t = totals(bill_of_materials(c.catalogue, c.fabric, c.blueprint))
+    return {
+        "relative_cost": t["relative_cost"]["total"],
+        "power_kw": round(t["power_w"]["total"] / 1000, 1),
+        "transceivers": t["transceivers"],
+        "cables": t["cables"] + t["fibres"] + t["connectors"],
+    }
+
+
+def _named(c: Compiled) -> set[tuple[str, str, str]]:
+    return {(f.severity.value, f.rule, f.message) for f in c.findings if f.severity is not Severity.INFO}
+
+
 @dataclass
 class Diff:
     old: Side
@@ -62,6 +89,9 @@ class Diff:
     fabric: FabricDiff
     artifacts: ArtifactDiff | None = None  # None when outputs were not compared
     notices: list[str] = field(default_factory=list)
+    totals: dict[str, tuple[float, float]] = field(default_factory=dict)  # HEADLINE key -> (old, new)
+    new_findings: list[tuple[str, str, str]] = field(default_factory=list)  # (severity, rule, message)
+    resolved_findings: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -75,6 +105,11 @@ class Diff:
             "fabric": self.fabric.as_dict(),
             "artifacts": self.artifacts.as_dict() if self.artifacts is not None else None,
             "notices": self.notices,
+            "totals": {k: {"old": o, "new": n} for k, (o, n) in self.totals.items()},
+            "findings": {
+                "new": [dict(zip(("severity", "rule", "message"), f, strict=True)) for f in self.new_findings],
+                "resolved": [dict(zip(("severity", "rule", "message"), f, strict=True)) for f in self.resolved_findings],
+            },
         }
 
 
@@ -85,6 +120,7 @@ def diff(
     artifacts: bool = True,
     only: list[str] | None = None,
     labels: tuple[str | None, str | None] = (None, None),
+    progress: Progress = NULL,
 ) -> Diff:
     """The semantic diff of two built blueprints (``stage`` BUILT; design errors are allowed and
     counted). ``artifacts=False`` compares the Fabrics only; ``only`` limits the renderers."""
@@ -92,8 +128,14 @@ def diff(
         if c.fabric is None or c.blueprint is None or c.catalogue is None:
             raise ValueError(f"{c.path} was not built ({c.stage.value}): nothing to compare")
     assert old.blueprint and old.catalogue and old.fabric and new.blueprint and new.catalogue and new.fabric
-    fabric = diff_fabrics((old.blueprint, old.catalogue, old.fabric), (new.blueprint, new.catalogue, new.fabric))
+    with progress.step("compare fabrics"):
+        fabric = diff_fabrics((old.blueprint, old.catalogue, old.fabric), (new.blueprint, new.catalogue, new.fabric))
     result = Diff(Side.of(old, labels[0]), Side.of(new, labels[1]), fabric)
+    with progress.step("compare totals"):
+        before, after = headline(old), headline(new)
+        result.totals = {k: (before[k], after[k]) for k, _ in HEADLINE}
+    result.new_findings = sorted(_named(new) - _named(old))
+    result.resolved_findings = sorted(_named(old) - _named(new))
     if artifacts:
         # One output family at a time: both sides' files of one renderer are held, not every
         # renderer's (at 131k GPUs the cabling lists alone are 2 x 198 MB).
@@ -104,9 +146,10 @@ def diff(
             if only and name not in only:
                 continue
             # Streamed outputs (configs, sheets) are produced file by file as they are compared.
-            old_files, old_notices = render(old, [name], stream=True)
-            new_files, new_notices = render(new, [name], stream=True)
-            part = diff_artifacts(old_files, new_files)
+            with progress.step(f"compare {name}"):
+                old_files, old_notices = render(old, [name], stream=True)
+                new_files, new_notices = render(new, [name], stream=True)
+                part = diff_artifacts(old_files, new_files)
             del old_files, new_files
             files += part.files
             unchanged += part.unchanged

@@ -30,9 +30,16 @@ HINT = "render again (snc render FILE -o DIR) and commit the result, or undo the
 
 
 def drift_findings(
-    artifacts: Mapping[str, bytes], blueprint_name: str, folder: Path, exclude: Sequence[str] = ()
+    artifacts: Mapping[str, bytes],
+    blueprint_name: str,
+    folder: Path,
+    exclude: Sequence[str] = (),
+    notices: Sequence[str] = (),
 ) -> list[Finding]:
-    """One finding per file of ``folder`` that differs from ``artifacts`` (plus its manifest)."""
+    """One finding per file of ``folder`` that differs from ``artifacts`` (plus its manifest).
+
+    ``notices`` are the render's (an output it could not produce here, such as SVGs without
+    Graphviz): a committed file missing from the render for that reason is said to be so."""
     problem = _not_a_folder(folder)
     if problem is not None:
         return [problem]
@@ -59,7 +66,7 @@ def drift_findings(
     ]
     for change in changes:
         message = _manifest_problem(committed[MANIFEST]) if change.path == MANIFEST and MANIFEST in committed else None
-        out.append(_error(message, folder / MANIFEST) if message else _finding(change, folder))
+        out.append(_error(message, folder / MANIFEST) if message else _finding(change, folder, notices))
     return out
 
 
@@ -113,9 +120,27 @@ def _error(message: str, where: Path) -> Finding:
     return Finding("drift", Severity.ERROR, message, (), HINT, Location(str(where), 0, 0))
 
 
-def _finding(change: FileChange, folder: Path) -> Finding:
+def _unproduced(path: str, notices: Sequence[str]) -> str | None:
+    """The render's notice that explains why ``path`` was not rendered here (a missing tool)."""
+    if path.endswith(".svg"):
+        for notice in notices:
+            if notice.startswith("diagram:") and "SVG" in notice:
+                return notice
+    return None
+
+
+def _finding(change: FileChange, folder: Path, notices: Sequence[str] = ()) -> Finding:
     if change.status == "added":
         message = f"{change.path} is missing: the blueprint renders it"
+    elif change.status == "removed" and (why := _unproduced(change.path, notices)):
+        return Finding(
+            "drift",
+            Severity.ERROR,
+            f"{change.path} could not be rendered here to compare: {why}",
+            (),
+            "install the missing tool (graphviz for SVG), or leave the file out: --exclude 'diagrams/*.svg'",
+            Location(str(folder / change.path), 0, 0),
+        )
     elif change.status == "removed":
         message = f"{change.path} is not rendered by the blueprint any more (a stale or foreign file)"
     else:

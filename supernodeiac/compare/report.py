@@ -13,6 +13,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from . import Diff
@@ -122,10 +123,169 @@ def _delta(c: CountDelta) -> str:
     return f"{c.delta:+g}"
 
 
+FILE_KEYS = 10  # changed keys listed per file in text unless --limit says otherwise
+TEXT_WIDTH = 200  # characters per line of the text report at most: longer rows continue indented
+
+
+@dataclass
+class DeviceOrder:
+    """Devices that move the same way (role, model, old rack, new rack), with the cables that follow
+    them: one work order ("re-rack 8 spines N03 -> N04; their 512 cables follow")."""
+
+    role: str
+    model: str
+    old_rack: str
+    new_rack: str
+    devices: list[DeviceChange]
+    cables: list[CableChange]
+
+    @property
+    def verb(self) -> str:
+        return "re-rack" if self.old_rack != self.new_rack else "move within rack"
+
+    def title(self) -> str:
+        names = [x.device.name for x in self.devices]
+        shown = ", ".join(names) if len(names) <= 3 else f"{names[0]} ... {names[-1]}"
+        where = f"{self.old_rack or 'unplaced'} -> {self.new_rack or 'unplaced'}"
+        if self.old_rack == self.new_rack:
+            where = self.new_rack
+        kinds = Counter(f"{c.cable.fabric} {'-'.join(c.cable.roles)}" for c in self.cables)
+        follow = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items())) or "none"
+        return (
+            f"{self.verb} {len(names):,} {self.role} {self.model} {where} ({shown}); "
+            f"their {len(self.cables):,} cables follow ({follow})"
+        )
+
+    def device_of(self, c: CableChange) -> str:
+        """The device of this order that ``c`` follows."""
+        names = {x.device.name for x in self.devices}
+        assert c.new is not None
+        return next(getattr(c.new, e).device for e in c.moved.split("+") if getattr(c.new, e).device in names)
+
+    def as_dict(self) -> dict:
+        return {
+            "order": self.verb,
+            "role": self.role,
+            "model": self.model,
+            "old_rack": self.old_rack,
+            "new_rack": self.new_rack,
+            "devices": [x.device.name for x in self.devices],
+            "cables": [c.cable.id for c in self.cables],
+        }
+
+
+def device_orders(d: Diff) -> tuple[list[DeviceOrder], list[CableChange], list[DeviceChange]]:
+    """Moved devices grouped into work orders, each with the moved cables whose moved ends are on
+    its devices (the same port, the device elsewhere); the cable and device changes left over."""
+    moved = {x.device.name: x for x in d.fabric.devices if x.change == "moved" and x.old and x.new}
+    owner: dict[str, tuple[str, str, str, str]] = {}
+    for name, x in moved.items():
+        assert x.old and x.new
+        owner[name] = (x.device.role, x.device.model, x.old.rack, x.new.rack)
+    follows: dict[tuple[str, str, str, str], list[CableChange]] = defaultdict(list)
+    rest: list[CableChange] = []
+    for c in d.fabric.cables:
+        key = None
+        if c.change == "moved" and c.old and c.new:
+            # An end that stays on the same port of a moved device: the cable goes with that device
+            # (its other end, if it moved too, is re-patched: a rack's own management switch).
+            keys = [
+                owner[n.device]
+                for e in c.moved.split("+")
+                if (n := getattr(c.new, e)).device in owner
+                and getattr(c.old, e).device == n.device
+                and getattr(c.old, e).port == n.port
+            ]
+            key = min(keys) if keys else None
+        if key is None:
+            rest.append(c)
+        else:
+            follows[key].append(c)
+    groups: dict[tuple[str, str, str, str], list[DeviceChange]] = defaultdict(list)
+    for name, x in moved.items():
+        groups[owner[name]].append(x)
+    orders = [DeviceOrder(k[0], k[1], k[2], k[3], devs, follows.get(k, [])) for k, devs in sorted(groups.items())]
+    others = [x for x in d.fabric.devices if x.device.name not in moved]
+    return orders, rest, others
+
+
+def _follow_row(c: CableChange, device: str) -> str:
+    """A cable that follows ``device``: its port there and cable ID, and a new plug if any (the
+    ports stay; the labels are reprinted from cables.csv)."""
+    assert c.old and c.new
+    ends = c.moved.split("+")
+    mine = [e for e in ends if getattr(c.new, e).device == device and getattr(c.old, e).device == device]
+    row = f"{'/'.join(getattr(c.new, e).port for e in mine) or '-'}  {c.cable.id}"
+    if len(mine) < len(ends):  # the far end is re-patched: the whole order, labels included
+        return f"{row}; " + _cable_row(c)[2]
+    change = _plug_change(c.old, c.new)
+    return f"{row}; {change}" if change else row
+
+
+def _plug_change(old: Cable, new: Cable) -> str:
+    """What a technician swaps (empty for nothing), only what differs: medium, length, part, modules."""
+    parts = []
+    if old.medium != new.medium:
+        parts.append(f"{old.medium} -> {new.medium}")
+    if old.length_m != new.length_m:
+        parts.append(f"{old.length_m:g} m -> {new.length_m:g} m")
+    if old.part != new.part and new.part:
+        parts.append(f"({new.part})")
+    if old.modules != new.modules:
+        parts.append(f"modules {'/'.join(m or '-' for m in new.modules)}")
+    return " ".join(parts)
+
+
+_BREAKS = ("; ", "  ", ": ", ", ", " ")  # where a long line breaks, most natural first
+
+
+def _wrap(line: str, width: int = TEXT_WIDTH) -> list[str]:
+    """A report line as lines of at most ``width`` characters: broken after the last '; ' (else
+    column gap, ': ', ', ', space) that fits, continuing indented; a word longer than a line is cut."""
+    out: list[str] = []
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    while len(line) > width:
+        floor = len(indent) + 10
+        cut = -1
+        for sep in _BREAKS:
+            at = line.rfind(sep, floor, width - len(sep) + 1)
+            if at > 0:
+                cut = at + len(sep)
+                break
+        if cut < 0:
+            cut = width
+        out.append(line[:cut].rstrip())
+        line = indent + line[cut:].lstrip()
+    out.append(line)
+    return out
+
+
+def _number(x: float) -> str:
+    return f"{x:,.1f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x):,}"
+
+
+def headline_text(d: Diff) -> str:
+    """Cost, power, optics and cables, old -> new (delta), for the first lines of a report."""
+    from . import HEADLINE
+
+    parts = []
+    for key, words in HEADLINE:
+        if key not in d.totals:
+            continue
+        old, new = d.totals[key]
+        delta = new - old
+        parts.append(
+            f"{words} {_number(old)} -> {_number(new)}" + (f" ({'+' if delta > 0 else ''}{_number(delta)})" if delta else "")
+        )
+    return ", ".join(parts)
+
+
 # -- text --------------------------------------------------------------------------------------------------
 
 
-def to_text(d: Diff, limit: int | None = None) -> str:
+def to_text(d: Diff, limit: int | None = None, file_keys: int | None = FILE_KEYS) -> str:
+    """The report for a terminal: ``limit`` rows per group (None: all), ``file_keys`` changed keys
+    per file when ``limit`` is None (None: all); lines at most :data:`TEXT_WIDTH` characters."""
     out: list[str] = []
     w = out.append
     w(f"snc diff {d.old.label} -> {d.new.label}")
@@ -134,6 +294,8 @@ def to_text(d: Diff, limit: int | None = None) -> str:
         f"errors {d.old.errors} -> {d.new.errors}, warnings {d.old.warnings} -> {d.new.warnings}"
     )
     w(verdict(d))
+    if d.totals:
+        w("  " + headline_text(d))
     w(_counts_line("cables", Counter(c.change for c in d.fabric.cables), CABLE_CHANGES))
     w(_counts_line("devices", Counter(x.change for x in d.fabric.devices), DEVICE_CHANGES))
     if d.artifacts is not None:
@@ -141,19 +303,42 @@ def to_text(d: Diff, limit: int | None = None) -> str:
     racks = d.fabric.racks()
     if racks:
         w(f"racks touched: {len(racks):,}")
-
-    if d.fabric.cables:
+    for title, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
+        if found:
+            w("")
+            w(f"{title} ({len(found):,})")
+            for severity, rule, message in found if limit is None else found[:limit]:
+                w(f"  {severity}[{rule}]: {message}")
+            if limit is not None and len(found) > limit:
+                w(f"  ... {len(found) - limit:,} more (--limit 0 lists all)")
+    orders, cables, devices = device_orders(d)
+    if orders:
         w("")
-        w("Cables")
-        for key, changes in sorted(_grouped(d.fabric.cables, CableChange.group).items(), key=_order(CABLE_CHANGES)):
+        w("Device orders (each device moves with its cables: same ports, labels reprinted from cables.csv)")
+        for order in orders:
+            w(f"  {order.title()}")
+            by_device = _grouped(order.cables, order.device_of)
+            for x in order.devices:
+                assert x.old and x.new
+                mine = by_device.get(x.device.name, [])
+                w(f"    {x.device.name}  {x.old.place()} -> {x.new.place()}: {len(mine):,} cables (port, cable, new plug)")
+                for c in mine if limit is None else mine[:limit]:
+                    w(f"      {_follow_row(c, x.device.name)}")
+                if limit is not None and len(mine) > limit:
+                    w(f"      ... {len(mine) - limit:,} more cables (--limit 0 lists all; --format json has every one)")
+
+    if cables:
+        w("")
+        w("Cables" + (" (not part of a device order)" if orders else ""))
+        for key, changes in sorted(_grouped(cables, CableChange.group).items(), key=_order(CABLE_CHANGES)):
             change, fabric, roles = key
             w(f"  {change} {len(changes):,}: {fabric} {roles}")
             for row in _limited(changes, limit, "cables"):
                 w("    " + (row if isinstance(row, str) else f"{row[1]}  {row[2]}  [{row[3]}]"))
-    if d.fabric.devices:
+    if devices:
         w("")
         w("Devices")
-        for key, device_changes in sorted(_grouped(d.fabric.devices, DeviceChange.group).items(), key=_order(DEVICE_CHANGES)):
+        for key, device_changes in sorted(_grouped(devices, DeviceChange.group).items(), key=_order(DEVICE_CHANGES)):
             change, role, model = key
             w(f"  {change} {len(device_changes):,}: {role} {model}")
             for row in _limited(device_changes, limit, "devices", _device_row):
@@ -181,8 +366,11 @@ def to_text(d: Diff, limit: int | None = None) -> str:
                 continue
             for f in files:
                 w(f"  {f.status} {f.path}: {f.summary()}")
-                for k in f.keys[: limit or None]:
+                listed = limit if limit is not None else file_keys  # detail: the counts below total them
+                for k in f.keys[:listed]:
                     w(f"    {k.status} {k.path}" + (f": {_short(k.old)} -> {_short(k.new)}" if k.status == "changed" else ""))
+                if listed is not None and len(f.keys) > listed:
+                    w(f"    ... {len(f.keys) - listed:,} more keys (--limit 0 lists all; --format json has every one)")
                 if f.kind == "csv" and not f.counts:
                     for what, examples in f.row_examples.items():
                         w(
@@ -194,11 +382,11 @@ def to_text(d: Diff, limit: int | None = None) -> str:
         if counts:
             w("")
             w("Counts (bill of materials)")
-            for c in counts:
-                w(f"  {c.file}: {c.label()}: {c.old:g} -> {c.new:g} ({_delta(c)})")
+            for count in counts:
+                w(f"  {count.file}: {count.label()}: {count.old:g} -> {count.new:g} ({_delta(count)})")
     for notice in d.notices:
         w(f"notice: {notice}")
-    return "\n".join(out) + "\n"
+    return "\n".join(wrapped for line in out for wrapped in _wrap(line)) + "\n"
 
 
 def _order(order: Sequence[str]) -> Callable[[tuple], tuple]:
@@ -244,10 +432,13 @@ def _details(summary: str, body: list[str]) -> list[str]:
     return ["<details>", f"<summary>{_md_cell(summary)}</summary>", "", *body, "", "</details>", ""]
 
 
+FULL_LIST = (
+    "the full list: `snc diff --format text --limit 0 OLD NEW > snc-diff.txt` (or `--format json`), kept as a workflow artifact"
+)
+
+
 def _more(total: int, shown: int, what: str) -> list[str]:
-    return (
-        ["", f"_{total - shown:,} more {what} not shown: `snc diff --format text --limit 0` lists all._"] if total > shown else []
-    )
+    return ["", f"_{total - shown:,} more {what} not shown; {FULL_LIST}._"] if total > shown else []
 
 
 def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
@@ -273,13 +464,35 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
         f"errors {d.old.errors} → {d.new.errors}, warnings {d.old.warnings} → {d.new.warnings}"
     )
     out += ["", " · ".join(extra), ""]
+    if d.totals:
+        out += [f"totals: {_md_cell(headline_text(d))}", ""]
+    for title, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
+        if found:
+            body = _table(["severity", "rule", "message"], ([sev, rule, msg] for sev, rule, msg in found[:lim]))
+            out += _details(f"{title} ({len(found):,})", body + _more(len(found), min(len(found), lim), "findings"))
+    orders, rest, devices_left = device_orders(d)
+    if orders:
+        out += _table(
+            ["device order", "devices", "cables that follow"],
+            (
+                [o.verb + f" {o.role} {o.model} {o.old_rack} → {o.new_rack}", f"{len(o.devices):,}", f"{len(o.cables):,}"]
+                for o in orders
+            ),
+            ["---", "---:", "---:"],
+        )
+        out.append("")
+        for o in orders:
+            rows = [[x.device.name, f"{x.old.place()} → {x.new.place()}" if x.old and x.new else ""] for x in o.devices]
+            beneath = [[_follow_row(c, o.device_of(c))] for c in o.cables[:lim]]
+            body = _table(["device", "move"], rows) + [""] + _table(["cable (port, ID, change)"], beneath)
+            out += _details(_md_cell(o.title()), body + _more(len(o.cables), min(len(o.cables), lim), "cables"))
 
-    if d.fabric.cables:
-        groups = sorted(_grouped(d.fabric.cables, CableChange.group).items(), key=_order(CABLE_CHANGES))
+    if rest:
+        groups = sorted(_grouped(rest, CableChange.group).items(), key=_order(CABLE_CHANGES))
         out += _table(["change", "fabric", "ends (roles)", "cables"], ([k[0], k[1], k[2], f"{len(v):,}"] for k, v in groups))
         out.append("")
         for change in CABLE_CHANGES:
-            items = [c for c in d.fabric.cables if c.change == change]
+            items = [c for c in rest if c.change == change]
             if not items:
                 continue
             title = {"moved": "Move orders", "replaced": "Replace orders", "relabelled": "Relabel orders"}.get(
@@ -287,11 +500,11 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
             )
             body = _table(["order", "cable", "work", "racks"], (_cable_row(c) for c in items[:lim]))
             out += _details(f"{title} ({len(items):,})", body + _more(len(items), min(len(items), lim), "cables"))
-    if d.fabric.devices:
-        body = _table(["change", "device", "model / role", "where"], (_device_row(x) for x in d.fabric.devices[:lim]))
+    if devices_left:
+        body = _table(["change", "device", "model / role", "where"], (_device_row(x) for x in devices_left[:lim]))
         out += _details(
-            f"Devices ({len(d.fabric.devices):,})",
-            body + _more(len(d.fabric.devices), min(len(d.fabric.devices), lim), "devices"),
+            f"Devices ({len(devices_left):,})",
+            body + _more(len(devices_left), min(len(devices_left), lim), "devices"),
         )
     if racks:
         ranked = sorted(racks.items(), key=lambda x: (-x[1], x[0]))
@@ -326,7 +539,7 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
     text = "\n".join(out).rstrip() + "\n"
     if len(text) > MARKDOWN_BUDGET:
         cut = text[:MARKDOWN_BUDGET].rsplit("\n<details>", 1)[0]
-        text = cut.rstrip() + "\n\n_The rest is cut to fit a comment: `snc diff --format text` has everything._\n"
+        text = cut.rstrip() + f"\n\n_The rest is cut to fit a comment; {FULL_LIST}._\n"
     return text
 
 

@@ -53,7 +53,7 @@ from ..facts.oversubscription import measure, ratio_text
 from ..facts.placement import placement_report, placement_text
 from ..facts.racks import power_totals
 from ..model.blueprint import Blueprint
-from ..util.number_format import gbps_text, rounded
+from ..util.number_format import gbps_text, plural, rounded
 from .base import DEPLOYMENT, SECTIONS, FabricStats, Inputs, sections_for
 
 # networkx max-flow is exact but dear: above this many merged device pairs in a connected part
@@ -467,6 +467,7 @@ def to_text(report: dict[str, Any]) -> str:
     )
     env.filters["gbps"] = lambda x: "-" if x is None else gbps_text(float(x), " ", "b/s")
     env.filters["n"] = _count_text
+    env.filters["plural"] = plural  # {{ "spine"|plural(n) }}: 1 spine, 8 spines
     env.filters["fact"] = lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else str(v)
     env.filters["kw"] = lambda w: f"{float(w) / 1000:,.1f} kW"
     env.filters["pct"] = lambda x: "-" if x is None else f"{float(x):.0%}"

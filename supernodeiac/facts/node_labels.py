@@ -36,8 +36,12 @@ NVIDIA = "network.topology.nvidia.com"
 # fabric family, tier 0 the switch closest to the node (docs.nvidia.com/topograph/v1.0.0,
 # reference/node-labels-and-annotations); v0 the pre-1.0 fixed keys.
 TOPOGRAPH_KEYS = {
-    "v1": ("accelerator.topograph.run/domain", "fabric.topograph.run/tier-0", "fabric.topograph.run/tier-1",
-           "fabric.topograph.run/tier-2"),
+    "v1": (
+        "accelerator.topograph.run/domain",
+        "fabric.topograph.run/tier-0",
+        "fabric.topograph.run/tier-1",
+        "fabric.topograph.run/tier-2",
+    ),
     "v0": (f"{NVIDIA}/accelerator", f"{NVIDIA}/leaf", f"{NVIDIA}/spine", f"{NVIDIA}/core"),
 }
 LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")

@@ -93,8 +93,41 @@ def info(rule: str, message: str, path: tuple = (), hint: str = "") -> Finding:
 
 
 class BuildError(Exception):
-    """A blueprint that parses but cannot be built (an impossible topology, a bad reference)."""
+    """A blueprint that parses but cannot be built (an impossible topology, a bad reference).
+
+    ``partial`` is what had been built when the error was raised (the builders set it), so the
+    structural checks can still name a root cause that the failing stage only felt.
+    """
 
     def __init__(self, findings: list[Finding]) -> None:
         super().__init__("; ".join(f.message for f in findings))
         self.findings = findings
+        self.partial: object = None
+
+
+# Errors that follow from another: a rule -> the structural rules that often cause it. Two
+# devices in one rack unit (rack-space) want the same unit-numbered management port
+# (port-budget); the overlap is what to fix.
+CAUSED_BY: dict[str, tuple[str, ...]] = {"port-budget": ("rack-space",)}
+CAUSES = frozenset(r for rules in CAUSED_BY.values() for r in rules)
+
+
+def causes_first(findings: list[Finding]) -> list[Finding]:
+    """Root causes before their consequences: errors of a structural rule (:data:`CAUSES`) come
+    first, and each error that may follow from them says so in its hint. Otherwise the order is
+    kept (a stable partition of already sorted findings)."""
+    causes = [f for f in findings if f.severity is Severity.ERROR and f.rule in CAUSES]
+    if not causes:
+        return findings
+    found = {f.rule for f in causes}
+    out = list(causes)
+    for f in findings:
+        if f.severity is Severity.ERROR and f.rule in CAUSES:
+            continue
+        related = sorted(found.intersection(CAUSED_BY.get(f.rule, ())))
+        if f.severity is Severity.ERROR and related:
+            n = sum(1 for c in causes if c.rule in related)
+            note = f"note: likely a consequence of the {n} {'/'.join(related)} error(s) above; fix those first"
+            f = replace(f, hint=f"{f.hint}; {note}" if f.hint else note)
+        out.append(f)
+    return out

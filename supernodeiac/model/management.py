@@ -45,8 +45,9 @@ class MgmtAddressing(Strict):
     gateway: Annotated[str, AfterValidator(_ip)] | None = Field(None, description="default: the network's first address")
     vlan: int = Field(10, ge=1, le=4094, description="the management VLAN on every management switch")
     per_rack: PositiveInt | None = Field(
-        None, description="addresses per rack; default: the rack switch's access ports + 2 (flat) or + 3 (routed: the "
-        "subnet's network, gateway and broadcast addresses), rounded up to a power of two"
+        None,
+        description="addresses per rack; default: the rack switch's access ports + 2 (flat) or + 3 (routed: the "
+        "subnet's network, gateway and broadcast addresses), rounded up to a power of two",
     )
     provisioning_url: Annotated[str, AfterValidator(_url)] | None = Field(
         None,

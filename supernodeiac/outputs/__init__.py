@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from ..util.progress import NULL, Progress
 from .base import RENDERERS, Artifacts, RenderContext, Stream
 
 
-def render_all(ctx: RenderContext, only: list[str] | None = None, stream: bool = False) -> tuple[Artifacts, list[str]]:
+def render_all(
+    ctx: RenderContext, only: list[str] | None = None, stream: bool = False, progress: Progress = NULL
+) -> tuple[Artifacts, list[str]]:
     """All artifacts, and notices (one line each) about outputs that could not be produced.
 
     Renderers may return :class:`Stream` values for large outputs; they are joined into bytes
@@ -16,7 +19,8 @@ def render_all(ctx: RenderContext, only: list[str] | None = None, stream: bool =
     for name, renderer in RENDERERS.items():
         if only and name not in only:
             continue
-        produced = renderer(ctx)
+        with progress.step(name):
+            produced = renderer(ctx)
         for path, data in produced.items():
             if path.startswith("notice:"):
                 notices.append(bytes(data).decode())

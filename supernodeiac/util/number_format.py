@@ -21,3 +21,17 @@ def rounded(x: float) -> float | int:
     """A figure for output: an int when whole, else rounded, so sums print the same everywhere."""
     r = round(x, 3)
     return int(r) if r == int(r) else r
+
+
+_IRREGULAR = {"leaf": "leaves", "chassis": "chassis"}
+
+
+def plural(noun: str, count: float = 2) -> str:
+    """``noun`` for ``count`` things: 'spine' for 1, 'spines' otherwise ('leaves', 'switches')."""
+    if count == 1:
+        return noun
+    if noun in _IRREGULAR:
+        return _IRREGULAR[noun]
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    return noun + "s"
