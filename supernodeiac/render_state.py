@@ -127,6 +127,8 @@ def _finding_of(d: Mapping[str, Any]) -> Finding:
 def up_to_date(target: Path, digest: str) -> list[Finding] | None:
     """The findings the last render of ``target`` reported, when it is still what the inputs
     render; None when it must be rendered again (or cannot be told)."""
+    if disabled():
+        return None
     try:
         state = json.loads(_entry(target).read_bytes())
         if state.get("format") != STATE_FORMAT or state.get("digest") != digest:

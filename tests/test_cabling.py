@@ -10,7 +10,7 @@ from supernodeiac.outputs.cabling import render_cabling
 
 
 def _rows(c):
-    data = render_cabling(RenderContext(c.blueprint, c.catalogue, c.fabric))["cabling/cables.csv"]
+    data = render_cabling(RenderContext(c.blueprint, c.catalogue, c.fabric))["cabling/links.csv"]  # the per-link view
     return list(csv.DictReader(io.StringIO(data.decode())))
 
 

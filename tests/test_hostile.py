@@ -127,6 +127,9 @@ def _with(template: str, field: str) -> tuple[str, tuple, int]:
         return _at(SMALL.replace("\nsite:", f"\nnaming: {{cable_label: {q}}}\nsite:", 1), ("naming", "cable_label"), q)
     if field == "naming.end_label":
         return _at(SMALL.replace("\nsite:", f"\nnaming: {{end_label: {q}}}\nsite:", 1), ("naming", "end_label"), q)
+    if field == "naming.short_label":
+        text = SMALL.replace("\nsite:", f"\nnaming: {{short_label: [{q}]}}\nsite:", 1)
+        return _at(text, ("naming", "short_label", 0), q)
     if field == "naming.devices":
         text = SMALL.replace("\nsite:", f"\nnaming: {{devices: {{spine: {q}}}}}\nsite:", 1)
         return _at(text, ("naming", "devices", "spine"), q)
@@ -162,6 +165,7 @@ TEMPLATE_FIELDS = [
     "naming.cable_id",
     "naming.cable_label",
     "naming.end_label",
+    "naming.short_label",
     "naming.devices",
     "site.rack_name",
     "nodes.naming",
@@ -221,6 +225,7 @@ def test_every_template_field_is_covered():
         "naming.cable_id",
         "naming.cable_label",
         "naming.end_label",
+        "naming.short_label",
         "naming.devices",
         "site.rack_name",
         "nodes.naming",
