@@ -41,6 +41,7 @@ from . import (  # noqa: E402,F401
     diagram,
     elevation,
     host_addresses,
+    host_network,
     kubernetes,
     labels,
     lldp,
