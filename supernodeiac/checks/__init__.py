@@ -46,6 +46,7 @@ from . import (  # noqa: E402,F401
     reach,
     scaleup,
     services,
+    switch_services,
     tenants,
     utilisation,
     workloads,

@@ -374,6 +374,24 @@ RULES: tuple[Rule, ...] = (
        losing one leaf leaves one member reachable; the finding names the shared leaf.""",
     ),
     _r(
+        "service-address",
+        "check",
+        "A switch service's server lies outside every network the switches reach",
+        """Every address under `services:` (NTP, syslog, DNS, TACACS+) must lie in the management
+       network (`management.addressing.network`) or in one of `services.networks`, the site
+       networks the management network reaches through its border: a server elsewhere is a typo
+       or a route nobody planned, and the switches would boot without time, logs or logins.""",
+    ),
+    _r(
+        "secret-inline",
+        "check",
+        "A secret is given inline in the blueprint",
+        """The TACACS+ key, SNMP communities and SNMPv3 passwords are named (`secret: <name>`, a key
+       in the operator's secret store), never written into the blueprint: a blueprint lives in
+       git and every output is copied around. `services/secrets.json` lists where each named
+       secret goes.""",
+    ),
+    _r(
         "port-utilisation",
         "check",
         "A scale-out switch role uses few of its data ports",

@@ -14,6 +14,7 @@ from .management import Management
 from .nodes import NodeGroup
 from .scaleout import ScaleoutFabric
 from .scaleup import ScaleupDomain
+from .services import Services
 from .site import Site
 from .tenants import Tenant
 from .workloads import Workload
@@ -112,6 +113,7 @@ class Blueprint(Strict):
     scaleout: list[ScaleoutFabric] = Field(default_factory=list)
     cxl: list[CxlPool] = Field(default_factory=list)
     management: Management | None = None
+    services: Services | None = Field(None, description="switch services: NTP, syslog, DNS, TACACS+, SNMP, management VRF")
     tenants: list[Tenant] = Field(default_factory=list, description="tenants: InfiniBand partitions (partitions.conf)")
     kubernetes: Kubernetes = Field(default_factory=Kubernetes)
     acceptance: Acceptance = Field(default_factory=Acceptance)

@@ -10,22 +10,29 @@ render (a model without a SONiC port map).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 from functools import partial
+from typing import Any
 
 from ..facts.switch_facts import FabricFacts, facts_for
 from .base import RENDERERS, RenderContext, Stream
 from .sonic_config import config_db, dumps
+from .sonic_services import secrets_plan, service_tables
 
 
-def _produce(facts: FabricFacts, device: int) -> Iterator[str]:
+def _produce(facts: FabricFacts, device: int, services: tuple[dict[str, Any], dict[str, Any]] | None = None) -> Iterator[str]:
     sw = facts.switch(device)
     if sw.lossless is None:
-        return dumps(config_db(sw))
-    metres = facts.cable_lengths_m()
-    lengths = [metres[i.link] for i in sw.interfaces]
-    return dumps(config_db(sw, lengths))
+        cfg = config_db(sw)
+    else:
+        metres = facts.cable_lengths_m()
+        cfg = config_db(sw, [metres[i.link] for i in sw.interfaces])
+    if services is not None:
+        # The services' tables (shared dicts, sonic_services.py): in the mgmt VRF where eth0 has the address.
+        cfg = dict(sorted({**cfg, **services[bool(sw.mgmt_address) and not sw.mgmt_inband]}.items()))
+    return dumps(cfg)
 
 
 @RENDERERS.register("sonic")
@@ -33,12 +40,16 @@ def render_sonic(ctx: RenderContext) -> dict[str, bytes | Stream]:
     facts = facts_for(ctx)
     out: dict[str, bytes | Stream] = {}
     unmapped: Counter[str] = Counter()
+    spec = ctx.blueprint.services
+    services = None if spec is None else (service_tables(spec, False), service_tables(spec, spec.mgmt_vrf))
+    if spec is not None:
+        out["services/secrets.json"] = (json.dumps(secrets_plan(spec), indent=2, sort_keys=True) + "\n").encode()
     for device in facts.switches("ethernet"):
         dev = ctx.fabric.devices[device]
         if dev.model not in ctx.catalogue.port_maps:
             unmapped[dev.model] += 1
             continue
-        out[f"sonic/{dev.name}.json"] = Stream(partial(_produce, facts, device))
+        out[f"sonic/{dev.name}.json"] = Stream(partial(_produce, facts, device, services))
     for model, count in sorted(unmapped.items()):
         out[f"notice:sonic:{model}"] = (
             f"sonic: no SONiC port map for {model} ({count} switches): their config_db.json is not rendered; "

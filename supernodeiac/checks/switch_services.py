@@ -1,0 +1,64 @@
+"""The blueprint's ``services:``: every server address in a network the switches reach, and no
+secret written inline (the model takes ``passkey``/``community``/``password`` only to say so here,
+at their line)."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+
+from ..findings import Finding, error
+from .base import CHECKS, CheckContext
+
+_INLINE = "give 'secret: <name>' (a key in your secret store; services/secrets.json says where it goes) and delete the value"
+
+
+@CHECKS.register("service-address")
+def check_service_address(ctx: CheckContext) -> Iterator[Finding]:
+    s = ctx.blueprint.services
+    if s is None:
+        return
+    m = ctx.blueprint.management
+    nets = [ipaddress.ip_network(n) for n in s.networks]
+    if m is not None and m.addressing is not None:
+        nets.insert(0, ipaddress.ip_network(m.addressing.network))
+    named = ", ".join(str(n) for n in nets) or "none"
+    where: list[tuple[str, tuple[str | int, ...]]] = [(a, ("ntp", k)) for k, a in enumerate(s.ntp)]
+    where += [(x.address, ("syslog", k, "address")) for k, x in enumerate(s.syslog)]
+    where += [(a, ("dns", k)) for k, a in enumerate(s.dns)]
+    if s.tacacs is not None:
+        where += [(a, ("tacacs", "servers", k)) for k, a in enumerate(s.tacacs.servers)]
+    for address, path in where:
+        ip = ipaddress.ip_address(address)
+        if not any(ip.version == n.version and ip in n for n in nets):
+            yield error(
+                "service-address",
+                f"services: {address} is in no network the switches reach (management and services.networks: {named})",
+                ("services", *path),
+                "add the site network that holds it to services.networks, or correct the address",
+            )
+
+
+@CHECKS.register("secret-inline")
+def check_secret_inline(ctx: CheckContext) -> Iterator[Finding]:
+    s = ctx.blueprint.services
+    if s is None:
+        return
+    found: list[tuple[str, tuple[str | int, ...]]] = []
+    if s.tacacs is not None and s.tacacs.passkey is not None:
+        found.append(("the TACACS+ key", ("tacacs", "passkey")))
+    if s.snmp is not None:
+        found += [
+            ("an SNMP community", ("snmp", "communities", k, "community"))
+            for k, c in enumerate(s.snmp.communities)
+            if c.community is not None
+        ]
+        found += [
+            (f"SNMPv3 user {u.name}'s password", ("snmp", "users", k, "password"))
+            for k, u in enumerate(s.snmp.users)
+            if u.password is not None
+        ]
+    for what, path in found:
+        yield error(
+            "secret-inline", f"services: {what} is given inline; secrets are named, never written", ("services", *path), _INLINE
+        )
