@@ -374,6 +374,21 @@ RULES: tuple[Rule, ...] = (
        losing one leaf leaves one member reachable; the finding names the shared leaf.""",
     ),
     _r(
+        "inventory-mac-duplicate",
+        "check",
+        "Two inventory entries give the same MAC address",
+        """A MAC address names one port; two entries with one MAC would key two DHCP reservations
+       alike, so one device would boot with the other's address. The finding is at the second
+       entry.""",
+    ),
+    _r(
+        "inventory-device",
+        "check",
+        "An inventory entry names a device or port the design does not have",
+        """`inventory:` keys are planned device names, or `device:port` for one management port;
+       an unknown one is a typo, and that device keeps its placeholder DHCP key.""",
+    ),
+    _r(
         "service-address",
         "check",
         "A switch service's server lies outside every network the switches reach",

@@ -10,6 +10,7 @@ from .base import LineRate, Name, NonNegFloat, PositiveFloat, Strict
 from .common import MediaPolicy, Naming
 from .cxl import CxlPool
 from .hosts import Acceptance, Kubernetes
+from .inventory import InventoryEntry, InventoryKey
 from .management import Management
 from .nodes import NodeGroup
 from .scaleout import ScaleoutFabric
@@ -113,6 +114,9 @@ class Blueprint(Strict):
     scaleout: list[ScaleoutFabric] = Field(default_factory=list)
     cxl: list[CxlPool] = Field(default_factory=list)
     management: Management | None = None
+    inventory: dict[InventoryKey, InventoryEntry] = Field(
+        default_factory=dict, description="device (or device:port) -> management MAC and serial, for the DHCP reservations"
+    )
     services: Services | None = Field(None, description="switch services: NTP, syslog, DNS, TACACS+, SNMP, management VRF")
     tenants: list[Tenant] = Field(default_factory=list, description="tenants: InfiniBand partitions (partitions.conf)")
     kubernetes: Kubernetes = Field(default_factory=Kubernetes)

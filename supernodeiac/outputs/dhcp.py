@@ -9,7 +9,8 @@ PDU and console-server port cabled to a rack or OOB switch. No pools: a device t
 name gets no address. The rack and OOB switches' own addresses are not leased: each is its
 segment's gateway, configured in its config_db (and relays its segment's DHCP to this server).
 
-Reservation key: the blueprint carries no MAC inventory, so each reservation is keyed by
+Reservation key: by ``hw-address`` where the blueprint's ``inventory:`` gives the port's MAC
+(``device`` or ``device:port``); otherwise each reservation is keyed by
 ``client-id`` ``00:<device:port as hex>`` (RFC 2132 option 61, type 0: a non-hardware
 identifier), a placeholder that Kea accepts and a client matches only when configured to send
 it; replace it with the port's ``hw-address`` from the site's inventory. The reservation also
@@ -95,6 +96,7 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
     }
     subnets: dict[str, dict[str, Any]] = {}
     out: dict[str, bytes] = {}
+    inventory = ctx.blueprint.inventory
     for device, port, address, _switch, gateway in reservations(facts):
         net = ipaddress.ip_interface(f"{address}/{prefixlen}").network
         key = str(net)
@@ -105,7 +107,11 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
             subnet = subnets[key] = {"id": ident, "subnet": key, "reservations": []}
             if gateway is not None:
                 subnet["option-data"] = [{"name": "routers", "data": gateway}]
-        r: dict[str, Any] = {"client-id": client_id(device, port), "ip-address": address, "hostname": device}
+        entry = inventory.get(f"{device}:{port}") or inventory.get(device)
+        mac = entry.mac if entry is not None else None
+        # By MAC where the inventory gives it (a device with several management ports: device:port).
+        key = {"hw-address": mac} if mac is not None else {"client-id": client_id(device, port)}
+        r: dict[str, Any] = {**key, "ip-address": address, "hostname": device}
         if device in sonic:
             r["option-data"] = [{"name": "boot-file-name", "data": f"{base}/dhcp/ztp/{device}.json"}]
             out[f"dhcp/ztp/{device}.json"] = _dumps(ztp_json(base, device))
