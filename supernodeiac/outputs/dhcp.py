@@ -110,8 +110,8 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
         entry = inventory.get(f"{device}:{port}") or inventory.get(device)
         mac = entry.mac if entry is not None else None
         # By MAC where the inventory gives it (a device with several management ports: device:port).
-        key = {"hw-address": mac} if mac is not None else {"client-id": client_id(device, port)}
-        r: dict[str, Any] = {**key, "ip-address": address, "hostname": device}
+        match = {"hw-address": mac} if mac is not None else {"client-id": client_id(device, port)}
+        r: dict[str, Any] = {**match, "ip-address": address, "hostname": device}
         if device in sonic:
             r["option-data"] = [{"name": "boot-file-name", "data": f"{base}/dhcp/ztp/{device}.json"}]
             out[f"dhcp/ztp/{device}.json"] = _dumps(ztp_json(base, device))
