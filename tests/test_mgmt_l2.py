@@ -21,7 +21,11 @@ SHIPPED = sorted(p.stem for p in BLUEPRINTS.glob("*.yaml"))
 
 def _configs_of(compiled) -> dict[str, dict]:
     artifacts, _ = render(compiled, ["sonic"])
-    return {path.split("/")[1].removesuffix(".json"): json.loads(data) for path, data in artifacts.items()}
+    return {
+        path.split("/")[1].removesuffix(".json"): json.loads(data)
+        for path, data in artifacts.items()
+        if path.startswith("sonic/")
+    }
 
 
 @cache
