@@ -32,6 +32,7 @@ from . import (  # noqa: E402,F401
     cxl,
     dragonfly,
     host_topology,
+    ib_routing,
     kubernetes_labels,
     management,
     mgmt_addressing,
