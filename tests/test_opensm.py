@@ -516,3 +516,23 @@ def test_bound_files_bring_up_a_fabric_with_the_hardwares_guids(name, tmp_path):
                 assert table == {0x7FFF}, (node.description, table)
             else:  # its tenant's key with the full-member bit (0x8000), the Default one as limited member
                 assert table == {0x7FFF, 0x8000 | tenant_of[group]}, (node.description, table)
+
+
+@pytest.mark.parametrize(
+    "engine, severity",
+    [(None, "info"), ("nue", "info"), ("dfsssp", "error"), ("lash", "error"), ("updn", "error"), ("ftree", "error")],
+)
+def test_the_routing_check_says_which_engine_and_errors_where_nccl_can_deadlock(engine, severity):
+    text = SMALL_DRAGONFLY
+    if engine is not None:
+        text = text.replace("    transport: infiniband\n", f"    transport: infiniband\n    routing_engine: {engine}\n")
+    c = compile_text(text)
+    (f,) = [f for f in c.findings if f.rule == "ib-routing"]
+    assert f.severity.value == severity and f"routes with {engine or 'nue'}" in f.message
+    assert (c.exit_code == 1) == (severity == "error")
+    if severity == "error":
+        assert "NCCL_IB_SL" in f.message and "nue" in f.hint
+        assert f.path == ("scaleout", 0, "routing_engine")  # located at the line that chose it
+    conf = render(c, ["opensm"])[0]["opensm/df/opensm.conf"].decode()
+    assert f"\nrouting_engine {engine or 'nue'}\n" in conf
+    assert ("NOT deadlock-free" in conf) == (severity == "error")
