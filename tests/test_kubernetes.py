@@ -128,6 +128,53 @@ def test_volcano_hypernodes_validate_and_form_a_tree(rendered):
         below = set(by_tier[tier])
 
 
+SHIPPED = sorted(p.stem for p in BLUEPRINTS.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_scheduler_tree_has_one_root_per_fabric(name):
+    """Volcano HyperNodes and Kueue levels close at the whole fabric: one root HyperNode, every
+    host reachable from it down the tiers, and the Kueue Topology's widest level the fabric."""
+    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
+    assert c.exit_code == 0
+    artifacts, _ = render(c, ["kubernetes"])
+    hosts = {d.name for d in c.fabric.devices if c.fabric.models[d.model].accelerators is not None}
+    if not hosts:
+        assert artifacts == {}  # nothing to schedule
+        return
+    docs = _docs(artifacts["kubernetes/volcano-hypernodes.yaml"])
+    schema = _crd_schema("topology.volcano.sh_hypernodes.yaml", "v1alpha1")
+    for d in docs:
+        jsonschema.validate(d, schema)
+    by_name = {d["metadata"]["name"]: d["spec"] for d in docs}
+    assert len(by_name) == len(docs)
+    children = {m["selector"]["exactMatch"]["name"] for spec in by_name.values() for m in spec["members"]}
+    roots = [n for n in by_name if n not in children]
+    assert len(roots) == 1, roots
+    root = by_name[roots[0]]
+    assert root["tierName"] == "fabric" and root["tier"] == max(spec["tier"] for spec in by_name.values())
+    # Down from the root every host is reached exactly once, each tier one below its parent.
+    reached: list[str] = []
+    stack = [roots[0]]
+    while stack:
+        spec = by_name[stack.pop()]
+        for m in spec["members"]:
+            child = m["selector"]["exactMatch"]["name"]
+            if m["type"] == "Node":
+                assert spec["tier"] == 1
+                reached.append(child)
+            else:
+                assert by_name[child]["tier"] == spec["tier"] - 1
+                stack.append(child)
+    assert sorted(reached) == sorted(hosts)
+    topology = next(d for d in _docs(artifacts["kubernetes/kueue.yaml"]) if d["kind"] == "Topology")
+    jsonschema.validate(topology, _crd_schema("kueue.x-k8s.io_topologies.yaml", topology["apiVersion"].split("/")[1]))
+    levels = [lv["nodeLabel"] for lv in topology["spec"]["levels"]]
+    assert levels[0].endswith(".fabric") and levels[-1] == "kubernetes.io/hostname"
+    nodes = _docs(artifacts["kubernetes/node-labels.yaml"])
+    assert len({n["metadata"]["labels"][levels[0]] for n in nodes}) == 1  # one value: the one root
+
+
 def test_labels_agree_with_the_cables():
     """Walk the Fabric's links: each host's leaf labels name the leaves its NICs are cabled to,
     its domain label the domain instance its coordinates put it in."""
@@ -241,7 +288,7 @@ def test_domains_split_over_leaf_groups_are_noted_and_left_out():
     assert "leaf-group and scaleup-domain do not nest" in w.message and "nvl-01, nvl-02" in w.message
     artifacts, _ = render(c, ["kubernetes"])
     levels = [lv["nodeLabel"] for lv in _docs(artifacts["kubernetes/kueue.yaml"])[0]["spec"]["levels"]]
-    assert levels == [f"{P}/scaleup-domain", "kubernetes.io/hostname"]
+    assert levels == [f"{P}/ib.fabric", f"{P}/scaleup-domain", "kubernetes.io/hostname"]
     # Aligned: one domain of 18 trays per scalable unit, every level nests.
     text = (BLUEPRINTS / "nvl72-pod.yaml").read_text()
     text = text.replace("    rail_optimized: true\n", "    rail_optimized: true\n    su_nodes: 18\n")

@@ -21,10 +21,11 @@ from helpers import ibsim
 
 from supernodeiac.facts.guid_plan import GuidPlan
 from supernodeiac.facts.ib_fabric import IbFabric, infiniband_fabrics
+from supernodeiac.facts.ib_routing import NCCL_DEFAULT_SL
 from supernodeiac.pipeline import compile_file, render
 from supernodeiac.verify.ibnetdiscover import parse_ibnetdiscover
 
-ENGINE = {"fat-tree": "ftree", "dragonfly": "dfsssp", "dragonfly-plus": "dfsssp"}
+ENGINE = {"fat-tree": "ftree", "dragonfly": "nue", "dragonfly-plus": "updn"}
 NEEDS_SIM = pytest.mark.skipif(ibsim.missing() is not None, reason=ibsim.missing() or "")
 
 
@@ -44,11 +45,11 @@ def _ib_cases() -> list[tuple[str, str]]:
 
 
 CASES = _ib_cases()
-# dragonfly-balanced: 4,608 HCAs on 288 routers, 160-320 s of dfsssp on a 2-core machine. The
-# default run routes a 72-host Dragonfly that needs as many virtual lanes (test_dfsssp_routes_...);
-# the shipped one runs in the slow pass (.ci/run), under a timeout of 4x its run.
+# dragonfly-balanced: 4,608 HCAs on 288 routers, minutes of nue (dfsssp took 160-320 s) on a 2-core
+# machine, more when it is shared. The default run routes a 72-host Dragonfly
+# (test_the_dragonfly_routes_have_no_credit_loop_...); the shipped one runs in the slow pass (.ci/run).
 BIG = {"dragonfly-balanced"}
-BIG_TIMEOUT = 1200
+BIG_TIMEOUT = 3000
 
 
 def _param(name: str, fabric: str):
@@ -98,16 +99,14 @@ def test_opensm_brings_the_fabric_up_with_the_intended_engine(name, fabric, tmp_
         assert run.engine == ENGINE[ib.kind], run.summary()  # no silent fallback to minhop
         assert run.errors == [], run.summary()
         assert f"{run.engine} tables configured on all switches" in run.log
-        if ib.kind == "dragonfly":  # a Dragonfly's minimal routes form cycles: dfsssp breaks them over VLs
-            assert run.vls_needed is not None and run.vls_needed > 1, run.summary()
         # The simulated fabric is the whole plan (OpenSM only sees the component of its own port).
         assert _discovered_counts(sim, timeout) == (len(ib.switches), len(ib.cas))
 
 
 # p=2, a=4, h=2: the largest balanced Dragonfly of 7-port routers, 9 groups of 4 routers, 72 HCAs
 # (9 HGX H100, one per group), one global link per group pair. dfsssp needs 3 virtual lanes here
-# (shared/reference/ibsim.md section 4), as on the shipped 576-node one: the same deadlock
-# removal, in about a second instead of minutes.
+# (shared/reference/ibsim.md section 4), as on the shipped 576-node one: the same credit loops, in
+# about a second instead of minutes.
 SMALL_DRAGONFLY = """
 apiVersion: supernodeiac/v1
 kind: Blueprint
@@ -130,35 +129,90 @@ scaleout:
 """
 
 
+def _nccl_sl(files: dict[str, bytes]) -> int:
+    """The SL the rendered NCCL environment puts every queue pair on (NCCL_IB_SL, NCCL's default 0)."""
+    found = {
+        int(m.group(1))
+        for path, data in files.items()
+        if path.startswith("nccl/") and path.endswith(".env")
+        for m in re.finditer(rb"^(?:export )?NCCL_IB_SL=[\"']?(\d+)", data, re.M)
+    }
+    assert len(found) <= 1, found
+    return found.pop() if found else NCCL_DEFAULT_SL
+
+
+def _routes(sim: ibsim.Simulation, conf: Path, engine: str, timeout: float = 300):
+    run = sim.opensm(conf, timeout=timeout)
+    assert run.subnet_up and run.engine == engine and run.errors == [], run.summary()
+    discovered = parse_ibnetdiscover(sim.ibnetdiscover(timeout))
+    tables, lids = ibsim.parse_dump_fts(sim.dump_fts(timeout))
+    check = ibsim.walk_routes(discovered, tables, lids)
+    assert check.unroutable == [] and check.loops == [] and check.routed == check.pairs
+    return run, discovered, tables, lids, check
+
+
 @NEEDS_SIM
-def test_dfsssp_routes_a_small_dragonfly_over_several_virtual_lanes(tmp_path):
+def test_the_dragonfly_routes_have_no_credit_loop_on_the_vl_nccl_uses(tmp_path):
+    """OpenSM's own forwarding tables, read back from the simulated switches: the channel-dependency
+    graph of every HCA-to-HCA route on the one SL the rendered NCCL environment uses has no cycle.
+    The configuration rendered before (dfsssp, whose deadlock freedom lives in per-path SLs NCCL
+    never asks for) has one on that SL, on VLs the switches' own SL2VL tables confirm."""
     c = compile_text(SMALL_DRAGONFLY)
     assert c.exit_code == 0, [f.message for f in c.findings if f.severity.value == "error"]
     ib = IbFabric(c.fabric, "df")
     assert ib.kind == "dragonfly" and (len(ib.switches), len(ib.cas)) == (36, 72)
-    files, _ = render(c, ["opensm"])
+    files, _ = render(c, ["opensm", "nccl"])
+    sl = _nccl_sl(files)
     folder = tmp_path / "etc"
     folder.mkdir()
     for path, data in files.items():
-        (folder / path.rsplit("/", 1)[1]).write_bytes(data)
+        if path.startswith("opensm/df/"):
+            (folder / path.rsplit("/", 1)[1]).write_bytes(data)
     conf = folder / "opensm.conf"
-    assert "\nrouting_engine dfsssp\n" in conf.read_text()
-    conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
+    text = conf.read_text()
+    assert "\nrouting_engine nue\nnue_max_num_vls 1\n" in text
+    conf.write_text(text.replace("/etc/opensm", str(folder)))
+    old = folder / "old-opensm.conf"  # as rendered before: dfsssp, QoS off (OpenSM's default)
+    old.write_text(conf.read_text().replace("routing_engine nue\nnue_max_num_vls 1\n", "routing_engine dfsssp\n"))
     topology = folder / "ibnetdiscover.topo"
     with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
-        run = sim.opensm(conf)
-        assert run.subnet_up and run.engine == "dfsssp" and run.errors == [], run.summary()
-        assert run.vls_needed is not None and run.vls_needed > 1, run.summary()  # more than one VL: cycles broken
-        discovered = parse_ibnetdiscover(sim.ibnetdiscover())
-        tables, lids = ibsim.parse_dump_fts(sim.dump_fts())
-    kinds = [n.kind for n in discovered.nodes.values()]
-    assert (kinds.count("switch"), kinds.count("ca")) == (36, 72)
-    assert len(tables) == len(ib.switches)
-    check = ibsim.walk_routes(discovered, tables, lids)
-    assert check.pairs == 72 * 71
-    assert check.unroutable == [] and check.loops == []
-    assert check.routed == check.pairs
-    assert check.max_hops <= 4  # minimal on a Dragonfly: local, global, local (plus the first switch)
+        _, discovered, tables, lids, check = _routes(sim, conf, "nue")
+        assert check.pairs == 72 * 71
+        # Every hop on one VL: the most dependencies any SL2VL table can give one SL, so no cycle
+        # here means none on whatever VLs the switches map NCCL's SL to.
+        graph = ibsim.dependency_graph(discovered, tables, lids, sl)
+        assert graph.channels and graph.cycle() == []
+
+        run, discovered, tables, lids, _ = _routes(sim, old, "dfsssp")
+        assert run.vls_needed is not None and run.vls_needed > 1, run.summary()  # dfsssp's answer: several VLs
+        cycle = ibsim.dependency_graph(discovered, tables, lids, sl).cycle()
+        assert len(cycle) >= 3, "dfsssp's routes on one SL should close a credit loop"
+        # The loop is real on the switches: NCCL's SL takes one VL at every hop of it.
+        nodes = discovered.nodes
+        lid_of = {g: lid for lid, g in lids.items()}
+        vls = set()
+        for k, (sw, out, _) in enumerate(cycle):
+            prev_sw, prev_out, _ = cycle[k - 1]
+            in_port = nodes[prev_sw].ports[prev_out][1]
+            table = ibsim.parse_sl2vl(sim.client(["smpquery", "sl2vl", str(lid_of[sw]), str(out)]))
+            vls.add(table[(in_port, out)][sl])
+        assert len(vls) == 1, vls
+
+
+@NEEDS_SIM
+@pytest.mark.slow
+@pytest.mark.parametrize("name, fabric", [("dragonfly-balanced", "df"), ("dragonfly-plus", "dfp")])
+def test_shipped_dragonflies_have_no_credit_loop_on_the_vl_nccl_uses(name, fabric, tmp_path):
+    conf = _install(name, fabric, tmp_path / "etc")
+    topology = conf.parent / "ibnetdiscover.topo"
+    ib = IbFabric(_compiled(name).fabric, fabric)
+    sl = _nccl_sl(render(_compiled(name), ["nccl"])[0])
+    timeout = BIG_TIMEOUT if name in BIG else 300
+    with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+        _, discovered, tables, lids, check = _routes(sim, conf, ENGINE[ib.kind], timeout)
+    assert check.pairs == len(ib.cas) * (len(ib.cas) - 1)
+    graph = ibsim.dependency_graph(discovered, tables, lids, sl)
+    assert graph.channels and graph.cycle() == []
 
 
 def _discovered_counts(sim: ibsim.Simulation, timeout: float = 300) -> tuple[int, int]:
@@ -297,12 +351,13 @@ def test_engine_and_files_follow_the_topology():
         conf = files[f"opensm/{fabric}/opensm.conf"].decode()
         ib = IbFabric(_compiled(name).fabric, fabric)
         assert f"\nrouting_engine {ENGINE[ib.kind]}\n" in conf
-        assert ("root_guid_file /etc/opensm/root_guids.conf" in conf) == (ib.kind == "fat-tree")
+        assert ("root_guid_file /etc/opensm/root_guids.conf" in conf) == (ib.kind != "dragonfly")
         assert "lmc 0" in conf and "partition_config_file /etc/opensm/partitions.conf" in conf
         cn = files[f"opensm/{fabric}/cn_guids.conf"].decode().split()
         io = files.get(f"opensm/{fabric}/io_guids.conf", b"").decode().split()
         assert len(cn) + len(io) == len(ib.cas) and not set(cn) & set(io)
-        if ib.kind == "fat-tree":
+        assert ("nue_max_num_vls 1\n" in conf) == (ib.kind == "dragonfly")
+        if ib.kind != "dragonfly":  # a fat tree's top tier, a Dragonfly+'s spines
             roots = files[f"opensm/{fabric}/root_guids.conf"].decode().split()
             top = max(_compiled(name).fabric.devices[n.device].tier for n in ib.switches)
             assert len(roots) == sum(1 for n in ib.switches if _compiled(name).fabric.devices[n.device].tier == top)
@@ -461,3 +516,23 @@ def test_bound_files_bring_up_a_fabric_with_the_hardwares_guids(name, tmp_path):
                 assert table == {0x7FFF}, (node.description, table)
             else:  # its tenant's key with the full-member bit (0x8000), the Default one as limited member
                 assert table == {0x7FFF, 0x8000 | tenant_of[group]}, (node.description, table)
+
+
+@pytest.mark.parametrize(
+    "engine, severity",
+    [(None, "info"), ("nue", "info"), ("dfsssp", "error"), ("lash", "error"), ("updn", "error"), ("ftree", "error")],
+)
+def test_the_routing_check_says_which_engine_and_errors_where_nccl_can_deadlock(engine, severity):
+    text = SMALL_DRAGONFLY
+    if engine is not None:
+        text = text.replace("    transport: infiniband\n", f"    transport: infiniband\n    routing_engine: {engine}\n")
+    c = compile_text(text)
+    (f,) = [f for f in c.findings if f.rule == "ib-routing"]
+    assert f.severity.value == severity and f"routes with {engine or 'nue'}" in f.message
+    assert (c.exit_code == 1) == (severity == "error")
+    if severity == "error":
+        assert "NCCL_IB_SL" in f.message and "nue" in f.hint
+        assert f.path == ("scaleout", 0, "routing_engine")  # located at the line that chose it
+    conf = render(c, ["opensm"])[0]["opensm/df/opensm.conf"].decode()
+    assert f"\nrouting_engine {engine or 'nue'}\n" in conf
+    assert ("NOT deadlock-free" in conf) == (severity == "error")

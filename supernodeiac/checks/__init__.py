@@ -32,6 +32,7 @@ from . import (  # noqa: E402,F401
     cxl,
     dragonfly,
     host_topology,
+    ib_routing,
     inventory,
     kubernetes_labels,
     management,

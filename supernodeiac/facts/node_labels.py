@@ -5,9 +5,9 @@ Label keys (``P`` = ``kubernetes.label_prefix``, ``F`` = a scale-out fabric's na
 * ``P/blueprint``, ``P/node-model``, ``P/row``, ``P/rack``, ``P/system-class``;
 * ``P/scaleup-domain`` (the domain instance: a supernode, an NVL72 rack, the host itself for an
   HGX board) and ``P/scaleup-accelerators``;
-* per fabric: ``P/F.leaf-group``, ``P/F.spine-group``, ``P/F.su``, ``P/F.pod`` (when the
-  fabric has them) and, per NIC, ``P/F.railR.leaf`` (rail-optimised) or ``P/F.nicJ.leaf``:
-  the leaf that NIC is cabled to;
+* per fabric: ``P/F.fabric`` (the fabric's name: the scheduler trees' root), ``P/F.leaf-group``,
+  ``P/F.spine-group``, ``P/F.su``, ``P/F.pod`` (when the fabric has them) and, per NIC,
+  ``P/F.railR.leaf`` (rail-optimised) or ``P/F.nicJ.leaf``: the leaf that NIC is cabled to;
 * ``topology.kubernetes.io/zone`` from the coordinate ``kubernetes.zone`` names;
 * optionally the keys NVIDIA Topograph writes, so designed and discovered topology can be
   compared: v1 ``accelerator.topograph.run/domain`` and ``fabric.topograph.run/tier-0`` (leaf),
@@ -120,6 +120,10 @@ def node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
             if not nics:
                 continue
             g = fh.leaf_groups[fh.group_of[h]]
+            # The whole fabric: the one root the scheduler trees close at (a job wider than an SU
+            # still fits under a tier bound).
+            labels[f"{p}/{name}.fabric"] = name
+            origins.setdefault(f"{p}/{name}.fabric", Origin("fabric"))
             labels[f"{p}/{name}.leaf-group"] = g.name
             origins.setdefault(f"{p}/{name}.leaf-group", Origin("fabric"))
             if g.spine_group is not None:
@@ -169,9 +173,11 @@ def levels(labels: Labels, hosts: Hosts, p: str) -> tuple[list[tuple[str, str]],
     """Scheduler levels that nest, widest first and ending at the hostname; and why others were left out.
 
     Candidates in priority order: the scale-up domain (when it spans hosts), the primary fabric's
-    leaf group, its SU, its spine group (pod). A candidate is kept when its values and those of
-    every level kept before nest one inside the other; levels that split the hosts the same way
-    as a kept one add nothing and are skipped.
+    leaf group, its SU, its spine group (pod), and the fabric itself, the root every tree closes
+    at. A candidate is kept when its values and those of every level kept before nest one inside
+    the other; levels that split the hosts the same way as a kept one add nothing and are skipped.
+    The root is kept with its one value when every host is on the fabric (and more than the
+    hostname level would be left otherwise).
     """
     by_host = labels.by_host
     candidates: list[tuple[str, str]] = []
@@ -183,13 +189,18 @@ def levels(labels: Labels, hosts: Hosts, p: str) -> tuple[list[tuple[str, str]],
             ("leaf-group", f"{p}/{fabric}.leaf-group"),
             ("su", f"{p}/{fabric}.su"),
             ("spine-group", f"{p}/{fabric}.spine-group"),
+            ("fabric", f"{p}/{fabric}.fabric"),
         ]
     kept: list[tuple[str, str, dict[int, str]]] = []
     notes: list[str] = []
     for name, key in candidates:
         values = {h: v[key] for h, v in by_host.items() if key in v}
-        if len(values) != len(by_host) or len(set(values.values())) < 2:
-            continue  # missing on some hosts, or one value for all: no level to schedule by
+        if len(values) != len(by_host):
+            continue  # missing on some hosts: no level to schedule by
+        if len(set(values.values())) < 2 and name != "fabric":
+            continue  # one value for all: the fabric root says that once
+        if len(by_host) < 2:
+            continue  # one host: the hostname is the whole tree
         problem = None
         for other_name, _k, other in kept:
             rel = _relation(values, other)

@@ -619,6 +619,20 @@ RULES: tuple[Rule, ...] = (
        catalogue model is the source of truth for cages; fix the map, or the model.""",
     ),
     _r(
+        "ib-routing",
+        "check",
+        "The subnet manager's routing can deadlock the traffic NCCL sends",
+        """NCCL puts every queue pair on one static service level (`NCCL_IB_SL`, default 0; it never
+       asks the SA for a path record's SL), so on an InfiniBand fabric all its traffic shares one
+       virtual lane. Engines that stay deadlock-free by spreading paths over VLs (dfsssp, lash)
+       then leave cycles in the channel-dependency graph of their routes on a Dragonfly: a credit
+       loop that stalls the fabric under load (error). The plan picks an engine deadlock-free on
+       one VL: ftree on a fat tree, updn with the spines as roots on a Dragonfly+, nue with
+       `nue_max_num_vls 1` on a Dragonfly, and says which and why (info); an engine that balances
+       paths by load (dfsssp, sssp) on a fat tree or Dragonfly+ is safe only where OpenSM logs
+       "Virtual Lanes needed: 1" (warning). Fix: leave `routing_engine` out, or set it to `nue`.""",
+    ),
+    _r(
         "tenants",
         "check",
         "A tenant's partition cannot be made as declared",

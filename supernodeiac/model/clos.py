@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from .base import Name, NonNegInt, PositiveInt, Ratio, Strict
-from .common import MediaPolicy
+from .common import MediaPolicy, RoutingEngine
 from .site import Placement
 
 # The port roles of a node that a scale-out fabric may take (catalogue PortGroup.role).
@@ -215,6 +215,11 @@ class FatTree(Strict):
     kind: Literal["fat-tree"]
     name: Name
     transport: Literal["infiniband", "ethernet"] = "infiniband"
+    routing_engine: RoutingEngine | None = Field(
+        None,
+        description="InfiniBand: the subnet manager's routing engine; default the one deadlock-free on one virtual lane "
+        "for the topology (ftree, updn, nue)",
+    )
     tiers: Literal[2, 3] = 2
     switch: str = Field(description="catalogue switch for every tier unless spine_switch/core_switch say otherwise")
     spine_switch: str | None = None

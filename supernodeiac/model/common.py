@@ -12,6 +12,8 @@ from .base import NonNegFloat, Strict
 # local, global; Dragonfly+: node-leaf, leaf-spine, global; management: node-leaf, leaf-spine).
 Tier = Literal["node-leaf", "leaf-spine", "spine-core", "local", "global"]
 TIERS: tuple[str, ...] = ("node-leaf", "leaf-spine", "spine-core", "local", "global")
+# OpenSM's unicast routing engines a blueprint may pin for an InfiniBand fabric (opensm(8)).
+RoutingEngine = Literal["ftree", "updn", "nue", "minhop", "lash", "dfsssp", "sssp"]
 
 
 class TierPolicy(Strict):

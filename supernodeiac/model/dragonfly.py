@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from .base import Name, NonNegInt, PositiveInt, Ratio, Strict
-from .common import MediaPolicy
+from .common import MediaPolicy, RoutingEngine
 from .site import Placement
 
 Arrangement = Literal["absolute", "relative", "circulant"]
@@ -68,6 +68,11 @@ class _GroupedFabric(Strict):
 
     name: Name
     transport: Literal["infiniband", "ethernet"] = "infiniband"
+    routing_engine: RoutingEngine | None = Field(
+        None,
+        description="InfiniBand: the subnet manager's routing engine; default the one deadlock-free on one virtual lane "
+        "for the topology (ftree, updn, nue)",
+    )
     groups: PositiveInt | None = Field(None, description="g, groups to build; default: as many as the endpoints need")
     grow_to_groups: PositiveInt | None = Field(
         None,

@@ -1,8 +1,9 @@
 """The subnet manager's files for every InfiniBand fabric: ``opensm/<fabric>/``.
 
-* ``opensm.conf``: the routing engine that fits the topology (ftree for fat trees; dfsssp, which
-  breaks credit loops with virtual lanes, for Dragonfly and Dragonfly+), the GUID files, the
-  partitions file (templates/opensm.conf.j2);
+* ``opensm.conf``: the routing engine that fits the topology and stays deadlock-free on the one
+  virtual lane NCCL's traffic uses (facts/ib_routing.py: ftree for fat trees, updn from the spines
+  for Dragonfly+, nue on one VL for Dragonfly), the GUID files, the partitions file
+  (templates/opensm.conf.j2);
 * ``root_guids.conf`` (fat trees: the top tier's node GUIDs), ``cn_guids.conf`` (compute HCA port
   GUIDs), ``io_guids.conf`` (service endpoints: fabric managers, storage);
 * ``partitions.conf`` from the blueprint's tenants, the Default partition always defined
@@ -20,26 +21,13 @@ from collections.abc import Callable, Iterator
 
 from ..facts.guid_plan import GuidPlan
 from ..facts.ib_fabric import IbFabric, IbNode, infiniband_fabrics
+from ..facts.ib_routing import NCCL_DEFAULT_SL, routing_plan
 from ..model.clos import FatTree
 from ..util.templating import render_template
 from .base import RENDERERS, RenderContext
 from .csv_safe import CsvWriter
 
 ETC = "/etc/opensm"
-# Engine per topology, and why (shared/reference/ibsim.md sections 4-5 ran each on ibsim).
-ENGINES: dict[str, tuple[str, str]] = {
-    "fat-tree": ("ftree", "fat-tree routing, credit-loop free and balanced for shift patterns on a (near) symmetric tree"),
-    "dragonfly": (
-        "dfsssp",
-        "deadlock-free SSSP: shortest paths, credit loops broken with virtual lanes "
-        "(ftree finds several roots on a Dragonfly and updn none)",
-    ),
-    "dragonfly-plus": (
-        "dfsssp",
-        "deadlock-free SSSP: shortest paths across groups, credit loops broken with virtual lanes",
-    ),
-}
-FALLBACK_ENGINE = ("minhop", "minimum hop (no engine matched this topology)")
 CHUNK = 2000  # node records per chunk of the topology stream
 
 
@@ -152,11 +140,11 @@ def guid_files(
     ``node_guid``/``port_guid`` give: the plan's (``snc render``, ``bound`` False) or those a
     discovered fabric carries (``snc bind``, ``bound`` True)."""
     f = ctx.fabric
-    engine, reason = ENGINES.get(ib.kind, FALLBACK_ENGINE)
+    plan = routing_plan(ctx.blueprint, ib.name, ib.kind)
     service = service_groups(ctx, ib.name)
     cn = [port_guid(n) for n in ib.cas if f.devices[n.device].group not in service]
     io = [port_guid(n) for n in ib.cas if f.devices[n.device].group in service]
-    uses_roots = engine in ("ftree", "updn")
+    uses_roots = plan.uses_roots
     conf = render_template(
         "opensm.conf.j2",
         fabric=ib.name,
@@ -166,8 +154,12 @@ def guid_files(
         cas=len(ib.cas),
         etc=ETC,
         bound=bound,
-        engine=engine,
-        engine_reason=reason,
+        engine=plan.engine,
+        engine_reason=plan.how,
+        engine_why=plan.why,
+        engine_safe=plan.severity == "ok",
+        engine_options=sorted(plan.options.items()),
+        nccl_sl=NCCL_DEFAULT_SL,
         root_guid_file=f"{ETC}/root_guids.conf" if uses_roots else None,
         cn_guid_file=f"{ETC}/cn_guids.conf",
         io_guid_file=f"{ETC}/io_guids.conf" if io else None,

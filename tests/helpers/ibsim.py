@@ -397,3 +397,127 @@ def vendor_guids(text: str, seed: int = 7) -> str:
             continue
         out.append(line)
     return "\n".join(out) + "\n"
+
+
+# -- credit loops: the channel-dependency graph of the programmed routes ----------------------------
+
+_SL2VL_ROW = re.compile(r"^ports: in\s+(\d+), out\s+(\d+):\s*((?:\|\s*\d+)+)\|")
+
+
+def parse_sl2vl(text: str) -> dict[tuple[int, int], list[int]]:
+    """(in port, out port) -> the 16 VLs of SL 0..15, from ``smpquery sl2vl LID PORT``."""
+    out: dict[tuple[int, int], list[int]] = {}
+    for line in text.splitlines():
+        m = _SL2VL_ROW.match(line)
+        if m:
+            out[(int(m.group(1)), int(m.group(2)))] = [int(v) for v in m.group(3).replace("|", " ").split()]
+    return out
+
+
+def read_sl2vl(
+    sim: Simulation, topology: Topology, lids: dict[int, int], timeout: float = 300
+) -> dict[int, dict[tuple[int, int], list[int]]]:
+    """The SL-to-VL tables of every switch-to-switch output port, as the switches' SMAs report them
+    (switch GUID -> (in port, out port) -> VL of SL 0..15); a switch port's GUID is its node's."""
+    nodes = topology.nodes
+    lid_of = {g: lid for lid, g in lids.items()}
+    out: dict[int, dict[tuple[int, int], list[int]]] = {}
+    for guid in sorted(g for g, n in nodes.items() if n.kind == "switch" and g in lid_of):
+        table = out.setdefault(guid, {})
+        for port, (peer, _, _) in sorted(nodes[guid].ports.items()):
+            if nodes[peer].kind == "switch":
+                table.update(parse_sl2vl(sim.client(["smpquery", "sl2vl", str(lid_of[guid]), str(port)], timeout)))
+    return out
+
+
+Channel = tuple[int, int, int]  # (switch GUID, output port, VL): one buffer a packet can wait on
+
+
+@dataclass
+class DependencyGraph:
+    channels: set[Channel] = field(default_factory=set)
+    edges: dict[Channel, set[Channel]] = field(default_factory=dict)
+    vls: set[int] = field(default_factory=set)
+
+    def cycle(self) -> list[Channel]:
+        """A cycle of channel dependencies (a possible credit loop), or [] when the graph is acyclic
+        (Dally and Seitz: a routing function is deadlock-free when its dependency graph has none)."""
+        indegree = dict.fromkeys(self.channels, 0)
+        for targets in self.edges.values():
+            for t in targets:
+                indegree[t] += 1
+        ready = [c for c, d in indegree.items() if d == 0]
+        while ready:
+            c = ready.pop()
+            for t in self.edges.get(c, ()):
+                indegree[t] -= 1
+                if indegree[t] == 0:
+                    ready.append(t)
+        left = {c for c, d in indegree.items() if d > 0}
+        if not left:
+            return []
+        # Every channel left has a predecessor left: walk forward inside them until one repeats.
+        start = min(left)
+        seen: dict[Channel, int] = {}
+        path: list[Channel] = []
+        c = start
+        while c not in seen:
+            seen[c] = len(path)
+            path.append(c)
+            c = min(t for t in self.edges[c] if t in left)
+        return path[seen[c] :]
+
+
+def dependency_graph(
+    topology: Topology,
+    tables: dict[int, dict[int, int]],
+    lids: dict[int, int],
+    sl: int = 0,
+    sl2vl: dict[int, dict[tuple[int, int], list[int]]] | None = None,
+) -> DependencyGraph:
+    """The channel-dependency graph of the routes every HCA port takes to every other with service
+    level ``sl`` (the one SL a collective library puts all its queue pairs on), each hop on the VL
+    the switch's SL-to-VL table gives for (in port, out port, sl); without tables every hop is on
+    one VL, the case of a fabric whose SL2VL maps that SL to VL 0 everywhere.
+
+    A channel is a switch output port on one VL; a route through switch s out of port p into switch t
+    and out of its port q makes channel (t, q) a dependency of (s, p). HCA links are left out: nothing
+    waits on an HCA's send queue from inside the fabric, and a delivery to an HCA never blocks on a
+    channel further on, so neither can close a cycle. Forwarding depends only on (switch, in port,
+    destination), so each is walked once (switches x destinations steps)."""
+    nodes = topology.nodes
+    lid_of_port = {g: lid for lid, g in lids.items()}
+    graph = DependencyGraph()
+    ca_ports = [(n.guid, p) for n in nodes.values() if n.kind == "ca" for p in n.ports]
+    entries = sorted({(nodes[g].ports[p][0], nodes[g].ports[p][1]) for g, p in ca_ports})  # (first switch, in port)
+    limit = 4 * len(nodes) + 4
+
+    def vl_of(sw: int, inp: int, out: int) -> int:
+        if sl2vl is None:
+            return 0
+        return sl2vl[sw][(inp, out)][sl]
+
+    for dst in ca_ports:
+        dlid = lid_of_port.get(nodes[dst[0]].port_guids.get(dst[1]))  # type: ignore[arg-type]
+        if dlid is None:
+            continue
+        seen: set[tuple[int, int]] = set()
+        for sw, inp in entries:
+            prev: Channel | None = None
+            for _ in range(limit):
+                out = tables.get(sw, {}).get(dlid)
+                if out is None:
+                    break  # unroutable: walk_routes reports it
+                peer, peer_port = nodes[sw].ports.get(out, (None, None, 0))[:2]
+                if peer is None or nodes[peer].kind != "switch":
+                    break  # delivered (or off the fabric: walk_routes reports that)
+                ch = (sw, out, vl_of(sw, inp, out))
+                graph.channels.add(ch)
+                graph.vls.add(ch[2])
+                if prev is not None:
+                    graph.edges.setdefault(prev, set()).add(ch)
+                if (sw, inp) in seen:
+                    break  # the rest of this walk is in the graph already
+                seen.add((sw, inp))
+                prev, sw, inp = ch, peer, peer_port
+    return graph
