@@ -1,12 +1,20 @@
 from __future__ import annotations
 
+import hashlib
+import json
+import shutil
+import stat
+import tempfile
+from functools import cache
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from supernodeiac.cli import main
 from supernodeiac.fabric import Fabric
 from supernodeiac.load.source import load_text
-from supernodeiac.pipeline import Compiled, compile_document, compile_file
+from supernodeiac.pipeline import Compiled, compile_document, compile_file, render
 
 ROOT = Path(__file__).resolve().parent.parent
 BLUEPRINTS = ROOT / "blueprints"
@@ -37,11 +45,91 @@ def compile_text(text: str, name: str = "test.yaml") -> Compiled:
     return compile_document(load_text(text, name))
 
 
-@pytest.fixture(scope="session")
-def small_ib() -> Compiled:
-    c = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
+# -- the shipped blueprints, compiled and rendered once per process --------------------------------
+# Rendering every shipped blueprint takes about 70 CPU-s; a dozen test files read their outputs.
+# Each pytest-xdist worker compiles and renders a blueprint the first time a test asks, then every
+# test in that worker reads the same objects and folder. They are shared: do not change them; a
+# test that edits a render copies it first (copy_of_shipped_render).
+
+_SHIPPED_ROOT: Path | None = None
+
+
+@cache
+def shipped(name: str) -> Compiled:
+    """``blueprints/<name>.yaml`` compiled, clean (shared: read, do not mutate)."""
+    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
     assert c.exit_code == 0, [str(f.location) + " " + f.message for f in c.findings]
     return c
+
+
+@cache
+def shipped_render(name: str) -> Path:
+    """The folder ``snc render blueprints/<name>.yaml -o`` wrote (MANIFEST.json included), made
+    once per process through the real CLI and left read-only; checked unchanged at the end."""
+    global _SHIPPED_ROOT
+    if _SHIPPED_ROOT is None:
+        _SHIPPED_ROOT = Path(tempfile.mkdtemp(prefix="snc-shipped-"))
+    out = _SHIPPED_ROOT / name
+    env = {"SNC_NO_RENDER_CACHE": "1", "SNC_CACHE_DIR": str(_SHIPPED_ROOT / ".cache")}
+    result = CliRunner().invoke(main, ["render", str(BLUEPRINTS / f"{name}.yaml"), "-o", str(out)], env=env)
+    assert result.exit_code == 0, result.output
+    for p in out.rglob("*"):
+        if p.is_file():
+            p.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    return out
+
+
+@cache
+def shipped_files(name: str) -> dict[str, bytes]:
+    """Every artifact of the shared render by path, as ``pipeline.render(shipped(name))[0]`` returns
+    them (the same bytes: the writer adds only MANIFEST.json)."""
+    files = read_tree(shipped_render(name))
+    del files["MANIFEST.json"]
+    return files
+
+
+@cache
+def shipped_outputs(name: str, *only: str) -> dict[str, bytes]:
+    """``pipeline.render(shipped(name), list(only))[0]``, made once per process (a few output
+    families, cheaper than the whole render when a worker needs nothing else)."""
+    artifacts, _ = render(shipped(name), list(only))
+    return {path: bytes(data) for path, data in artifacts.items()}
+
+
+def copy_of_shipped_render(name: str, to: Path) -> Path:
+    """A private, writable copy of the shared render folder (for tests that change or re-render it)."""
+    shutil.copytree(shipped_render(name), to)
+    for p in to.rglob("*"):
+        if p.is_file():
+            p.chmod(0o644)
+    return to
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_renders_unchanged():
+    """At the end: every shared render still holds what its MANIFEST.json recorded, so no test
+    passed by reading a folder another test had changed."""
+    yield
+    if _SHIPPED_ROOT is None:
+        return
+    try:
+        for name in sorted(p.name for p in _SHIPPED_ROOT.iterdir() if not p.name.startswith(".")):
+            out = _SHIPPED_ROOT / name
+            manifest = json.loads((out / "MANIFEST.json").read_text())
+            recorded = {f["path"]: f["sha256"] for f in manifest["files"]}
+            now = {
+                p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in out.rglob("*")
+                if p.is_file() and p.name != "MANIFEST.json"
+            }
+            assert now == recorded, f"a test changed the shared render of {name}"
+    finally:
+        shutil.rmtree(_SHIPPED_ROOT, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def small_ib() -> Compiled:
+    return shipped("small-ib")
 
 
 @pytest.fixture(autouse=True)

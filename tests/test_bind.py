@@ -9,31 +9,21 @@ files in the real OpenSM on ibsim.
 from __future__ import annotations
 
 import re
-from functools import cache
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS
+from conftest import BLUEPRINTS, shipped, shipped_outputs
 from helpers.ibsim import Rewire
 
 from supernodeiac.cli import main
 from supernodeiac.facts.ib_fabric import IbFabric
-from supernodeiac.pipeline import compile_file, render
 
 VENDOR = "946dae"
 
 
-@cache
-def _compiled(name: str):
-    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
-    assert c.exit_code == 0
-    return c
-
-
-@cache
 def _plan_topology(name: str, fabric: str = "ib") -> str:
-    return render(_compiled(name), ["opensm"])[0][f"opensm/{fabric}/ibnetdiscover.topo"].decode()
+    return shipped_outputs(name, "opensm")[f"opensm/{fabric}/ibnetdiscover.topo"].decode()
 
 
 def _vendor(guid: int) -> int:
@@ -53,16 +43,21 @@ def _bind(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def _bind_discovered(name: str, tmp_path: Path) -> tuple[int, str]:
+    """``snc bind`` of a shipped blueprint to its discovered fabric (fabric.topo), into tmp_path/bound."""
+    dump = tmp_path / "fabric.topo"
+    dump.write_text(_discovered(name))
+    return _bind(str(BLUEPRINTS / f"{name}.yaml"), str(dump), "-o", str(tmp_path / "bound"))
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_bind_writes_the_discovered_guids(tmp_path):
-    c = _compiled("small-ib")
+    c = shipped("small-ib")
     ib = IbFabric(c.fabric, "ib")
-    dump = tmp_path / "fabric.topo"
-    dump.write_text(_discovered("small-ib"))
-    code, out = _bind(str(BLUEPRINTS / "small-ib.yaml"), str(dump), "-o", str(tmp_path / "bound"))
+    code, out = _bind_discovered("small-ib", tmp_path)
     assert code == 0, out
     assert "all as planned" in out and "bound ib" in out
     files = _files(tmp_path / "bound")
@@ -91,11 +86,9 @@ def test_bind_writes_the_discovered_guids(tmp_path):
 
 
 def test_bind_is_idempotent(tmp_path):
-    dump = tmp_path / "fabric.topo"
-    dump.write_text(_discovered("small-ib"))
     outs = []
     for _ in range(2):
-        code, out = _bind(str(BLUEPRINTS / "small-ib.yaml"), str(dump), "-o", str(tmp_path / "bound"))
+        code, out = _bind_discovered("small-ib", tmp_path)
         assert code == 0, out
         outs.append(_files(tmp_path / "bound"))
     assert outs[0] == outs[1]
@@ -103,11 +96,9 @@ def test_bind_is_idempotent(tmp_path):
 
 def test_bound_partitions_list_every_member(tmp_path):
     """ib-3tier's tenants: every compute HCA's discovered port GUID under its tenant's key, full member."""
-    c = _compiled("ib-3tier")
+    c = shipped("ib-3tier")
     ib = IbFabric(c.fabric, "ib")
-    dump = tmp_path / "fabric.topo"
-    dump.write_text(_discovered("ib-3tier"))
-    code, out = _bind(str(BLUEPRINTS / "ib-3tier.yaml"), str(dump), "-o", str(tmp_path / "bound"))
+    code, out = _bind_discovered("ib-3tier", tmp_path)
     assert code == 0, out
     text = (tmp_path / "bound/opensm/ib/partitions.conf").read_text()
     assert "Default=0x7fff, ipoib, defmember=limited : ALL, ALL_SWITCHES=full, SELF=full ;" in text

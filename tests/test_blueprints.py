@@ -9,10 +9,8 @@ import json
 import os
 
 import pytest
-from click.testing import CliRunner
-from conftest import BLUEPRINTS, ROOT
+from conftest import BLUEPRINTS, ROOT, shipped, shipped_render
 
-from supernodeiac.cli import main
 from supernodeiac.findings import Severity
 from supernodeiac.pipeline import compile_file
 
@@ -35,14 +33,13 @@ def test_shipped_blueprint_is_clean(path):
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
-def test_shipped_blueprint_renders(path, tmp_path):
-    result = CliRunner().invoke(main, ["render", str(path), "-o", str(tmp_path / "out")])
-    assert result.exit_code == 0, result.output
-    links = (tmp_path / "out" / "cabling" / "links.csv").read_text().splitlines()
-    c = compile_file(str(path))
+def test_shipped_blueprint_renders(path):
+    out = shipped_render(path.stem)  # `snc render` through the CLI entry point, shared with other tests
+    links = (out / "cabling" / "links.csv").read_text().splitlines()
+    c = shipped(path.stem)
     assert len(links) - 1 == len(c.fabric.links)  # one row per link, plus the header
     # Same blueprint, same bytes as recorded: a change of any output is deliberate and reviewed.
-    manifest = json.loads((tmp_path / "out" / "MANIFEST.json").read_text())
+    manifest = json.loads((out / "MANIFEST.json").read_text())
     hashes = {f["path"]: f["sha256"] for f in manifest["files"] if not f["path"].endswith(".svg")}
     golden = MANIFESTS / f"{path.stem}.json"
     if os.environ.get("SNC_UPDATE_GOLDEN"):

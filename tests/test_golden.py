@@ -10,18 +10,14 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import BLUEPRINTS, read_tree
-
-from supernodeiac.pipeline import compile_file, render
+from conftest import read_tree, shipped_files
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = ["small-ib", "cxl-pool"]
 
 
 def _artifacts(name: str) -> dict[str, bytes]:
-    compiled = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
-    assert compiled.exit_code == 0
-    artifacts, _ = render(compiled)
+    artifacts = shipped_files(name)  # the whole render, shared with the other tests of this process
     return {path: data for path, data in artifacts.items() if not path.endswith(".svg")}
 
 

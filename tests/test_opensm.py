@@ -12,34 +12,26 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import BLUEPRINTS, compile_text
+from conftest import BLUEPRINTS, compile_text, shipped, shipped_outputs
 from helpers import ibsim
 
 from supernodeiac.facts.guid_plan import GuidPlan
 from supernodeiac.facts.ib_fabric import IbFabric, infiniband_fabrics
 from supernodeiac.facts.ib_routing import NCCL_DEFAULT_SL
-from supernodeiac.pipeline import compile_file, render
+from supernodeiac.pipeline import render
 from supernodeiac.verify.ibnetdiscover import parse_ibnetdiscover
 
 ENGINE = {"fat-tree": "ftree", "dragonfly": "nue", "dragonfly-plus": "updn"}
 NEEDS_SIM = pytest.mark.skipif(ibsim.missing() is not None, reason=ibsim.missing() or "")
 
 
-@cache
-def _compiled(name: str):
-    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
-    assert c.exit_code == 0
-    return c
-
-
 def _ib_cases() -> list[tuple[str, str]]:
     out = []
     for path in sorted(BLUEPRINTS.glob("*.yaml")):
-        c = _compiled(path.stem)
+        c = shipped(path.stem)
         out += [(path.stem, name) for name in infiniband_fabrics(c.fabric)]
     return out
 
@@ -56,26 +48,13 @@ def _param(name: str, fabric: str):
     return pytest.param(name, fabric, marks=pytest.mark.slow) if name in BIG else (name, fabric)
 
 
-@cache
 def _opensm_files(name: str) -> dict[str, bytes]:
-    artifacts, _ = render(_compiled(name), ["opensm"])
-    return artifacts
+    return shipped_outputs(name, "opensm")
 
 
 def _install(name: str, fabric: str, folder: Path) -> Path:
-    """The fabric's rendered files in ``folder``, with opensm.conf's /etc/opensm paths pointed there."""
-    folder.mkdir(parents=True, exist_ok=True)
-    prefix = f"opensm/{fabric}/"
-    for path, data in _opensm_files(name).items():
-        if path.startswith(prefix):
-            (folder / path[len(prefix) :]).write_bytes(data)
-    conf = folder / "opensm.conf"
-    conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
-    return conf
-
-
-def _first_hca(topology: Path) -> str:
-    return re.search(r'^Ca\s+\d+\s+"(H-[0-9a-f]+)"', topology.read_text(), re.M).group(1)  # type: ignore[union-attr]
+    """The shipped blueprint's rendered files for ``fabric`` in ``folder`` (ibsim.install)."""
+    return ibsim.install(_opensm_files(name), fabric, folder)
 
 
 # -- with the real tools ---------------------------------------------------------------------------
@@ -91,9 +70,9 @@ def test_every_shipped_infiniband_fabric_is_tested():
 def test_opensm_brings_the_fabric_up_with_the_intended_engine(name, fabric, tmp_path):
     conf = _install(name, fabric, tmp_path / "etc")
     topology = conf.parent / "ibnetdiscover.topo"
-    ib = IbFabric(_compiled(name).fabric, fabric)
+    ib = IbFabric(shipped(name).fabric, fabric)
     timeout = BIG_TIMEOUT if name in BIG else 300
-    with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+    with ibsim.simulate(topology, tmp_path / "sim") as sim:
         run = sim.opensm(conf, timeout=timeout)
         assert run.subnet_up, run.summary()
         assert run.engine == ENGINE[ib.kind], run.summary()  # no silent fallback to minhop
@@ -175,7 +154,7 @@ def test_the_dragonfly_routes_have_no_credit_loop_on_the_vl_nccl_uses(tmp_path):
     old = folder / "old-opensm.conf"  # as rendered before: dfsssp, QoS off (OpenSM's default)
     old.write_text(conf.read_text().replace("routing_engine nue\nnue_max_num_vls 1\n", "routing_engine dfsssp\n"))
     topology = folder / "ibnetdiscover.topo"
-    with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+    with ibsim.simulate(topology, tmp_path / "sim") as sim:
         _, discovered, tables, lids, check = _routes(sim, conf, "nue")
         assert check.pairs == 72 * 71
         # Every hop on one VL: the most dependencies any SL2VL table can give one SL, so no cycle
@@ -205,10 +184,10 @@ def test_the_dragonfly_routes_have_no_credit_loop_on_the_vl_nccl_uses(tmp_path):
 def test_shipped_dragonflies_have_no_credit_loop_on_the_vl_nccl_uses(name, fabric, tmp_path):
     conf = _install(name, fabric, tmp_path / "etc")
     topology = conf.parent / "ibnetdiscover.topo"
-    ib = IbFabric(_compiled(name).fabric, fabric)
-    sl = _nccl_sl(render(_compiled(name), ["nccl"])[0])
+    ib = IbFabric(shipped(name).fabric, fabric)
+    sl = _nccl_sl(render(shipped(name), ["nccl"])[0])
     timeout = BIG_TIMEOUT if name in BIG else 300
-    with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+    with ibsim.simulate(topology, tmp_path / "sim") as sim:
         _, discovered, tables, lids, check = _routes(sim, conf, ENGINE[ib.kind], timeout)
     assert check.pairs == len(ib.cas) * (len(ib.cas) - 1)
     graph = ibsim.dependency_graph(discovered, tables, lids, sl)
@@ -227,8 +206,8 @@ def test_routes_reach_every_host_from_every_host(name, fabric, tmp_path):
     """An independent walk of the forwarding tables OpenSM programmed (read back with dump_fts)."""
     conf = _install(name, fabric, tmp_path / "etc")
     topology = conf.parent / "ibnetdiscover.topo"
-    ib = IbFabric(_compiled(name).fabric, fabric)
-    with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+    ib = IbFabric(shipped(name).fabric, fabric)
+    with ibsim.simulate(topology, tmp_path / "sim") as sim:
         run = sim.opensm(conf)
         assert run.subnet_up and run.engine == ENGINE[ib.kind], run.summary()
         discovered = parse_ibnetdiscover(sim.ibnetdiscover())
@@ -239,7 +218,7 @@ def test_routes_reach_every_host_from_every_host(name, fabric, tmp_path):
     assert check.pairs == n * (n - 1)
     assert check.unroutable == [] and check.loops == []
     assert check.routed == check.pairs
-    tiers = _compiled(name).fabric.facts[fabric].get("tiers", 0)
+    tiers = shipped(name).fabric.facts[fabric].get("tiers", 0)
     if ib.kind == "fat-tree":
         assert check.max_hops <= 2 * tiers - 1  # up to the top tier and down: minimal
 
@@ -249,14 +228,14 @@ def test_routes_reach_every_host_from_every_host(name, fabric, tmp_path):
 def test_a_broken_root_guid_file_fails(broken, tmp_path):
     conf = _install("small-ib", "ib", tmp_path / "etc")
     topology = conf.parent / "ibnetdiscover.topo"
-    ib = IbFabric(_compiled("small-ib").fabric, "ib")
+    ib = IbFabric(shipped("small-ib").fabric, "ib")
     roots = conf.parent / "root_guids.conf"
     if broken == "leaves as roots":
         leaves = [n for n in ib.switches if n not in ib.top_switches()]
         roots.write_text("".join(f"0x{n.guid:016x}\n" for n in leaves))
     else:
         roots.write_text("0x0123456789abcdef\n")
-    with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+    with ibsim.simulate(topology, tmp_path / "sim") as sim:
         run = sim.opensm(conf)
     ok = run.subnet_up and run.engine == "ftree" and run.errors == []
     assert not ok, run.summary()
@@ -267,7 +246,7 @@ def test_tenant_partitions_reach_the_hcas(tmp_path):
     """ib-3tier's tenants: OpenSM programs each HCA's P_Key table from partitions.conf."""
     conf = _install("ib-3tier", "ib", tmp_path / "etc")
     topology = conf.parent / "ibnetdiscover.topo"
-    c = _compiled("ib-3tier")
+    c = shipped("ib-3tier")
     ib = IbFabric(c.fabric, "ib")
     first = {}
     for n in ib.cas:
@@ -330,14 +309,9 @@ def test_an_xdr_fabric_renders_its_subnet_manager_files(tmp_path):
     assert "4xXDR" in files["opensm/ib/ibnetdiscover.topo"].decode()
     assert "routing_engine ftree" in files["opensm/ib/opensm.conf"].decode()
     if ibsim.missing() is None:  # and the real OpenSM routes it (XDR rate tails, 144-port switches)
-        folder = tmp_path / "etc"
-        folder.mkdir()
-        for path, data in files.items():
-            (folder / path.rsplit("/", 1)[1]).write_bytes(data)
-        conf = folder / "opensm.conf"
-        conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
-        topology = folder / "ibnetdiscover.topo"
-        with ibsim.Simulation(topology, tmp_path / "sim", _first_hca(topology)) as sim:
+        conf = ibsim.install(files, "ib", tmp_path / "etc")
+        topology = conf.parent / "ibnetdiscover.topo"
+        with ibsim.simulate(topology, tmp_path / "sim") as sim:
             run = sim.opensm(conf)
         assert run.subnet_up and run.engine == "ftree" and run.errors == [], run.summary()
 
@@ -349,7 +323,7 @@ def test_engine_and_files_follow_the_topology():
     for name, fabric in CASES:
         files = _opensm_files(name)
         conf = files[f"opensm/{fabric}/opensm.conf"].decode()
-        ib = IbFabric(_compiled(name).fabric, fabric)
+        ib = IbFabric(shipped(name).fabric, fabric)
         assert f"\nrouting_engine {ENGINE[ib.kind]}\n" in conf
         assert ("root_guid_file /etc/opensm/root_guids.conf" in conf) == (ib.kind != "dragonfly")
         assert "lmc 0" in conf and "partition_config_file /etc/opensm/partitions.conf" in conf
@@ -359,12 +333,12 @@ def test_engine_and_files_follow_the_topology():
         assert ("nue_max_num_vls 1\n" in conf) == (ib.kind == "dragonfly")
         if ib.kind != "dragonfly":  # a fat tree's top tier, a Dragonfly+'s spines
             roots = files[f"opensm/{fabric}/root_guids.conf"].decode().split()
-            top = max(_compiled(name).fabric.devices[n.device].tier for n in ib.switches)
-            assert len(roots) == sum(1 for n in ib.switches if _compiled(name).fabric.devices[n.device].tier == top)
+            top = max(shipped(name).fabric.devices[n.device].tier for n in ib.switches)
+            assert len(roots) == sum(1 for n in ib.switches if shipped(name).fabric.devices[n.device].tier == top)
 
 
 def test_rendered_topology_is_the_plan():
-    c = _compiled("small-ib")
+    c = shipped("small-ib")
     topo = parse_ibnetdiscover(_opensm_files("small-ib")["opensm/ib/ibnetdiscover.topo"].decode())
     ib = IbFabric(c.fabric, "ib")
     assert len(topo.nodes) == len(ib.switches) + len(ib.cas) == 8 + 4 + 132
@@ -382,7 +356,7 @@ def test_rendered_topology_is_the_plan():
 
 def test_guids_are_unique_and_survive_growth():
     base = (BLUEPRINTS / "small-ib.yaml").read_text()
-    c1 = _compiled("small-ib")
+    c1 = shipped("small-ib")
     grown = base.replace("count: 16\n    placement: {row: A", "count: 24\n    placement: {row: A").replace(
         "- {name: A, racks: 4,", "- {name: A, racks: 6,"
     )
@@ -405,7 +379,7 @@ def test_partitions_file():
     assert "Default=0x7fff, ipoib, defmember=limited : ALL, ALL_SWITCHES=full, SELF=full ;" in text
     assert "team-a=0x0101, ipoib, defmember=full :" in text
     assert "team-b=0x0102, ipoib, mtu=5, defmember=full :" in text
-    c = _compiled("ib-3tier")
+    c = shipped("ib-3tier")
     ib = IbFabric(c.fabric, "ib")
     team_a = {f"0x{ib.port_guid(n):016x}" for n in ib.cas if c.fabric.devices[n.device].group in ("gpu-a", "gpu-b")}
     body = text.split("team-a=")[1].split(";")[0]
@@ -436,41 +410,27 @@ def test_tenant_mistakes_are_located_errors(tenants, message):
 # -- bound to a fabric with the hardware's GUIDs (snc bind) -------------------------------------------
 
 
-def _install_bound(files: dict[str, bytes], fabric: str, folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    prefix = f"opensm/{fabric}/"
-    for path, data in files.items():
-        if path.startswith(prefix):
-            (folder / path[len(prefix) :]).write_bytes(data)
-    conf = folder / "opensm.conf"
-    conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
-    return conf
-
-
-def _first_description(topology: Path) -> str:
-    """The description of the first HCA record (where the simulated SM runs: _first_hca)."""
-    return re.search(r'^Ca\s+\d+\s+"H-[0-9a-f]+"\s*#\s*"([^"]*)"', topology.read_text(), re.M).group(1)  # type: ignore[union-attr]
-
-
 def _pkeys(sim: ibsim.Simulation, lid: int) -> set[int]:
     out = sim.client(["smpquery", "pkeys", str(lid)], timeout=60)
     return {int(k, 16) for k in re.findall(r"0x([0-9a-f]{4})", out)} - {0}
 
 
+# ib-3tier (2,048 HCAs, one smpquery per checked port) takes 60-110 s: the slow pass; small-ib runs
+# the same bring-up, bind and routing by default.
 @NEEDS_SIM
-@pytest.mark.parametrize("name", ["small-ib", "ib-3tier"])
+@pytest.mark.parametrize("name", ["small-ib", pytest.param("ib-3tier", marks=pytest.mark.slow)])
 def test_bound_files_bring_up_a_fabric_with_the_hardwares_guids(name, tmp_path):
     """The plan's cabling with vendor GUIDs (what a site has): ibnetdiscover, snc bind, then the real
     OpenSM with the bound files routes with ftree (no AB24 root not found / AB25 no valid roots),
     every route is delivered, and the compute HCAs hold their partition keys as full members."""
     from supernodeiac.verify.bind import bind
 
-    c = _compiled(name)
+    c = shipped(name)
     ib = IbFabric(c.fabric, "ib")
     plan = _opensm_files(name)["opensm/ib/ibnetdiscover.topo"].decode()
     site = tmp_path / "site.topo"
     site.write_text(ibsim.vendor_guids(plan))
-    with ibsim.Simulation(site, tmp_path / "sim", _first_hca(site)) as sim:
+    with ibsim.simulate(site, tmp_path / "sim") as sim:
         discovered = tmp_path / "fabric.topo"
         discovered.write_text(sim.ibnetdiscover())
         topo = parse_ibnetdiscover(discovered.read_text())
@@ -481,7 +441,7 @@ def test_bound_files_bring_up_a_fabric_with_the_hardwares_guids(name, tmp_path):
             assert "AB24" in plain.log and plain.engine != "ftree", plain.summary()
         bound = bind(c.blueprint, c.catalogue, c.fabric, [str(discovered)])
         assert bound.exit_code == 0 and bound.fabrics == ["ib"], [d.message for d in bound.result.discrepancies][:5]
-        run = sim.opensm(_install_bound(bound.files, "ib", tmp_path / "etc"))
+        run = sim.opensm(ibsim.install(bound.files, "ib", tmp_path / "etc"))
         assert run.subnet_up and run.engine == "ftree" and run.errors == [], run.summary()
         assert "AB24" not in run.log and "AB25" not in run.log
         tables, lids = ibsim.parse_dump_fts(sim.dump_fts())
@@ -489,7 +449,7 @@ def test_bound_files_bring_up_a_fabric_with_the_hardwares_guids(name, tmp_path):
         n = len(ib.cas)
         assert check.pairs == n * (n - 1) and check.routed == check.pairs, (check.unroutable[:5], check.loops[:5])
         lid_of = {g: lid for lid, g in lids.items()}
-        sm_node = next(g for g, node in topo.nodes.items() if node.description == _first_description(site))
+        sm_node = next(g for g, node in topo.nodes.items() if node.description == ibsim.first_hca_description(site))
         by_desc = {node.description: node for node in topo.nodes.values()}
         service = {"ufm"}
         keys = {t.pkey for t in c.blueprint.tenants}

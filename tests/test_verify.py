@@ -9,16 +9,15 @@ faults, with cable IDs, labels and fixes; the unfaulted simulation must come out
 from __future__ import annotations
 
 import json
-from functools import cache
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS
+from conftest import BLUEPRINTS, shipped_files
 from helpers import ibsim
 from helpers.ibsim import Rewire
 
 from supernodeiac.cli import main
-from supernodeiac.pipeline import compile_file, render
 
 SMALL = str(BLUEPRINTS / "small-ib.yaml")
 ROCE = str(BLUEPRINTS / "roce-rail-2tier.yaml")
@@ -32,11 +31,8 @@ def _verify(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@cache
 def _artifacts(path: str) -> dict[str, bytes]:
-    c = compile_file(path)
-    assert c.exit_code == 0
-    return render(c)[0]
+    return shipped_files(Path(path).stem)
 
 
 def _topology() -> str:

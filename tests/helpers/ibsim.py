@@ -44,6 +44,29 @@ def missing() -> str | None:
     return None
 
 
+def install(files: dict[str, bytes], fabric: str, folder: Path) -> Path:
+    """One fabric's OpenSM files (``opensm/<fabric>/...`` of a render or a bind) written flat into
+    ``folder``, with opensm.conf's /etc/opensm paths pointed there; returns opensm.conf."""
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = f"opensm/{fabric}/"
+    for path, data in files.items():
+        if path.startswith(prefix):
+            (folder / path[len(prefix) :]).write_bytes(data)
+    conf = folder / "opensm.conf"
+    conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
+    return conf
+
+
+def first_hca(topology: Path) -> str:
+    """The node id of the topology's first HCA record (where the simulated SM runs)."""
+    return re.search(r'^Ca\s+\d+\s+"(H-[0-9a-f]+)"', topology.read_text(), re.M).group(1)  # type: ignore[union-attr]
+
+
+def first_hca_description(topology: Path) -> str:
+    """The description of that first HCA record."""
+    return re.search(r'^Ca\s+\d+\s+"H-[0-9a-f]+"\s*#\s*"([^"]*)"', topology.read_text(), re.M).group(1)  # type: ignore[union-attr]
+
+
 @dataclass
 class OpenSMRun:
     log: str
@@ -181,6 +204,11 @@ class Simulation:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def simulate(topology: Path, workdir: Path) -> Simulation:
+    """A :class:`Simulation` of ``topology`` whose SM port is its first HCA."""
+    return Simulation(topology, workdir, first_hca(topology))
 
 
 # -- reading the forwarding tables back ----------------------------------------------------------
