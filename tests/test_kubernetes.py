@@ -224,6 +224,7 @@ def test_settings_prefix_zone_and_nvidia_keys():
     kueue = _docs(artifacts["kubernetes/kueue.yaml"])
     assert kueue[0]["metadata"]["name"] == "train"
     assert [lv["nodeLabel"] for lv in kueue[0]["spec"]["levels"]] == [
+        "net.example.com/ib.fabric",
         "net.example.com/ib.spine-group",
         "net.example.com/ib.leaf-group",
         "kubernetes.io/hostname",
