@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import io
 import json
 import math
@@ -454,6 +455,12 @@ def learn_shapes() -> None:
                     _KNOWN_SHAPES.setdefault(Path(name).name, set()).add(shape)
 
 
+@functools.cache
+def _env_keys() -> set[str]:
+    """The keys the env templates assign (``assign("NCCL_IB_HCA", ...)``): the planned ones."""
+    return {k for t in (ROOT / "templates").rglob("*.j2") for k in re.findall(r'assign\("([A-Z_][A-Z0-9_]*)"', t.read_text())}
+
+
 def _text(data: Any) -> str:
     return data.decode("utf-8", errors="surrogateescape") if isinstance(data, bytes) else str(data)
 
@@ -474,6 +481,8 @@ def read_back(artifacts: dict[str, Any]) -> str | None:
     import xml.etree.ElementTree as ET
 
     with tempfile.TemporaryDirectory() as cwd:
+        if not _SHELL_OWN:
+            _SHELL_OWN.update(sourced("/dev/null", cwd))
         for name, data in sorted(artifacts.items()):
             text = _text(data)
             base = Path(name).name
@@ -497,6 +506,8 @@ def read_back(artifacts: dict[str, Any]) -> str | None:
                 got = {k: v for k, v in sourced(str(file), cwd).items() if k not in _SHELL_OWN and k != "_"}
                 planned = {k: v for k, v in planned.items() if k not in _SHELL_OWN}
                 file.unlink()
+                if stray := sorted(set(planned) - _env_keys()):
+                    return f"{name}: sets {stray}, which no template assigns"
                 if got != planned:
                     return f"{name}: sources to {sorted(set(got) ^ set(planned)) or 'other values'}, not its lines"
             elif name.endswith(".tsv"):
