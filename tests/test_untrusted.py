@@ -354,10 +354,6 @@ def test_nccl_tests_refuses_an_env_line_that_is_not_an_assignment(tmp_path, line
 # -- every free-text field of the schema, at once ---------------------------------------------------
 
 CONTROL_PAYLOAD = "x\x1b[31m\x1fy\nLD_PRELOAD=/tmp/evil.so\r\u2028$(touch CANARY)"
-# String fields that no blueprint of this test holds a value for (so no payload reaches them
-# here), each with why. A new string field of the schema fails the test until it is covered by
-# the data below or listed here.
-NOT_IN_THE_DATA: dict[tuple[str, str], str] = {}
 
 
 def _typed_leaves(value, raw, path, out) -> None:
@@ -487,9 +483,10 @@ def test_every_free_text_field_carries_payloads_as_data(tmp_path):
     from supernodeiac.catalog.types import Catalogue
 
     fields |= {(m, f) for m, f, _ in _str_fields(Catalogue, set()) + _str_fields(HostTopology, set())}
-    missing = sorted(fields - set(where) - set(NOT_IN_THE_DATA))
-    assert len(where) > 40
-    print(f"{len(where)} of {len(fields)} string fields in the data; not: {missing}")
+    # The fields small-ib and its catalogue entries hold (a new field that the data holds is
+    # covered without a change here); the others are only reached through the schema test above.
+    assert len(where) >= 81, sorted(where)
+    print(f"{len(where)} of {len(fields)} string fields in the data; not: {sorted(fields - set(where))}")
 
     # Control characters: refused everywhere, each at its line.
     _, carried, _ = _converge(json.loads(json.dumps(doc)), where, lambda p, old: CONTROL_PAYLOAD)
