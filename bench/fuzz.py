@@ -335,7 +335,7 @@ def _confused(rng: random.Random, old: Any) -> Any:
     elif isinstance(old, int):
         extra = [str(old), float(old), old + 0.5, -old, old * 10**12, [old], {"value": old}]
     elif isinstance(old, float):
-        extra = [str(old), int(old), math.inf, -old, [old], {"value": old}]
+        extra = [str(old), int(old) if math.isfinite(old) else 0, math.inf, -old, [old], {"value": old}]
     elif isinstance(old, str):
         extra = [0, 2, [old], {old: old}, old * 100, old + rng.choice(PAYLOADS), rng.choice(PAYLOADS), old.upper()]
     else:
