@@ -24,14 +24,19 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import io
 import json
 import math
 import os
 import random
+import re
 import resource
+import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -264,23 +269,273 @@ def _text_mutation(rng: random.Random, text: str) -> tuple[str, str]:
     return "".join(lines), f"text {op} line {i + 1}"
 
 
-def mutant(seed: int, index: int) -> tuple[str, str, str]:
-    """(blueprint name, what was done, YAML text) of mutant ``index`` of ``seed``."""
+def mutant(seed: int, index: int, strategy: str = "blueprint") -> tuple[str, str, str]:
+    """(blueprint name, what was done, YAML text) of mutant ``index`` of ``seed``: structural
+    mutations of the blueprint (``blueprint``), or a type-confused catalogue override
+    (``catalogue``, one time in five with a structural mutation as well)."""
     from ruamel.yaml import YAML
 
-    rng = random.Random(f"{seed}:{index}")
+    rng = random.Random(f"{seed}:{index}" if strategy == "blueprint" else f"{strategy}:{seed}:{index}")
     source = rng.choice(BLUEPRINTS)
     yaml = YAML(typ="safe", pure=True)
     doc = yaml.load(source.read_text())
-    steps = [_mutate_once(rng, doc) for _ in range(rng.choice([1, 1, 2, 3]))]
+    if strategy == "catalogue":
+        steps = [_catalogue_mutation(rng, doc)]
+        if rng.random() < 0.2:
+            steps.append(_mutate_once(rng, doc))
+    else:
+        steps = [_mutate_once(rng, doc) for _ in range(rng.choice([1, 1, 2, 3]))]
     buf = io.StringIO()
     yaml.default_flow_style = False
     yaml.dump(doc, buf)
     text = buf.getvalue()
-    if rng.random() < 0.1:
+    if strategy == "blueprint" and rng.random() < 0.1:
         text, step = _text_mutation(rng, text)
         steps.append(step)
     return source.stem, "; ".join(steps), text
+
+
+# -- type confusion in catalogue overrides ---------------------------------------------------------
+
+# Free text that must stay data wherever it lands: shell, XML, Markdown, control characters.
+PAYLOADS = [
+    "$(touch CANARY)",
+    "`touch CANARY`",
+    "x;touch CANARY;#",
+    "osfp\x1fgpu-0009\x1fx;id>PWNED;#",
+    "a\nLD_PRELOAD=/tmp/evil.so",
+    "<x>&amp;</x>]]>",
+    "**bold** [l](javascript:x) <img src=x>",
+    "\x1b[31mred\x1b[0m",
+    "\x00\x7f\x85\u2028",
+    "'\"\\",
+]
+SECTIONS = ["devices"] * 4 + ["media"] * 2 + ["transceivers", "cords", "port_maps", "host_topology", "facility", "lines"]
+
+
+def _confused(rng: random.Random, old: Any) -> Any:
+    """A value of another type than ``old``, or of its type and absurd: what a careless override
+    holds (a list where a mapping belongs, a number as text, null, a bool, a huge int)."""
+    common = [None, True, False, 0, -1, 10**30, 2**63, 1e308, math.nan, "", "16", "1e400", rng.choice(PAYLOADS)]
+    extra: list[Any]
+    if isinstance(old, dict):
+        extra = [list(old.values()), [old], list(old), {"nested": {"deep": old}}, {}, {**old, "unknown_key": 1}]
+    elif isinstance(old, list):
+        extra = [
+            {str(i): v for i, v in enumerate(old)},
+            old[0] if old else [],
+            [old],
+            [],
+            old * 50,
+            [None],
+            ",".join(map(str, old)),
+        ]
+    elif isinstance(old, bool):
+        extra = ["true", "yes", 1, 0, [old]]
+    elif isinstance(old, int):
+        extra = [str(old), float(old), old + 0.5, -old, old * 10**12, [old], {"value": old}]
+    elif isinstance(old, float):
+        extra = [str(old), int(old) if math.isfinite(old) else 0, math.inf, -old, [old], {"value": old}]
+    elif isinstance(old, str):
+        extra = [0, 2, [old], {old: old}, old * 100, old + rng.choice(PAYLOADS), rng.choice(PAYLOADS), old.upper()]
+    else:
+        extra = [{}, [], 0, "x"]
+    return copy.deepcopy(rng.choice(extra if rng.random() < 0.7 else common))
+
+
+def _confuse_entry(rng: random.Random, entry: Any) -> list[str]:
+    """1 to 4 type confusions at random places in ``entry`` (in place); what was done."""
+    done = []
+    for _ in range(rng.choice([1, 1, 2, 3, 4])):
+        paths = [p for p in _paths(entry) if p]
+        if not paths:
+            break
+        path = rng.choice(paths)
+        parent, key = _get(entry, path[:-1]), path[-1]
+        op = rng.choice(["confuse"] * 6 + ["delete", "add"])
+        if op == "delete":
+            del parent[key]
+        elif op == "add" and isinstance(parent, dict):
+            parent[rng.choice(["x", "Name", "extra", str(key) + "s"])] = _confused(rng, parent[key])
+        else:
+            parent[key] = _confused(rng, parent[key])
+            op = "confuse"
+        done.append(f"{op} {'.'.join(map(str, path))}")
+    return done
+
+
+def _catalogue_mutation(rng: random.Random, doc: dict) -> str:
+    """A ``catalogue:`` override of an entry the blueprint uses (most often), made from the
+    built-in entry and confused: the whole entry, or only the keys that changed (the usual
+    partial override), sometimes under a new name that the blueprint then refers to."""
+    from supernodeiac.catalog import merged
+    from supernodeiac.catalog.host_topology import builtin_host_topology
+
+    section = rng.choice(SECTIONS)
+    pool: dict[str, Any] = builtin_host_topology() if section == "host_topology" else merged(None)[section]
+    words = {v for p in _paths(doc) if isinstance(v := _get(doc, p), str)}
+    catalogue = doc.setdefault("catalogue", {})
+    if not isinstance(catalogue, dict):
+        return "catalogue (skipped)"
+    if section == "facility":
+        entry = copy.deepcopy(pool)
+        steps = _confuse_entry(rng, entry)
+        catalogue["facility"] = entry
+        return f"catalogue facility: {'; '.join(steps)}"
+    used = sorted(n for n in pool if n in words)
+    name = rng.choice(used if used and rng.random() < 0.85 else sorted(pool))
+    entry = copy.deepcopy(pool[name])
+    steps = _confuse_entry(rng, entry)
+    if section != "lines" and rng.random() < 0.5 and isinstance(entry, dict):
+        original = pool[name]
+        entry = {k: v for k, v in entry.items() if k not in original or original[k] != v} or entry
+    if section in ("devices", "media") and rng.random() < 0.15 and name in words:
+        new = name + "-x"  # a new entry: the whole of it counts, the built-in one is not beneath
+        for p in [p for p in _paths(doc) if p and _get(doc, p) == name]:
+            _get(doc, p[:-1])[p[-1]] = new
+        name, entry = new, {**copy.deepcopy(pool[name]), **entry}
+    target = catalogue.setdefault(section, {})
+    if not isinstance(target, dict):
+        return "catalogue (skipped)"
+    target[name] = entry
+    return f"catalogue {section}.{name}: {'; '.join(steps) or 'as built in'}"
+
+
+STRATEGIES = ("blueprint", "catalogue")
+
+
+# -- read-back oracle -------------------------------------------------------------------------------
+
+# Bash parses the script (as the body of a function it is told to print, never to run) and prints
+# it in its own canonical form, without comments; every run of word characters is then one `w`.
+# What is left is the script's shape: its operators, quotes, expansions and line structure, which
+# data inside one word cannot change. A payload that became code changes it.
+_SHAPE_SCRIPT = "f() {\n%s\n}\ndeclare -f f\n"
+_WORD = re.compile(r"[A-Za-z0-9_.:/=+%@,^-]+")
+_SOURCE_ENV = 'set -a; . "$1"; set +a; for k in $(compgen -v); do printf "%s\\0%s\\0" "$k" "${!k}"; done'
+_ENV_LINE = re.compile(r"#[^\n]*|[A-Z_][A-Z0-9_]*=[A-Za-z0-9_@%+=:,./-]*")
+BASH = shutil.which("bash") or "/bin/bash"
+_KNOWN_SHAPES: dict[str, set[str]] = {}  # script file name -> the shapes the shipped blueprints give it
+_SHELL_OWN: dict[str, str] = {}  # what a clean bash holds after sourcing an empty file
+
+
+def _bash(script: str, *args: str, cwd: str) -> subprocess.CompletedProcess:
+    env = {"PATH": "/nonexistent", "LC_ALL": "C"}  # no command can be found: a payload cannot run one
+    return subprocess.run(
+        [BASH, "--norc", "--noprofile", "-c", script, "_", *args], env=env, cwd=cwd, capture_output=True, timeout=20
+    )
+
+
+def script_shape(text: str, cwd: str) -> str | None:
+    """The shape of a bash script (None: bash cannot parse it)."""
+    if subprocess.run(["bash", "-n"], input=text.encode(), capture_output=True, timeout=20).returncode != 0:
+        return None
+    r = _bash(_SHAPE_SCRIPT % text, cwd=cwd)
+    return _WORD.sub("w", r.stdout.decode(errors="replace")) if r.returncode == 0 else None
+
+
+def sourced(path: str, cwd: str) -> dict[str, str]:
+    r = _bash(_SOURCE_ENV, path, cwd=cwd)
+    items = r.stdout.decode(errors="surrogateescape").split("\0")
+    return dict(zip(items[0:-1:2], items[1:-1:2], strict=True))
+
+
+def learn_shapes() -> None:
+    """The script shapes of the shipped blueprints' renders, as the oracle's reference."""
+    from supernodeiac.pipeline import compile_file, render
+
+    with tempfile.TemporaryDirectory() as cwd:
+        _SHELL_OWN.update(sourced("/dev/null", cwd))
+        for path in BLUEPRINTS:
+            artifacts, _ = render(compile_file(str(path)), ["acceptance"])
+            for name, data in artifacts.items():
+                if name.endswith(".sh"):
+                    shape = script_shape(_text(data), cwd)
+                    assert shape is not None, name
+                    _KNOWN_SHAPES.setdefault(Path(name).name, set()).add(shape)
+
+
+@functools.cache
+def _env_keys() -> set[str]:
+    """The keys the env templates assign (``assign("NCCL_IB_HCA", ...)``): the planned ones."""
+    return {k for t in (ROOT / "templates").rglob("*.j2") for k in re.findall(r'assign\("([A-Z_][A-Z0-9_]*)"', t.read_text())}
+
+
+def _text(data: Any) -> str:
+    return data.decode("utf-8", errors="surrogateescape") if isinstance(data, bytes) else str(data)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"duplicate key {next(k for k in keys if keys.count(k) > 1)!r}")
+    return dict(pairs)
+
+
+def read_back(artifacts: dict[str, Any]) -> str | None:
+    """What is wrong with a render when read back as its consumers read it (None: nothing):
+    every script parsed by bash to its planned shape, every env file sourced by a clean bash to
+    exactly its `KEY=value` lines, every TSV row as wide as its header, every JSON document
+    without duplicate keys, every SVG and XML file well-formed; and nothing any of that ran
+    left a file behind (the canary)."""
+    import xml.etree.ElementTree as ET
+
+    with tempfile.TemporaryDirectory() as cwd:
+        if not _SHELL_OWN:
+            _SHELL_OWN.update(sourced("/dev/null", cwd))
+        for name, data in sorted(artifacts.items()):
+            text = _text(data)
+            base = Path(name).name
+            if name.endswith(".sh"):
+                shape = script_shape(text, cwd)
+                if shape is None:
+                    return f"{name}: bash cannot parse it"
+                if _KNOWN_SHAPES and shape not in _KNOWN_SHAPES.get(base, {shape}):
+                    return f"{name}: not the planned tokens (a shape no shipped blueprint gives)"
+            elif name.endswith(".env"):
+                planned = {}
+                for n, line in enumerate(text.splitlines(), 1):
+                    if not _ENV_LINE.fullmatch(line):
+                        return f"{name}:{n}: neither a comment nor KEY=value"
+                    if not line.startswith("#"):
+                        key, _, value = line.partition("=")
+                        planned[key] = value
+                file = Path(cwd) / "x.env"
+                file.write_text(text, encoding="utf-8", errors="surrogateescape")
+                # The shell's own variables (some change on every read: RANDOM, BASHPID) are left out.
+                got = {k: v for k, v in sourced(str(file), cwd).items() if k not in _SHELL_OWN and k != "_"}
+                planned = {k: v for k, v in planned.items() if k not in _SHELL_OWN}
+                file.unlink()
+                if stray := sorted(set(planned) - _env_keys()):
+                    return f"{name}: sets {stray}, which no template assigns"
+                if got != planned:
+                    return f"{name}: sources to {sorted(set(got) ^ set(planned)) or 'other values'}, not its lines"
+            elif name.endswith(".tsv"):
+                rows = text.split("\n")
+                if rows and rows[-1] == "":
+                    rows.pop()
+                widths = {len(r.split("\t")) for r in rows}
+                if len(widths) > 1:
+                    return f"{name}: rows of {sorted(widths)} columns"
+            elif name.endswith(".json"):
+                try:
+                    json.loads(text, object_pairs_hook=_no_duplicate_keys)
+                except ValueError as exc:
+                    return f"{name}: {exc}"
+            elif name.endswith(".jsonl"):
+                for n, line in enumerate(text.splitlines(), 1):
+                    try:
+                        json.loads(line, object_pairs_hook=_no_duplicate_keys)
+                    except ValueError as exc:
+                        return f"{name}:{n}: {exc}"
+            elif name.endswith((".svg", ".xml")):
+                try:
+                    ET.fromstring(data if isinstance(data, bytes) else text.encode())
+                except ET.ParseError as exc:
+                    return f"{name}: not well-formed XML: {exc}"
+        if left := sorted(os.listdir(cwd)):
+            return f"a generated file ran: it left {left[:3]} behind"
+    return None
 
 
 # -- outcomes -------------------------------------------------------------------------------------
@@ -291,6 +546,11 @@ class Outcome:
     kind: str  # located | rendered | internal | unlocated | bad-render | slow
     exit_code: int | None = None
     detail: str = ""
+
+
+# Output families left out with --skip (what the read-back oracle cannot read anyway, and where a
+# small render spends most of its time: the workbook and the label PDFs).
+SKIP: set[str] = set()
 
 
 def check(text: str, name: str = "mutant.yaml") -> Outcome:
@@ -315,7 +575,10 @@ def check(text: str, name: str = "mutant.yaml") -> Outcome:
         if compiled.exit_code != 0:
             return Outcome("located", compiled.exit_code)
         with mock.patch("shutil.which", return_value=None):  # DOT text only, no `dot` run
-            artifacts, _ = render(compiled)
+            import supernodeiac.outputs  # noqa: F401 - registers the renderers
+            from supernodeiac.outputs.base import RENDERERS
+
+            artifacts, _ = render(compiled, [n for n, _ in RENDERERS.items() if n not in SKIP] if SKIP else None)
         for path, data in artifacts.items():
             try:
                 _safe_relpath(path)
@@ -323,6 +586,8 @@ def check(text: str, name: str = "mutant.yaml") -> Outcome:
                 return Outcome("bad-render", 0, str(exc))
             if path.endswith(".csv") and (cells := live_formulas(data)):
                 return Outcome("bad-render", 0, f"{path}: formula cell {cells[0]!r}")
+        if problem := read_back(artifacts):
+            return Outcome("bad-render", 0, problem)
         manifest(artifacts, compiled.blueprint.metadata.name)
         return Outcome("rendered", 0)
     except _Timeout:
@@ -345,22 +610,27 @@ def _alarm(signum: int, frame: Any) -> None:
 
 def _init_worker(memory_mb: int) -> None:
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     if memory_mb:
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
 
 
-def run_one(args: tuple[int, int, float]) -> tuple[int, str, str, Outcome, float]:
-    seed, index, timeout = args
-    source, steps, text = mutant(seed, index)
-    start = time.perf_counter()
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+def run_one(args: tuple[int, int, float, str]) -> tuple[int, str, str, Outcome, float]:
+    seed, index, timeout, strategy = args
+    source, steps, text = mutant(seed, index, strategy)
+    start = time.process_time()
+    # The limit is CPU time (on a shared machine the wall clock says more about the neighbours),
+    # and ten times as much wall-clock time for a mutant that blocks without computing.
+    signal.setitimer(signal.ITIMER_PROF, timeout)
+    signal.setitimer(signal.ITIMER_REAL, 10 * timeout)
     try:
         outcome = check(text, f"{source}-{index}.yaml")
     except _Timeout:
-        outcome = Outcome("slow", None, f"over {timeout:g} s")
+        outcome = Outcome("slow", None, f"over {timeout:g} s of CPU or {10 * timeout:g} s")
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-    return index, source, steps, outcome, time.perf_counter() - start
+    return index, source, steps, outcome, time.process_time() - start
 
 
 BUGS = ("internal", "unlocated", "bad-render", "slow")
@@ -370,16 +640,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mutants", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--strategy", choices=STRATEGIES, default="blueprint", help="what to mutate (default blueprint)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds one mutant may take (default 30)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="CPU seconds one mutant may take (default 30)")
     parser.add_argument("--memory-mb", type=int, default=3072, help="address-space limit per worker (0: none)")
+    parser.add_argument("--skip", nargs="*", default=[], help="output families not to render (e.g. workbook labels)")
     parser.add_argument("--only", type=int, nargs="*", help="run these mutant indices only (to reproduce)")
     parser.add_argument("--save", type=Path, help="write every failing mutant here as YAML")
     parser.add_argument("--json", type=Path, help="write the summary here as JSON")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     indices = args.only if args.only else list(range(args.mutants))
-    jobs = [(args.seed, i, args.timeout) for i in indices]
+    jobs = [(args.seed, i, args.timeout, args.strategy) for i in indices]
+    SKIP.update(args.skip)
+    learn_shapes()  # before the workers fork: each inherits the reference shapes
     counts: Counter[str] = Counter()
     by_exit: Counter[str] = Counter()
     failures = []
@@ -392,25 +666,27 @@ def main() -> int:
         with context.Pool(args.workers, _init_worker, (args.memory_mb,), maxtasksperchild=200) as pool:
             results = pool.imap_unordered(run_one, jobs, chunksize=4)
             for n, result in enumerate(results, 1):
-                slowest = _tally(result, counts, by_exit, failures, args.save, args.seed, slowest)
+                slowest = _tally(result, counts, by_exit, failures, args.save, args.seed, args.strategy, slowest)
                 if n % 500 == 0:
                     print(f"{n:,} mutants, {dict(counts)}", file=sys.stderr, flush=True)
     else:
         _init_worker(args.memory_mb)
         for n, job in enumerate(jobs, 1):
-            slowest = _tally(run_one(job), counts, by_exit, failures, args.save, args.seed, slowest)
+            slowest = _tally(run_one(job), counts, by_exit, failures, args.save, args.seed, args.strategy, slowest)
             if n % 500 == 0:
                 print(f"{n:,} mutants, {dict(counts)}", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
     bugs = sum(counts[k] for k in BUGS)
     summary = {
         "seed": args.seed,
+        "strategy": args.strategy,
+        "skipped_outputs": sorted(SKIP),
         "mutants": len(jobs),
         "outcomes": dict(sorted(counts.items())),
         "exit_codes": dict(sorted(by_exit.items())),
         "bugs": bugs,
         "seconds": round(elapsed, 1),
-        "slowest": {"index": slowest[1], "seconds": round(slowest[0], 2)},
+        "slowest": {"index": slowest[1], "cpu_seconds": round(slowest[0], 2)},
         "failures": failures[:50],
     }
     print(json.dumps(summary, indent=2))
@@ -419,7 +695,7 @@ def main() -> int:
     return 1 if bugs else 0
 
 
-def _tally(result, counts, by_exit, failures, save: Path | None, seed: int, slowest):
+def _tally(result, counts, by_exit, failures, save: Path | None, seed: int, strategy: str, slowest):
     index, source, steps, outcome, seconds = result
     counts[outcome.kind] += 1
     by_exit[str(outcome.exit_code)] += 1
@@ -430,7 +706,7 @@ def _tally(result, counts, by_exit, failures, save: Path | None, seed: int, slow
         print(f"mutant {index} ({source}: {steps}): {outcome.kind}: {outcome.detail}", file=sys.stderr, flush=True)
         if save is not None:
             save.mkdir(parents=True, exist_ok=True)
-            (save / f"seed{seed}-{index}.yaml").write_text(mutant(seed, index)[2])
+            (save / f"{strategy}-seed{seed}-{index}.yaml").write_text(mutant(seed, index, strategy)[2])
     return max(slowest, (seconds, index))
 
 

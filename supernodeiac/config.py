@@ -117,7 +117,8 @@ def _has_tool_snc(path: Path) -> bool:
             raw = f.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:
             return True  # let load() report it
-        return "snc" in tomllib.loads(raw.decode("utf-8")).get("tool", {})
+        tool = tomllib.loads(raw.decode("utf-8")).get("tool")
+        return isinstance(tool, dict) and "snc" in tool  # `tool = 5` is another tool's business
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return True  # let load() report it, at its line
 
@@ -167,13 +168,13 @@ def _parse(data: Any, prefix: tuple[str, ...], at: _Locator, path: Path) -> Conf
         bad("the snc configuration must be a table", ())
         raise ConfigError(findings)
     for key in sorted(set(data) - KEYS):
-        bad(f"unknown key {key!r}", (key,), did_you_mean(key, KEYS, "keys"))
+        bad(f"unknown key {_brief(key)}", (key,), did_you_mean(key[:64], KEYS, "keys"))
     fmt = data.get("format")
-    if fmt is not None and fmt not in FINDING_FORMATS:
+    if fmt is not None and (not isinstance(fmt, str) or fmt not in FINDING_FORMATS):
         bad(
-            f"format {fmt!r} is not one of {', '.join(FINDING_FORMATS)}",
+            f"format {_brief(fmt)} is not one of {', '.join(FINDING_FORMATS)}",
             ("format",),
-            did_you_mean(str(fmt), FINDING_FORMATS, "formats"),
+            did_you_mean(fmt[:64] if isinstance(fmt, str) else "", FINDING_FORMATS, "formats"),
         )
     docs_url = data.get("docs_url")
     if docs_url is not None and (not isinstance(docs_url, str) or not re.match(r"^[a-z][a-z0-9+.-]*://", docs_url)):
@@ -181,8 +182,8 @@ def _parse(data: Any, prefix: tuple[str, ...], at: _Locator, path: Path) -> Conf
     severity: dict[str, Severity] = {}
     for rule_id, value in _table(data, "severity", bad).items():
         if _known_rule(rule_id, ("severity", rule_id), bad):
-            if value not in {s.value for s in Severity}:
-                bad(f"severity {value!r} of rule {rule_id!r} is not error, warning or info", ("severity", rule_id))
+            if not isinstance(value, str) or value not in {s.value for s in Severity}:
+                bad(f"severity {_brief(value)} of rule {_brief(rule_id)} is not error, warning or info", ("severity", rule_id))
             else:
                 severity[rule_id] = Severity(value)
     ignores: list[Ignore] = []
@@ -192,14 +193,14 @@ def _parse(data: Any, prefix: tuple[str, ...], at: _Locator, path: Path) -> Conf
             continue
         entry = {"reason": value} if isinstance(value, str) else value
         if not isinstance(entry, dict):
-            bad(f"ignore {rule_id!r}: give the reason as text, or a table {{reason, files}}", keys)
+            bad(f"ignore {_brief(rule_id)}: give the reason as text, or a table {{reason, files}}", keys)
             continue
         for extra in sorted(set(entry) - {"reason", "files"}):
-            bad(f"ignore {rule_id!r}: unknown key {extra!r}", keys, "keys: reason, files")
+            bad(f"ignore {_brief(rule_id)}: unknown key {_brief(extra)}", keys, "keys: reason, files")
         reason = entry.get("reason")
         if not isinstance(reason, str) or not reason.strip():
             bad(
-                f"ignoring rule {rule_id!r} needs a reason",
+                f"ignoring rule {_brief(rule_id)} needs a reason",
                 keys,
                 'say why, for the next reader: management = "the lab has no BMC network"',
             )
@@ -208,12 +209,22 @@ def _parse(data: Any, prefix: tuple[str, ...], at: _Locator, path: Path) -> Conf
         if isinstance(files, str):
             files = [files]
         if not isinstance(files, list) or not all(isinstance(p, str) for p in files):
-            bad(f"ignore {rule_id!r}: files must be a list of glob patterns", keys)
+            bad(f"ignore {_brief(rule_id)}: files must be a list of glob patterns", keys)
             continue
         ignores.append(Ignore(rule_id, reason.strip(), tuple(files), at(prefix + keys)))
     if findings:
         raise ConfigError(findings)
     return Config(path, fmt, docs_url, severity, tuple(ignores))
+
+
+def _brief(value: Any) -> str:
+    """A value as a message shows it: its repr, cut short (a configuration may hold a megabyte
+    string or a deeply nested table where one word was expected)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = f"a deeply nested {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _table(data: dict, key: str, bad: Any) -> dict:
@@ -227,11 +238,11 @@ def _table(data: dict, key: str, bad: Any) -> dict:
 def _known_rule(rule_id: str, keys: tuple[str, ...], bad: Any) -> bool:
     known = BY_ID.get(rule_id)
     if known is None:
-        bad(f"no rule named {rule_id!r}", keys, did_you_mean(rule_id, BY_ID, "rules"))
+        bad(f"no rule named {_brief(rule_id)}", keys, did_you_mean(rule_id[:64], BY_ID, "rules"))
         return False
     if known.stage in FIXED_STAGES:
         bad(
-            f"rule {rule_id!r} belongs to the {known.stage} stage and cannot be changed",
+            f"rule {_brief(rule_id)} belongs to the {known.stage} stage and cannot be changed",
             keys,
             "only design rules (build and checks) can",
         )

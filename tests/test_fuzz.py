@@ -54,11 +54,11 @@ def _assert_sound(text: str) -> None:
 DEFAULT_EXAMPLES = 100
 
 
-def _both(max_examples: int, **strategies):
-    """The property as two tests: ``DEFAULT_EXAMPLES`` examples, and ``max_examples`` marked slow."""
+def _both(max_examples: int, default: int = DEFAULT_EXAMPLES, **strategies):
+    """The property as two tests: ``default`` examples, and ``max_examples`` marked slow."""
 
     def make(body):
-        quick = settings(SETTINGS, max_examples=DEFAULT_EXAMPLES)(given(**strategies)(body))
+        quick = settings(SETTINGS, max_examples=default)(given(**strategies)(body))
         full = pytest.mark.slow(settings(SETTINGS, max_examples=max_examples)(given(**strategies)(body)))
         return quick, full
 
@@ -210,3 +210,67 @@ def test_some_generated_blueprints_get_through():
         ],
     }
     assert fuzz.check(_dump(doc)).kind == "rendered"
+
+
+# -- type-confused catalogue overrides, and the read-back oracle -----------------------------------
+
+
+def _catalogue_overridden(source, rng):
+    doc = YAML(typ="safe", pure=True).load(source.read_text())
+    fuzz._catalogue_mutation(rng, doc)
+    _assert_sound(_dump(doc))
+
+
+# Fewer in the default run: most of these mutants pass the schema, so each one is a render.
+test_catalogue_overrides_confused, test_catalogue_overrides_confused_full = _both(
+    400, default=20, source=st.sampled_from(SHIPPED), rng=st.randoms(use_true_random=False)
+)(_catalogue_overridden)
+
+
+@pytest.fixture(scope="module")
+def small_render() -> dict:
+    from supernodeiac.pipeline import compile_file, render
+
+    artifacts, _ = render(compile_file(str(BLUEPRINTS / "small-ib.yaml")), ["acceptance", "nccl", "sonic", "diagram", "p2p"])
+    return dict(artifacts)
+
+
+def test_the_oracle_passes_a_shipped_render(small_render, monkeypatch):
+    with fuzz.tempfile.TemporaryDirectory() as cwd:
+        shapes = {
+            name.rsplit("/", 1)[-1]: {fuzz.script_shape(fuzz._text(d), cwd)}
+            for name, d in small_render.items()
+            if name.endswith(".sh")
+        }
+    assert set(shapes) == {"perftest.sh", "nccl-tests.sh"} and None not in set().union(*shapes.values())
+    monkeypatch.setattr(fuzz, "_KNOWN_SHAPES", shapes)
+    assert fuzz.read_back(small_render) is None
+
+
+@pytest.mark.parametrize(
+    "path, edit, words",
+    [
+        ("acceptance/ib/perftest.sh", lambda t: t.replace("fabric=ib\n", "fabric=ib;touch CANARY\n"), "not the planned tokens"),
+        ("acceptance/ib/perftest.sh", lambda t: t.replace("fabric=ib\n", 'fabric="$(touch CANARY)"\n'), "not the planned tokens"),
+        ("acceptance/ib/perftest.sh", lambda t: t + "if\n", "bash cannot parse it"),
+        ("nccl/hgx-h100.env", lambda t: t + "LD_PRELOAD=/tmp/evil.so\n", "sets ['LD_PRELOAD'], which no template assigns"),
+        ("nccl/hgx-h100.env", lambda t: t + "touch CANARY\n", "neither a comment nor KEY=value"),
+        ("acceptance/ib/perftest.tsv", lambda t: t + "a\tb\n", "rows of"),
+        ("sonic/mgmt-A01.json", lambda t: '{"a": 1, "a": 2}', "duplicate key 'a'"),
+        ("diagrams/ib.svg", lambda t: "<svg><g></svg>", "not well-formed XML"),
+    ],
+)
+def test_the_oracle_finds_what_it_is_for(small_render, monkeypatch, path, edit, words):
+    """Each check of the read-back oracle fails on the artefact it reads, edited as a payload that
+    escaped would edit it (so the fuzzer's `rendered` means something)."""
+    with fuzz.tempfile.TemporaryDirectory() as cwd:
+        shapes = {
+            name.rsplit("/", 1)[-1]: {fuzz.script_shape(fuzz._text(d), cwd)}
+            for name, d in small_render.items()
+            if name.endswith(".sh")
+        }
+    monkeypatch.setattr(fuzz, "_KNOWN_SHAPES", shapes)
+    artifacts = dict(small_render)
+    artifacts[path] = edit(fuzz._text(artifacts[path])).encode()
+    problem = fuzz.read_back(artifacts)
+    assert problem is not None and words in problem, problem

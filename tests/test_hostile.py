@@ -48,6 +48,8 @@ EXPECTED = {
     "two-documents.yaml": ("yaml-syntax", 52, "a blueprint is one YAML document, and a second one starts here"),
     "list-beside-key.yaml": ("yaml-syntax", 8, "expected the end of the block, but found a key"),
     "cage-unit-separator.yaml": ("schema", 14, "has '\\x1f', which a form factor may not contain"),
+    "catalogue-role-list.yaml": ("schema", 13, "role: a list is not allowed"),
+    "transceiver-no-reach.yaml": ("schema", 12, "reach_m: dictionary should have at least 1 item"),
 }
 
 

@@ -181,3 +181,79 @@ def test_device_names_differing_only_in_case_collide():
     errors = [f for f in c.findings if f.rule == "names-unique"]
     assert errors and "differ only in case" in errors[0].message and "'GPU-0001' and 'gpu-0001'" in errors[0].message
     assert c.exit_code == 1
+
+
+# -- [tool.snc] in pyproject.toml ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, line, words",
+    [
+        ('[tool.snc.severity]\noversubscription = ["error"]\n', 2, "severity ['error'] of rule 'oversubscription'"),
+        ("[tool.snc.severity]\noversubscription = {x = {y = 1}}\n", 2, "severity {'x': {'y': 1}}"),
+        ("[tool.snc]\nseverity = {oversubscription = 99999999999999999999}\n", 2, "severity 99999999999999999999"),
+        ('[tool.snc]\nformat = ["github"]\n', 2, "format ['github'] is not one of"),
+        ("[tool.snc]\nformat = {a = {b = [1]}}\n", 2, "format {'a': {'b': [1]}} is not one of"),
+        ('[tool.snc]\nformat = "' + "x" * 500_000 + '"\n', 2, "format 'xxxxxxxxxx"),
+        ("[tool.snc.ignore]\nmanagement = {reason = ['x']}\n", 2, "needs a reason"),
+        ("[tool.snc.ignore]\nmanagement = {reason = 'x', files = [[['a']]]}\n", 2, "files must be a list of glob patterns"),
+        ("[tool.snc]\ndocs_url = 1e400\n", 2, "docs_url must be an absolute URL"),
+        ("[tool.snc.severity]\n" + "x" * 100_000 + ' = "error"\n', 2, "no rule named 'xxxxx"),
+    ],
+)
+def test_hostile_tool_snc_values_are_located_errors(tmp_path, body, line, words):
+    from supernodeiac import config
+
+    path = tmp_path / "pyproject.toml"
+    path.write_text(body)
+    start = time.monotonic()
+    with pytest.raises(config.ConfigError) as caught:
+        config.load(path)
+    assert time.monotonic() - start < 5
+    [finding] = caught.value.findings
+    assert finding.rule == "config" and finding.location.line == line, finding
+    assert words in finding.message and len(finding.message) < 200, finding.message
+
+
+@pytest.mark.parametrize("body", ["tool = 5\n", "tool = [1, 2]\n", 'tool = "snc"\n', "[tool]\nother = 1\n"])
+def test_a_pyproject_whose_tool_is_not_a_table_is_passed_over(tmp_path, body):
+    from supernodeiac import config
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(body)
+    assert config.find(tmp_path) is None
+
+
+# -- SARIF with a file name that is not UTF-8 -------------------------------------------------------
+
+
+def test_sarif_percent_encodes_a_file_name_that_is_not_utf8(tmp_path, monkeypatch):
+    import os
+
+    folder = tmp_path / "repo"
+    (folder / ".git").mkdir(parents=True)
+    name = os.fsdecode(b"bad\xff name%.yaml")  # a surrogate escape, as Python sees such a name
+    text = (BLUEPRINTS / "small-ib.yaml").read_text().replace("count: 16", "count: -1", 1)
+    (folder / name).write_text(text)
+    monkeypatch.chdir(folder)
+    r = CliRunner().invoke(main, ["validate", "--format", "sarif", name])
+    assert r.exit_code == 2, r.output
+    log = json.loads(r.stdout)
+    [result] = log["runs"][0]["results"]
+    artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": "bad%FF%20name%25.yaml", "uriBaseId": "SRCROOT"}
+    from urllib.parse import unquote_to_bytes
+
+    assert unquote_to_bytes(artifact["uri"]) == b"bad\xff name%.yaml"  # the very file
+
+
+# -- control characters in finding messages ---------------------------------------------------------
+
+
+def test_control_characters_in_findings_are_shown_escaped():
+    from supernodeiac.findings import error
+
+    f = error("schema", "name 'a\x1b[31m\nbp.yaml:1:1: error[x]: forged\u2028\x85' is bad", hint="h\x07\tok")
+    assert f.message == "name 'a\\x1b[31m\\x0abp.yaml:1:1: error[x]: forged\\u2028\\x85' is bad"
+    assert f.hint == "h\\x07\tok"
+    assert error("schema", "plain").message == "plain"

@@ -8,6 +8,7 @@ argv; a payload that escaped its quoting would create the canary file.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BLUEPRINTS, ROOT
+from conftest import BLUEPRINTS, ROOT, compile_text
 
 from supernodeiac.outputs.csv_safe import tsv_cell, tsv_line
 
@@ -348,3 +349,190 @@ def test_nccl_tests_refuses_an_env_line_that_is_not_an_assignment(tmp_path, line
     assert r.returncode == 2 and "refused" in r.stderr, r.stderr
     assert list(calls.iterdir()) == []
     assert not (tmp_path / "CANARY").exists()
+
+
+# -- every free-text field of the schema, at once ---------------------------------------------------
+
+CONTROL_PAYLOAD = "x\x1b[31m\x1fy\nLD_PRELOAD=/tmp/evil.so\r\u2028$(touch CANARY)"
+
+
+def _typed_leaves(value, raw, path, out) -> None:
+    """(model, field) -> raw data paths of every string value: the typed value and the raw data
+    it was validated from are walked together (field aliases included)."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        if not isinstance(raw, dict):
+            return
+        for name, info in type(value).model_fields.items():
+            key = info.alias or name
+            if key not in raw:
+                continue
+            sub = getattr(value, name)
+            if isinstance(sub, str) and isinstance(raw[key], str):
+                out.setdefault((type(value).__name__, name), []).append((*path, key))
+            else:
+                _typed_leaves(sub, raw[key], (*path, key), out)
+    elif isinstance(value, list | tuple) and isinstance(raw, list):
+        for i, (v, r) in enumerate(zip(value, raw, strict=False)):
+            _typed_leaves(v, r, (*path, i), out)
+    elif isinstance(value, dict) and isinstance(raw, dict):
+        for (k, v), r in zip(value.items(), raw.values(), strict=False):
+            _typed_leaves(v, r, (*path, list(raw)[list(value).index(k)]), out)
+
+
+def _payload_blueprint() -> tuple[dict, dict[tuple[str, str], list[tuple]]]:
+    """small-ib with every catalogue entry it uses given in full as an override, and where each
+    string field of the schema sits in it."""
+    from ruamel.yaml import YAML
+
+    from supernodeiac.catalog import merged
+    from supernodeiac.catalog.host_topology import HostTopology, builtin_host_topology
+    from supernodeiac.catalog.types import Cord, DeviceModel, Medium, PortMap, Transceiver
+    from supernodeiac.model.blueprint import Blueprint
+
+    doc = YAML(typ="safe", pure=True).load((BLUEPRINTS / "small-ib.yaml").read_text())
+    words = json.dumps(doc)
+    base = merged(None)
+    models = {"devices": DeviceModel, "media": Medium, "transceivers": Transceiver, "cords": Cord, "port_maps": PortMap}
+    catalogue: dict = {}
+    for section in models:
+        used = {n: e for n, e in base[section].items() if f'"{n}"' in words or section in ("media", "transceivers", "cords")}
+        catalogue[section] = {n: json.loads(json.dumps(e)) for n, e in used.items()}
+    topo = builtin_host_topology()
+    catalogue["host_topology"] = {n: json.loads(json.dumps(e)) for n, e in topo.items() if f'"{n}"' in words}
+    doc["catalogue"] = catalogue
+    where: dict[tuple[str, str], list[tuple]] = {}
+    models["host_topology"] = HostTopology
+    for section, entries in catalogue.items():
+        for name, entry in entries.items():
+            _typed_leaves(models[section].model_validate(entry), entry, ("catalogue", section, name), where)
+    blueprint = Blueprint.model_validate({k: v for k, v in doc.items() if k != "catalogue"})
+    _typed_leaves(blueprint, doc, (), where)
+    return doc, where
+
+
+def _set(doc, path, value):
+    node = doc
+    for part in path[:-1]:
+        node = node[part]
+    old = node[path[-1]]
+    node[path[-1]] = value
+    return old
+
+
+def _converge(doc, where, payload_of) -> tuple[dict, list[tuple], list[tuple]]:
+    """Every string leaf given its payload; each leaf a located error refuses is put back, until
+    the blueprint compiles clean. (the blueprint, the leaves that carry a payload, those refused)."""
+    from ruamel.yaml import YAML
+
+    originals = {}
+    for paths in where.values():
+        for p in paths:
+            originals[p] = _set(doc, p, payload_of(p, _get(doc, p)))
+    refused: list[tuple] = []
+    for _ in range(12):
+        buf = io.StringIO()
+        YAML(typ="safe", pure=True).dump(doc, buf)
+        c = compile_text(buf.getvalue())
+        errors = [f for f in c.findings if f.severity == "error"]
+        if not errors:
+            break
+        for f in errors:
+            assert f.location is not None and f.location.line > 0, f  # refused at its line
+            hit = [p for p in originals if p[: len(f.path)] == tuple(f.path) and p not in refused]
+            if not hit:  # an error about a leaf's consequence (a reference): the nearest leaves under its parent
+                hit = [
+                    p
+                    for p in originals
+                    if p[: max(len(f.path) - 1, 1)] == tuple(f.path)[: max(len(f.path) - 1, 1)] and p not in refused
+                ]
+            assert hit, f
+            for p in hit:
+                _set(doc, p, originals[p])
+                refused.append(p)
+    else:
+        pytest.fail("payloads still refused after 12 rounds")
+    carried = [p for p in originals if p not in refused]
+    return doc, carried, refused
+
+
+def _get(doc, path):
+    for part in path:
+        doc = doc[part]
+    return doc
+
+
+@pytest.mark.slow  # a dozen compiles and two full renders: about a minute on an idle core
+def test_every_free_text_field_carries_payloads_as_data(tmp_path):
+    """Every string field of the schema (enumerated from the pydantic models) holds shell, XML
+    and Markdown text in one blueprint, or is refused at its line; that blueprint renders, every
+    generated script has the planned tokens (bash's own parse, compared with the payload-free
+    render), every env file sources to exactly its planned variables in a clean bash, and
+    running the scripts under fake ssh and mpirun never creates the canary. Control characters
+    are refused by every field."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import fuzz
+    from ruamel.yaml import YAML
+
+    doc, where = _payload_blueprint()
+    fields = {
+        (m, f) for m, f, _ in _str_fields(__import__("supernodeiac.model.blueprint", fromlist=["Blueprint"]).Blueprint, set())
+    }
+    from supernodeiac.catalog.host_topology import HostTopology
+    from supernodeiac.catalog.types import Catalogue
+
+    fields |= {(m, f) for m, f, _ in _str_fields(Catalogue, set()) + _str_fields(HostTopology, set())}
+    # The fields small-ib and its catalogue entries hold (a new field that the data holds is
+    # covered without a change here); the others are only reached through the schema test above.
+    assert len(where) >= 81, sorted(where)
+    print(f"{len(where)} of {len(fields)} string fields in the data; not: {sorted(fields - set(where))}")
+
+    # Control characters: refused everywhere, each at its line.
+    _, carried, _ = _converge(json.loads(json.dumps(doc)), where, lambda p, old: CONTROL_PAYLOAD)
+    assert carried == []
+
+    # Printable payloads: a leaf keeps its text and gains the payload (a name stays a name
+    # where the field allows only names, and is then refused).
+    doc, carried, refused = _converge(doc, where, lambda p, old: f"{old} {PRINTABLE_PAYLOAD}")
+    assert len(carried) >= 20, carried
+    buf = io.StringIO()
+    YAML(typ="safe", pure=True).dump(doc, buf)
+    out = _render(tmp_path, buf.getvalue())
+    (tmp_path / "plain").mkdir()
+    plain = _render(tmp_path / "plain", (BLUEPRINTS / "small-ib.yaml").read_text())
+    scripts = sorted(p.relative_to(out) for p in out.rglob("*.sh"))
+    assert [str(s) for s in scripts] == ["acceptance/ib/perftest.sh", "acceptance/nccl-tests.sh"]
+    for rel in scripts:
+        assert fuzz.script_shape((out / rel).read_text(), str(tmp_path)) == fuzz.script_shape(
+            (plain / rel).read_text(), str(tmp_path)
+        )
+    for env_file in out.rglob("*.env"):
+        assert set(_sourced(env_file, tmp_path)) == set(_sourced(plain / env_file.relative_to(out), tmp_path))
+    assert any(
+        "touch CANARY" in p.read_text(errors="replace")
+        for p in out.rglob("*")
+        if p.is_file() and p.suffix in (".md", ".csv", ".json", ".env", ".xml")
+    )
+    env, canary_dir = _fake_host(tmp_path)
+    r = subprocess.run(
+        ["bash", str(out / "acceptance/ib/perftest.sh"), str(tmp_path / "results")],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=canary_dir,
+    )
+    assert r.returncode == 0, r.stderr
+    menv, calls = _fake_mpirun(tmp_path)
+    menv["NCCL_ENV_FILE"] = str(next(out.rglob("*.env")))
+    r = subprocess.run(
+        ["bash", str(out / "acceptance/nccl-tests.sh"), str(tmp_path / "results")],
+        env=menv,
+        capture_output=True,
+        text=True,
+        cwd=canary_dir,
+    )
+    assert r.returncode == 0, r.stderr
+    # Runs whose accelerator vendor text now carries the payload name no known test tool: skipped.
+    assert list(calls.iterdir()) or "no collective test is known" in r.stdout, r.stdout + r.stderr
+    assert not list(tmp_path.rglob("CANARY"))

@@ -119,7 +119,7 @@ def _with_physical(entry: dict[str, Any], facts: dict[str, Any]) -> dict[str, An
     ports = entry.get("ports")
     extra = facts.get("extra_ports") or []
     if isinstance(ports, list) and extra:
-        roles = {g.get("role") for g in ports if isinstance(g, dict)}
+        roles = {_role(g) for g in ports}
         ports = entry["ports"] = [*ports, *(g for g in extra if g.get("role") not in roles)]
     by_role = facts.get("ports") or {}
     if not isinstance(ports, list) or not by_role:
@@ -128,11 +128,11 @@ def _with_physical(entry: dict[str, Any], facts: dict[str, Any]) -> dict[str, An
     new_ports = []
     seen: set[str] = set()
     for group in ports:
-        role = group.get("role") if isinstance(group, dict) else None
-        fill = by_role.get(role) if role not in seen else None
+        role = _role(group)
+        fill = by_role.get(role) if role is not None and role not in seen else None
         if role is not None:
             seen.add(role)  # the first group of a role gets the role's facts
-        if isinstance(group, dict) and fill:
+        if isinstance(group, dict) and isinstance(fill, dict):
             group = dict(group)
             for key, value in fill.items():
                 if key == "sources":
@@ -144,3 +144,10 @@ def _with_physical(entry: dict[str, Any], facts: dict[str, Any]) -> dict[str, An
     if extra_sources and isinstance(entry.get("sources"), list):
         entry["sources"] = [*entry["sources"], *extra_sources]
     return entry
+
+
+def _role(group: Any) -> str | None:
+    """A port group's role when it is one (the schema reports anything else at its line, after
+    this merge: a role given as a list or a mapping must not stop the merge first)."""
+    role = group.get("role") if isinstance(group, dict) else None
+    return role if isinstance(role, str) else None

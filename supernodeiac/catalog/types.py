@@ -348,7 +348,7 @@ class Transceiver(Strict):
     ports: PositiveInt = Field(1, description="optical ports (twin-port OSFP: 2), each with its own fibre")
     lanes_per_port: PositiveInt | None = Field(4, description="electrical lanes behind each optical port; none: any")
     lane_rates: list[PositiveFloat] = Field(min_length=1, description="lane rates (Gb/s) it runs at")
-    reach_m: dict[LaneRate, PositiveFloat] = Field(description="reach in metres by lane rate")
+    reach_m: dict[LaneRate, PositiveFloat] = Field(min_length=1, description="reach in metres by lane rate")
     fibre: Fibre
     connector: Text = Field(description="optical connector of each port: mpo-12/apc, lc-duplex ...")
     side: Literal["switch", "host", "any"] = Field("any", description="the side it is made for (single-port parts are host-side)")

@@ -2,8 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
+
+# Control characters (C0 but the tab, DEL, C1, the Unicode line and paragraph separators): a
+# blueprint value quoted in a message must not move the terminal's cursor, recolour it, or start
+# a line that reads as another finding (`x\nbp.yaml:1:1: error ...`). Shown escaped instead.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escaped(ch: re.Match) -> str:
+    c = ord(ch.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def plain_text(text: str) -> str:
+    """``text`` with every control character written as an escape (``\\x1b``), one line."""
+    return _CONTROL.sub(_escaped, text) if _CONTROL.search(text) else text
 
 
 class Severity(StrEnum):
@@ -51,6 +67,12 @@ class Finding:
     path: tuple = ()
     hint: str = ""
     location: Location | None = None
+
+    def __post_init__(self) -> None:
+        if _CONTROL.search(self.message):
+            object.__setattr__(self, "message", plain_text(self.message))
+        if _CONTROL.search(self.hint):
+            object.__setattr__(self, "hint", plain_text(self.hint))
 
     def at(self, location: Location) -> Finding:
         return replace(self, location=location)

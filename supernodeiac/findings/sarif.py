@@ -19,6 +19,7 @@ Deterministic: no timestamps, no invocation data, rules sorted.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path, PurePath
 from urllib.parse import quote
 
@@ -53,8 +54,15 @@ def artifact_location(file: str, root: Path) -> dict:
     try:
         rel = PurePath(absolute.resolve()).relative_to(root)
     except ValueError:
-        return {"uri": "file://" + quote(absolute.resolve().as_posix())}
-    return {"uri": quote(rel.as_posix()), "uriBaseId": SRCROOT}
+        return {"uri": "file://" + _uri_path(absolute.resolve().as_posix())}
+    return {"uri": _uri_path(rel.as_posix()), "uriBaseId": SRCROOT}
+
+
+def _uri_path(path: str) -> str:
+    """A path as a URI path (RFC 3986): its bytes percent-encoded. A file name that is not UTF-8
+    reaches Python as surrogate escapes (PEP 383); ``os.fsencode`` gives back its bytes, so
+    ``b'err\\xff.yaml'`` is ``err%FF.yaml``, the URI of that very file, not an encoding error."""
+    return quote(os.fsencode(path))
 
 
 def fingerprint(f: Finding, uri: str) -> str:
@@ -125,7 +133,7 @@ def sarif_log(findings: list[Finding], tool_version: str, *, root: Path | None =
                 },
                 "originalUriBaseIds": {
                     SRCROOT: {
-                        "uri": root.as_uri().rstrip("/") + "/",
+                        "uri": "file://" + _uri_path(root.as_posix()).rstrip("/") + "/",
                         "description": {"text": "The root of the repository that holds the blueprints."},
                     }
                 },

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from .base import LineRate, Name, NonNegFloat, PositiveFloat, Strict
 from .common import MediaPolicy, Naming
@@ -12,6 +12,7 @@ from .cxl import CxlPool
 from .hosts import Acceptance, Kubernetes
 from .inventory import InventoryEntry, InventoryKey
 from .management import Management
+from .name_rules import MAX_TEXT, TEXT, name_problem
 from .nodes import NodeGroup
 from .scaleout import ScaleoutFabric
 from .scaleup import ScaleupDomain
@@ -23,10 +24,21 @@ from .workloads import Workload
 API_VERSION = "supernodeiac/v1"
 
 
+def _text(value: str) -> str:
+    problem = name_problem(value, TEXT, MAX_TEXT) if value else None
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+# Free text the outputs quote (README, checklists, file headers): printable, one line, bounded.
+Text = Annotated[str, AfterValidator(_text)]
+
+
 class Metadata(Strict):
     name: Name
-    description: str = ""
-    labels: dict[str, str] = Field(default_factory=dict)
+    description: Text = ""
+    labels: dict[Text, Text] = Field(default_factory=dict)
 
 
 class CatalogueOverrides(Strict):
