@@ -5,7 +5,8 @@ One command, one design:
 
     python bench/stages.py roce131k            # 131,072-GPU RoCE (bench/roce_gen.py)
     python bench/stages.py 131k                # 131,072-GPU XDR InfiniBand (bench/generate.py)
-    python bench/stages.py dragonfly           # Dragonfly+ (bench/dragonfly_gen.py; validated only)
+    python bench/stages.py dragonfly           # Dragonfly (bench/dragonfly_gen.py; validated only)
+    python bench/stages.py dragonfly-plus      # Dragonfly+ of 1,049,600 endpoints (validated only)
     python bench/stages.py path/to/design.yaml # any blueprint
     python bench/stages.py roce131k --json     # the same figures for machines
 
@@ -72,9 +73,16 @@ def design(name: str, work: Path) -> tuple[Path, bool]:
         path = work / "bench-dragonfly.yaml"
         path.write_text(dragonfly_gen.blueprint())
         return path, False
+    if name == "dragonfly-plus":
+        import dragonfly_gen  # bench/dragonfly_gen.py: radix 64, 1,049,600 endpoints
+
+        path = work / "bench-dragonfly-plus.yaml"
+        path.write_text(dragonfly_gen.dragonfly_plus_blueprint())
+        return path, False
     path = Path(name)
     if not path.is_file():
-        raise SystemExit(f"{name}: not a design ({', '.join([*generate.SIZES, *roce_gen.GENERATORS, 'dragonfly'])}) nor a file")
+        known = ", ".join([*generate.SIZES, *roce_gen.GENERATORS, "dragonfly", "dragonfly-plus"])
+        raise SystemExit(f"{name}: not a design ({known}) nor a file")
     return path, True
 
 
@@ -197,7 +205,7 @@ def main() -> None:
         "design",
         nargs="?",
         default="roce131k",
-        help=f"{', '.join([*generate.SIZES, *roce_gen.GENERATORS])}, dragonfly or a blueprint file",
+        help=f"{', '.join([*generate.SIZES, *roce_gen.GENERATORS])}, dragonfly, dragonfly-plus or a blueprint file",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-cli", action="store_true", help="skip the snc render child processes")

@@ -145,3 +145,19 @@ def test_the_audit_finds_live_formulas_in_a_plain_csv():
     """live_formulas, which every CSV test above relies on, does find what the writer neutralises."""
     raw = b'id,label\n=1+2,"@SUM(A1)"\n-3,+1.5\n\'=x,"\tcmd"\n'
     assert live_formulas(raw) == ["=1+2", "@SUM(A1)", "\tcmd"]
+
+
+_HOSTILE = ["=1", "+a", "-b", "@c", "\tx", "\rx", "a\tb", "a\nb", "a\x1fb", "a\x85b", "a\u2028b", "x\r", "", "-3", "ok"]
+
+
+@pytest.mark.parametrize("bad", _HOSTILE)
+@pytest.mark.parametrize("column", [0, 1, 2])
+@pytest.mark.parametrize("row", [0, 3, 7])
+def test_tsv_lines_in_a_block_are_tsv_line_row_by_row(bad, column, row):
+    from supernodeiac.outputs.csv_safe import tsv_line, tsv_lines
+
+    rows = [[f"r{r}", f"c{r}", f"{r}.5"] for r in range(8)]
+    rows[row][column] = bad
+    columns = [list(c) for c in zip(*rows, strict=True)]
+    assert tsv_lines(columns) == "".join(tsv_line(r) + "\n" for r in rows)
+    assert tsv_lines([[] for _ in range(3)]) == ""

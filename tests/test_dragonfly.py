@@ -576,3 +576,28 @@ def test_a_doubled_leaf_spine_link_is_reported_with_its_counts() -> None:
     assert local[0].message == (
         f"dfp: {f.devices[up.a].name} reaches 2 switches of its group (links [2, 3]); the design wants 2, 2 link(s) each"
     )
+
+
+@pytest.mark.parametrize("k", [8, 16])
+def test_the_bench_dragonfly_plus_is_the_largest_of_its_radix_and_validates_clean(k: int) -> None:
+    """bench/dragonfly_gen.py --plus K: (K/2)^2 * ((K/2)^2 + 1) endpoints, one global link per
+    group pair, every switch port used, no warning (the 1,049,600-endpoint benchmark at K = 64)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "dragonfly_gen.py"
+    spec = importlib.util.spec_from_file_location("dragonfly_gen", path)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("dragonfly_gen", gen)
+    spec.loader.exec_module(gen)
+    c = compile_text(gen.dragonfly_plus_blueprint(k), "dfp.yaml")
+    assert c.fabric is not None
+    assert not [f.message for f in c.findings if f.severity.value in ("error", "warning")]
+    half = k // 2
+    groups = half * half + 1
+    endpoints = half * half * groups
+    kinds = Counter(d.role for d in c.fabric.devices)
+    assert kinds == {"node": endpoints, "leaf": groups * half, "spine": groups * half}
+    assert len(c.fabric.links) == endpoints + endpoints + groups * half * half // 2

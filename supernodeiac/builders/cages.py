@@ -62,8 +62,8 @@ def settle(ctx: BuildContext) -> None:
         bad &= movable[spec] & sel & (shape[spec] != TRANSCEIVER)
         if not bad.any():
             break
-        for i in np.flatnonzero(bad).tolist():
-            spec[i] = rechoose.optics(int(spec[i]), float(lengths[i]), -1)
+        idx = np.flatnonzero(bad)
+        spec[idx] = _choose_each(idx, spec[idx], lengths[idx], np.full(len(idx), -1, dtype=np.int64), rechoose)
         changed |= bad
 
     # 2. one optical type per cage: the most capable any of its links needs, spread to the far ends.
@@ -81,20 +81,41 @@ def settle(ctx: BuildContext) -> None:
         up = (need > r) & movable[spec[idx]]
         if not up.any():
             break
-        moved = 0
-        for k in np.flatnonzero(up).tolist():
-            i = int(idx[k])
-            new = rechoose.optics(int(spec[i]), float(lengths[i]), int(need[k]))
-            if new != spec[i]:
-                spec[i] = new
-                changed[i] = True
-                moved += 1
-        if not moved:
+        ups = np.flatnonzero(up)
+        at = idx[ups]
+        new = _choose_each(at, spec[at], lengths[at], need[ups], rechoose)
+        differs = new != spec[at]
+        spec[at[differs]] = new[differs]
+        changed[at[differs]] = True
+        if not differs.any():
             break  # no candidate reaches the rank a cage needs: the cage check reports the mix
 
     if changed.any():
         positions = np.flatnonzero(changed)
         t.set_specs(positions.tolist(), spec[positions].tolist())
+
+
+def _choose_each(
+    links: np.ndarray, specs: np.ndarray, lengths: np.ndarray, ranks: np.ndarray, rechoose: _Rechooser
+) -> np.ndarray:
+    """``rechoose.optics(spec, length, rank)`` of every link at once: one call per distinct
+    (spec, length, rank), made in the order of each one's first link, so new specs are numbered
+    exactly as a call per link in table order numbers them (10^5 links, a few hundred choices)."""
+    if not len(links):
+        return specs.copy()
+    order = np.lexsort((links, ranks, lengths, specs))  # ties by link: a group's first is its lowest link
+    s, ln, r = specs[order], lengths[order], ranks[order]
+    start = np.ones(len(order), dtype=bool)
+    start[1:] = (s[1:] != s[:-1]) | (ln[1:] != ln[:-1]) | (r[1:] != r[:-1])
+    group = np.cumsum(start) - 1
+    firsts = np.flatnonzero(start)
+    chosen = np.empty(len(firsts), dtype=np.int64)
+    for g in np.argsort(links[order][firsts], kind="stable").tolist():
+        k = int(firsts[g])
+        chosen[g] = rechoose.optics(int(s[k]), float(ln[k]), int(r[k]))
+    out = np.empty(len(links), dtype=np.int64)
+    out[order] = chosen[group]
+    return out
 
 
 def _splitters_out_of_reach(

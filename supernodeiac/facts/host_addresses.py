@@ -21,7 +21,7 @@ import numpy as np
 
 from ..fabric import Fabric
 from ..fabric.fabric_facts import as_fat_tree
-from .link_addresses import IPNetwork, ip_text, network
+from .link_addresses import IPNetwork, ip_text, ip_texts, network
 
 
 class HostAddresses:
@@ -145,6 +145,36 @@ class HostAddresses:
             return self.nic_ip(blk) if blk >= 0 else ""
 
         return address
+
+    def nic_addresses(self, positions: Sequence[int]) -> Callable[[Sequence[int], Sequence[int]], list[str]]:
+        """:meth:`nic_address` for many (host, port) ends at once: ``lookup(hosts, ports)`` gives
+        each end's address ("" for a port with none), the blocks gathered with numpy."""
+        f = self.fabric
+        total = f.device_arrays().total
+        offset = np.concatenate(([0], np.cumsum(total))).astype(np.int64)
+        table = np.full(int(offset[-1]), -1, dtype=np.int64)
+        if self._net is not None and len(positions):
+            block, a_leaf = self.blocks(positions)
+            arr = f.links.arrays()
+            pos = np.asarray(positions, dtype=np.int64)
+            host = np.where(a_leaf, arr.b[pos], arr.a[pos])
+            port = np.where(a_leaf, arr.b_port[pos], arr.a_port[pos])
+            keep = block >= 0
+            table[offset[host[keep]] + port[keep]] = block[keep]
+
+        def lookup(hosts: Sequence[int], ports: Sequence[int]) -> list[str]:
+            if not len(hosts):
+                return []
+            blk = table[offset[np.asarray(hosts, dtype=np.int64)] + np.asarray(ports, dtype=np.int64)]
+            if self._net is None:
+                return [""] * len(blk)
+            base = int(self._net.network_address)
+            has = blk >= 0
+            # Python ints for the sum: an IPv6 address does not fit int64.
+            texts = iter(ip_texts(self._net.version, [base + 2 * b + 1 for b in blk[has].tolist()]))
+            return [next(texts) if h else "" for h in has.tolist()]
+
+        return lookup
 
     # -- per leaf ------------------------------------------------------------------------------
     def summary(self, leaf: int) -> list[str]:
