@@ -38,14 +38,24 @@ PACKAGE = Path(__file__).resolve().parent
 _CODE_SUFFIXES = {".py", ".yaml", ".j2", ".json", ".typed"}
 
 
+def code_files() -> list[Path]:
+    """Every file of the package a render reads, in a stable order. The walk follows directory
+    links: in a source checkout ``supernodeiac/templates`` links to the top-level templates/, and
+    pathlib's rglob would pass over it, so a changed template would not count as a change."""
+    found: list[Path] = []
+    for root, dirs, files in os.walk(PACKAGE, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        found += [Path(root, f) for f in sorted(files) if Path(f).suffix in _CODE_SUFFIXES]
+    return found
+
+
 @lru_cache(maxsize=1)
 def code_digest() -> str:
     """SHA-256 over every file of the package (path and bytes), templates and catalogue included."""
     h = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*")):
-        if path.is_file() and path.suffix in _CODE_SUFFIXES and "__pycache__" not in path.parts:
-            h.update(str(path.relative_to(PACKAGE)).encode() + b"\0")
-            h.update(path.read_bytes() + b"\0")
+    for path in code_files():
+        h.update(str(path.relative_to(PACKAGE)).encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
     return h.hexdigest()
 
 

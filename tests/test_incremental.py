@@ -105,3 +105,18 @@ def test_the_shortcut_can_be_turned_off(env, monkeypatch):
     _render(str(bp), "-o", str(out))
     monkeypatch.setenv("SNC_NO_RENDER_CACHE", "1")
     assert "wrote" in _render(str(bp), "-o", str(out))
+
+
+def test_the_code_digest_covers_every_template_and_catalogue_file():
+    """A changed template or catalogue file is a changed input, also in a source checkout where
+    the package reaches templates/ through a link (a walk that skips links would miss them)."""
+    from conftest import ROOT
+
+    from supernodeiac import render_state
+
+    names = {p.relative_to(render_state.PACKAGE).as_posix() for p in render_state.code_files()}
+    templates = {"templates/" + p.relative_to(ROOT / "templates").as_posix() for p in (ROOT / "templates").rglob("*.j2")}
+    data = render_state.PACKAGE / "catalog" / "data"
+    catalogue = {p.relative_to(render_state.PACKAGE).as_posix() for p in data.glob("*.yaml")}
+    assert len(templates) > 10 and templates <= names
+    assert catalogue and catalogue <= names
