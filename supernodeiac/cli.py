@@ -28,11 +28,11 @@ import click
 from . import config as snc_config
 from .findings import Finding, Severity
 from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, github_annotations, human, shown
-from .load.compose import Source
 from .util.progress import NULL, Progress
 
 if TYPE_CHECKING:  # the pipeline (every model, builder and output) is imported where it runs:
     # `snc render` of an unchanged design, `snc rules` and `--help` need none of it.
+    from .load.compose import Source  # ruamel: 0.1 s, only where a blueprint is read
     from .pipeline import Compiled
 
 STDIN = "-"
@@ -138,7 +138,27 @@ def input_options(command: Callable) -> Callable:
 # -- progress on standard error ----------------------------------------------------------------------
 
 
-FIRST_PROGRESS_S = 1.0  # a run still busy after this long says what it is doing
+FIRST_PROGRESS_S = 1.0  # a run still busy this long after the process started says what it is doing
+_IMPORTED = time.monotonic()
+_FIRST_CLOCK: list[float] = []  # the first reporter's start, once taken
+
+
+def _clock_start() -> float:
+    """Where a reporter's clock starts: the first one of an `snc` process counts from the process's
+    start, so the imports before the first step (seconds on a loaded machine) are no silent gap;
+    later ones (the second side of a diff) and hosts that imported snc long after they started
+    (a test runner) count from now."""
+    now = time.monotonic()
+    if _FIRST_CLOCK:
+        return now
+    _FIRST_CLOCK.append(now)
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")  # starttime
+    except (OSError, ValueError, IndexError, AttributeError):  # not Linux: from now
+        return now
+    return now - age if 0 <= age < now - _IMPORTED + 10 else now
 
 
 def _progress_interval() -> float:
@@ -180,11 +200,12 @@ class _Reporter(Progress):
             self.mode = "live"
         else:
             self.mode = "plain"
-        self.began = time.monotonic()
+        self.began = _clock_start()
         self.current: list[str] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._worker: threading.Thread | None = None
+        self._ticked = False
         self._live: Any = None
         self._console: Any = None
 
@@ -246,6 +267,9 @@ class _Reporter(Progress):
     def _tick(self) -> None:
         interval = _progress_interval()
         wait = min(FIRST_PROGRESS_S, interval)
+        if not self._ticked:  # the first line of the run: FIRST_PROGRESS_S after the clock's start
+            self._ticked = True
+            wait = max(0.0, wait - (time.monotonic() - self.began))
         while not self._stop.wait(wait):
             click.echo(self.status(), err=True)
             wait = interval
@@ -297,12 +321,12 @@ def _compile(path: str, opts: Options, source: Source | None = None, progress: P
     """Compile a file (standard input for '-'; a file at a git revision with a GitSource), then
     apply the configuration's severities and ignores; -v reports the time and what was ignored.
     Progress goes to ``progress`` when given, else to a reporter of its own for this file."""
-    from .pipeline import compile_file, compile_text
-
     started = time.perf_counter()
     own = _Reporter(path, opts.verbosity) if progress is None else None
     try:
         with own.shown() if own is not None else contextlib.nullcontext():
+            with own.step("import") if own is not None else contextlib.nullcontext():  # seconds when loaded
+                from .pipeline import compile_file, compile_text
             watcher = progress or own or NULL
             if path == STDIN:
                 text = sys.stdin.read()
@@ -436,11 +460,11 @@ def render_cmd(
             verb = "is up to date" if check else "is already up to date: nothing written"
             click.echo(f"{target}/ {verb} (blueprint, includes, configuration and snc unchanged; --force renders again)")
         return
-    from .outputs import RENDERERS
-    from .pipeline import render
-
-    reporter = _Reporter(file, opts.verbosity)  # one clock for compile, render and write
+    reporter = _Reporter(file, opts.verbosity)  # one clock for the imports, compile, render and write
     with reporter.shown():
+        with reporter.step("import"):  # seconds under load: after the progress line has started
+            from .outputs import RENDERERS
+            from .pipeline import render
         compiled = _compile(file, opts, progress=reporter)
     if compiled.exit_code != 0:
         _emit([compiled], opts, findings_level)

@@ -117,6 +117,73 @@ def test_ci_log_gets_a_plain_line_every_interval(tmp_path):
     assert all(g < interval * 10 for g in gaps), gaps
 
 
+def _pty_lines(args: list[str], seconds: float, **env: str) -> list[tuple[float, str]]:
+    """Standard error of snc on a pseudo-terminal for ``seconds`` from the process's start, each
+    line with the second it arrived; then the process is stopped (a long run is not waited for)."""
+    master, slave = pty.openpty()
+    began = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "supernodeiac", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        env=_env(**env),
+        cwd=ROOT,
+    )
+    os.close(slave)
+    lines: list[tuple[float, str]] = []
+    pending = b""
+    try:
+        while (left := seconds - (time.monotonic() - began)) > 0:
+            ready, _, _ = select.select([master], [], [], left)
+            if not ready:
+                continue
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the child closed the pty
+                break
+            if not data:
+                break
+            pending += data
+            *done, pending = pending.split(b"\n")
+            lines += [(time.monotonic() - began, line.decode(errors="replace").rstrip("\r")) for line in done]
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+    return lines
+
+
+def test_a_large_render_says_what_it_does_within_seconds_of_starting(tmp_path):
+    """The 131,072-GPU design: the first line within 3 s of the process's start (before the
+    pipeline's imports end), then one every interval while it imports, loads and builds."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import generate  # bench/generate.py
+
+    path = generate.write("131k", tmp_path)
+    interval = 0.5
+    lines = _pty_lines(
+        ["render", "--force", str(path), "-o", str(tmp_path / "out")], 4.0, NO_COLOR="1", SNC_PROGRESS_INTERVAL=str(interval)
+    )
+    progress = [(t, line) for t, line in lines if re.match(r".*bench-131k\.yaml: [\w >-]+ \(\d+ s\)$", line)]
+    assert progress, lines
+    assert progress[0][0] < 3.0, progress
+    # The line's clock counts from the process's start, not from the end of the imports.
+    counted = int(re.findall(r"\((\d+) s\)$", progress[0][1])[0])
+    assert counted >= round(progress[0][0]) - 1, progress
+    assert len(progress) >= 3, progress
+    gaps = [b - a for (a, _), (b, _) in zip(progress, progress[1:])]
+    assert max(gaps) < interval * 4, gaps
+
+
+def test_the_default_interval_keeps_ci_logs_under_ten_seconds_between_lines(monkeypatch):
+    from supernodeiac import cli
+
+    monkeypatch.delenv("SNC_PROGRESS_INTERVAL", raising=False)
+    assert cli.FIRST_PROGRESS_S + cli._progress_interval() <= 10
+    assert cli._progress_interval() * 2 <= 10  # one late tick (a busy machine) still within 10 s
+
+
 def test_verbose_times_every_stage_and_renderer():
     result = CliRunner().invoke(main, ["render", "-v", str(SMALL), "-o", "/dev/null/x", "--check"])
     timed = set(re.findall(r"small-ib\.yaml: +([\w-]+) \d+\.\d\d s$", result.output, re.M))
