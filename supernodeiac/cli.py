@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -32,10 +32,14 @@ from .util.progress import NULL, Progress
 
 if TYPE_CHECKING:  # the pipeline (every model, builder and output) is imported where it runs:
     # `snc render` of an unchanged design, `snc rules` and `--help` need none of it.
+    from .catalog.types import Catalogue
+    from .fabric import Fabric
     from .load.compose import Source  # ruamel: 0.1 s, only where a blueprint is read
+    from .model.blueprint import Blueprint
     from .pipeline import Compiled
 
 STDIN = "-"
+T = TypeVar("T")
 
 
 def _version() -> str:
@@ -641,6 +645,44 @@ def explain_cmd(file: str, opts: Options) -> None:
     sys.exit(compiled.exit_code)
 
 
+def _plan(c: Compiled) -> tuple[Blueprint, Catalogue, Fabric]:
+    """(blueprint, catalogue, fabric) of a plan that was built."""
+    assert c.blueprint is not None and c.catalogue is not None and c.fabric is not None
+    return c.blueprint, c.catalogue, c.fabric
+
+
+def _against_plan(
+    command: str,
+    doing: str,
+    blueprint: str,
+    config_path: str | None,
+    use: str,
+    work: Callable[[Compiled], T],
+    unread: str = "",
+) -> T:
+    """``snc verify`` and ``snc bind``: the plan compiled, then ``work`` done with it against the
+    discovered files. A plan that cannot be built exits 2 with its errors, as does an unreadable
+    discovery file (``unread`` ends its line); any other failure is a bug in snc (exit 3)."""
+    from .verify import DiscoveryError
+
+    opts = Options("human", Verbosity.NORMAL, _load_config(config_path, "human"))
+    compiled = _compile(blueprint, opts)
+    if compiled.fabric is None:
+        for f in compiled.findings:
+            if f.severity is Severity.ERROR:
+                click.echo(human(f), err=True)
+        click.echo(f"snc {command}: {blueprint} cannot be built, so there is no plan to {use}", err=True)
+        sys.exit(2)
+    try:
+        return work(compiled)
+    except DiscoveryError as exc:
+        click.echo(f"snc {command}: {exc}{unread}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the inputs
+        _internal_error(f"while {doing} {blueprint}", exc)
+        raise
+
+
 @main.command(name="verify")
 @click.argument("blueprint", type=click.Path())
 @click.argument("discovered", nargs=-1, required=True)
@@ -651,26 +693,12 @@ def verify_cmd(blueprint: str, discovered: tuple[str, ...], fmt: str, config_pat
     tables (`lldpctl -f json`, SONiC `show lldp table`), each LLDP table as DEVICE=FILE or in a file
     named after its device. Exit 0 as planned, 1 differences, 2 an unreadable blueprint or input.
     """
-    from .verify import DiscoveryError, verify
+    from .verify import verify
     from .verify.report import FORMATS as REPORTS
 
-    opts = Options("human", Verbosity.NORMAL, _load_config(config_path, "human"))
-    compiled = _compile(blueprint, opts)
-    if compiled.fabric is None:
-        for f in compiled.findings:
-            if f.severity is Severity.ERROR:
-                click.echo(human(f), err=True)
-        click.echo(f"snc verify: {blueprint} cannot be built, so there is no plan to compare with", err=True)
-        sys.exit(2)
-    assert compiled.blueprint is not None and compiled.catalogue is not None
-    try:
-        result = verify(compiled.blueprint, compiled.catalogue, compiled.fabric, list(discovered))
-    except DiscoveryError as exc:
-        click.echo(f"snc verify: {exc}", err=True)
-        sys.exit(2)
-    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the inputs
-        _internal_error(f"while verifying {blueprint}", exc)
-        raise
+    result = _against_plan(
+        "verify", "verifying", blueprint, config_path, "compare with", lambda c: verify(*_plan(c), list(discovered))
+    )
     click.echo(REPORTS[fmt](result), nl=False)
     sys.exit(result.exit_code)
 
@@ -688,7 +716,6 @@ def bind_cmd(blueprint: str, discovered: tuple[str, ...], out: str, fmt: str, co
     when every planned cable is found as planned. Exit 0 written, 1 differences or an unwritable
     OUT (nothing written), 2 an unreadable blueprint or input.
     """
-    from .verify import DiscoveryError
     from .verify.bind import bind
     from .verify.report import FORMATS as REPORTS
     from .writer import WriteError, write
@@ -696,23 +723,16 @@ def bind_cmd(blueprint: str, discovered: tuple[str, ...], out: str, fmt: str, co
     if out == "":
         click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
         sys.exit(2)
-    opts = Options("human", Verbosity.NORMAL, _load_config(config_path, "human"))
-    compiled = _compile(blueprint, opts)
-    if compiled.fabric is None:
-        for f in compiled.findings:
-            if f.severity is Severity.ERROR:
-                click.echo(human(f), err=True)
-        click.echo(f"snc bind: {blueprint} cannot be built, so there is no plan to bind to", err=True)
-        sys.exit(2)
-    assert compiled.blueprint is not None and compiled.catalogue is not None
-    try:
-        bound = bind(compiled.blueprint, compiled.catalogue, compiled.fabric, list(discovered))
-    except DiscoveryError as exc:
-        click.echo(f"snc bind: {exc} (nothing written)", err=True)
-        sys.exit(2)
-    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the inputs
-        _internal_error(f"while binding {blueprint}", exc)
-        raise
+    compiled, bound = _against_plan(
+        "bind",
+        "binding",
+        blueprint,
+        config_path,
+        "bind to",
+        lambda c: (c, bind(*_plan(c), list(discovered))),
+        " (nothing written)",
+    )
+    assert compiled.blueprint is not None
     if bound.exit_code:
         click.echo(REPORTS[fmt](bound.result), nl=False)
         click.echo("snc bind: the fabric differs from the plan; nothing written (fix the cabling, then bind again)", err=True)

@@ -32,33 +32,45 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _on_pty(args: list[str], **env: str) -> tuple[int, str, str]:
     """Run snc with standard error on a pseudo-terminal (stdout a pipe): (exit code, stdout, pty text)."""
+    code, out, chunks = _pty_run(args, None, **env)
+    return code, out, b"".join(data for _, data in chunks).decode(errors="replace")
+
+
+def _pty_run(args: list[str], seconds: float | None, **env: str) -> tuple[int, str, list[tuple[float, bytes]]]:
+    """snc with standard error on a pseudo-terminal until it ends, or is stopped after ``seconds``
+    from its start: (exit code, stdout, what the pty got with the second each piece came)."""
     master, slave = pty.openpty()
+    began = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-m", "supernodeiac", *args],
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.PIPE if seconds is None else subprocess.DEVNULL,
         stderr=slave,
         env=_env(**env),
         cwd=ROOT,
     )
     os.close(slave)
-    chunks: list[bytes] = []
-    while True:
-        ready, _, _ = select.select([master], [], [], 0.1)
-        if ready:
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # the child closed the pty
+    chunks: list[tuple[float, bytes]] = []
+    try:
+        while seconds is None or time.monotonic() - began < seconds:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # the child closed the pty
+                    break
+                if not data:
+                    break
+                chunks.append((time.monotonic() - began, data))
+            elif proc.poll() is not None:
                 break
-            if not data:
-                break
-            chunks.append(data)
-        elif proc.poll() is not None:
-            break
+    finally:
+        if seconds is not None:
+            proc.kill()
     out = proc.stdout.read().decode() if proc.stdout else ""
     code = proc.wait()
     os.close(master)
-    return code, out, b"".join(chunks).decode(errors="replace")
+    return code, out, chunks
 
 
 def _timed_lines(args: list[str], **env: str) -> tuple[int, list[tuple[float, str]]]:
@@ -120,37 +132,11 @@ def test_ci_log_gets_a_plain_line_every_interval(tmp_path):
 def _pty_lines(args: list[str], seconds: float, **env: str) -> list[tuple[float, str]]:
     """Standard error of snc on a pseudo-terminal for ``seconds`` from the process's start, each
     line with the second it arrived; then the process is stopped (a long run is not waited for)."""
-    master, slave = pty.openpty()
-    began = time.monotonic()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "supernodeiac", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=slave,
-        env=_env(**env),
-        cwd=ROOT,
-    )
-    os.close(slave)
     lines: list[tuple[float, str]] = []
     pending = b""
-    try:
-        while (left := seconds - (time.monotonic() - began)) > 0:
-            ready, _, _ = select.select([master], [], [], left)
-            if not ready:
-                continue
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # the child closed the pty
-                break
-            if not data:
-                break
-            pending += data
-            *done, pending = pending.split(b"\n")
-            lines += [(time.monotonic() - began, line.decode(errors="replace").rstrip("\r")) for line in done]
-    finally:
-        proc.kill()
-        proc.wait()
-        os.close(master)
+    for at, data in _pty_run(args, seconds, **env)[2]:
+        *done, pending = (pending + data).split(b"\n")
+        lines += [(at, line.decode(errors="replace").rstrip("\r")) for line in done]
     return lines
 
 
