@@ -21,21 +21,25 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from . import config as snc_config
 from .findings import Finding, Severity
 from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, github_annotations, human, shown
-from .load.compose import Source
 from .util.progress import NULL, Progress
 
 if TYPE_CHECKING:  # the pipeline (every model, builder and output) is imported where it runs:
     # `snc render` of an unchanged design, `snc rules` and `--help` need none of it.
+    from .catalog.types import Catalogue
+    from .fabric import Fabric
+    from .load.compose import Source  # ruamel: 0.1 s, only where a blueprint is read
+    from .model.blueprint import Blueprint
     from .pipeline import Compiled
 
 STDIN = "-"
+T = TypeVar("T")
 
 
 def _version() -> str:
@@ -138,7 +142,27 @@ def input_options(command: Callable) -> Callable:
 # -- progress on standard error ----------------------------------------------------------------------
 
 
-FIRST_PROGRESS_S = 1.0  # a run still busy after this long says what it is doing
+FIRST_PROGRESS_S = 1.0  # a run still busy this long after the process started says what it is doing
+_IMPORTED = time.monotonic()
+_FIRST_CLOCK: list[float] = []  # the first reporter's start, once taken
+
+
+def _clock_start() -> float:
+    """Where a reporter's clock starts: the first one of an `snc` process counts from the process's
+    start, so the imports before the first step (seconds on a loaded machine) are no silent gap;
+    later ones (the second side of a diff) and hosts that imported snc long after they started
+    (a test runner) count from now."""
+    now = time.monotonic()
+    if _FIRST_CLOCK:
+        return now
+    _FIRST_CLOCK.append(now)
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")  # starttime
+    except (OSError, ValueError, IndexError, AttributeError):  # not Linux: from now
+        return now
+    return now - age if 0 <= age < now - _IMPORTED + 10 else now
 
 
 def _progress_interval() -> float:
@@ -180,11 +204,12 @@ class _Reporter(Progress):
             self.mode = "live"
         else:
             self.mode = "plain"
-        self.began = time.monotonic()
+        self.began = _clock_start()
         self.current: list[str] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._worker: threading.Thread | None = None
+        self._ticked = False
         self._live: Any = None
         self._console: Any = None
 
@@ -246,6 +271,9 @@ class _Reporter(Progress):
     def _tick(self) -> None:
         interval = _progress_interval()
         wait = min(FIRST_PROGRESS_S, interval)
+        if not self._ticked:  # the first line of the run: FIRST_PROGRESS_S after the clock's start
+            self._ticked = True
+            wait = max(0.0, wait - (time.monotonic() - self.began))
         while not self._stop.wait(wait):
             click.echo(self.status(), err=True)
             wait = interval
@@ -297,12 +325,12 @@ def _compile(path: str, opts: Options, source: Source | None = None, progress: P
     """Compile a file (standard input for '-'; a file at a git revision with a GitSource), then
     apply the configuration's severities and ignores; -v reports the time and what was ignored.
     Progress goes to ``progress`` when given, else to a reporter of its own for this file."""
-    from .pipeline import compile_file, compile_text
-
     started = time.perf_counter()
     own = _Reporter(path, opts.verbosity) if progress is None else None
     try:
         with own.shown() if own is not None else contextlib.nullcontext():
+            with own.step("import") if own is not None else contextlib.nullcontext():  # seconds when loaded
+                from .pipeline import compile_file, compile_text
             watcher = progress or own or NULL
             if path == STDIN:
                 text = sys.stdin.read()
@@ -436,11 +464,11 @@ def render_cmd(
             verb = "is up to date" if check else "is already up to date: nothing written"
             click.echo(f"{target}/ {verb} (blueprint, includes, configuration and snc unchanged; --force renders again)")
         return
-    from .outputs import RENDERERS
-    from .pipeline import render
-
-    reporter = _Reporter(file, opts.verbosity)  # one clock for compile, render and write
+    reporter = _Reporter(file, opts.verbosity)  # one clock for the imports, compile, render and write
     with reporter.shown():
+        with reporter.step("import"):  # seconds under load: after the progress line has started
+            from .outputs import RENDERERS
+            from .pipeline import render
         compiled = _compile(file, opts, progress=reporter)
     if compiled.exit_code != 0:
         _emit([compiled], opts, findings_level)
@@ -617,6 +645,44 @@ def explain_cmd(file: str, opts: Options) -> None:
     sys.exit(compiled.exit_code)
 
 
+def _plan(c: Compiled) -> tuple[Blueprint, Catalogue, Fabric]:
+    """(blueprint, catalogue, fabric) of a plan that was built."""
+    assert c.blueprint is not None and c.catalogue is not None and c.fabric is not None
+    return c.blueprint, c.catalogue, c.fabric
+
+
+def _against_plan(
+    command: str,
+    doing: str,
+    blueprint: str,
+    config_path: str | None,
+    use: str,
+    work: Callable[[Compiled], T],
+    unread: str = "",
+) -> T:
+    """``snc verify`` and ``snc bind``: the plan compiled, then ``work`` done with it against the
+    discovered files. A plan that cannot be built exits 2 with its errors, as does an unreadable
+    discovery file (``unread`` ends its line); any other failure is a bug in snc (exit 3)."""
+    from .verify import DiscoveryError
+
+    opts = Options("human", Verbosity.NORMAL, _load_config(config_path, "human"))
+    compiled = _compile(blueprint, opts)
+    if compiled.fabric is None:
+        for f in compiled.findings:
+            if f.severity is Severity.ERROR:
+                click.echo(human(f), err=True)
+        click.echo(f"snc {command}: {blueprint} cannot be built, so there is no plan to {use}", err=True)
+        sys.exit(2)
+    try:
+        return work(compiled)
+    except DiscoveryError as exc:
+        click.echo(f"snc {command}: {exc}{unread}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the inputs
+        _internal_error(f"while {doing} {blueprint}", exc)
+        raise
+
+
 @main.command(name="verify")
 @click.argument("blueprint", type=click.Path())
 @click.argument("discovered", nargs=-1, required=True)
@@ -627,26 +693,12 @@ def verify_cmd(blueprint: str, discovered: tuple[str, ...], fmt: str, config_pat
     tables (`lldpctl -f json`, SONiC `show lldp table`), each LLDP table as DEVICE=FILE or in a file
     named after its device. Exit 0 as planned, 1 differences, 2 an unreadable blueprint or input.
     """
-    from .verify import DiscoveryError, verify
+    from .verify import verify
     from .verify.report import FORMATS as REPORTS
 
-    opts = Options("human", Verbosity.NORMAL, _load_config(config_path, "human"))
-    compiled = _compile(blueprint, opts)
-    if compiled.fabric is None:
-        for f in compiled.findings:
-            if f.severity is Severity.ERROR:
-                click.echo(human(f), err=True)
-        click.echo(f"snc verify: {blueprint} cannot be built, so there is no plan to compare with", err=True)
-        sys.exit(2)
-    assert compiled.blueprint is not None and compiled.catalogue is not None
-    try:
-        result = verify(compiled.blueprint, compiled.catalogue, compiled.fabric, list(discovered))
-    except DiscoveryError as exc:
-        click.echo(f"snc verify: {exc}", err=True)
-        sys.exit(2)
-    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the inputs
-        _internal_error(f"while verifying {blueprint}", exc)
-        raise
+    result = _against_plan(
+        "verify", "verifying", blueprint, config_path, "compare with", lambda c: verify(*_plan(c), list(discovered))
+    )
     click.echo(REPORTS[fmt](result), nl=False)
     sys.exit(result.exit_code)
 
@@ -664,7 +716,6 @@ def bind_cmd(blueprint: str, discovered: tuple[str, ...], out: str, fmt: str, co
     when every planned cable is found as planned. Exit 0 written, 1 differences or an unwritable
     OUT (nothing written), 2 an unreadable blueprint or input.
     """
-    from .verify import DiscoveryError
     from .verify.bind import bind
     from .verify.report import FORMATS as REPORTS
     from .writer import WriteError, write
@@ -672,23 +723,16 @@ def bind_cmd(blueprint: str, discovered: tuple[str, ...], out: str, fmt: str, co
     if out == "":
         click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
         sys.exit(2)
-    opts = Options("human", Verbosity.NORMAL, _load_config(config_path, "human"))
-    compiled = _compile(blueprint, opts)
-    if compiled.fabric is None:
-        for f in compiled.findings:
-            if f.severity is Severity.ERROR:
-                click.echo(human(f), err=True)
-        click.echo(f"snc bind: {blueprint} cannot be built, so there is no plan to bind to", err=True)
-        sys.exit(2)
-    assert compiled.blueprint is not None and compiled.catalogue is not None
-    try:
-        bound = bind(compiled.blueprint, compiled.catalogue, compiled.fabric, list(discovered))
-    except DiscoveryError as exc:
-        click.echo(f"snc bind: {exc} (nothing written)", err=True)
-        sys.exit(2)
-    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the inputs
-        _internal_error(f"while binding {blueprint}", exc)
-        raise
+    compiled, bound = _against_plan(
+        "bind",
+        "binding",
+        blueprint,
+        config_path,
+        "bind to",
+        lambda c: (c, bind(*_plan(c), list(discovered))),
+        " (nothing written)",
+    )
+    assert compiled.blueprint is not None
     if bound.exit_code:
         click.echo(REPORTS[fmt](bound.result), nl=False)
         click.echo("snc bind: the fabric differs from the plan; nothing written (fix the cabling, then bind again)", err=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -124,8 +125,10 @@ def test_a_re_termination_is_a_move_order_with_both_labels():
     assert (bmc.old.a.u, bmc.new.a.u) == (20, 30)
     assert [(x.change, x.old.u, x.new.u) for x in d.fabric.devices] == [("moved", 20, 30), ("moved", 21, 31)]
     assert {c.cable.id for c in d.fabric.cables} == {f"ufm-000{i}-{p}" for i in (1, 2) for p in ("bmc", "ib0", "ib1")}
-    text = to_text(d)
-    assert "label 'ufm-0001:BMC > mgmt-N02:RJ45 20' -> 'ufm-0001:BMC > mgmt-N02:RJ45 30'" in text
+    # Beneath the order: the far end's new port; the labels are reprinted from cables.csv (the
+    # JSON report has them, old and new).
+    assert "bmc  ufm-0001-bmc; far end mgmt-N02:Ethernet19 [RJ45 20] (N02 U48) -> mgmt-N02:Ethernet29" in to_text(d)
+    assert "ufm-0001:BMC > mgmt-N02:RJ45 30" in to_json(d)
     md = to_markdown(d)
     assert "**Existing cabling changes: 6 moved; see the work orders.**" in md
     # One device order: the pair moves up its rack, its six cables beneath.
@@ -147,10 +150,12 @@ def test_a_move_order_names_printed_ports_and_end_labels_as_cables_csv_prints_th
         assert (cable.a.physical, cable.b.physical, cable.part) == (row["a_physical"], row["b_physical"], row["part"])
     assert bmc.new.a_label == "small-ib/N/N02/U30/ufm-0001/BMC > N/N02/U48/mgmt-N02/RJ45 30"
     text = to_text(d)
-    assert "B end mgmt-N02:Ethernet19 [RJ45 20] (N02 U48) -> mgmt-N02:Ethernet29 [RJ45 30] (N02 U48)" in text
-    assert f"A end label {bmc.old.a_label!r} -> {bmc.new.a_label!r}" in text
-    assert f"B end label {bmc.old.b_label!r} -> {bmc.new.b_label!r}" in text
-    assert "&gt; N/N02/U48/mgmt-N02/RJ45 30" in to_markdown(d)  # '>' escaped in the table cell
+    assert "far end mgmt-N02:Ethernet19 [RJ45 20] (N02 U48) -> mgmt-N02:Ethernet29 [RJ45 30] (N02 U48)" in text
+    report = json.loads(to_json(d))
+    [row] = [c for c in report["fabric"]["cables"] if c["id"] == "ufm-0001-bmc"]
+    assert (row["old"]["a_label"], row["new"]["a_label"]) == (bmc.old.a_label, bmc.new.a_label)
+    assert (row["old"]["b_label"], row["new"]["b_label"]) == (bmc.old.b_label, bmc.new.b_label)
+    assert "-&gt; mgmt-N02:Ethernet29 [RJ45 30]" in to_markdown(d)  # '>' escaped in the table cell
 
 
 def _cables_csv(compiled) -> str:
@@ -448,6 +453,41 @@ def test_a_re_rack_is_one_device_order_with_its_cables_beneath():
     assert "relative cost" in text and "optics (transceivers) 392 -> 392" in text
     md = to_markdown(d)
     assert "| re-rack spine qm9700 N02 → N03 | 4 | 264 |" in md
+
+
+def test_re_racking_eight_spines_is_one_order_with_their_256_cables_beneath():
+    """small-ib planned for 2 SUs (8 spines of 32 leaf cables each, one rack): all 8 re-racked."""
+    from supernodeiac.compare.report import device_orders
+
+    planned = SMALL.replace("    rail_optimized: true\n", "    rail_optimized: true\n    grow_to_sus: 2\n").replace(
+        "spine: {row: N, first_rack: 2, per_rack: 4,", "spine: {row: N, first_rack: 2, per_rack: 8,"
+    )
+    far = planned.replace("{name: N, racks: 2}", "{name: N, racks: 3}").replace(
+        "spine: {row: N, first_rack: 2, per_rack: 8,", "spine: {row: N, first_rack: 3, per_rack: 8,"
+    )
+    old, new = compile_text(planned, "a.yaml"), compile_text(far, "b.yaml")
+    assert old.exit_code == 0 and new.exit_code == 0
+    spines = {x.index: x.name for x in old.fabric.devices if x.role == "spine"}
+    data = [link for link in old.fabric.links if link.fabric == "ib" and (link.a in spines or link.b in spines)]
+    assert (len(spines), len(data)) == (8, 256)
+    d = diff(old, new)
+    [order] = device_orders(d)[0]
+    assert (order.verb, order.role, order.old_rack, order.new_rack) == ("re-rack", "spine", "N02", "N03")
+    assert {c.cable.id for c in order.cables if c.cable.fabric == "ib"} == {link.id for link in data}
+
+    text = to_text(d)
+    assert len(text.encode()) < 30_000, len(text.encode())
+    assert max(len(line) for line in text.splitlines()) <= 200
+    assert text.count("re-rack 8 spine qm9700 N02 -> N03") == 1
+    assert "256 ib leaf-spine" in text
+    # Beneath the order, one line per cable: its port on the spine and its ID (the device and
+    # rack are the heading's), each of the 256 exactly once.
+    section = text.split("Device orders")[1].split("\n\n")[0]
+    listed = re.findall(r"^      \S+  (\S+?);?(?: |$)", section, re.M)
+    assert sorted(i for i in listed if i in {link.id for link in data}) == sorted(link.id for link in data)
+    assert len(listed) == len(order.cables) == 272  # with each spine's console and management cable
+    # A re-patched management cable names its far end's move on the same line.
+    assert re.search(r"^      mgmt0  \S+; far end mgmt-N02:\S+ .*-> mgmt-N03:", section, re.M), section[-600:]
 
 
 def test_findings_new_and_resolved_are_named():

@@ -32,33 +32,45 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _on_pty(args: list[str], **env: str) -> tuple[int, str, str]:
     """Run snc with standard error on a pseudo-terminal (stdout a pipe): (exit code, stdout, pty text)."""
+    code, out, chunks = _pty_run(args, None, **env)
+    return code, out, b"".join(data for _, data in chunks).decode(errors="replace")
+
+
+def _pty_run(args: list[str], seconds: float | None, **env: str) -> tuple[int, str, list[tuple[float, bytes]]]:
+    """snc with standard error on a pseudo-terminal until it ends, or is stopped after ``seconds``
+    from its start: (exit code, stdout, what the pty got with the second each piece came)."""
     master, slave = pty.openpty()
+    began = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-m", "supernodeiac", *args],
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.PIPE if seconds is None else subprocess.DEVNULL,
         stderr=slave,
         env=_env(**env),
         cwd=ROOT,
     )
     os.close(slave)
-    chunks: list[bytes] = []
-    while True:
-        ready, _, _ = select.select([master], [], [], 0.1)
-        if ready:
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # the child closed the pty
+    chunks: list[tuple[float, bytes]] = []
+    try:
+        while seconds is None or time.monotonic() - began < seconds:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # the child closed the pty
+                    break
+                if not data:
+                    break
+                chunks.append((time.monotonic() - began, data))
+            elif proc.poll() is not None:
                 break
-            if not data:
-                break
-            chunks.append(data)
-        elif proc.poll() is not None:
-            break
+    finally:
+        if seconds is not None:
+            proc.kill()
     out = proc.stdout.read().decode() if proc.stdout else ""
     code = proc.wait()
     os.close(master)
-    return code, out, b"".join(chunks).decode(errors="replace")
+    return code, out, chunks
 
 
 def _timed_lines(args: list[str], **env: str) -> tuple[int, list[tuple[float, str]]]:
@@ -115,6 +127,47 @@ def test_ci_log_gets_a_plain_line_every_interval(tmp_path):
     # No gap between two progress lines much longer than the interval (the work runs in between).
     gaps = [b - a for (a, _), (b, _) in zip(progress, progress[1:])]
     assert all(g < interval * 10 for g in gaps), gaps
+
+
+def _pty_lines(args: list[str], seconds: float, **env: str) -> list[tuple[float, str]]:
+    """Standard error of snc on a pseudo-terminal for ``seconds`` from the process's start, each
+    line with the second it arrived; then the process is stopped (a long run is not waited for)."""
+    lines: list[tuple[float, str]] = []
+    pending = b""
+    for at, data in _pty_run(args, seconds, **env)[2]:
+        *done, pending = (pending + data).split(b"\n")
+        lines += [(at, line.decode(errors="replace").rstrip("\r")) for line in done]
+    return lines
+
+
+def test_a_large_render_says_what_it_does_within_seconds_of_starting(tmp_path):
+    """The 131,072-GPU design: the first line within 3 s of the process's start (before the
+    pipeline's imports end), then one every interval while it imports, loads and builds."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import generate  # bench/generate.py
+
+    path = generate.write("131k", tmp_path)
+    interval = 0.5
+    lines = _pty_lines(
+        ["render", "--force", str(path), "-o", str(tmp_path / "out")], 4.0, NO_COLOR="1", SNC_PROGRESS_INTERVAL=str(interval)
+    )
+    progress = [(t, line) for t, line in lines if re.match(r".*bench-131k\.yaml: [\w >-]+ \(\d+ s\)$", line)]
+    assert progress, lines
+    assert progress[0][0] < 3.0, progress
+    # The line's clock counts from the process's start, not from the end of the imports.
+    counted = int(re.findall(r"\((\d+) s\)$", progress[0][1])[0])
+    assert counted >= round(progress[0][0]) - 1, progress
+    assert len(progress) >= 3, progress
+    gaps = [b - a for (a, _), (b, _) in zip(progress, progress[1:])]
+    assert max(gaps) < interval * 4, gaps
+
+
+def test_the_default_interval_keeps_ci_logs_under_ten_seconds_between_lines(monkeypatch):
+    from supernodeiac import cli
+
+    monkeypatch.delenv("SNC_PROGRESS_INTERVAL", raising=False)
+    assert cli.FIRST_PROGRESS_S + cli._progress_interval() <= 10
+    assert cli._progress_interval() * 2 <= 10  # one late tick (a busy machine) still within 10 s
 
 
 def test_verbose_times_every_stage_and_renderer():

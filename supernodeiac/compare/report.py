@@ -216,10 +216,12 @@ def _follow_row(c: CableChange, device: str) -> str:
     ends = c.moved.split("+")
     mine = [e for e in ends if getattr(c.new, e).device == device and getattr(c.old, e).device == device]
     row = f"{'/'.join(getattr(c.new, e).port for e in mine) or '-'}  {c.cable.id}"
-    if len(mine) < len(ends):  # the far end is re-patched: the whole order, labels included
-        return f"{row}; " + _cable_row(c)[2]
-    change = _plug_change(c.old, c.new)
-    return f"{row}; {change}" if change else row
+    # The far end re-patched (a rack's own management switch): where it goes, old -> new. The
+    # device and its rack are the order's heading, the labels are reprinted from cables.csv.
+    parts = [f"far end {getattr(c.old, e).text()} -> {getattr(c.new, e).text()}" for e in ends if e not in mine]
+    if plug := _plug_change(c.old, c.new):
+        parts.append(plug)
+    return "; ".join([row, *parts])
 
 
 def _plug_change(old: Cable, new: Cable) -> str:
