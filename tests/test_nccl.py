@@ -32,6 +32,8 @@ def _render_noticed(name: str) -> tuple[dict[str, bytes], str]:
 
 # The GPU order of a DGX H100's compute HCAs (NVIDIA DGX H100/H200 User Guide, Network Modules table).
 DGX_H100_HCAS = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
+
+
 # A site that gives its hosts' bus ids says so: the layout is then bare-metal and gets a file.
 def _bare(model: str) -> str:
     """A blueprint override of ``model``'s layout as a site gives it: its own switch bus ids (the
