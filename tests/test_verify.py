@@ -72,10 +72,10 @@ def _check_faults(doc: dict) -> None:
     assert cable["a_label"] == "small-ib/N/N01/U03/ib-leaf-su001-02/OSFP 17 port 1 > N/N02/U02/ib-spine-001/OSFP 5 port 1"
     assert f"end labels '{cable['a_label']}' and '{cable['b_label']}'" in missing["fix"]
     wrong = by["miscabled"]
-    assert [c["id"] for c in wrong["cables"]] == ["gpu-0003-mlx5_2"]
+    assert [c["id"] for c in wrong["cables"]] == ["gpu-0003-mlx5_4"]
     assert "wrong device" in wrong["message"]
     assert wrong["fix"].startswith(
-        "move cable gpu-0003-mlx5_2 from ib-leaf-su001-04 OSFP 10 port 2 (IB1/10/2, IB port 20) "
+        "move cable gpu-0003-mlx5_4 from ib-leaf-su001-04 OSFP 10 port 2 (IB1/10/2, IB port 20) "
         "to ib-leaf-su001-03 OSFP 2 port 1 (IB1/2/1, IB port 3)"
     )
     label = "small-ib/N/N01/U04/ib-leaf-su001-03/OSFP 2 port 1 > A/A01/U18/gpu-0003/OSFP 3 port 1"
@@ -109,7 +109,7 @@ def test_verify_offline_on_an_edited_topology(tmp_path):
     assert code == 1
     _check_faults(json.loads(out))
     code, text = _verify(SMALL, str(path))
-    assert "error[swapped]" in text and "fix: move cable gpu-0003-mlx5_2 from ib-leaf-su001-04" in text
+    assert "error[swapped]" in text and "fix: move cable gpu-0003-mlx5_4 from ib-leaf-su001-04" in text
     code, md = _verify(SMALL, str(path), "--format", "markdown")
     assert md.startswith("# Cabling check: small-ib") and "| 1 | swapped |" in md
 
@@ -305,7 +305,8 @@ def test_an_ibnetdiscover_file_without_ports_reports_every_planned_cable_missing
 # Guide, Network Modules table); GPU i's HCA is cabled to rail i's leaf in the SuperPOD RA.
 DGX_H100_HCAS = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
 _CA = re.compile(
-    r'^Ca\t\d+ "H-[0-9a-f]+"\t\t# "(?P<desc>[^"]+)"\n\[1\]\([0-9a-f]+\) \t"S-[0-9a-f]+"\[\d+\]\t\t# lid 0 lmc 0 "(?P<leaf>[^"]+)"',
+    r'^Ca\t\d+ "H-[0-9a-f]+"\t\t# "(?P<desc>[^"]+)"\n'
+    r'\[1\]\([0-9a-f]+\) \t"S-[0-9a-f]+"\[\d+\]\t\t# lid 0 lmc 0 "(?P<leaf>[^"]+)"',
     re.M,
 )
 
