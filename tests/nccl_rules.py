@@ -11,6 +11,22 @@ XML parser accepts can still fail in NCCL. This follows that tokenizer:
 * the element hierarchy NCCL's handlers accept and the attributes it requires.
 
 It returns the tree as nested ``(name, attrs, children)`` tuples for structural tests.
+
+:func:`check_nets` adds what NCCL's loader does with a file's ``<net>`` entries once it has
+parsed them (src/graph/topo.cc, ncclTopoPopulateNics and ncclTopoAddNet, NCCL 2.2x):
+
+* an entry is found by ``name`` (the network plugin's device name, e.g. ``mlx5_3``): without it
+  NCCL never matches the entry and trims it;
+* ``dev`` is replaced by the plugin's device index (a warning when they differ), so a file's
+  ``dev`` values must be distinct;
+* ``rail``/``plane`` present in the file must equal what NCCL derives from the plugin (a hash of
+  the GUID, with bit 16 set) or NCCL stops with "Inconsistent rail/plane": a file cannot set
+  them, so a generated one must leave them out;
+* ``guid`` is overwritten, ``speed``, ``port``, ``latency``, ``maxconn``, ``gdr``, ``coll`` kept
+  where the file gives them; anything else is never read.
+
+:func:`check_busids` refuses PCI bus ids only a VM shows (a virtual ``ffff`` domain, Azure's
+``01xx`` NIC domains): NCCL trims a file's entries the running host does not have.
 """
 
 from __future__ import annotations
@@ -173,3 +189,38 @@ def _required(node: Node) -> None:
             raise NcclXmlError(f"line {node.line}: Intel <cpu> needs familyid and modelid")
     for c in node.children:
         _required(c)
+
+
+# <net> attributes NCCL reads from a topology file (topo.cc ncclTopoAddNet, ncclTopoPopulateNics).
+NET_READ = {"name", "dev", "speed", "port", "latency", "guid", "maxconn", "gdr", "coll", "net", "gin", "rma", "keep"}
+# Read, but NCCL refuses a file whose values differ from its own derivation.
+NET_DERIVED = {"rail", "plane"}
+_VIRTUAL_BUSID = re.compile(r"^(ffff|01[0-9a-f]{2}):", re.IGNORECASE)
+
+
+def check_nets(root: Node) -> list[str]:
+    """The NIC names in dev order, after NCCL's loader rules for ``<net>`` (raises NcclXmlError)."""
+    devs: dict[int, str] = {}
+    for net in root.find_all("net"):
+        where = f"line {net.line}: <net>"
+        if "name" not in net.attrs:
+            raise NcclXmlError(f"{where} has no name: NCCL finds an entry by its device name and trims it otherwise")
+        derived = NET_DERIVED & net.attrs.keys()
+        if derived:
+            raise NcclXmlError(f"{where} sets {sorted(derived)}: NCCL derives them and refuses a file that differs")
+        unread = net.attrs.keys() - NET_READ
+        if unread:
+            raise NcclXmlError(f"{where} has attributes NCCL never reads: {sorted(unread)}")
+        dev = int(net.attrs["dev"])
+        if dev in devs:
+            raise NcclXmlError(f"{where} repeats dev {dev} ({devs[dev]})")
+        devs[dev] = net.attrs["name"]
+    if sorted(devs) != list(range(len(devs))):
+        raise NcclXmlError(f"<net> dev numbers {sorted(devs)} are not 0..{len(devs) - 1}")
+    return [devs[d] for d in sorted(devs)]
+
+
+def check_busids(root: Node) -> None:
+    for pci in root.find_all("pci"):
+        if _VIRTUAL_BUSID.match(pci.attrs["busid"]):
+            raise NcclXmlError(f"line {pci.line}: bus id {pci.attrs['busid']} is a VM's; no bare-metal host has it")

@@ -133,7 +133,7 @@ def test_rendered_plan_files_scripts_and_checklist(tmp_path):
     assert float(fabric["min_busbw_gbytes"]) == pytest.approx(0.8 * 369) and fabric["tool"] == "nccl-tests"
     assert int(fabric["knee_bytes"]) > 0 and "bound: scale-up" in fabric["basis"]
     rail3 = next(r for r in runs if r["group"] == "ib-su001-rail3" and r["collective"] == "all_reduce")
-    assert rail3["env"] == "CUDA_VISIBLE_DEVICES=3;NCCL_IB_HCA==mlx5_3:1" and rail3["hosts"] == "hosts/ib-su001.txt"
+    assert rail3["env"] == "CUDA_VISIBLE_DEVICES=3;NCCL_IB_HCA==mlx5_5:1" and rail3["hosts"] == "hosts/ib-su001.txt"
     assert artifacts["acceptance/hosts/ib-su001.txt"].decode().split() == [f"gpu-{i:04d}" for i in range(1, 17)]
 
 

@@ -81,7 +81,7 @@ def test_bind_writes_the_discovered_guids(tmp_path):
     head = ["fabric", "device", "port", "kind", "node_guid", "port_guid", "planned_node_guid", "planned_port_guid"]
     assert rows[0].split(",")[:8] == head
     assert len(rows) == 1 + len(ib.nodes)
-    host = next(r.split(",") for r in rows if ",gpu-0003,mlx5_2," in r)
+    host = next(r.split(",") for r in rows if ",gpu-0003,mlx5_4," in r)
     assert host[4].startswith("0x946dae") and host[6].startswith("0x02534e") and host[9].startswith("fabric.topo:")
 
 
@@ -143,13 +143,13 @@ def test_a_truncated_dump_is_a_located_error(tmp_path):
 
 
 def test_duplicate_node_descriptions_are_a_located_error(tmp_path):
-    text = _discovered("small-ib").replace('"gpu-0004 mlx5_1"', '"gpu-0003 mlx5_1"')
+    text = _discovered("small-ib").replace('"gpu-0004 mlx5_3"', '"gpu-0003 mlx5_3"')
     dump = tmp_path / "dup.topo"
     dump.write_text(text)
     code, out = _unchanged(tmp_path, str(dump))
     assert code == 2
-    two = r"dup\.topo:\d+: node 0x946dae[0-9a-f]+ \('gpu-0003 mlx5_1'\) and node 0x946dae[0-9a-f]+ at line \d+ are both"
-    assert re.search(two + r" 'gpu-0003 mlx5_1' of the plan", out), out
+    two = r"dup\.topo:\d+: node 0x946dae[0-9a-f]+ \('gpu-0003 mlx5_3'\) and node 0x946dae[0-9a-f]+ at line \d+ are both"
+    assert re.search(two + r" 'gpu-0003 mlx5_3' of the plan", out), out
 
 
 def test_another_fabrics_dump_is_a_located_error(tmp_path):

@@ -349,7 +349,7 @@ def test_rendered_topology_is_the_plan():
             assert topo.nodes[peer].ports[peer_port][:2] == (node.guid, port)
     spine = next(n for n in topo.nodes.values() if n.description == "ib-spine-001")
     assert spine.kind == "switch" and spine.nports == 64 and len(spine.ports) == 64
-    host = next(n for n in topo.nodes.values() if n.description == "gpu-0003 mlx5_2")
+    host = next(n for n in topo.nodes.values() if n.description == "gpu-0003 mlx5_4")
     leaf = topo.nodes[host.ports[1][0]]
     assert leaf.description == "ib-leaf-su001-03" and host.ports[1][1] == 3
 

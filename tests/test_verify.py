@@ -9,11 +9,12 @@ faults, with cable IDs, labels and fixes; the unfaulted simulation must come out
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS, shipped_files
+from conftest import BLUEPRINTS, shipped, shipped_files, shipped_outputs
 from helpers import ibsim
 from helpers.ibsim import Rewire
 
@@ -67,10 +68,10 @@ def _check_faults(doc: dict) -> None:
     assert cable["a_label"] == "small-ib/N/N01/U03/ib-leaf-su001-02/OSFP 17 port 1 > N/N02/U02/ib-spine-001/OSFP 5 port 1"
     assert f"end labels '{cable['a_label']}' and '{cable['b_label']}'" in missing["fix"]
     wrong = by["miscabled"]
-    assert [c["id"] for c in wrong["cables"]] == ["gpu-0003-mlx5_2"]
+    assert [c["id"] for c in wrong["cables"]] == ["gpu-0003-mlx5_4"]
     assert "wrong device" in wrong["message"]
     assert wrong["fix"].startswith(
-        "move cable gpu-0003-mlx5_2 from ib-leaf-su001-04 OSFP 10 port 2 (IB1/10/2, IB port 20) "
+        "move cable gpu-0003-mlx5_4 from ib-leaf-su001-04 OSFP 10 port 2 (IB1/10/2, IB port 20) "
         "to ib-leaf-su001-03 OSFP 2 port 1 (IB1/2/1, IB port 3)"
     )
     label = "small-ib/N/N01/U04/ib-leaf-su001-03/OSFP 2 port 1 > A/A01/U18/gpu-0003/OSFP 3 port 1"
@@ -104,7 +105,7 @@ def test_verify_offline_on_an_edited_topology(tmp_path):
     assert code == 1
     _check_faults(json.loads(out))
     code, text = _verify(SMALL, str(path))
-    assert "error[swapped]" in text and "fix: move cable gpu-0003-mlx5_2 from ib-leaf-su001-04" in text
+    assert "error[swapped]" in text and "fix: move cable gpu-0003-mlx5_4 from ib-leaf-su001-04" in text
     code, md = _verify(SMALL, str(path), "--format", "markdown")
     assert md.startswith("# Cabling check: small-ib") and "| 1 | swapped |" in md
 
@@ -294,3 +295,37 @@ def test_an_ibnetdiscover_file_without_ports_reports_every_planned_cable_missing
     assert code == 1
     assert doc["matched"] == 0 and len(doc["differences"]) == 388
     assert {d["kind"] for d in doc["differences"]} == {"missing"}
+
+
+# A DGX H100's compute HCAs as the host enumerates them, GPU 0..7 (NVIDIA DGX H100/H200 User
+# Guide, Network Modules table); GPU i's HCA is cabled to rail i's leaf in the SuperPOD RA.
+DGX_H100_HCAS = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
+_CA = re.compile(
+    r'^Ca\t\d+ "H-[0-9a-f]+"\t\t# "(?P<desc>[^"]+)"\n'
+    r'\[1\]\([0-9a-f]+\) \t"S-[0-9a-f]+"\[\d+\]\t\t# lid 0 lmc 0 "(?P<leaf>[^"]+)"',
+    re.M,
+)
+
+
+def test_a_simulated_dgx_h100_fabric_verifies_clean_by_the_names_dgx_hosts_report(tmp_path):
+    """Every DGX HCA's node description is what rdma-ndd sets on a DGX ("<host> mlx5_3" for GPU
+    1's), written here from the user guide's table and the rail of the leaf it is cabled to, not
+    from the catalogue; GUIDs are vendor ones, so verify matches by description alone."""
+    path = str(BLUEPRINTS / "dgx-h100-superpod-4su.yaml")
+    c = shipped("dgx-h100-superpod-4su")
+    text = shipped_outputs("dgx-h100-superpod-4su", "opensm")["opensm/ib/ibnetdiscover.topo"].decode()
+    rename: dict[str, str] = {}
+    for m in _CA.finditer(text):
+        host = m["desc"].split()[0]
+        if host.startswith("dgx-"):
+            rename[m["desc"]] = f"{host} {DGX_H100_HCAS[c.fabric.device(m['leaf']).coord('rail')]}"
+    assert len(rename) == 127 * 8
+    text = re.sub(r'"([^"]+)"', lambda m: f'"{rename.get(m[1], m[1])}"', text)
+    text = re.sub(r"(?<![0-9a-f])0?2534e([0-9a-f]{10})\b", lambda m: "946dae" + m.group(1), text)
+    assert "2534e" not in text
+    discovered = tmp_path / "dgx.topo"
+    discovered.write_text(text)
+    code, out = _verify(path, str(discovered), "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["differences"] == [], out[:2000]
+    assert doc["matched"] == 2044  # 1,020 node + UFM cables and 1,024 leaf-spine cables (the RA's count)

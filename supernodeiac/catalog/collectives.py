@@ -15,6 +15,7 @@ from ruamel.yaml import YAML
 class Vendor:
     name: str
     tool: str  # nccl-tests, rccl-tests
+    library: str  # the collective library its accelerators run: NCCL, RCCL
     models: tuple[str, ...]
     nvls: dict[str, str]  # accelerator model -> NVLS generation (a key of ModelFigures.nvls)
 
@@ -58,7 +59,9 @@ def _load(name: str) -> Any:
 def model_figures() -> ModelFigures:
     d = _load("collectives.yaml")
     eff = d["efficiency"]
-    vendors = tuple(Vendor(name, v["tool"], tuple(v["models"]), dict(v.get("nvls") or {})) for name, v in d["vendors"].items())
+    vendors = tuple(
+        Vendor(name, v["tool"], v["library"], tuple(v["models"]), dict(v.get("nvls") or {})) for name, v in d["vendors"].items()
+    )
     return ModelFigures(
         scaleup_ring=float(eff["scaleup_ring"]["value"]),
         nvls={k: float(v["value"]) for k, v in eff["nvls"].items()},

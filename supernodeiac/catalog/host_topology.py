@@ -145,8 +145,20 @@ class NicPci(Strict):
         return self.rdma_device.format(j=j) if self.rdma_device else port_name
 
 
+# Where a layout's PCI bus ids come from. NCCL keeps a topology file's GPUs and PCI tree only where
+# the running host has those bus ids (it trims the rest and probes sysfs instead), so a file is
+# written only for layouts whose every bus id is what a bare-metal host of the model shows.
+BusIds = Literal["bare-metal", "virtual", "partial"]
+
+
 class HostTopology(Strict):
     description: Text
+    busids: BusIds = Field(
+        "partial",
+        description="bare-metal: every bus id is what a bare-metal host of the model shows (a public dump, or "
+        "lspci -D / nvidia-smi -q of one of your nodes): NCCL topology files are written; virtual: a VM's ids; "
+        "partial: some ids are placeholders. Only bare-metal layouts get nccl/<model>.xml",
+    )
     gpu: GpuPci
     nic: NicPci
     cpus: list[Cpu] = Field(min_length=1, max_length=16)

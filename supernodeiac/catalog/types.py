@@ -52,6 +52,13 @@ def _text(value: str) -> str:
     return value
 
 
+def _port_name(value: str) -> str:
+    problem = name_problem(value, PORT, 63)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
 # A cage form factor: part of every printed port name, so held to a name's characters at its line.
 FormFactor = Annotated[str, AfterValidator(_form)]
 # Free text a file may quote (descriptions, vendors, part numbers): printable, one line, bounded.
@@ -96,6 +103,11 @@ class PortGroup(Strict):
         "{cage} 1-based cage, {sub} 1-based port within the cage, {lane0} first lane (i x lanes), "
         "{acc}/{link} accelerator and link on a compute board, {chip}/{chipport} on a switch board",
     )
+    names: list[Annotated[str, AfterValidator(_port_name)]] | None = Field(
+        None,
+        description="the ports' OS names in port order, one per port, where the host's own enumeration follows no "
+        "template (a DGX H100 names the compute HCAs of GPU 0..7 mlx5_0, 3, 4, 5, 6, 9, 10, 11); replaces name",
+    )
     breakout: list[Text] = Field(default_factory=list, description="supported breakout modes, e.g. 2x400G")
     first_index: int = Field(0, ge=0, le=MAX_PORTS, description="added to {i} and {n} (ports numbered on from another group)")
     # -- the physical cage (issue 8) ------------------------------------------------------------
@@ -115,6 +127,16 @@ class PortGroup(Strict):
     lane_rates: list[PositiveFloat] | None = Field(
         None, description="lane rates (Gb/s) the port runs at; default: its own and any lower one (downshift)"
     )
+
+    @field_validator("names")
+    @classmethod
+    def _one_name_each(cls, value: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        count = info.data.get("count")
+        if value is not None and count is not None and len(value) != count:
+            raise ValueError(f"names must give each of the group's {count} ports one name ({len(value)} given)")
+        if value is not None and len(set(value)) != len(value):
+            raise ValueError("names must not repeat a name")
+        return value
 
     @field_validator("faceplate")
     @classmethod

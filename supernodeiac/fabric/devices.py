@@ -250,6 +250,8 @@ class PortLayout:
     def _format(self, port: int) -> str:
         s = self.slot(port)
         g, i = s.group, s.offset
+        if g.names is not None:
+            return g.names[i]
         fields: dict[str, Any] = {
             "i": i + g.first_index,
             "n": i + 1 + g.first_index,

@@ -9,9 +9,21 @@ switch in another tray. For every host model with a PCI/NUMA layout in the catal
   element and 256 elements): CPUs with NUMA id, affinity and CPU ids; PCIe switches; GPUs with
   their NVLinks (to each on-board NVSwitch by bus id, or to NCCL's remote-switch sentinel when
   the switches sit in other trays); NICs with their ``net`` (name, dev, speed, port, gdr).
-  NIC ``dev`` numbers follow the rails the NICs are cabled to, read from the Fabric.
-* ``nccl/<model>.env``: the environment the design implies (``NCCL_TOPO_FILE``, ``NCCL_IB_HCA``
-  in rail order, ``NCCL_CROSS_NIC``, the RoCE traffic class, the multi-node NVLink settings).
+  NIC ``dev`` numbers follow the rails the NICs are cabled to, read from the Fabric. Written only
+  for layouts whose bus ids are a bare-metal host's (``busids: bare-metal``): NCCL keeps a file's
+  GPUs and PCI tree only where the running host has those bus ids, so a VM's ids or placeholders
+  would be trimmed and mix with what it probes; the other layouts get the env file alone, with a
+  notice. ``<net>`` carries what NCCL's loader reads from a file and does not take from the
+  network plugin (src/graph/topo.cc ncclTopoPopulateNics / ncclTopoAddNet): name (how NCCL finds
+  the entry), dev, speed, port, gdr. Not rail/plane: NCCL derives them itself and refuses a file
+  whose values differ from its own ("Inconsistent rail/plane"); not guid: NCCL overwrites it.
+* ``nccl/<model>.env``: the environment the design implies (``NCCL_TOPO_FILE`` where there is a
+  file, ``NCCL_IB_HCA`` in rail order with the host's RDMA device names and NCCL's ``=`` exact-match
+  prefix, ``NCCL_CROSS_NIC``, the RoCE traffic class, the multi-node NVLink settings).
+
+Hosts whose accelerators are not NVIDIA's get no NCCL files; a notice names the collective
+library their vendor's entry in ``catalog/data/collectives.yaml`` gives (RCCL for AMD), or says
+that the catalogue knows none.
 
 Hosts of one model whose NICs are cabled to the rails in a different order (or with different
 NICs cabled) get a file of their own, ``nccl/<model>-<k>.xml``; ``nccl/hosts.tsv`` names the
@@ -23,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..catalog.collectives import model_figures
 from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
 from ..facts.hosts import Hosts, cached_host_facts
 from ..util.shell import assignment, comment_text
@@ -215,7 +228,7 @@ def variants(hosts: Hosts, topologies: dict[str, HostTopology]) -> list[Variant]
     return out
 
 
-def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology) -> str:
+def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology, with_file: bool) -> str:
     f = ctx.fabric
     first = v.hosts[0]
     fabrics = [fh for fh in hosts.fabrics.values() if first in fh.nics]
@@ -235,7 +248,8 @@ def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology) -> st
         model=v.model,
         stem=v.stem,
         hosts=len(v.hosts),
-        topo_file=f"{TOPO_DIR}/{v.stem}.xml",
+        topo_file=f"{TOPO_DIR}/{v.stem}.xml" if with_file else "",
+        busids=topo.busids,
         hca=",".join(f"{name}:{topo.nic.port}" for _j, name, _r, _g in v.plan.nics),
         nics=[(n[1], n[2], port, gpu) for n, (port, gpu) in zip(v.plan.nics, _placed(ctx, v, topo), strict=True)],
         fabrics=[fh.name for fh in fabrics],
@@ -280,29 +294,59 @@ def usable(ctx: RenderContext, topologies: dict[str, HostTopology]) -> dict[str,
 def render_nccl(ctx: RenderContext) -> Artifacts:
     hosts = cached_host_facts(ctx.fabric, ctx.blueprint)
     topologies, _ = host_topologies(ctx.blueprint.catalogue.host_topology)
-    fits = usable(ctx, topologies)
-    used = {ctx.fabric.devices[h].model for h in hosts.hosts}
+    figures = model_figures()
+    libraries: dict[str, str] = {}  # host model -> its accelerators' collective library, where not NCCL
+    for model in sorted({ctx.fabric.devices[h].model for h in hosts.hosts}):
+        acc = ctx.fabric.models[model].accelerators
+        vendor = figures.vendor_of(acc.model) if acc is not None else None
+        if vendor is None or vendor.library != "NCCL":
+            libraries[model] = vendor.library if vendor is not None else ""
+    fits = {m: t for m, t in usable(ctx, topologies).items() if m not in libraries}
+    used = {ctx.fabric.devices[h].model for h in hosts.hosts} - libraries.keys()
     out: Artifacts = {}
     rows: list[str] = []
+    envs_only: set[str] = set()
     for v in variants(hosts, fits):
         topo = fits[v.model]
-        internal, links = _gpu_links(ctx, v.model)
-        out[f"nccl/{v.stem}.xml"] = topology_xml(topo, internal, links, v.plan).encode()
-        out[f"nccl/{v.stem}.env"] = _env(ctx, hosts, v, topo).encode()
+        with_file = topo.busids == "bare-metal"
+        if with_file:
+            internal, links = _gpu_links(ctx, v.model)
+            out[f"nccl/{v.stem}.xml"] = topology_xml(topo, internal, links, v.plan).encode()
+        else:
+            envs_only.add(v.model)
+        out[f"nccl/{v.stem}.env"] = _env(ctx, hosts, v, topo, with_file).encode()
         # The NICs in NCCL dev order with their printed ports: the same for every host of a variant.
         placed = _placed(ctx, v, topo)
         nics = ";".join(f"{n[1]}={port}" for n, (port, _gpu) in zip(v.plan.nics, placed, strict=True))
-        tail = tsv_line((v.model, f"{v.stem}.xml", f"{v.stem}.env", nics))
+        tail = tsv_line((v.model, f"{v.stem}.xml" if with_file else "", f"{v.stem}.env", nics))
         rows.extend(tsv_line((ctx.fabric.devices[h].name,)) + "\t" + tail for h in v.hosts)
     if rows:
         rows.sort()
         out["nccl/hosts.tsv"] = ("\n".join([tsv_line(HOSTS_COLUMNS), *rows]) + "\n").encode()
+    notes = []
     missing = sorted(used - fits.keys())
     if missing:
-        out["notice:nccl"] = (
-            f"no NCCL topology file for {', '.join(missing)}: no host layout in catalog/data/host_topology.yaml "
+        notes.append(
+            f"no NCCL files for {', '.join(missing)}: no host layout in catalog/data/host_topology.yaml "
             "(add one under catalogue: host_topology:)"
-        ).encode()
+        )
+    for model in sorted(envs_only):
+        notes.append(
+            f"no NCCL topology file for {model}: the catalogue's layout has {fits[model].busids} PCI bus ids, which "
+            f"match no bare-metal host (NCCL would trim them); nccl/{model}.env alone (NCCL probes the PCI tree). "
+            f"Give your hosts' ids under catalogue: host_topology: {model}: with busids: bare-metal for a file"
+        )
+    for model, library in sorted(libraries.items()):
+        acc = ctx.fabric.models[model].accelerators
+        what = acc.model if acc is not None else model
+        notes.append(
+            f"no NCCL files for {model}: its accelerators ({what}) use {library}, not NCCL"
+            if library
+            else f"no NCCL files for {model}: its accelerators ({what}) are not NVIDIA's and the catalogue names no "
+            "collective library for them (catalog/data/collectives.yaml vendors); configure the vendor's own"
+        )
+    if notes:
+        out["notice:nccl"] = "; ".join(notes).encode()
     return out
 
 
