@@ -185,7 +185,7 @@ def test_device_view_edges_merge_every_link(small_ib):
     f = small_ib.fabric
     out = render_diagram(_ctx(small_ib))
     for fabric in f.fabrics():
-        dot = out[f"diagrams/{fabric}.dot"].decode()
+        dot = out[f"diagrams/{fabric}-devices.dot"].decode()
         nodes, edges = _parse(dot)
         links = [k for k in f.links if k.fabric == fabric]
         members = {f.devices[i].name for k in links for i in (k.a, k.b)}
@@ -220,10 +220,10 @@ def test_group_view_beyond_the_threshold():
     assert len(groups) == 1 + sus + 1  # the nodes, the leaves of each SU, the spines
     got = {}
     for label in nodes.values():
-        role, where, count, model = re.match(r"(\S+) \(([^)]+)\)\\n([\d,]+) x (\S+)", label).groups()
+        role, where, count, model = re.match(r"(\S+)\\n\(([^)]+)\)\\n([\d,]+) x (\S+)", label).groups()
         got[(role, where, model)] = int(count.replace(",", ""))
     assert got == dict(groups)
-    assert sum(int(re.search(r'label="([\d,]+) links', attrs).group(1).replace(",", "")) for _, _, attrs in edges) == len(links)
+    assert sum(int(re.search(r": ([\d,]+) links, ", attrs).group(1).replace(",", "")) for _, _, attrs in edges) == len(links)
     assert len(edges) == 2 * sus  # nodes to each SU's leaves, each SU's leaves to the spines
 
 
@@ -238,9 +238,9 @@ def test_render_is_byte_identical():
 def test_svg_from_dot(small_ib):
     out = render_diagram(_ctx(small_ib))
     for fabric in small_ib.fabric.fabrics():
-        dot = out[f"diagrams/{fabric}.dot"]
+        dot = out[f"diagrams/{fabric}-devices.dot"]
         subprocess.run([DOT, "-Tcanon"], input=dot, check=True, capture_output=True, timeout=60)
-        svg = html.unescape(out[f"diagrams/{fabric}.svg"].decode())
+        svg = html.unescape(out[f"diagrams/{fabric}-devices.svg"].decode())
         assert svg.lstrip().startswith("<?xml") and svg.rstrip().endswith("</svg>")
         nodes, _ = _parse(dot.decode())
         for name in nodes:

@@ -46,6 +46,7 @@ from . import (  # noqa: E402,F401
     labels,
     lldp,
     nccl,
+    netbox,
     opensm,
     p2p,
     slurm,

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
+from html import escape
 
 from ..fabric import Device, Fabric
 from ..fabric.fabric_facts import kind_of
@@ -37,6 +38,9 @@ DETAIL_MAX_DEVICES = 64  # above this a per-device drawing is too wide to read: 
 DETAIL_MAX_EDGES = 600  # merged device pairs; also bounds `dot`'s layout time
 SVG_MAX_EDGES = 1500  # never hand `dot` more than this (the group view is far below it)
 DOT_TIMEOUT_S = 60
+# Per-part drawings (a pod, SU, Dragonfly group or supernode each) beyond this many per fabric
+# are not drawn: at 131k GPUs there are 228 SUs, each the same shape; the first ones show it.
+PART_DIAGRAMS_MAX = 16
 
 # Fill colours by fabric-local tier (0 endpoints, 1 leaf/access, 2 spine, 3 core, ...).
 TIER_FILL = ["#e8f1fb", "#fdf0d5", "#e3f4e1", "#f6e1ee", "#ececec"]
@@ -49,21 +53,21 @@ def quote(text: str) -> str:
 
 @dataclass(frozen=True)
 class Diagram:
-    fabric: str
-    mode: str  # devices | groups
+    fabric: str  # the file's stem: the fabric's name, with -devices or -<part> for the detail views
+    mode: str  # groups (the overview) | devices | part
     nodes: int
     edges: int
     dot: str
 
 
-def _header(name: str, mode: str, title: str) -> list[str]:
+def _header(name: str, mode: str, title: str, node_font: int = 9, edge_font: int = 8, title_font: int = 14) -> list[str]:
     return [
         f"graph {quote(name)} {{",
         f"  // supernodeiac diagram of fabric {name} ({mode} view)",
-        f"  graph [label={quote(title)}, labelloc=t, fontname=Helvetica, fontsize=14, rankdir=BT, "
+        f"  graph [label={quote(title)}, labelloc=t, fontname=Helvetica, fontsize={title_font}, rankdir=BT, "
         "nodesep=0.25, ranksep=1.6, splines=true, outputorder=edgesfirst];",
-        '  node [fontname=Helvetica, fontsize=9, shape=box, style="rounded,filled", color="#555555"];',
-        '  edge [fontname=Helvetica, fontsize=8, color="#7a8aa0"];',
+        f'  node [fontname=Helvetica, fontsize={node_font}, shape=box, style="rounded,filled", color="#555555"];',
+        f'  edge [fontname=Helvetica, fontsize={edge_font}, color="#7a8aa0"];',
     ]
 
 
@@ -137,8 +141,13 @@ def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]
             attrs.append(f"label={quote(_bundle_text(count, total, rate))}")
         attrs.append(f"tooltip={quote(f'{an} -- {bn}: {count} links, {gbps_text(total)}')}")
         lines.append(f"  {quote(an)} -- {quote(bn)} [{', '.join(attrs)}];")
+    lines += _legend(
+        {t: _roles(devices, by_tier, t) for t in by_tier},
+        ["box: a device (name, model)", "line: the links between two devices, merged; label count x rate"],
+        9,
+    )
     lines.append("}")
-    return Diagram(name, "devices", len(tiers), len(edges), "\n".join(lines) + "\n")
+    return Diagram(f"{name}-devices", "devices", len(tiers), len(edges), "\n".join(lines) + "\n")
 
 
 def _in_order(names: list[str]) -> list[str]:
@@ -162,8 +171,15 @@ def _roles(devices: list[Device], by_tier: dict[int, list[int]], tier: int) -> s
 Part = tuple[str, int] | tuple[()]
 GroupKey = tuple[int, str, str, str, Part]
 PART_KEYS = ("supernode", "group", "pod", "su")  # first one a device has is its part
-GROUP_SPLIT_MAX_NODES = 48  # split by part only while the drawing stays this small
-GROUP_SPLIT_MAX_EDGES = 120
+
+# The overview's shape: at most RANK_MAX nodes side by side, so that at OVERVIEW_FONT points the
+# drawing stays under about 1,600 pt wide and its smallest text (EDGE_FONT) is >= 9 px when the
+# SVG is fitted to a 1,600 px screen. Parts beyond that are drawn as ranges ("su 1-29").
+RANK_MAX = 6
+OVERVIEW_FONT = 14
+EDGE_FONT = 12
+TITLE_FONT = 18
+EDGE_LABELS_MAX = 6  # bundles between two tiers labelled on the line; beyond, once in the legend
 
 
 def _part(device: Device) -> Part:
@@ -179,79 +195,259 @@ def _node_id(k: GroupKey) -> str:
     return f"t{k[0]}:{k[1]}:{k[3]}:{k[2]}{part}"
 
 
-def _merge_parts(sizes: Counter[GroupKey], edges: dict[tuple[GroupKey, GroupKey], list]) -> tuple[Counter, dict]:
-    """The same counts with every part folded into its (tier, role, model, group)."""
+# An overview node: (tier, role, model, group label, part key, first part, last part).
+OverKey = tuple[int, str, str, str, str, int, int]
 
-    def whole(k: GroupKey) -> GroupKey:
-        return (*k[:4], ())
 
-    merged_sizes: Counter[GroupKey] = Counter()
-    for k, n in sizes.items():
-        merged_sizes[whole(k)] += n
-    merged: dict[tuple[GroupKey, GroupKey], list] = {}
-    for (ka, kb), (count, total, media) in edges.items():
-        wa, wb = whole(ka), whole(kb)
-        pair = (wa, wb) if wa <= wb else (wb, wa)
-        acc = merged.setdefault(pair, [0, 0.0, Counter()])
-        acc[0] += count
-        acc[1] += total
-        acc[2].update(media)
-    return merged_sizes, merged
+def _buckets(values: list[int], count: int) -> dict[int, tuple[int, int]]:
+    """Sorted part numbers -> the (first, last) of the contiguous range of near-equal size each
+    falls in, ``count`` ranges at most."""
+    n = len(values)
+    count = max(1, min(count, n))
+    out: dict[int, tuple[int, int]] = {}
+    for i in range(count):
+        chunk = values[i * n // count : (i + 1) * n // count]
+        for v in chunk:
+            out[v] = (chunk[0], chunk[-1])
+    return out
+
+
+def _overview_keys(keys: Counter[GroupKey]) -> dict[GroupKey, OverKey]:
+    """Fold the fine keys into at most RANK_MAX nodes per tier: blueprint groups merged when a
+    tier has more kinds than fit, then each kind's parts drawn as ranges within its share."""
+    out: dict[GroupKey, OverKey] = {}
+    for tier in sorted({k[0] for k in keys}):
+        fine = sorted(k for k in keys if k[0] == tier)
+        kinds = sorted({k[1:4] for k in fine})
+        merge_groups = len(kinds) > RANK_MAX
+        if merge_groups:
+            groups: dict[tuple[str, str], set[str]] = {}
+            for role, model, group in kinds:
+                groups.setdefault((role, model), set()).add(group)
+            label = {rm: (next(iter(g)) if len(g) == 1 else f"{len(g)} groups") for rm, g in groups.items()}
+            kind_of = {k: (k[1], k[2], label[(k[1], k[2])]) for k in fine}
+        else:
+            kind_of = {k: k[1:4] for k in fine}
+        distinct = sorted(set(kind_of.values()))
+        share = max(1, RANK_MAX // max(1, len(distinct)))
+        for kind in distinct:
+            members = [k for k in fine if kind_of[k] == kind]
+            by_key: dict[str, list[int]] = {}
+            for k in members:
+                if k[4]:
+                    by_key.setdefault(k[4][0], []).append(k[4][1])
+            ranges = {pk: _buckets(sorted(set(vs)), share // max(1, len(by_key)) or 1) for pk, vs in by_key.items()}
+            for k in members:
+                if k[4]:
+                    first, last = ranges[k[4][0]][k[4][1]]
+                    out[k] = (tier, kind[0], kind[1], kind[2], k[4][0], first, last)
+                else:
+                    out[k] = (tier, kind[0], kind[1], kind[2], "", -1, -1)
+    return out
+
+
+def _over_id(k: OverKey) -> str:
+    part = f":{k[4]}{k[5]}-{k[6]}" if k[4] else ""
+    return f"t{k[0]}:{k[1]}:{k[3]}:{k[2]}{part}"
+
+
+def _over_where(k: OverKey) -> str:
+    if not k[4]:
+        return k[3]
+    span = f"{k[5] + 1}" if k[5] == k[6] else f"{k[5] + 1}-{k[6] + 1}"
+    return f"{k[3]} {k[4]} {span}"
+
+
+def _legend(tiers: dict[int, str], notes: list[str], font: int) -> list[str]:
+    """A legend node (an HTML-like table): the fill of each tier, then what the lines and labels mean."""
+    rows = ['<TR><TD COLSPAN="2"><B>Legend</B></TD></TR>']
+    for tier, roles in sorted(tiers.items()):
+        rows.append(f'<TR><TD BGCOLOR="{_fill(tier)}" WIDTH="28"> </TD><TD ALIGN="LEFT">tier {tier}: {escape(roles)}</TD></TR>')
+    for note in notes:
+        rows.append(f'<TR><TD COLSPAN="2" ALIGN="LEFT">{escape(note)}</TD></TR>')
+    table = f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4">{"".join(rows)}</TABLE>'
+    return [f'  "legend" [shape=plaintext, style="", fontsize={font}, label=<{table}>];']
 
 
 def _group_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int], title: str) -> Diagram:
+    """The overview: groups of devices (by tier, role, model, blueprint group and part ranges) as
+    nodes, every bundle between two groups drawn once with its link count, rate and media."""
     devices = f.devices
     key_of: dict[int, GroupKey] = {}
     for i in tiers:
         d = devices[i]
         key_of[i] = (tiers[i], d.role, d.model, d.group, _part(d) if d.group == name else ())
-    sizes: Counter[GroupKey] = Counter(key_of.values())
+    fine: Counter[GroupKey] = Counter(key_of.values())
+    over = _overview_keys(fine)
+    sizes: Counter[OverKey] = Counter()
+    for k, n in fine.items():
+        sizes[over[k]] += n
     # Count in one Counter pass over the links, then fold the few distinct keys into edges.
     raw = links.count_by(key_of.__getitem__)
-    edges: dict[tuple[GroupKey, GroupKey], list] = {}
-    for (ka, kb, medium, gbps), count in sorted(raw.items()):
+    edges: dict[tuple[OverKey, OverKey], list] = {}
+    for (fa, fb, medium, gbps), count in sorted(raw.items()):
+        ka, kb = over[fa], over[fb]
         pair = (ka, kb) if ka <= kb else (kb, ka)
         acc = edges.get(pair)
         if acc is None:
-            acc = edges[pair] = [0, 0.0, Counter()]
+            acc = edges[pair] = [0, 0.0, Counter(), gbps]
         acc[0] += count
         acc[1] += count * gbps
         acc[2][medium or "(none)"] += count
-    if len(sizes) > GROUP_SPLIT_MAX_NODES or len(edges) > GROUP_SPLIT_MAX_EDGES:
-        sizes, edges = _merge_parts(sizes, edges)
+        if acc[3] != gbps:
+            acc[3] = None
+    per_tier_pair: Counter[tuple[int, int]] = Counter(_tier_pair(a[0], b[0]) for a, b in edges)
+    roles_of: dict[int, set[str]] = {}
+    for ok in sizes:
+        roles_of.setdefault(ok[0], set()).add(ok[1])
+    notes = [
+        "box: a group of devices: role, (blueprint group, parts), count x model",
+        "line: a bundle of links; width grows with the count",
+    ]
+    for tp in sorted(per_tier_pair):
+        if per_tier_pair[tp] > EDGE_LABELS_MAX:
+            bundles = [acc for (a, b), acc in edges.items() if _tier_pair(a[0], b[0]) == tp]
+            counts = sorted({acc[0] for acc in bundles})
+            total = sum(acc[0] for acc in bundles)
+            each = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,}-{counts[-1]:,}"
+            notes.append(f"tier {tp[0]}-{tp[1]}: {per_tier_pair[tp]} bundles of {each} links, {total:,} in all")
 
-    lines = _header(name, "groups", title)
+    lines = _header(name, "groups", title, OVERVIEW_FONT, EDGE_FONT, TITLE_FONT)
     for tier in sorted({k[0] for k in sizes}):
         lines.append(f"  subgraph {quote(f'tier{tier}')} {{")
         lines.append("    rank=same;")
-        for k in sorted(k for k in sizes if k[0] == tier):
-            part = f" {k[4][0]} {k[4][1] + 1}" if k[4] else ""
-            label = f"{k[1]} ({k[3]}{part})\n{sizes[k]:,} x {k[2]}"
-            lines.append(f"    {quote(_node_id(k))} [label={quote(label)}, fillcolor={quote(_fill(tier))}, shape=box3d];")
+        for ok in sorted(k for k in sizes if k[0] == tier):
+            label = f"{ok[1]}\n({_over_where(ok)})\n{sizes[ok]:,} x {ok[2]}"
+            lines.append(f"    {quote(_over_id(ok))} [label={quote(label)}, fillcolor={quote(_fill(tier))}, shape=box3d];")
         lines.append("  }")
-    for (ka, kb), (count, total, media) in sorted(edges.items()):
+    lines.extend(_legend({t: "/".join(sorted(r)) for t, r in roles_of.items()}, notes, EDGE_FONT))
+    for (ka, kb), (count, total, media, rate) in sorted(edges.items()):
         mix = ", ".join(f"{m} {n:,}" for m, n in sorted(media.items()))
-        label = f"{count:,} links, {gbps_text(total)}\n{mix}"
-        lines.append(f"  {quote(_node_id(ka))} -- {quote(_node_id(kb))} [label={quote(label)}, penwidth={_width(count)}];")
+        head = f"{count:,} x {gbps_text(rate)}" if rate is not None else f"{count:,} links, {gbps_text(total)}"
+        text = f"{head}\n{mix}"
+        tip = quote(f"{_over_id(ka)} -- {_over_id(kb)}: {count:,} links, {gbps_text(total)}")
+        attrs = f"penwidth={_width(count)}, tooltip={tip}"
+        if per_tier_pair[_tier_pair(ka[0], kb[0])] <= EDGE_LABELS_MAX:
+            attrs = f"label={quote(text)}, " + attrs
+        lines.append(f"  {quote(_over_id(ka))} -- {quote(_over_id(kb))} [{attrs}];")
     lines.append("}")
     return Diagram(name, "groups", len(sizes), len(edges), "\n".join(lines) + "\n")
 
 
 def diagram(f: Fabric, name: str, links: FabricLinks) -> Diagram:
-    """The diagram of one fabric (its links given), at the level of detail its size allows."""
+    """The overview of one fabric (its links given): groups, never one node per device."""
     tiers = local_tiers(f, name, links)
+    return _group_view(f, name, links, tiers, _title(f, name, tiers, links))
+
+
+def _title(f: Fabric, name: str, tiers: dict[int, int], links: FabricLinks, what: str = "") -> str:
     kind = kind_of(f.facts.get(name)) or ""
-    title = f"{name}{f' ({kind})' if kind else ''}: {len(tiers):,} devices, {len(links):,} links"
-    if len(tiers) <= DETAIL_MAX_DEVICES:
-        found = _device_view(f, name, links, tiers, title)
-        if found is not None:
-            return found
-    return _group_view(f, name, links, tiers, title)
+    return f"{name}{f' ({kind})' if kind else ''}{what}: {len(tiers):,} devices, {len(links):,} links"
+
+
+def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]) -> list[Diagram]:
+    """One drawing per part (pod, SU, Dragonfly group, supernode) of a fabric that has several,
+    the first PART_DIAGRAMS_MAX of them: the part's own devices one by one, every device
+    outside it that they are cabled to folded into a group (tier, role, model, its part)."""
+    import numpy as np
+
+    devices = f.devices
+    part_of: dict[int, Part] = {i: _part(devices[i]) for i in tiers if devices[i].group == name}
+    parts = sorted({p for p in part_of.values() if p})
+    if len(parts) < 2:
+        return []
+    part_id = {p: n for n, p in enumerate(parts)}
+    column = np.full(len(devices), -1, dtype=np.int64)
+    for i, p in part_of.items():
+        if p:
+            column[i] = part_id[p]
+    a, b, spec = np.asarray(links.a, dtype=np.int64), np.asarray(links.b, dtype=np.int64), np.asarray(links.spec, dtype=np.int64)
+    pa, pb = column[a], column[b]
+    gbps_of = [s.gbps for s in links.specs]
+    out: list[Diagram] = []
+    for part in parts[:PART_DIAGRAMS_MAX]:
+        pid = part_id[part]
+        mine = (pa == pid) | (pb == pid)
+        sub = FabricLinks(a[mine].tolist(), b[mine].tolist(), spec[mine].tolist(), links.specs)
+        sub_tiers = {i: tiers[i] for i in set(sub.a) | set(sub.b)}
+        inside = {i for i in sub_tiers if column[i] == pid}
+
+        def node(i: int, inside: set[int] = inside) -> str:
+            if i in inside:
+                return devices[i].name
+            d = devices[i]
+            where = _part(d) if d.group == name else ()
+            return f"{d.role} ({d.group}{f' {where[0]} {where[1] + 1}' if where else ''})"
+
+        members: dict[str, tuple[int, str, int]] = {}  # node -> (tier, model, devices)
+        for i in sorted(sub_tiers):
+            name_i = node(i)
+            tier, _, count = members.get(name_i, (sub_tiers[i], devices[i].model, 0))
+            members[name_i] = (tier, devices[i].model, count + 1)
+        pairs: dict[tuple[str, str], list] = {}
+        for x, y, s in zip(map(node, sub.a), map(node, sub.b), sub.spec, strict=True):
+            pair = (x, y) if x <= y else (y, x)
+            acc = pairs.get(pair)
+            if acc is None:
+                acc = pairs[pair] = [0, 0.0, gbps_of[s]]
+            acc[0] += 1
+            acc[1] += gbps_of[s]
+            if acc[2] != gbps_of[s]:
+                acc[2] = None
+        if len(pairs) > DETAIL_MAX_EDGES:
+            continue
+        label = f"{part[0]} {part[1] + 1}"
+        stem = f"{name}-{part[0]}{part[1] + 1:02d}"
+        title = _title(f, name, sub_tiers, sub, f" {label}")
+        lines = _header(stem, f"{label} devices", title)
+        by_tier: dict[int, list[str]] = {}
+        for member, (tier, _model, _n) in members.items():
+            by_tier.setdefault(tier, []).append(member)
+        roles = {t: "/".join(sorted({devices[i].role for i in sub_tiers if sub_tiers[i] == t})) for t in by_tier}
+        for tier in sorted(by_tier):
+            lines.append(f"  subgraph {quote(f'tier{tier}')} {{")
+            lines.append("    rank=same;")
+            names = sorted(by_tier[tier])
+            own = {devices[i].name for i in inside}
+            for member in names:
+                _t, model, count = members[member]
+                text = f"{member}\n{model}" if member in own else f"{member}\n{count:,} x {model}"
+                shape = "" if member in own else ", shape=box3d"
+                lines.append(f"    {quote(member)} [label={quote(text)}, fillcolor={quote(_fill(tier))}{shape}];")
+            lines.extend(_in_order(names))
+            lines.append("  }")
+        notes = [
+            f"box: a device of {label}; 3-D box: the devices outside it, by group",
+            "line: its links, merged per pair; label count x rate",
+        ]
+        lines.extend(_legend(roles, notes, 9))
+        for (x, y), (count, total, rate) in sorted(pairs.items()):
+            attrs = [f"penwidth={_width(count)}"]
+            if count > 1:
+                attrs.append(f"label={quote(_bundle_text(count, total, rate))}")
+            attrs.append(f"tooltip={quote(f'{x} -- {y}: {count} links, {gbps_text(total)}')}")
+            lines.append(f"  {quote(x)} -- {quote(y)} [{', '.join(attrs)}];")
+        lines.append("}")
+        out.append(Diagram(stem, "part", len(members), len(pairs), "\n".join(lines) + "\n"))
+    return out
 
 
 def diagrams(f: Fabric) -> list[Diagram]:
+    """Per fabric: the overview (``<fabric>``), the device view where the fabric is small
+    (``<fabric>-devices``) and one view per part (``<fabric>-su01``...)."""
     by_fabric = links_by_fabric(f)
-    return [diagram(f, name, by_fabric[name]) for name in sorted(by_fabric)]
+    out: list[Diagram] = []
+    for name in sorted(by_fabric):
+        links = by_fabric[name]
+        tiers = local_tiers(f, name, links)
+        title = _title(f, name, tiers, links)
+        out.append(_group_view(f, name, links, tiers, title))
+        if len(tiers) <= DETAIL_MAX_DEVICES:
+            found = _device_view(f, name, links, tiers, title)
+            if found is not None:
+                out.append(found)
+        out.extend(_part_views(f, name, links, tiers))
+    return out
 
 
 def to_svg(dot_text: str, dot_program: str) -> bytes:
@@ -267,7 +463,7 @@ def render_diagram(ctx: RenderContext) -> Artifacts:
     if program is None:
         out["notice:diagram"] = b"diagram: Graphviz `dot` not found, wrote DOT files only (install graphviz for SVG)"
     for d in diagrams(ctx.fabric):
-        out[f"diagrams/{d.fabric}.dot"] = d.dot.encode()
+        out[f"diagrams/{d.fabric}.dot"] = d.dot.encode()  # d.fabric is the file's stem
         if program is None:
             continue
         if d.edges > SVG_MAX_EDGES:
