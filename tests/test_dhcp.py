@@ -1,6 +1,8 @@
 """Provisioning: Kea's own config test accepts the rendered DHCPv4 config; every management
 address the plan gives over a cable has exactly one reservation; every SONiC switch among them is
-pointed (option 67) at a ZTP JSON that fetches its rendered config_db."""
+pointed (option 67) at a ZTP JSON that fetches its rendered config_db; behind a relaying rack
+switch each reservation is keyed by the option 82 circuit ID that switch's rendered config makes
+its dhcrelay insert for the device's port."""
 
 from __future__ import annotations
 
@@ -68,8 +70,10 @@ def test_every_management_address_has_one_reservation(name):
     assert len(expected) > 10
     got = _reservations(files)
     assert {a: [r["hostname"] for r in rs] for a, rs in got.items()} == {a: [n] for a, n in expected.items()}
-    ids = [r["client-id"] for rs in got.values() for r in rs]
-    assert len(ids) == len(set(ids))
+    # One identifier per reservation, and no two reservations share one (Kea would refuse either).
+    keys = [next((k, r[k]) for k in ("hw-address", "circuit-id", "client-id") if k in r) for rs in got.values() for r in rs]
+    assert len(keys) == len(set(keys))
+    assert all(sum(k in r for k in ("hw-address", "circuit-id", "client-id")) == 1 for rs in got.values() for r in rs)
     # Every switch's eth0 address in its rendered config_db is one of them, under its own name.
     eth0 = 0
     for path, data in files.items():
@@ -112,3 +116,84 @@ def test_provisioning_url_is_validated():
     for bad in ['http://x/"; rm -rf /', "ftp://x", "http://x/a b", "http://x?y=1"]:
         with pytest.raises(ValidationError):
             MgmtAddressing(network="10.0.0.0/16", provisioning_url=bad)
+
+
+def _relay_circuits(files) -> tuple[dict[str, str], dict[str, tuple[str, list[str], str]]]:
+    """From the rendered config_dbs alone: 'device:port' -> the circuit ID SONiC's dhcrelay inserts
+    for it (``-a %h:%p`` with the port name -> alias map: DEVICE_METADATA hostname, then the PORT
+    alias of the VLAN member it is cabled to, as the PORT description names the peer), and per
+    relaying switch (its VLAN address, its dhcp_servers, its hostname)."""
+    circuits: dict[str, str] = {}
+    relays: dict[str, tuple[str, list[str], str]] = {}
+    for path, data in files.items():
+        if not path.startswith("sonic/"):
+            continue
+        cfg = json.loads(data)
+        for vlan, entry in cfg.get("VLAN", {}).items():
+            servers = entry.get("dhcp_servers")
+            if not servers:
+                continue
+            host = cfg["DEVICE_METADATA"]["localhost"]["hostname"]
+            (address,) = [k.split("|")[1] for k in cfg["VLAN_INTERFACE"] if k.startswith(f"{vlan}|")]
+            relays[host] = (address, servers, host)
+            for member in cfg.get("VLAN_MEMBER", {}):
+                v, port = member.split("|")
+                if v != vlan:
+                    continue
+                p = cfg["PORT"][port]
+                assert p["description"] not in circuits
+                circuits[p["description"]] = f"{host}:{p.get('alias', port)}"
+    return circuits, relays
+
+
+def test_relayed_reservations_match_the_circuit_id_the_rack_switch_inserts():
+    c, files = _rendered("roce-rail-2tier")
+    s = c.blueprint.services
+    assert s is not None and s.dhcp
+    circuits, relays = _relay_circuits(files)
+    # Every routed rack switch relays to the blueprint's DHCP servers, in their order.
+    racks = [d.name for d in c.fabric.devices if d.role == "mgmt" and d.rack >= 0]
+    assert racks and set(racks) <= set(relays)
+    assert all(servers == list(s.dhcp) for _, servers, _ in relays.values())
+    kea = json.loads(files["dhcp/kea-dhcp4.json"])
+    assert "circuit-id" in kea["Dhcp4"]["host-reservation-identifiers"]
+    matched = 0
+    for subnet in kea["Dhcp4"]["subnet4"]:
+        net = ipaddress.ip_network(subnet["subnet"])
+        for r in subnet["reservations"]:
+            key = f"{r['hostname']}:{r['user-context']['port']}"
+            if key not in circuits:
+                continue
+            # No inventory MAC in this blueprint: keyed by where it is cabled, as quoted text.
+            assert r.get("circuit-id") == f"'{circuits[key]}'", r
+            # The relay's giaddr (its VLAN address) selects this subnet in Kea.
+            relay = circuits[key].split(":")[0]
+            assert ipaddress.ip_interface(relays[relay][0]).ip in net
+            matched += 1
+    assert matched == len(circuits) > 10
+
+
+def test_a_mac_from_the_inventory_wins_over_the_circuit_id():
+    from conftest import compile_text
+
+    text = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text()
+    assert "\ninventory:" not in text
+    text += "\ninventory:\n  gpu-a-0001: {mac: '02:00:00:00:00:01'}\n"
+    c = compile_text(text)
+    assert c.exit_code == 0, [f.message for f in c.findings]
+    files, _ = render(c, ["dhcp"])
+    rs = {r["hostname"]: r for rs in _reservations(files).values() for r in rs}
+    assert rs["gpu-a-0001"]["hw-address"] == "02:00:00:00:00:01" and "circuit-id" not in rs["gpu-a-0001"]
+    assert rs["gpu-a-0002"]["circuit-id"] == "'mgmt-A01:etp10'"
+
+
+def test_no_relay_without_a_dhcp_server():
+    from conftest import compile_text
+
+    text = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text()
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("  dhcp:")) + "\n"
+    c = compile_text(text)
+    assert c.exit_code == 0
+    files, _ = render(c, ["dhcp", "sonic"])
+    assert _relay_circuits(files) == ({}, {})
+    assert all("client-id" in r for rs in _reservations(files).values() for r in rs)

@@ -113,6 +113,15 @@ def test_a_server_outside_every_network_is_a_located_error():
     assert c.exit_code == 1
 
 
+def test_a_dhcp_server_outside_every_network_is_a_located_error():
+    text = _blueprint("  networks: [10.10.0.0/24]\n  dhcp:\n    - 10.10.0.67\n    - 198.51.100.9\n")
+    c = compile_text(text)
+    found = [f for f in c.findings if f.rule == "service-address"]
+    assert len(found) == 1 and "198.51.100.9" in found[0].message
+    assert found[0].location is not None and found[0].location.line == _line_of(text, "198.51.100.9")
+    assert c.exit_code == 1
+
+
 def test_a_secret_given_inline_is_a_located_error():
     text = _blueprint(
         "  networks: [10.10.0.0/24]\n  tacacs:\n    servers: [10.10.0.31]\n    secret: tacacs/key\n    passkey: hunter2\n"

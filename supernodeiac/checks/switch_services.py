@@ -26,8 +26,17 @@ def check_service_address(ctx: CheckContext) -> Iterator[Finding]:
     where: list[tuple[str, tuple[str | int, ...]]] = [(a, ("ntp", k)) for k, a in enumerate(s.ntp)]
     where += [(x.address, ("syslog", k, "address")) for k, x in enumerate(s.syslog)]
     where += [(a, ("dns", k)) for k, a in enumerate(s.dns)]
+    where += [(a, ("dhcp", k)) for k, a in enumerate(s.dhcp)]
     if s.tacacs is not None:
         where += [(a, ("tacacs", "servers", k)) for k, a in enumerate(s.tacacs.servers)]
+    for k, a in enumerate(s.dhcp):
+        if ipaddress.ip_address(a).version != 4:
+            yield error(
+                "service-address",
+                f"services: DHCP server {a} is IPv6; the switches relay DHCPv4 (VLAN dhcp_servers) to IPv4 servers",
+                ("services", "dhcp", k),
+                "give the DHCPv4 server's IPv4 address",
+            )
     for address, path in where:
         ip = ipaddress.ip_address(address)
         if not any(ip.version == n.version and ip in n for n in nets):

@@ -91,6 +91,8 @@ class SwitchFacts:
     mgmt_gateway: str | None = None
     mgmt_vlan: int | None = None
     mgmt_design: str = "flat"  # management.design: which ports bridge (facts/mgmt_l2.py)
+    # Routed design: the DHCPv4 servers (services.dhcp) this segment gateway relays its VLAN's requests to.
+    dhcp_relay: list[str] = field(default_factory=list)
     router_id: str | None = None  # BGP router ID where no IPv4 loopback gives one
     by_port: dict[int, Interface] = field(default_factory=dict)
     # A RoCE leaf with a host pool: the prefixes summarising its host links' /31s, which it
@@ -286,9 +288,11 @@ class FabricFacts:
             self._routed_uplinks(sw, plan)
         if sw.kind == "mgmt" and sw.device.rack >= 0:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(sw.device.rack)), True
+            sw.dhcp_relay = self.dhcp_relay_servers()
             return
         if sw.kind == "mgmt-oob" and sw.device.name in self._oob_index:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.oob_switch(self._oob_index[sw.device.name])), True
+            sw.dhcp_relay = self.dhcp_relay_servers()
             return
         for iface in sw.interfaces:
             if iface.role == "mgmt":
@@ -328,6 +332,28 @@ class FabricFacts:
             sw.bgp.append(BgpNeighbor(far.split("/")[0], peer_asn, iface.peer_name, own.split("/")[0]))
             if sw.router_id is None and plan.network.version == 4:
                 sw.router_id = own.split("/")[0]  # an aggregation switch's first /31: unique, stable
+
+    def dhcp_relay_servers(self) -> list[str]:
+        """The DHCPv4 servers a segment gateway relays to: in the routed design every rack and OOB
+        switch routes its own segment, so a server elsewhere is reached only through a relay; the
+        flat design's one VLAN reaches the server by broadcast (and a relay there would answer twice)."""
+        s = self.blueprint.services
+        plan = self.mgmt
+        if s is None or plan is None or not plan.routed or plan.network.version != 4:
+            return []
+        return [a for a in s.dhcp if ":" not in a]
+
+    def relay_circuit_id(self, switch: int, port: int) -> str | None:
+        """The option 82 circuit ID a relaying SONiC switch inserts for a request that came in on
+        ``port``: SONiC's dhcrelay runs with ``-a %h:%p`` and its port name -> alias map
+        (docker-dhcp-relay's dhcpv4-relay.agents.j2 and port-name-alias-map.txt.j2; isc-dhcp
+        patches 0002-0004), i.e. ``<DEVICE_METADATA hostname>:<PORT alias>`` of the bridge
+        member the client is on. None where the switch does not relay or has no port map."""
+        sw = self.switch(switch)
+        if not sw.dhcp_relay or sw.ports is None:
+            return None
+        p = sw.ports.ports[port]
+        return None if p is None else f"{sw.device.name}:{p.alias or p.name}"
 
     def mgmt_gateway_of(self, switch: int) -> str | None:
         """The default gateway of a device cabled to an access port of ``switch``."""

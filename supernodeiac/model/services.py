@@ -69,6 +69,11 @@ class Services(Strict):
     ntp: list[Address] = Field(default_factory=list, description="NTP servers (iburst)")
     syslog: list[Syslog] = Field(default_factory=list, description="remote syslog servers")
     dns: list[Address] = Field(default_factory=list, description="DNS resolvers")
+    dhcp: list[Address] = Field(
+        default_factory=list,
+        description="DHCPv4 servers (Kea: dhcp/kea-dhcp4.json) the routed rack and out-of-band switches relay their "
+        "segment's requests to (VLAN dhcp_servers), in the order given",
+    )
     dns_search: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")]] = Field(
         default_factory=list, description="DNS search domains"
     )

@@ -9,12 +9,17 @@ PDU and console-server port cabled to a rack or OOB switch. No pools: a device t
 name gets no address. The rack and OOB switches' own addresses are not leased: each is its
 segment's gateway, configured in its config_db (and relays its segment's DHCP to this server).
 
-Reservation key: by ``hw-address`` where the blueprint's ``inventory:`` gives the port's MAC
-(``device`` or ``device:port``); otherwise each reservation is keyed by
-``client-id`` ``00:<device:port as hex>`` (RFC 2132 option 61, type 0: a non-hardware
-identifier), a placeholder that Kea accepts and a client matches only when configured to send
-it; replace it with the port's ``hw-address`` from the site's inventory. The reservation also
-names the device (``hostname``: option 12 in the reply).
+Reservation key, first that applies: by ``hw-address`` where the blueprint's ``inventory:`` gives
+the port's MAC (``device`` or ``device:port``); else, where the device's switch relays (routed
+design with ``services.dhcp``, a SONiC switch), by ``circuit-id``: the relay agent information
+(option 82, RFC 3046) sub-option 1 that SONiC's dhcrelay inserts, ``<switch hostname>:<port
+alias>`` of the access port the device is cabled to (``FabricFacts.relay_circuit_id``), given as
+quoted text, so a device gets its address on day 1 by where it is cabled, with no MAC inventory;
+otherwise by ``client-id`` ``00:<device:port as hex>`` (RFC 2132 option 61, type 0: a
+non-hardware identifier), a placeholder that Kea accepts and a client matches only when
+configured to send it; replace it with the port's ``hw-address`` from the site's inventory. Kea
+looks the identifiers up in ``host-reservation-identifiers`` order (hw-address, circuit-id,
+client-id). The reservation also names the device (``hostname``: option 12 in the reply).
 
 ZTP: a SONiC switch's reservation sets option 67 (``boot-file-name``), which SONiC ZTP reads as
 the URL of its ZTP JSON (option 239 names a plain provisioning script instead); that JSON's
@@ -38,9 +43,10 @@ def client_id(device: str, port: str) -> str:
     return ":".join(f"{b:02x}" for b in b"\x00" + f"{device}:{port}".encode())
 
 
-def reservations(facts: FabricFacts) -> list[tuple[str, str, str, int, str | None]]:
-    """(device, its management port, address, serving switch, gateway) of every address leased over
-    a cable to a rack or OOB switch's access port, in Fabric order of the switches and ports."""
+def reservations(facts: FabricFacts) -> list[tuple[str, str, str, int, str | None, int]]:
+    """(device, its management port, address, serving switch, gateway, the switch's access port) of
+    every address leased over a cable to a rack or OOB switch's access port, in Fabric order of the
+    switches and ports."""
     f = facts.fabric
     out = []
     for d in f.devices:
@@ -52,7 +58,7 @@ def reservations(facts: FabricFacts) -> list[tuple[str, str, str, int, str | Non
                 continue  # an uplink, or a console cable
             address = facts.mgmt_address_of(d.index, iface.port)
             if address is not None:
-                out.append((iface.peer_name, iface.peer_port_name, address, d.index, gateway))
+                out.append((iface.peer_name, iface.peer_port_name, address, d.index, gateway, iface.port))
     return out
 
 
@@ -97,7 +103,7 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
     subnets: dict[str, dict[str, Any]] = {}
     out: dict[str, bytes] = {}
     inventory = ctx.blueprint.inventory
-    for device, port, address, _switch, gateway in reservations(facts):
+    for device, port, address, switch, gateway, access in reservations(facts):
         net = ipaddress.ip_interface(f"{address}/{prefixlen}").network
         key = str(net)
         subnet = subnets.get(key)
@@ -110,7 +116,13 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
         entry = inventory.get(f"{device}:{port}") or inventory.get(device)
         mac = entry.mac if entry is not None else None
         # By MAC where the inventory gives it (a device with several management ports: device:port).
-        match = {"hw-address": mac} if mac is not None else {"client-id": client_id(device, port)}
+        circuit = None if mac is not None else facts.relay_circuit_id(switch, access)
+        if mac is not None:
+            match = {"hw-address": mac}
+        elif circuit is not None:
+            match = {"circuit-id": f"'{circuit}'"}  # Kea: a quoted value is the text itself
+        else:
+            match = {"client-id": client_id(device, port)}
         r: dict[str, Any] = {**match, "ip-address": address, "hostname": device}
         if device in sonic:
             r["option-data"] = [{"name": "boot-file-name", "data": f"{base}/dhcp/ztp/{device}.json"}]
@@ -121,7 +133,7 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
         "Dhcp4": {
             "interfaces-config": {"interfaces": ["*"]},
             "lease-database": {"type": "memfile", "lfc-interval": 3600},
-            "host-reservation-identifiers": ["hw-address", "client-id"],
+            "host-reservation-identifiers": ["hw-address", "circuit-id", "client-id"],
             "valid-lifetime": 86400,
             "subnet4": sorted(subnets.values(), key=lambda s: s["id"]),
         }

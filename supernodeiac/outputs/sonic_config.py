@@ -4,7 +4,7 @@ Tables (shared/reference/formats.md 2.1; field names and ranges from the SONiC Y
 DEVICE_METADATA, PORT (from the catalogue's port map: names, lanes, aliases, cages, speeds),
 BREAKOUT_CFG, INTERFACE and LOOPBACK_INTERFACE (point-to-point, host-link and loopback addresses
 of the plan), STATIC_ROUTE (a leaf's host-subnet summary, advertised), BGP_NEIGHBOR (the far
-end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN /
+end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN (``dhcp_servers``: a routed segment's relay) /
 VLAN_MEMBER / VLAN_INTERFACE on management switches, and for a lossless RoCEv2 fabric the QoS
 and buffer tables of SONiC's own templates (qos_config.j2, buffers_config.j2): DSCP_TO_TC_MAP,
 TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, MAP_PFC_PRIORITY_TO_QUEUE, PORT_QOS_MAP (pfc_enable),
@@ -297,7 +297,12 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
         mode = bridge_mode(sw.kind, i.role, sw.mgmt_design)
         if mode is not None:
             members[f"{name}|{i.name}"] = untagged if mode == "untagged" else tagged
-    cfg["VLAN"] = {name: {"vlanid": str(vlan)}}
+    entry: dict[str, Any] = {"vlanid": str(vlan)}
+    if sw.dhcp_relay and sw.mgmt_address and sw.mgmt_inband:
+        # The segment's gateway relays its DHCP to the servers (SONiC's dhcp_relay container starts
+        # one dhcrelay per VLAN with dhcp_servers; the circuit ID it inserts: FabricFacts.relay_circuit_id).
+        entry["dhcp_servers"] = list(sw.dhcp_relay)
+    cfg["VLAN"] = {name: entry}
     if members:
         cfg["VLAN_MEMBER"] = members
     if sw.mgmt_address and sw.mgmt_inband:
