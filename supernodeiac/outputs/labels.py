@@ -19,8 +19,9 @@ import io
 import re
 from collections import defaultdict
 
+from reportlab.lib.rl_accel import fp_str
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
 from reportlab.pdfgen import canvas
 
 from ..catalog.label_stock import LabelStock, label_stocks
@@ -62,12 +63,25 @@ def font_size(lines: tuple[str, ...], stock: LabelStock) -> float:
     """The largest size (pt, in 0.25 steps, MIN_PT..MAX_PT) at which the lines fit the label."""
     width = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
     height = (stock.label_mm[1] - 2 * stock.padding_mm) * mm
-    widest = max((stringWidth(x, FONT, 1.0) for x in lines), default=0.0)
+    widest = max((_width(x) for x in lines), default=0.0)
     size = MAX_PT
     if widest:
         size = min(size, width / widest)
     size = min(size, height / (LEADING * max(len(lines), 1)))
     return max(MIN_PT, int(size * 4) / 4)
+
+
+def _width(text: str) -> float:
+    """``stringWidth(text, FONT, 1.0)``: a printable ASCII line (WinAnsi codes are its own) summed
+    from the font's width table in the same integer sum and scaling as reportlab's; others by it."""
+    if _PRINTABLE.fullmatch(text):
+        return sum(map(_WIDTHS.__getitem__, text.encode())) * 0.001 * 1.0
+    return float(stringWidth(text, FONT, 1.0))
+
+
+_WIDTHS = getFont(FONT).widths
+_PRINTABLE = re.compile(r"[ -~]*")
+_PLAIN = re.compile(r"[ -'*-\[\]-~]+")  # printable ASCII but for \ ( ), which PDF strings escape
 
 
 @RENDERERS.register("labels")
@@ -95,25 +109,56 @@ def render_labels(ctx: RenderContext) -> dict[str, bytes]:
 
 
 def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelStock) -> bytes:
+    """The rack's sheets, drawn with the page operators reportlab's ``setFont`` and ``drawString``
+    append (the same bytes), made once per font size, label position and line text instead of
+    through a text object per line."""
     buffer = io.BytesIO()
     page = (stock.sheet_mm[0] * mm, stock.sheet_mm[1] * mm)
     pdf = canvas.Canvas(buffer, pagesize=page, invariant=1, pageCompression=1)
     pdf.setTitle(f"{ctx.blueprint.metadata.name} rack {rack} cable labels ({stock.description})")
     pdf.setAuthor("snc")
     pad = stock.padding_mm * mm
+    fonts: dict[float, str] = {}  # size -> setFont's operators
+    shown: dict[tuple[float, str], str] = {}  # (size, line) -> the text operators of drawString
+    origins: dict[tuple[int, float, int], list[str]] = {}  # (position, size, lines) -> each line's "BT .. Tm"
+    sizes: dict[tuple[str, ...], float] = {}
+    code = pdf._code
     for n, x in enumerate(labels):
         pos = n % stock.per_sheet
         if n and not pos:
             pdf.showPage()
-        row, col = divmod(pos, stock.columns)
-        left = (stock.margin_mm[0] + col * stock.pitch_mm[0]) * mm
-        top = page[1] - (stock.margin_mm[1] + row * stock.pitch_mm[1]) * mm
-        size = font_size(x.lines, stock)
-        pdf.setFont(FONT, size)
-        y = top - pad - size
-        for line in x.lines:
-            pdf.drawString(left + pad, y, line)
-            y -= size * LEADING
+            code = pdf._code
+        size = sizes.get(x.lines)
+        if size is None:
+            size = sizes[x.lines] = font_size(x.lines, stock)
+        font = fonts.get(size)
+        if font is None:
+            pdf.setFont(FONT, size)  # the first time: also registers the font with the document
+            font = fonts[size] = code[-1]
+        else:
+            code.append(font)
+            pdf._fontsize, pdf._leading = size, size * 1.2  # what setFont keeps
+        starts = origins.get((pos, size, len(x.lines)))
+        if starts is None:
+            row, col = divmod(pos, stock.columns)
+            left = (stock.margin_mm[0] + col * stock.pitch_mm[0]) * mm
+            top = page[1] - (stock.margin_mm[1] + row * stock.pitch_mm[1]) * mm
+            y = top - pad - size
+            starts = []
+            for _ in x.lines:
+                starts.append(f"BT 1 0 0 1 {fp_str(left + pad, y)} Tm ")
+                y -= size * LEADING
+            origins[(pos, size, len(x.lines))] = starts
+        for start, line in zip(starts, x.lines, strict=True):
+            if _PLAIN.fullmatch(line):  # printable ASCII, nothing to escape: the font's own codes
+                code.append(f"{start}({line}) Tj T* ET")
+                continue
+            text = shown.get((size, line))
+            if text is None:
+                pdf.setFont(FONT, size)  # the text object takes the canvas's font and size
+                code.pop()
+                text = shown[(size, line)] = pdf.beginText(0, 0)._formatText(line)
+            code.append(f"{start}{text} T* ET")
     pdf.showPage()
     pdf.save()
     return buffer.getvalue()

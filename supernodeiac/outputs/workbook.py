@@ -28,6 +28,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import xlsxwriter
+from xlsxwriter.utility import _preserve_whitespace, xl_col_to_name
+from xlsxwriter.worksheet import Worksheet
 
 from ..facts.bom import bill_of_materials
 from ..facts.cable_plan import cable_plan
@@ -101,6 +103,7 @@ def _workbook(ctx: RenderContext, rows: list[CableRow], rack_indices: Sequence[i
     fills = _fills(book, rows)
     fab_col, tier_col = CABLE_COLUMNS.index("fabric"), CABLE_COLUMNS.index("tier")
     names: set[str] = set()
+    cells = _Cells()
     _summary(book, ctx, rows, header, fills, names)
     if fabric_sheets:
         by_fabric: dict[str, list[CableRow]] = defaultdict(list)
@@ -108,14 +111,12 @@ def _workbook(ctx: RenderContext, rows: list[CableRow], rack_indices: Sequence[i
             by_fabric[r.text[fab_col]].append(r)
         for fabric in sorted(by_fabric):
             sheet = _sheet(book, _sheet_name(f"fabric {fabric}", names), CABLE_COLUMNS, header)
-            for n, r in enumerate(by_fabric[fabric], start=1):
-                fmt = fills[(r.text[fab_col], r.text[tier_col])]
-                _write_row(sheet, n, CABLE_COLUMNS, r.text, fmt)
+            rows_of = by_fabric[fabric]
+            cells.write(sheet, CABLE_COLUMNS, [(r.text, fills[(r.text[fab_col], r.text[tier_col])]) for r in rows_of])
             sheet.autofilter(0, 0, len(by_fabric[fabric]), len(CABLE_COLUMNS) - 1)
     for rack, pulls in _pull_lists(ctx, rows, rack_indices):
         sheet = _sheet(book, _sheet_name(f"rack {rack}", names), PULL_COLUMNS, header)
-        for n, (text, fabric, tier) in enumerate(pulls, start=1):
-            _write_row(sheet, n, PULL_COLUMNS, text, fills[(fabric, tier)])
+        cells.write(sheet, PULL_COLUMNS, [(text, fills[(fabric, tier)]) for text, fabric, tier in pulls])
         sheet.autofilter(0, 0, max(len(pulls), 1), len(PULL_COLUMNS) - 1)
     book.close()
     return buffer.getvalue()
@@ -238,6 +239,64 @@ def _print_setup(sheet: Any) -> None:
     sheet.fit_to_pages(1, 0)  # one page wide, as many tall as it takes
 
 
+# What makes XlsxWriter change an inline string (XML escapes, control characters, its _xHHHH_
+# escape, the non-characters): a string with none of them is written as it is.
+_XML_SPECIAL = re.compile(r"[&<>\x00-\x08\x0b-\x1f\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
+
+
+class _Cells:
+    """Data rows written straight into a constant-memory sheet's row file, the bytes XlsxWriter's
+    ``write_string`` / ``write_number`` would write (its ``_write_single_row`` / ``_write_cell``
+    for a row of formatted inline strings and numbers), at a join per row instead of a few Python
+    calls and regular expressions per cell. Cell text is escaped once per distinct string."""
+
+    def __init__(self) -> None:
+        self.tails: dict[bool, dict[str, str]] = {False: {}, True: {}}  # numeric column? text -> the cell's tail
+
+    def write(self, sheet: Any, columns: Sequence[str], rows: Sequence[tuple[Sequence[str], Any]]) -> None:
+        """Write ``rows`` (cell texts, format) at rows 1.. of ``sheet``, whose row 0 (the header) is pending."""
+        if not rows:
+            return
+        # Every row but the last goes straight into the row file; the last goes through
+        # XlsxWriter's own calls, so it stays pending (as every last row did) and the sheet's
+        # dimensions and row state are XlsxWriter's.
+        bulk = rows[:-1]
+        if len(rows) >= sheet.xls_rowmax:
+            raise ValueError(f"{len(rows):,} rows do not fit a sheet")
+        if bulk:
+            kinds = [name in _NUMERIC for name in columns]
+            cols = [(f'<c r="{xl_col_to_name(c)}', self.tails[k], k) for c, k in enumerate(kinds)]
+            sheet._write_single_row(1)  # the header row, as XlsxWriter writes it on row 1's first cell
+            out: list[str] = []
+            for n, (values, fmt) in enumerate(bulk, start=2):
+                mid = f'{n}" s="{fmt._get_xf_index()}"'
+                out.append(f'<row r="{n}">')
+                out.append(
+                    "".join(
+                        [
+                            start + mid + (tails.get(value) or _tail(tails, value, numeric))
+                            for (start, tails, numeric), value in zip(cols, values, strict=True)
+                        ]
+                    )
+                )
+                out.append("</row>")
+                if len(out) > 16384:
+                    sheet.fh.write("".join(out))
+                    out.clear()
+            sheet.fh.write("".join(out))
+            sheet.previous_row = len(bulk)  # written; the table is empty
+        values, fmt = rows[-1]
+        _write_row(sheet, len(rows), columns, values, fmt)
+
+
+def _tail(tails: dict[str, str], value: str, numeric: bool) -> str:
+    tail = _number_tail(value) if numeric and value else None
+    if tail is None:
+        tail = _string_tail(value)
+    tails[value] = tail
+    return tail
+
+
 def _write_row(sheet: Any, n: int, columns: Sequence[str], text: Sequence[str], fmt: Any) -> None:
     for col, value in enumerate(text):
         if columns[col] in _NUMERIC and value:
@@ -247,6 +306,31 @@ def _write_row(sheet: Any, n: int, columns: Sequence[str], text: Sequence[str], 
             except ValueError:
                 pass
         sheet.write_string(n, col, value, fmt)
+
+
+def _number_tail(value: str) -> str | None:
+    """A numeric column's cell as XlsxWriter's write_number writes float(value); None when the
+    text is no number (then it is written as a string, as before)."""
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise TypeError("NAN/INF not supported in write_number()")  # as XlsxWriter raises
+    return f"><v>{number:.16G}</v></c>"
+
+
+def _string_tail(value: str) -> str:
+    """An inline-string cell as XlsxWriter writes it in constant-memory mode."""
+    if _XML_SPECIAL.search(value):
+        value = Worksheet._escape_control_characters(value)
+        if value.startswith("<r>") and value.endswith("</r>"):
+            return f' t="inlineStr"><is>{value}</is></c>'
+        preserve = ' xml:space="preserve"' if _preserve_whitespace(value) else ""
+        value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return f' t="inlineStr"><is><t{preserve}>{value}</t></is></c>'
+    preserve = ' xml:space="preserve"' if _preserve_whitespace(value) else ""
+    return f' t="inlineStr"><is><t{preserve}>{value}</t></is></c>'
 
 
 def _sheet_name(text: str, taken: set[str]) -> str:

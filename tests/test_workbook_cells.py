@@ -1,0 +1,72 @@
+"""The workbook's bulk row writer against XlsxWriter's own per-cell calls: the same xlsx bytes,
+hostile cell text included (XML escapes, control characters, XlsxWriter's _xHHHH_ escape,
+whitespace to preserve, rich-string look-alikes, numbers and non-numbers in numeric columns)."""
+
+from __future__ import annotations
+
+import datetime
+import io
+
+import pytest
+import xlsxwriter
+
+from supernodeiac.outputs.workbook import _Cells, _write_row
+
+COLUMNS = ["cable_id", "length_m", "label", "u"]
+HOSTILE = [
+    "",
+    "plain",
+    " leading",
+    "trailing ",
+    "tab\tinside",
+    "line\nbreak",
+    "end\n",
+    "a & b < c > d",
+    'quote " here',
+    "ctl\x01\x1f",
+    "_x0041_ literal",
+    "<r><t>rich</t></r>",
+    "\ufffe\uffff",
+    "=1+1",
+    "1e3",
+    "12.50",
+    "0",
+    "-3",
+    "abc",
+    "naïve — ünïcode",
+]
+
+
+def _book(bulk: bool, rows: list[list[str]], fills: int) -> bytes:
+    buffer = io.BytesIO()
+    book = xlsxwriter.Workbook(buffer, {"constant_memory": True, "strings_to_numbers": False, "strings_to_formulas": False})
+    book.set_properties({"created": datetime.datetime(2000, 1, 1)})
+    header = book.add_format({"bold": True})
+    formats = [book.add_format({"bg_color": f"#{k:02X}0000"}) for k in range(fills)]
+    cells = _Cells()
+    for sheet_no in range(2):
+        sheet = book.add_worksheet(f"s{sheet_no}")
+        for col, text in enumerate(COLUMNS):
+            sheet.write_string(0, col, text, header)
+        # Later formats are first used late (their XF index follows first use).
+        rows_fmt = [(r, formats[(n * 7 + sheet_no) % fills]) for n, r in enumerate(rows)]
+        if bulk:
+            cells.write(sheet, COLUMNS, rows_fmt)
+        else:
+            for n, (r, fmt) in enumerate(rows_fmt, start=1):
+                _write_row(sheet, n, COLUMNS, r, fmt)
+    book.close()
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 50])
+def test_bulk_rows_are_xlsxwriters_bytes(count: int) -> None:
+    rows = [[HOSTILE[(n + k * 3) % len(HOSTILE)] for k in range(len(COLUMNS))] for n in range(count)]
+    assert _book(True, rows, 5) == _book(False, rows, 5)
+
+
+def test_bulk_rows_differ_when_a_cell_does() -> None:
+    rows = [["a", "1", "b", "2"], ["c", "3", "d", "4"], ["e", "5", "f", "6"]]
+    changed = [r[:] for r in rows]
+    changed[1][2] = "d2"
+    assert _book(True, rows, 2) != _book(True, changed, 2)
