@@ -32,3 +32,9 @@ def test_declared_su_is_the_location_and_aligned_sizes_are_quiet():
     assert not [f for f in compile_text(SHIPPED).findings if f.rule == "su-splits-domain"]
     # Servers (an HGX board is its own domain) have nothing to split.
     assert not [f for f in compile_text((BLUEPRINTS / "small-ib.yaml").read_text()).findings if f.rule == "su-splits-domain"]
+
+
+def test_a_domain_on_whole_sus_of_its_own_is_aligned():
+    # supercluster-2level: one 64-host two-level domain over two SUs of 32, nothing else on them.
+    c = compile_text((BLUEPRINTS / "supercluster-2level.yaml").read_text())
+    assert not [f for f in c.findings if f.rule == "su-splits-domain"]

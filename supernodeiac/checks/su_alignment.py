@@ -30,11 +30,18 @@ def check_su_alignment(ctx: CheckContext) -> Iterator[Finding]:
             continue
         su_nodes = facts["su_nodes"]
         su_of = {h: fh.leaf_groups[g].su for h, g in fh.group_of.items()}
-        split = []
-        for inst, hs in sorted(multi.items()):
-            sus = sorted({s for h in hs if (s := su_of.get(h)) is not None})
-            if len(sus) > 1:
-                split.append((inst, len(hs), sus))
+        spans = {inst: sorted({s for h in hs if (s := su_of.get(h)) is not None}) for inst, hs in multi.items()}
+        su_domains: dict[int, set[str]] = {}
+        for h, s in su_of.items():
+            if s is not None:
+                su_domains.setdefault(s, set()).add(hosts.domain.get(h, f"host {h}"))
+        # A domain on several SUs is split when one of them holds anything else: a domain of
+        # 64 hosts on two SUs of 32 of its own is aligned (whole SUs per domain).
+        split = [
+            (inst, len(multi[inst]), sus)
+            for inst, sus in sorted(spans.items())
+            if len(sus) > 1 and any(len(su_domains[s]) > 1 for s in sus)
+        ]
         if not split:
             continue
         size = Counter(n for _, n, _ in split).most_common(1)[0][0]  # the hosts in one domain
