@@ -255,7 +255,7 @@ CASES = [
         (racks("NL", 32), racks("NS", 16), aggregation(9)),  # the leaf and spine rows of the 24-SU plan
     ),
     Case("nebula-x128-ib", "supernodes", more_domains(0, "S"), 4, (apart, plan("grow_to_sus", 4), last_row("S"))),
-    Case("nvl72-pod", "NVL72 racks", more_domains(0, "A"), 4, (apart, plan("grow_to_sus", 7), last_row("A"))),
+    Case("nvl72-pod", "NVL72 racks", more_domains(0, "A"), 4, (apart, plan("grow_to_sus", 12), last_row("A"))),
     Case(
         "dragonfly-plus",
         "groups",

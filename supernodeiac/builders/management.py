@@ -1,5 +1,6 @@
-"""Out-of-band management: one switch per rack that has management ports, every BMC and switch
-management port cabled to it, and each rack switch's ``uplinks`` spread round-robin over the
+"""Out-of-band management: one switch per rack that has management ports (or, with ``shared``,
+one per group of racks: per N rack positions of a row, per row, or listed groups), every BMC and
+switch management port cabled to it, and each rack switch's ``uplinks`` spread round-robin over the
 aggregation switches (consecutive uplinks of a rack reach different ones).
 
 Around it, as declared:
@@ -33,6 +34,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..fabric import Device, Fabric
+from ..fabric.fabric_facts import ManagementFacts
 from ..model.management import Management
 from .base import BUILDERS
 from .context import BuildContext
@@ -65,21 +67,32 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
     for dev in f.devices:
         if dev.rack >= 0 and f.layouts[dev.model].has_role("mgmt") and dev.role != "mgmt-agg":
             by_rack[dev.rack].append(dev.index)
-    for rack_index in sorted(by_rack):
-        rack = f.racks[rack_index]
+    blocks_of: dict[str, int] = {}  # a shared switch -> the rack that keys its address block
+    for ordinal, (group, shared) in enumerate(_switch_groups(ctx, spec, path, sorted(by_rack))):
+        members = [r for r in group if by_rack.get(r)]
+        if not members:
+            continue
+        key = group[0]  # the group's first rack names the switch, keys its address block and uplink slots
+        rack = f.racks[key]
+        placement = spec.shared.placement if shared and spec.shared is not None else None
         sw = ctx.add_device(
             name=ctx.name("mgmt", "mgmt-{rack}", path, rack=rack.name),
             role="mgmt",
             model=spec.switch,
             group="mgmt",
-            placement=None,
-            slot=0,
-            origin=path,
+            placement=placement,
+            slot=ordinal,
+            origin=path + ("shared",) if shared else path,
             coords=(("rack", rack.name),),
             tier=1,
-            at=(rack_index, u),
+            at=None if placement is not None else (members[0] if shared else key, u),
         )
-        slots = _unit_ports(ctx, by_rack[rack_index], "mgmt", len(access), f"{spec.switch} {sw.name}", path + ("switch",))
+        where = f"{spec.switch} {sw.name}"
+        if shared:
+            blocks_of[sw.name] = key
+            slots = _group_ports(ctx, spec, group, by_rack, len(access), where, path + ("shared",))
+        else:
+            slots = _unit_ports(ctx, by_rack[key], "mgmt", len(access), where, path + ("switch",))
         rows = [(dev, port, sw.index, access[k]) for dev, port, k in slots]
         ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path, tier="node-leaf")
         if aggs:
@@ -95,9 +108,9 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
             rows += [(dev, port, oob, oob_ports[k]) for k, (dev, port) in enumerate(chunk)]
         ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path + ("aggregation",), tier="node-leaf")
     _cable_consoles(ctx, spec, path, consoles, chooser)
-    f.facts["mgmt"] = {
+    facts: ManagementFacts = {
         "kind": "management",
-        "rack_switches": len(by_rack),
+        "rack_switches": sum(1 for d in f.devices if d.role == "mgmt"),
         "aggregation": len(aggs),
         "oob_switches": [f.devices[o].name for o in oobs],
         "uplinks_per_rack": spec.uplinks if aggs else 0,
@@ -105,6 +118,107 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
         # Every planned rack position's uplinks (occupied or not): the routed design's /31 plan.
         "uplink_slots": sum(row.capacity for row in site.rows) * spec.uplinks if aggs else 0,
     }
+    if blocks_of:
+        facts["blocks"] = blocks_of
+    f.facts["mgmt"] = facts
+
+
+def _switch_groups(ctx: BuildContext, spec: Management, path: tuple, occupied: list[int]) -> list[tuple[list[int], bool]]:
+    """The racks each management switch serves, in order, and whether the group is shared: the
+    ``shared`` groups first (listed ``groups``, then ``racks`` per row, in row and position order,
+    every planned group counted so that a group's ordinal, and so its placement slot, is stable),
+    then one group of its own for every other occupied rack."""
+    f = ctx.fabric
+    sh = spec.shared
+    if sh is None:
+        return [([r], False) for r in occupied]
+    where = path + ("shared",)
+    by_name = {r.name: r.index for r in f.racks}
+    out: list[tuple[list[int], bool]] = []
+    taken: dict[int, tuple] = {}
+    for i, names in enumerate(sh.groups or []):
+        group = []
+        for j, name in enumerate(names):
+            at = where + ("groups", i, j)
+            if name not in by_name:
+                known = ", ".join(r.name for r in f.racks[:6])
+                raise ctx.fail("unknown-reference", f"rack {name!r} is not a rack of the site", at, f"one of {known}, ...")
+            r = by_name[name]
+            if r in taken:
+                raise ctx.fail("management", f"rack {name} is in two groups of shared management switches", at,
+                               "list each rack in one group")  # fmt: skip
+            taken[r] = at
+            group.append(r)
+        out.append((group, True))
+    if sh.racks is not None:
+        rows = [row.name for row in ctx.blueprint.site.rows]
+        for k, name in enumerate(sh.rows or []):
+            if name not in rows:
+                raise ctx.fail("unknown-reference", f"row {name!r} is not a row of the site", where + ("rows", k),
+                               f"one of {', '.join(rows)}")  # fmt: skip
+        chosen = set(sh.rows or rows)
+        for row in ctx.blueprint.site.rows:
+            if row.name not in chosen:
+                continue
+            racks = [r for r in f.racks if r.row == row.name and r.index not in taken]
+            n = row.capacity if sh.racks == "row" else sh.racks
+            for first in range(0, max(row.capacity, 1), n):
+                out.append(([r.index for r in racks if first < r.position <= first + n], True))
+    grouped = {r for group, _ in out for r in group}
+    out += [([r], False) for r in occupied if r not in grouped]
+    return out
+
+
+def _group_ports(
+    ctx: BuildContext,
+    spec: Management,
+    group: list[int],
+    by_rack: dict[int, list[int]],
+    ports: int,
+    switch: str,
+    path: tuple,
+) -> list[tuple[int, int, int]]:
+    """(device, port, k) for a shared switch: the group's racks in order, each rack's devices by
+    rack unit (boards in a chassis by slot, 0U devices last), on consecutive access ports; with
+    ``ports_per_rack``, rack k of the group starts at port k x ports_per_rack."""
+    f = ctx.fabric
+    devices = f.devices
+    assert spec.shared is not None
+    per = spec.shared.ports_per_rack
+    if per is not None and per * len(group) > ports:
+        raise ctx.fail(
+            "port-budget",
+            f"{switch} has {ports} access ports; {len(group)} racks x ports_per_rack {per} asked",
+            path + ("ports_per_rack",),
+            f"at most {ports // len(group)} per rack for groups of {len(group)}, or smaller groups",
+        )
+
+    def order(i: int) -> tuple:
+        d = devices[i]
+        host = devices[d.chassis] if d.chassis >= 0 else d
+        zero = d.chassis < 0 and f.models[d.model].height_u == 0
+        return (zero, host.u, _slot_index(f, host, d.slot) + 1 if d.chassis >= 0 else 0, i)
+
+    out: list[tuple[int, int, int]] = []
+    k = 0
+    for n, rack in enumerate(group):
+        start = k if per is None else n * per
+        k = start
+        for i in sorted(by_rack.get(rack, []), key=order):
+            for port in f.layouts[devices[i].model].ports_of("mgmt"):
+                if k >= ports or (per is not None and k >= start + per):
+                    room = f"{ports} access ports" if per is None else f"{per} ports for rack {f.racks[rack].name}"
+                    raise ctx.fail(
+                        "port-budget",
+                        f"{switch} serves racks {', '.join(f.racks[r].name for r in group)}: "
+                        f"{devices[i].name} in {f.racks[rack].name} needs one more port than its {room}",
+                        path,
+                        "smaller groups of racks (shared.racks or shared.groups), a larger ports_per_rack, "
+                        "or a switch with more access ports",
+                    )
+                out.append((i, port, k))
+                k += 1
+    return out
 
 
 def _unit_ports(

@@ -48,6 +48,7 @@ from . import (  # noqa: E402,F401
     reach,
     scaleup,
     services,
+    su_alignment,
     switch_services,
     tenants,
     utilisation,

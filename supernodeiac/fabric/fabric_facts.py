@@ -332,6 +332,7 @@ class ManagementFacts(TypedDict):
     uplinks_per_rack: int
     design: Literal["routed", "flat"]  # management.design
     uplink_slots: int  # planned rack positions x uplinks (the aggregation ports kept for them)
+    blocks: NotRequired[dict[str, int]]  # shared switch name -> the rack (site index) keying its address block
 
 
 ScaleOutFacts = FatTreeFacts | DragonflyFacts | DragonflyPlusFacts

@@ -149,6 +149,10 @@ class FabricFacts:
         if m is not None and m.addressing is not None and m.switch in fabric.layouts:
             self.mgmt = mgmt_plan(m.addressing, len(fabric.layouts[m.switch].ports_of("data")), fabric)
             self._oob_index = {name: j for j, name in enumerate(oob_switches(fabric.facts))}
+        # A shared management switch's address block (and routed ASN) is its group's first rack's,
+        # wherever the switch itself stands; any other rack switch's is its own rack's.
+        mgmt_facts = management_of(fabric.facts)
+        self._mgmt_blocks = dict(mgmt_facts.get("blocks", {})) if mgmt_facts is not None else {}
         # Routed management: the aggregation switches in order, and their rack-facing ports (the
         # uplink slot of a link is its aggregation port's position x switches + the switch's).
         self._aggs = {d.index: j for j, d in enumerate(d for d in fabric.devices if d.role == "mgmt-agg")}
@@ -287,7 +291,7 @@ class FabricFacts:
         if plan.routed and sw.kind in ("mgmt", "mgmt-agg"):
             self._routed_uplinks(sw, plan)
         if sw.kind == "mgmt" and sw.device.rack >= 0:
-            sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(sw.device.rack)), True
+            sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(self._block(sw.device))), True
             sw.dhcp_relay = self.dhcp_relay_servers()
             return
         if sw.kind == "mgmt-oob" and sw.device.name in self._oob_index:
@@ -310,8 +314,8 @@ class FabricFacts:
         if rack_side:
             if sw.device.rack < 0:
                 return
-            sw.asn = plan.rack_asn(sw.device.rack)
-            sw.router_id = plan.switch(sw.device.rack) if plan.network.version == 4 else None
+            sw.asn = plan.rack_asn(self._block(sw.device))
+            sw.router_id = plan.switch(self._block(sw.device)) if plan.network.version == 4 else None
         else:
             sw.asn = plan.asn
         for iface in sw.interfaces:
@@ -328,7 +332,7 @@ class FabricFacts:
             agg_end, rack_end = plan.link(ports[agg_port] * len(self._aggs) + self._aggs[agg])
             own, far = (rack_end, agg_end) if rack_side else (agg_end, rack_end)
             iface.address, iface.peer_address = own, far
-            peer_asn = plan.asn if rack_side else plan.rack_asn(rack_switch.rack)
+            peer_asn = plan.asn if rack_side else plan.rack_asn(self._block(rack_switch))
             sw.bgp.append(BgpNeighbor(far.split("/")[0], peer_asn, iface.peer_name, own.split("/")[0]))
             if sw.router_id is None and plan.network.version == 4:
                 sw.router_id = own.split("/")[0]  # an aggregation switch's first /31: unique, stable
@@ -355,6 +359,10 @@ class FabricFacts:
         p = sw.ports.ports[port]
         return None if p is None else f"{sw.device.name}:{p.alias or p.name}"
 
+    def _block(self, sw: Device) -> int:
+        """The rack (site index) whose address block a rack management switch serves."""
+        return self._mgmt_blocks.get(sw.name, sw.rack)
+
     def mgmt_gateway_of(self, switch: int) -> str | None:
         """The default gateway of a device cabled to an access port of ``switch``."""
         plan = self.mgmt
@@ -364,7 +372,7 @@ class FabricFacts:
         if sw.role == "mgmt-oob":
             oob = self._oob_index.get(sw.name)
             return plan.gateway if oob is None else plan.gateway_of_oob(oob)
-        return plan.gateway_of_rack(sw.rack) if sw.role == "mgmt" and sw.rack >= 0 else plan.gateway
+        return plan.gateway_of_rack(self._block(sw)) if sw.role == "mgmt" and sw.rack >= 0 else plan.gateway
 
     def mgmt_address_of(self, switch: int, access_port: int) -> str | None:
         """The address of whatever is cabled to ``access_port`` of a rack management switch (or of an
@@ -381,7 +389,7 @@ class FabricFacts:
             return None if oob is None else plan.oob_device(oob, access.index(access_port))
         if sw.rack < 0:
             return None
-        return plan.device(sw.rack, access.index(access_port))
+        return plan.device(self._block(sw), access.index(access_port))
 
     # -- cables ---------------------------------------------------------------------------
     def cable_id(self, link: int) -> str:

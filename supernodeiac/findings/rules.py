@@ -693,6 +693,16 @@ RULES: tuple[Rule, ...] = (
        scale-up domains to keep every level.""",
     ),
     _r(
+        "su-splits-domain",
+        "check",
+        "A scalable unit boundary cuts a scale-up domain",
+        """Warning: a scale-up domain of several hosts (an NVL72 rack of 18 trays) whose hosts sit on
+       two scalable units' leaves: its racks cable to two leaf groups, traffic between its hosts
+       on one rail crosses the spines, and the schedulers cannot nest the domain inside an SU.
+       The hint gives the rack-aligned `su_nodes`: whole domains per SU (or whole SUs per domain,
+       where a domain is larger than an SU).""",
+    ),
+    _r(
         "workload-bandwidth",
         "check",
         "A declared workload needs more bandwidth than the design gives",

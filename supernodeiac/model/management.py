@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from .base import DeviceCount, PositiveInt, Strict
+from .base import DeviceCount, Name, PositiveInt, Strict
 from .clos import PRIVATE_ASN_RANGES, Asn, Network
 from .common import MediaPolicy
 from .site import Placement
@@ -100,6 +100,44 @@ class Pdus(Strict):
     per_rack: PositiveInt = Field(3, description="PDUs per rack (the H100 RA has 3 per compute rack)")
 
 
+class SharedSwitches(Strict):
+    """Management switches shared by several racks: each serves a group of racks, its access ports
+    cabled to the devices of all of them (the reference architectures' out-of-band switches that
+    take a handful of racks each). Groups come from ``racks`` (consecutive rack positions of each
+    row) or are listed in ``groups``; a rack in no group keeps a switch of its own."""
+
+    racks: PositiveInt | Literal["row"] | None = Field(
+        None,
+        description="rack positions per switch: racks 1..N, N+1..2N, ... of each row (of ``rows``) share one; "
+        "'row': one switch per row",
+    )
+    rows: list[Name] | None = Field(None, min_length=1, description="the rows ``racks`` groups; default: every row")
+    groups: list[list[Name]] | None = Field(
+        None,
+        min_length=1,
+        description="explicit groups of rack names (any racks, any rows), one switch each; the first rack names "
+        "the switch and keys its address block",
+    )
+    ports_per_rack: PositiveInt | None = Field(
+        None,
+        description="access ports each rack of a group keeps (rack k of the group starts at port k x this), so "
+        "devices added to one rack move no other rack's cables; default: packed in group order",
+    )
+    placement: Placement | None = Field(
+        None,
+        description="where the shared switches go, one per group in group order; default: the group's first "
+        "occupied rack at the management switch's U",
+    )
+
+    @model_validator(mode="after")
+    def _some_groups(self) -> SharedSwitches:
+        if self.racks is None and self.groups is None:
+            raise ValueError("give 'racks' (N per switch, or 'row') or 'groups' (lists of rack names)")
+        if self.rows is not None and self.racks is None:
+            raise ValueError("'rows' selects the rows that 'racks' groups: give 'racks' too")
+        return self
+
+
 class Management(Strict):
     design: Literal["routed", "flat"] = Field(
         "routed",
@@ -113,6 +151,9 @@ class Management(Strict):
         1, description="links from each rack switch into the aggregation layer (round-robin over its switches)"
     )
     aggregation: Aggregation | None = None
+    shared: SharedSwitches | None = Field(
+        None, description="management switches shared by groups of racks (per N racks, per row, or listed groups)"
+    )
     addressing: MgmtAddressing | None = Field(
         None, description="management addresses for the switch configs (MGMT_INTERFACE, VLAN)"
     )
