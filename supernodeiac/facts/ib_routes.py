@@ -33,13 +33,14 @@ with the hardware's GUIDs re-checks its paths with the ibtracert the script reco
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..fabric import Fabric
 from .ib_fabric import IbFabric, IbNode
 
-# Above this many (switch, destination) entries the model is not run: 131,072 HCA ports on 4,000
-# switches would be 5 x 10^8 steps of Python.
-MAX_ENTRIES = 4_000_000
+# Above this many (switch, destination) entries the model is not run (ib-3tier: 40 s; 131,072 HCA ports on 4,000
+# switches: 5 x 10^8 steps of Python).
+MAX_ENTRIES = 200_000
 
 
 def _stored(guid: int) -> int:
@@ -189,7 +190,7 @@ class FtreeRoutes:
         if old is None or hops < old:
             h[sw.node.key] = hops
 
-    def _up_going_down(self, sw: _Switch, prev: _Switch | None, target, real: bool, hops: int) -> bool:
+    def _up_going_down(self, sw: _Switch, prev: _Switch | None, target: tuple[int, int], real: bool, hops: int) -> bool:
         if not sw.down:
             return False
         if sw.counter_up_changed:  # bubble_sort_up: stable, by the groups' up-route counters
@@ -242,7 +243,9 @@ class FtreeRoutes:
                     swapped = True
             i += 1
 
-    def _down_going_up(self, sw: _Switch, prev: _Switch | None, target, real: bool, main: bool, hops: int) -> bool:
+    def _down_going_up(
+        self, sw: _Switch, prev: _Switch | None, target: tuple[int, int], real: bool, main: bool, hops: int
+    ) -> bool:
         created = self._up_going_down(sw, prev, target, real, hops)
         if sw.rank == 0:
             return created
@@ -325,7 +328,8 @@ def cn_ports(f: Fabric, ib: IbFabric, service: set[str]) -> set[tuple[int, int]]
 
 def ftree_routes(f: Fabric, name: str, service: set[str]) -> FtreeRoutes | None:
     """The ftree model of fabric ``name`` (None: not a fat tree, or above MAX_ENTRIES)."""
-    if f.facts.get(name, {}).get("kind") != "fat-tree":
+    facts: Any = f.facts.get(name) or {}
+    if facts.get("kind") != "fat-tree":
         return None
     ib = IbFabric(f, name)
     if len(ib.switches) * len(ib.cas) > MAX_ENTRIES:
