@@ -13,7 +13,8 @@ plan, the ports of ibnetdiscover.topo). The steps follow the C code:
   big-endian, so ordered by the byte-swapped value on x86), each new neighbour taking the lowest
   free index; port groups sorted by the remote switch's tuple;
 * CN LIDs routed leaf by leaf in tuple order, each leaf's CNs in port order, then as many dummy
-  targets as the fullest leaf has more CNs (they only load counters); then non-CN ports in the
+  targets as the fullest leaf has more CNs (they only load counters, but on their whole main path
+  up to the roots, as OpenSM 3.3.x does); then non-CN ports in the
   node table's order. A target climbs from its leaf on the least loaded up group (down-route
   counter, ties to the lower byte-swapped GUID) and its least loaded port; at each switch on the
   way every switch below that has no route yet gets one up to it (least loaded port by up-route
@@ -264,6 +265,12 @@ class FtreeRoutes:
                 if target not in self.lft or r0.node.key not in self.lft[target] or (lh is not None and hops + 1 < lh):
                     self._set(r0, target, p0.remote_num, hops + 1)
                     created |= self._down_going_up(r0, sw, target, real, main, hops + 1)
+            else:
+                # A dummy climbs its whole main path too, loading the counters of every tier below the
+                # roots (OpenSM 3.3.x as Debian ships it; later upstream code stops a dummy after one hop).
+                # Without it the spines' port counters to part-filled leaves drift by one and parallel
+                # cables swap.
+                created |= self._down_going_up(r0, sw, target, real, main, hops + 1)
         if not real:
             return created
         for g in sw.up[1 if main else 0 :]:
