@@ -32,6 +32,8 @@ from ..fabric.views import links_by_fabric, local_tiers
 from ..model.blueprint import Blueprint
 from .collectives import Scale, accelerator_of, domain_scale, fabric_scale, predict, rail_scale
 from .hosts import Hosts, cached_host_facts
+from .ib_fabric import infiniband_fabrics
+from .ib_routes import FtreeRoutes, ftree_routes
 
 COLLECTIVES = ("all_reduce", "all_gather", "alltoall")
 
@@ -52,6 +54,8 @@ class PerfTest:
     via: list[int]
     server_port: int  # port index on the server (its printed port: Fabric.physical_name)
     client_port: int
+    # Routed tests (facts/ib_routes.py): the path client -> server as (link, device it leaves).
+    hops: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -74,6 +78,10 @@ class NcclRun:
 class Plan:
     perftests: dict[str, list[PerfTest]] = field(default_factory=dict)  # fabric -> tests
     untestable: dict[str, list[int]] = field(default_factory=dict)  # fabric -> links no host pair loads
+    # fabric -> (link, device it leaves): a direction of a switch link no routed test loads (ftree
+    # sends no HCA-bound traffic down an uplink its leaf's targets do not need).
+    one_way: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    routed: dict[str, bool] = field(default_factory=dict)  # fabric -> tier tests on the modelled routes
     nccl: list[NcclRun] = field(default_factory=list)
     hostfiles: dict[str, list[int]] = field(default_factory=dict)  # name -> hosts
 
@@ -95,7 +103,13 @@ def _rdma_names(f: Fabric, topologies: dict[str, HostTopology]) -> dict[str, lis
     return out
 
 
-def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[PerfTest], list[int]]:
+def perftests(
+    f: Fabric,
+    name: str,
+    rdma: dict[str, list[str]],
+    routes: FtreeRoutes | None = None,
+    self_one_way: list[tuple[int, int]] | None = None,
+) -> tuple[list[PerfTest], list[int]]:
     """The fabric's tests, and the links no host pair can load (every path between the hosts
     below them turns at a lower switch: the spine-core links of a single pod; or no host is below
     one end: a Dragonfly group built without endpoints)."""
@@ -163,11 +177,21 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
 
     tests: list[PerfTest] = []
     untestable: list[int] = []
+    one_way = self_one_way if self_one_way is not None else []
     counters: dict[tuple[str, int], int] = {}
     rdma_of = [rdma[d.model] for d in devices]  # per device: its ports' RDMA names
     spec = t.spec
 
-    def add(stage: str, at: int, rail: int | None, h1: tuple, h2: tuple, under: list[int], via: list[int]) -> None:
+    def add(
+        stage: str,
+        at: int,
+        rail: int | None,
+        h1: tuple,
+        h2: tuple,
+        under: list[int],
+        via: list[int],
+        hops: list[tuple[int, int]] | None = None,
+    ) -> None:
         # IDs are keyed by the switch the test turns at (stable coordinates): a grown fabric adds
         # tests without renumbering those of the switches already built, and their result files.
         n = counters.get((stage, at), 0) + 1
@@ -188,6 +212,7 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
                 via,
                 h1[1],
                 h2[1],
+                hops or [],
             )
         )
 
@@ -221,7 +246,15 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
             found = sides[(x, top)] = near or frozenset((x,))
         return found
 
-    for hi in sorted(down, key=lambda s: (tiers[s], s)):
+    if routes is not None:
+        gaps: list[tuple[int, int]] = []
+        _routed_tests(f, name, routes, tiers, ends, add, gaps)
+        both: dict[int, int] = {}
+        for link, _x in gaps:
+            both[link] = both.get(link, 0) + 1
+        untestable += [link for link, n in both.items() if n == 2]
+        one_way += [(link, x) for link, x in gaps if both[link] == 1]
+    for hi in sorted(down, key=lambda s: (tiers[s], s)) if routes is None else ():
         ds = down[hi]
         top = tiers[hi]
         stage = f"tier{tiers[ds[0][2]]}-{top}"
@@ -266,13 +299,112 @@ def perftests(f: Fabric, name: str, rdma: dict[str, list[str]]) -> tuple[list[Pe
         (h1, p1, path1), (h2, p2, path2) = one, two
         add("peer", min(a, b), None, (h1, p1), (h2, p2), [i], path1 + path2)
     # Waves: a test goes to the first wave after every earlier wave that used one of its NICs.
+    # Routed tests also take their path's link directions: two tests of a wave never share one.
     free: dict[tuple[int, str], int] = {}  # (device, NIC) -> the first wave it is free in
+    used: dict[tuple[int, int], set[int]] = {}  # (link, the device it leaves) -> waves that load it
     for test in tests:
         k1, k2 = (test.server, test.server_dev), (test.client, test.client_dev)
         w = max(free.get(k1, 0), free.get(k2, 0))
+        hops = test.hops
+        if hops:
+            while any(w in used.get(h, ()) for h in hops):
+                w += 1
+            for h in hops:
+                used.setdefault(h, set()).add(w)
         test.wave = w
         free[k1] = free[k2] = w + 1
     return tests, untestable
+
+
+def _routed_tests(
+    f: Fabric,
+    name: str,
+    routes: FtreeRoutes,
+    tiers: dict[int, int] | list[int],
+    ends: dict[int, list[tuple[int, int, int, int]]],
+    add: Callable[..., None],
+    one_way: list[tuple[int, int]],
+) -> None:
+    """Switch-link tests on the paths the subnet manager routes (facts/ib_routes.py): pairs
+    chosen so that every switch link direction some route loads is on a test's path. Per
+    destination, the source leaf whose path loads most directions not yet loaded; then any pair
+    for what is left. A test names as under test the cables it loads first; ``one_way`` gets the
+    (link, device it would leave) directions no route to an HCA port crosses."""
+    ib = routes.ib
+    nodes = ib.nodes
+    t = f.links
+    devices = f.devices
+    leaf_of = {ca.key: ca.links[1][0][0] for ca in ib.cas}  # HCA port -> its switch device
+    leaves = sorted(ends)
+    dests = [ca.key for ca in ib.cas]
+
+    def switch_hops(leaf: int, dst: tuple[int, int]) -> list[tuple[int, int]]:
+        table = routes.lft[dst]
+        key = (leaf, -1)
+        out: list[tuple[int, int]] = []
+        for _ in range(64):
+            if key[0] == leaf_of[dst]:
+                return out
+            peer, _p, link = nodes[key].links[table[key]]
+            out.append((link, key[0]))
+            key = peer
+        raise ValueError(f"route to {nodes[dst].description} loops")
+
+    candidates = {(ls, d): switch_hops(ls, d) for d in dests for ls in leaves if ls != leaf_of[d]}
+    loaded = {h for hops in candidates.values() for h in hops}
+    covered: set[tuple[int, int]] = set()
+    chosen: list[tuple[int, tuple[int, int], list[tuple[int, int]]]] = []
+    for d in dests:
+        best, gain = None, 0
+        for ls in leaves:
+            hops = candidates.get((ls, d))
+            if hops is None:
+                continue
+            g = sum(1 for h in hops if h not in covered)
+            if g > gain:
+                best, gain = ls, g
+        if best is not None:
+            hops = candidates[(best, d)]
+            chosen.append((best, d, hops))
+            covered.update(hops)
+    if covered != loaded:
+        for (ls, d), hops in candidates.items():
+            if any(h not in covered for h in hops):
+                chosen.append((ls, d, hops))
+                covered.update(hops)
+    uses: dict[tuple[int, int], int] = {}
+    named: set[tuple[int, int]] = set()
+    for ls, d, hops in chosen:
+        srcs = [e for e in ends[ls] if e[2] != d[0]]
+        if not srcs:
+            continue
+        _p, s_link, s_host, s_port = min(srcs, key=lambda e: uses.get((e[2], e[3]), 0))
+        uses[(s_host, s_port)] = uses.get((s_host, s_port), 0) + 1
+        d_link = nodes[d].links[1][2]
+        under, via = [], [s_link]
+        for h in hops:
+            if h in named or h[0] in under:
+                via.append(h[0])
+            else:
+                under.append(h[0])
+                named.add(h)
+        via.append(d_link)
+        top = max(tiers[x] for _link, x in hops) if hops else 1
+        at = max((x for _l, x in hops), key=lambda x: tiers[x])
+        for link, x in hops:  # the turn: the device the path leaves downwards first
+            other = t.b[link] if t.a[link] == x else t.a[link]
+            if tiers[other] < tiers[x]:
+                at = x
+                break
+        rail_s, rail_d = devices[ls].coord("rail"), devices[leaf_of[d]].coord("rail")
+        path = [(s_link, s_host), *hops, (d_link, leaf_of[d])]
+        add(f"tier{top - 1}-{top}", at, rail_s if rail_s == rail_d else None, d, (s_host, s_port), under, via, path)
+    for i in t.indices_of(name):
+        a, b = t.a[i], t.b[i]
+        if tiers[a] and tiers[b]:
+            for x in (a, b):
+                if (i, x) not in covered:
+                    one_way.append((i, x))
 
 
 def _run_design(collective: str, scale: Scale) -> tuple[float, str, int, str]:
@@ -340,13 +472,24 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
     return runs, hostfiles
 
 
+def _service_groups(bp: Blueprint, fabric: str) -> set[str]:
+    """Endpoint groups attached as service endpoints (``su:`` set): io_guids.conf, not CNs."""
+    for spec in bp.scaleout:
+        if spec.name == fabric:
+            return {ep.group for ep in getattr(spec, "endpoints", []) if getattr(ep, "su", None) is not None}
+    return set()
+
+
 def plan(f: Fabric, bp: Blueprint) -> Plan:
     hosts = cached_host_facts(f, bp)
     topologies, _ = host_topologies(bp.catalogue.host_topology)
     rdma = _rdma_names(f, topologies)
     out = Plan()
     for name in hosts.fabrics:
-        out.perftests[name], out.untestable[name] = perftests(f, name, rdma)
+        routes = ftree_routes(f, name, _service_groups(bp, name)) if name in infiniband_fabrics(f) else None
+        out.one_way[name] = []
+        out.routed[name] = routes is not None
+        out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name])
     out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)
     return out
 

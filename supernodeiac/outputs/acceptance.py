@@ -231,12 +231,18 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         tclass = eth.lossless.roce_dscp << 2 if eth is not None and eth.lossless is not None else None
         summary["transport"] = transport
         untestable = p.untestable.get(fabric, [])
+        one_way = p.one_way.get(fabric, [])
         summary["untestable"] = len(untestable)
-        if untestable:
+        summary["one_way"] = len(one_way)
+        summary["routed"] = p.routed.get(fabric, False)
+        if untestable or one_way:
             ids = ctx.fabric.links.ids()
-            labels = cable_labels(ctx.fabric, bp, untestable)
-            rows = [tsv_line((ids[i], label)) for i, label in zip(untestable, labels, strict=True)]
-            out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\n" + "\n".join(rows) + "\n").encode()
+            names = ctx.fabric.devices
+            # "both", or the end whose outgoing direction no route to an HCA port loads.
+            gaps = [(i, "both") for i in untestable] + [(i, f"from {names[x].name}") for i, x in one_way]
+            labels = cable_labels(ctx.fabric, bp, [i for i, _ in gaps])
+            rows = [tsv_line((ids[i], label, what)) for (i, what), label in zip(gaps, labels, strict=True)]
+            out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\tuntested\n" + "\n".join(rows) + "\n").encode()
         summaries.append(summary)
         out[f"acceptance/{fabric}/perftest.tsv"] = data
         out[f"acceptance/{fabric}/perftest.sh"] = render_template(

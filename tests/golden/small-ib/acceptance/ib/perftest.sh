@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Perftest acceptance of fabric ib (small-ib), written by snc from the design.
-# 196 ib_write_bw pairs put each of the fabric's 388 cabled data links under test once
+# 324 ib_write_bw pairs put each of the fabric's 520 cabled data links under test once
 # (perftest.tsv: one test per line, its cables and their labels). A link below 60 % of its
 # line rate is a fault (signal integrity or configuration); `snc check-results` names it by cable label.
 #
@@ -8,8 +8,11 @@
 #   STAGE: endpoint, tier1-2 (default: all, in that order); RAIL: one rail only.
 #   SSH (default ssh) runs a command on a host; DURATION (default 10) seconds per ib_write_bw;
 #   PARALLEL (default 64) tests at once; tests of one wave share no NIC.
-# Tests whose path crosses an upper switch (tier stages) rely on the routing engine to use that
-# switch: confirm a pair's path with ibtracert when its result is low.
+# Tier tests are pairs on the routes the subnet manager's ftree engine programs (modelled by snc
+# on the plan's GUIDs): each path carries the cables the test names, every switch-link direction
+# a route loads is on some path (124 directions no HCA-bound route loads: untestable.tsv),
+# and tests of one wave share no link direction. Each test records its path (ibtracert, by the
+# two ports' LIDs) in RESULTS_DIR/perftest/<test>.trace.txt, to compare with the plan's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 results=${1:?usage: perftest.sh RESULTS_DIR [STAGE [RAIL]]}
@@ -43,6 +46,12 @@ run_test() {  # id server server_dev client client_dev tcp_port server_address
   remote "$client" ib_write_bw -d "$cdev" -i 1 -F --report_gbits -D "$DURATION" -p "$port" "${extra[@]}" "$target" \
     >"$results/perftest/$id.bw.txt" 2>&1 || true
   wait "$pid" || true
+  if [ "$RDMA_CM" = 0 ] && [ -z "${EXTRA[*]}" ]; then  # InfiniBand: the path the subnet manager routed
+    local slid clid
+    slid=$(remote "$server" cat "/sys/class/infiniband/$sdev/ports/1/lid" 2>/dev/null || true)
+    clid=$(remote "$client" cat "/sys/class/infiniband/$cdev/ports/1/lid" 2>/dev/null || true)
+    remote "$client" ibtracert -C "$cdev" -P 1 "$clid" "$slid" >"$results/perftest/$id.trace.txt" 2>&1 || true
+  fi
   remote "$server" ib_write_lat -d "$sdev" -i 1 -F -p "$port" "${extra[@]}" >/dev/null 2>&1 &
   pid=$!
   sleep 2
