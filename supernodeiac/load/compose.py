@@ -148,19 +148,21 @@ class FileSource:
         target = posixpath.normpath(posixpath.join(base, ref)) if base else posixpath.normpath(ref)
         try:
             Path(target).resolve().relative_to(self.root.resolve())
-        except (ValueError, OSError):
+        except ValueError:
             return None
+        except (OSError, RuntimeError):  # a link loop (RuntimeError before Python 3.13): load says so at the include
+            return target
         return target
 
     def load(self, path: str) -> Document:
-        return load_file(path)
+        return load_file(path, self.root)
 
     def key(self, path: str) -> str:
         if path.startswith("<"):
             return path
         try:
             return str(Path(path).resolve())
-        except OSError:
+        except (OSError, RuntimeError):  # a link loop
             return path
 
 
