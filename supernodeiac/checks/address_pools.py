@@ -31,7 +31,11 @@ def _pools(ctx: CheckContext) -> list[_Pool]:
         if not isinstance(fabric, FatTree) or fabric.ethernet is None:
             continue
         a = fabric.ethernet.addressing
-        named = [("loopbacks", "loopback pool", a.loopbacks), ("p2p", "point-to-point pool", a.p2p), ("hosts", "host pool", a.hosts)]
+        named = [
+            ("loopbacks", "loopback pool", a.loopbacks),
+            ("p2p", "point-to-point pool", a.p2p),
+            ("hosts", "host pool", a.hosts),
+        ]
         for key, label, value in named:
             if value is not None and value != "unnumbered":
                 path = ("scaleout", i, "ethernet", "addressing", key)

@@ -367,7 +367,9 @@ def _not_a_file(mode: int) -> str | None:
 
 
 def _io_error(shown: str, message: str, hint: str = "") -> LoadError:
-    return LoadError(Finding("io", Severity.ERROR, f"cannot read blueprint: {message}", hint=hint, location=Location(shown, 0, 0)))
+    return LoadError(
+        Finding("io", Severity.ERROR, f"cannot read blueprint: {message}", hint=hint, location=Location(shown, 0, 0))
+    )
 
 
 def read_root(path: str | Path) -> Path:
@@ -401,7 +403,9 @@ def load_file(path: str | Path, root: Path | None = None) -> Document:
             raise _io_error(shown, "is a directory", "give the path of a blueprint file, not a folder")
         if kind is not None:
             raise _io_error(
-                shown, f"it is {kind}, not a file", "give the path of a blueprint file; '-' reads the blueprint from standard input"
+                shown,
+                f"it is {kind}, not a file",
+                "give the path of a blueprint file; '-' reads the blueprint from standard input",
             )
         where = root if root is not None else read_root(path)
         if _outside(path, where):

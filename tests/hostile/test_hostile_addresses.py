@@ -52,7 +52,9 @@ def test_two_fabrics_sharing_a_pool_and_the_management_network():
     assert bp is not None and c.fabric is not None and c.catalogue is not None
     first = bp.scaleout[0]
     addressing = first.ethernet.addressing.model_copy(update={"loopbacks": "10.128.4.0/24", "hosts": "10.200.0.0/20"})
-    second = first.model_copy(update={"name": "backend", "ethernet": first.ethernet.model_copy(update={"addressing": addressing})})
+    second = first.model_copy(
+        update={"name": "backend", "ethernet": first.ethernet.model_copy(update={"addressing": addressing})}
+    )
     both = bp.model_copy(update={"scaleout": [first, second]})
     found = list(check_address_overlap(CheckContext(both, c.catalogue, c.fabric)))
     messages = sorted((f.path, f.message) for f in found)
