@@ -43,8 +43,8 @@ def _pools(ctx: CheckContext) -> list[_Pool]:
     # Last: an overlap with a fabric's pool is reported at the management network (the later pool).
     m = ctx.blueprint.management
     if m is not None and m.addressing is not None:
-        path = ("management", "addressing", "network")
-        pools.append(_Pool("management", "the management network", ipaddress.ip_network(m.addressing.network), path))
+        at = ("management", "addressing", "network")
+        pools.append(_Pool("management", "the management network", ipaddress.ip_network(m.addressing.network), at))
     return pools
 
 
@@ -56,10 +56,10 @@ def check_address_overlap(ctx: CheckContext) -> Iterator[Finding]:
     order = sorted(range(len(pools)), key=lambda k: (pools[k].network.version, int(pools[k].network.network_address)))
     pairs: list[tuple[int, int]] = []
     for n, k in enumerate(order):
-        a = pools[k].network
+        net = pools[k].network
         for j in order[n + 1 :]:
-            b = pools[j].network
-            if b.version != a.version or int(b.network_address) > int(a.broadcast_address):
+            other = pools[j].network
+            if other.version != net.version or int(other.network_address) > int(net.broadcast_address):
                 break
             if pools[j].owner != pools[k].owner:
                 pairs.append((min(k, j), max(k, j)))
