@@ -583,7 +583,9 @@ RULES: tuple[Rule, ...] = (
        the same port names (so configs, cabling list and `snc verify` name a port alike), lanes
        and speed, a breakout mode that splits each cage as the catalogue's cages are split (ports
        per cage x speed, one of the group's `breakout` modes), and only roles the model has. The
-       catalogue model is the source of truth for cages; fix the map, or the model.""",
+       catalogue model is the source of truth for cages; fix the map, or the model. No SerDes
+       lane may belong to two ports and no alias name two ports (LLDP reports the alias): each
+       is an error at the group's `lane_step` or `alias`.""",
     ),
     _r(
         "tenants",
