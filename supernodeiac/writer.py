@@ -29,6 +29,14 @@ with an instant between them where the folder is missing.
   exchanged in turn, ``MANIFEST.json`` last; a kill between two entries leaves each entry
   complete (old or new) and a journal that lets the next run accept them as its own.
 
+**Re-checked at the swap.** The output folder and the folder the swap happens in are opened
+when inspected and held until the swap; the staging folder is made and filled through those
+descriptors. Right before the exchange both paths must still be those folders (``st_dev`` and
+``st_ino``, not links) and the output folder must list exactly what was inspected; after it, the
+previous render must still list that, or it is exchanged back. Otherwise the write is refused
+naming the entry, and nothing is lost (a file saved into the old render during the render stays).
+SIGTERM during the write removes the staging folder, as Ctrl-C does, before the process ends.
+
 **Debris.** Every staging folder has a lock file beside it (``<staging>.lock``: tool, pid,
 the pid's start time, host) written before the folder is made and removed after it is gone. The
 next run into the same folder removes the staging folders of runs that are no longer alive on
