@@ -456,6 +456,13 @@ def render_cmd(
         click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
         sys.exit(2)
     findings_level = opts.verbosity if opts.verbose else Verbosity.QUIET  # render's job is files: info only with -v
+    if out is None and not check and os.path.islink("out"):  # a committed link would send the render anywhere
+        click.echo(
+            f"snc: cannot write out/: it is a symbolic link (to {os.readlink('out')!r}); the default output folder is "
+            "written only into a real folder: give -o the folder to write",
+            err=True,
+        )
+        sys.exit(1)
     unchanged = None if force else _unchanged_render(file, out, only, exclude, opts)
     if unchanged is not None:
         target, stored = unchanged

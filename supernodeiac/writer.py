@@ -29,6 +29,14 @@ with an instant between them where the folder is missing.
   exchanged in turn, ``MANIFEST.json`` last; a kill between two entries leaves each entry
   complete (old or new) and a journal that lets the next run accept them as its own.
 
+**Re-checked at the swap.** The output folder and the folder the swap happens in are opened
+when inspected and held until the swap; the staging folder is made and filled through those
+descriptors. Right before the exchange both paths must still be those folders (``st_dev`` and
+``st_ino``, not links) and the output folder must list exactly what was inspected; after it, the
+previous render must still list that, or it is exchanged back. Otherwise the write is refused
+naming the entry, and nothing is lost (a file saved into the old render during the render stays).
+SIGTERM during the write removes the staging folder, as Ctrl-C does, before the process ends.
+
 **Debris.** Every staging folder has a lock file beside it (``<staging>.lock``: tool, pid,
 the pid's start time, host) written before the folder is made and removed after it is gone. The
 next run into the same folder removes the staging folders of runs that are no longer alive on
@@ -45,8 +53,10 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import stat
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -217,6 +227,11 @@ def _remove_staging(lock: _Lock, keep_lock: bool = False) -> None:
 # -- whose folder --------------------------------------------------------------------------------
 
 
+# One entry of a folder as inspected: kind ("d" folder, "f" file, "o" anything else), size,
+# inode and modification time (a folder's own size and time change as entries come and go).
+_Entry = tuple[str, int, int, int]
+
+
 @dataclass
 class _Target:
     """What is at the output path now."""
@@ -225,6 +240,9 @@ class _Target:
     in_place: bool  # write inside: the folder itself cannot be replaced
     inside: _Debris  # stale staging of killed runs inside the target (in-place runs)
     beside: _Debris  # and beside it
+    identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the folder inspected
+    listing: dict[str, _Entry] = field(default_factory=dict)  # everything it held but snc's staging
+    skip: set[str] = field(default_factory=set)  # top-level names of that staging, not listed
 
 
 def _refuse(target: Path, why: str) -> WriteError:
@@ -260,7 +278,31 @@ def _read_manifest(target: Path) -> dict[str, int] | None:
     return listed
 
 
-def _check_listing(target: Path, listed: dict[str, int], skip: set[str]) -> None:
+def _scan(target: Path, skip: set[str]) -> dict[str, _Entry]:
+    """Every entry under ``target`` (links not followed) by its path relative to it, but the
+    top-level names in ``skip``: what the swap compares with what was inspected."""
+    found: dict[str, _Entry] = {}
+    base = str(target)
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        with os.scandir(f"{base}/{rel}" if rel else base) as it:
+            entries = list(it)
+        for entry in entries:
+            if not rel and entry.name in skip:
+                continue
+            name = f"{rel}/{entry.name}" if rel else entry.name
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                found[name] = ("d", 0, st.st_ino, 0)
+                stack.append(name)
+            else:
+                kind = "f" if stat.S_ISREG(st.st_mode) else "o"
+                found[name] = (kind, st.st_size, st.st_ino, st.st_mtime_ns)
+    return found
+
+
+def _check_listing(target: Path, listed: dict[str, int], entries: dict[str, _Entry], skip: set[str]) -> None:
     """Every file under ``target`` is listed at its size, every folder holds a listed file, and
     nothing is a link or a special file; ``skip``: top-level names that are snc's (staging)."""
     # The folders the listed files sit in (and their parents), by string: a render lists 10^4 files.
@@ -270,27 +312,19 @@ def _check_listing(target: Path, listed: dict[str, int], skip: set[str]) -> None
         while head and head not in folders:
             folders.add(head)
             head = head.rpartition("/")[0]
-    base = str(target)
-    stack = [""]
-    while stack:
-        rel = stack.pop()
-        with os.scandir(f"{base}/{rel}" if rel else base) as it:
-            entries = list(it)
-        for entry in entries:
-            name = f"{rel}/{entry.name}" if rel else entry.name
-            if not rel and (entry.name in skip or entry.name == MANIFEST):
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if name not in folders:
-                    raise _refuse(target, f"{target} holds a folder snc did not write ({name}/)")
-                stack.append(name)
-            elif entry.is_file(follow_symlinks=False):
-                if name not in listed:
-                    raise _refuse(target, f"{target} holds a file snc did not write ({name})")
-                if entry.stat(follow_symlinks=False).st_size != listed[name]:
-                    raise _refuse(target, f"{target}/{name} was changed since snc wrote it (its size differs from the manifest)")
-            else:
-                raise _refuse(target, f"{target} holds a link or special file snc did not write ({name})")
+    for name, (kind, size, _, _) in entries.items():
+        if name == MANIFEST or name.partition("/")[0] in skip:
+            continue
+        if kind == "d":
+            if name not in folders:
+                raise _refuse(target, f"{target} holds a folder snc did not write ({name}/)")
+        elif kind == "f":
+            if name not in listed:
+                raise _refuse(target, f"{target} holds a file snc did not write ({name})")
+            if size != listed[name]:
+                raise _refuse(target, f"{target}/{name} was changed since snc wrote it (its size differs from the manifest)")
+        else:
+            raise _refuse(target, f"{target} holds a link or special file snc did not write ({name})")
 
 
 def _inspect(target: Path) -> _Target:
@@ -316,9 +350,11 @@ def _inspect(target: Path) -> _Target:
         others = sorted(n for n in os.listdir(target) if n not in skip and n not in vouched)
         if others:
             raise _refuse(target, f"{target} is not empty and was not written by snc (no {MANIFEST}; it holds {others[0]})")
-    else:
-        _check_listing(target, listed, skip | vouched)
-    return _Target(True, _cannot_replace(target), inside, _debris_beside(target))
+    entries = _scan(target, skip)
+    if listed is not None:
+        _check_listing(target, listed, entries, skip | vouched)
+    identity = (st.st_dev, st.st_ino)
+    return _Target(True, _cannot_replace(target), inside, _debris_beside(target), identity, entries, skip)
 
 
 def _debris_beside(target: Path) -> _Debris:
@@ -350,14 +386,19 @@ def _cannot_replace(target: Path) -> bool:
 # -- writing -------------------------------------------------------------------------------------
 
 
-def _write_one(dest: Path, data: bytes | Chunked) -> dict[str, Any]:
-    """Write bytes, or a stream chunk by chunk (hashed and counted as written, never held whole);
-    the manifest entry's size and SHA-256 of exactly the bytes that reached the file."""
-    if isinstance(data, bytes | bytearray | memoryview):
-        dest.write_bytes(data)
-        return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-    digest, size = hashlib.sha256(), 0
-    with dest.open("wb") as out:
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _write_one(folder_fd: int, rel: str, data: bytes | Chunked) -> dict[str, Any]:
+    """Write bytes, or a stream chunk by chunk (hashed and counted as written, never held whole),
+    at ``rel`` inside the staging folder's descriptor (so that every file lands in the folder
+    made for it, whatever happens to the paths above it); the manifest entry's size and SHA-256
+    of exactly the bytes that reached the file."""
+    with os.fdopen(os.open(rel, _CREATE, 0o666, dir_fd=folder_fd), "wb") as out:
+        if isinstance(data, bytes | bytearray | memoryview):
+            out.write(data)
+            return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        digest, size = hashlib.sha256(), 0
         for chunk in data.chunks():
             out.write(chunk)
             digest.update(chunk)
@@ -365,16 +406,21 @@ def _write_one(dest: Path, data: bytes | Chunked) -> dict[str, Any]:
     return {"bytes": size, "sha256": digest.hexdigest()}
 
 
-def _fill(staging: Path, artifacts: Mapping[str, bytes | Chunked], paths: dict[str, PurePosixPath], blueprint_name: str) -> None:
+def _fill(
+    staging_fd: int, artifacts: Mapping[str, bytes | Chunked], paths: dict[str, PurePosixPath], blueprint_name: str
+) -> None:
     entries = []
-    folders: set[Path] = set()
+    folders: set[str] = {""}
     for rel, data in sorted(artifacts.items()):
-        dest = staging.joinpath(*paths[rel].parts)
-        if dest.parent not in folders:  # 10^4 switch folders: each made once
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            folders.add(dest.parent)
-        entries.append({"path": rel, **_write_one(dest, data)})
-    (staging / MANIFEST).write_bytes(_manifest(entries, blueprint_name))  # last: its presence means complete
+        parts = paths[rel].parts
+        for depth in range(1, len(parts)):  # 10^4 switch folders: each made once
+            folder = "/".join(parts[:depth])
+            if folder not in folders:
+                os.mkdir(folder, dir_fd=staging_fd)
+                folders.add(folder)
+        entries.append({"path": rel, **_write_one(staging_fd, rel, data)})
+    with os.fdopen(os.open(MANIFEST, _CREATE, 0o666, dir_fd=staging_fd), "wb") as out:
+        out.write(_manifest(entries, blueprint_name))  # last: its presence means complete
 
 
 def _swap_whole(staging: Path, target: Path) -> None:
@@ -462,34 +508,201 @@ def written(target: Path) -> list[dict[str, Any]]:
     return list(doc["files"])
 
 
+def _open_folder(path: Path, dir_fd: int | None = None) -> tuple[int, tuple[int, int]]:
+    """A descriptor of the folder at ``path`` (not through a link) and its (st_dev, st_ino). Held
+    until the swap, it keeps the folder's inode from being reused, so that the same identity
+    later means the same folder."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path.name if dir_fd is not None else path, flags, dir_fd=dir_fd)
+    st = os.fstat(fd)
+    return fd, (st.st_dev, st.st_ino)
+
+
+def _same_folder(path: Path, identity: tuple[int, int]) -> str | None:
+    """Why ``path`` is no longer the folder of ``identity`` (None when it still is)."""
+    try:
+        own = os.lstat(path)
+        through = os.stat(path)  # a folder above it replaced by a link shows here
+    except OSError as exc:
+        return f"it is gone ({exc.strerror})"
+    if stat.S_ISLNK(own.st_mode):
+        return "it is now a symbolic link"
+    if (through.st_dev, through.st_ino) != identity:
+        return "it is now another folder (it, or a folder above it, was moved or replaced)"
+    return None
+
+
+def _changed(before: dict[str, _Entry], after: dict[str, _Entry]) -> str | None:
+    """The first path (in order) that differs between two listings, and how."""
+    for name in sorted(before.keys() | after.keys()):
+        old, new = before.get(name), after.get(name)
+        if old == new:
+            continue
+        if old is None:
+            return f"{name} was saved into it"
+        if new is None:
+            return f"{name} was removed"
+        return f"{name} was changed"
+    return None
+
+
+@dataclass
+class _Held:
+    """The folders inspected before staging, held open until the swap: the output folder (when it
+    exists) and the folder the swap happens in (its parent; the output folder itself in place)."""
+
+    target: Path
+    found: _Target
+    holder: Path
+    holder_fd: int
+    holder_id: tuple[int, int]
+    target_fd: int | None = None
+
+    def close(self) -> None:
+        for fd in (self.holder_fd, self.target_fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+    def recheck(self, staging: Path, skip: set[str]) -> None:
+        """Right before the swap: the parent, the output folder and its listing are the ones
+        inspected, else the swap is refused (and nothing has been touched)."""
+        why = _same_folder(self.holder, self.holder_id)
+        if why is not None:
+            raise WriteError(f"{self.holder}, the folder {self.target.name} is written in, changed during the render: {why}")
+        if not os.path.samefile(staging.parent, self.holder):
+            raise WriteError(f"the staging folder {staging} is no longer in {self.holder}")
+        if not self.found.exists:
+            if os.path.lexists(self.target):
+                raise WriteError(f"{self.target} appeared during the render; render again to replace it")
+            return
+        assert self.found.identity is not None
+        why = _same_folder(self.target, self.found.identity)
+        if why is not None:
+            raise WriteError(f"{self.target} changed during the render: {why}")
+        self.check_listing(self.target, skip)
+
+    def check_listing(self, folder: Path, skip: set[str]) -> None:
+        why = _changed(self.found.listing, _scan(folder, skip))
+        if why is not None:
+            raise WriteError(
+                f"{self.target} changed during the render ({why}); snc replaces only what it inspected, so nothing "
+                "was replaced: render again"
+            )
+
+
+def _hold(target: Path, found: _Target) -> _Held:
+    holder = target if found.in_place else target.parent
+    target_fd = None
+    if found.exists:
+        target_fd, identity = _open_folder(target)
+        if identity != found.identity:
+            os.close(target_fd)
+            raise WriteError(f"{target} was replaced while it was inspected; render again")
+    if found.in_place:
+        assert target_fd is not None and found.identity is not None
+        return _Held(target, found, holder, target_fd, found.identity)
+    holder.mkdir(parents=True, exist_ok=True)
+    try:
+        holder_fd, holder_id = _open_folder(holder)
+    except OSError:
+        if target_fd is not None:
+            os.close(target_fd)
+        raise
+    return _Held(target, found, holder, holder_fd, holder_id, target_fd)
+
+
+class _Terminated(BaseException):
+    """SIGTERM during the write: unwound like Ctrl-C, so the staging folder is removed."""
+
+
+@contextlib.contextmanager
+def _terminate_cleanly() -> Iterator[None]:
+    """While staging exists, SIGTERM unwinds the write (which removes the staging folder) and
+    then ends the process by SIGTERM as before; elsewhere, and off the main thread, nothing
+    changes. (SIGINT already unwinds: KeyboardInterrupt.)"""
+    if (
+        not hasattr(signal, "SIGTERM")
+        or threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL  # ignored, or the caller's own handler
+    ):
+        yield
+        return
+
+    def raise_terminated(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, previous)
+        os.kill(os.getpid(), signal.SIGTERM)  # dies as a killed process does, its exit status that of SIGTERM
+        raise SystemExit(128 + signal.SIGTERM) from None  # not reached where the signal is delivered at once
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _write(artifacts: Mapping[str, bytes | Chunked], target: Path, blueprint_name: str) -> Path:
     target = Path(os.path.abspath(target))
     paths = {rel: _safe_relpath(rel) for rel in sorted(artifacts)}
     found = _inspect(target)
+    held = _hold(target, found)
+    try:
+        with _terminate_cleanly():
+            return _write_held(artifacts, held, paths, blueprint_name)
+    finally:
+        held.close()
+
+
+def _write_held(
+    artifacts: Mapping[str, bytes | Chunked], held: _Held, paths: dict[str, PurePosixPath], blueprint_name: str
+) -> Path:
+    target, found = held.target, held.found
     _clear(found.beside, keep_swapping=False)
     _clear(found.inside, keep_swapping=True)
     token = f"{os.getpid()}-{secrets.token_hex(4)}"
-    if found.in_place:
-        staging = target / f"{STAGING_PREFIX}{token}"
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = target.parent / f".{target.name}.snc-{token}"
+    staging = target / f"{STAGING_PREFIX}{token}" if found.in_place else target.parent / f".{target.name}.snc-{token}"
     lock = staging.with_name(staging.name + ".lock")
+    ours = found.skip | {staging.name, lock.name, lock.name + ".tmp"}
+    swapped = False
+    staging_fd: int | None = None
     _write_lock(lock, staging, "writing")
     try:
-        os.mkdir(staging)
-        if found.exists and not found.in_place:
-            os.chmod(staging, stat.S_IMODE(os.stat(target).st_mode))  # the folder keeps its permissions
-        _fill(staging, artifacts, paths, blueprint_name)
+        # Made and filled through descriptors: a folder above replaced mid-run cannot divert a file.
+        os.mkdir(staging.name, dir_fd=held.holder_fd)
+        staging_fd, _ = _open_folder(staging, held.holder_fd)
+        if held.target_fd is not None and not found.in_place:
+            os.fchmod(staging_fd, stat.S_IMODE(os.fstat(held.target_fd).st_mode))  # the folder keeps its permissions
+        _fill(staging_fd, artifacts, paths, blueprint_name)
+        os.close(staging_fd)
+        staging_fd = None
+        held.recheck(staging, ours)
         if found.in_place:
-            skip = found.inside.names() | {lock.name, staging.name}
-            _swap_inside(staging, target, lock, skip)
+            _swap_inside(staging, target, lock, ours)
         else:
             _swap_whole(staging, target)
+            swapped = found.exists
+            if swapped:
+                # The old render is in staging now: what it holds must be what was inspected (a
+                # file saved in the instant before the exchange), or it goes back, untouched.
+                try:
+                    held.check_listing(staging, ours)
+                except WriteError:
+                    if not exchange(staging, target):
+                        with contextlib.suppress(OSError):
+                            os.unlink(lock)  # unlocked: no later run takes the folder for its debris
+                        raise WriteError(f"{target} changed during the swap; its previous content is kept in {staging}") from None
+                    swapped = False
+                    raise
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            os.unlink(lock)
+        if staging_fd is not None:
+            os.close(staging_fd)
+        if not swapped:
+            # Through the parent as inspected: the staging is there, whatever the path names now.
+            shutil.rmtree(staging.name, ignore_errors=True, dir_fd=held.holder_fd)
+            with contextlib.suppress(OSError):
+                os.unlink(lock.name, dir_fd=held.holder_fd)
         raise
     _remove_staging(_Lock(lock, staging, os.getpid(), "", None, "done"))  # staging now holds the old render
     if found.in_place:

@@ -340,16 +340,16 @@ def test_a_failure_during_the_swap_keeps_the_old_render(tmp_path, monkeypatch, e
 
 def test_a_failure_while_writing_files_leaves_no_staging(tmp_path, monkeypatch):
     out, before, listing = _first_render(tmp_path)
-    real = Path.write_bytes
+    real = writer._write_one
     calls = []
 
-    def write_bytes(self, data):
-        calls.append(self)
+    def write_one(folder_fd, rel, data):
+        calls.append(rel)
         if len(calls) == 2:
             raise OSError(5, "Input/output error")
-        return real(self, data)
+        return real(folder_fd, rel, data)
 
-    monkeypatch.setattr(Path, "write_bytes", write_bytes)
+    monkeypatch.setattr(writer, "_write_one", write_one)
     result = _invoke("render", str(SMALL), "-o", str(out))
     assert result.exit_code == 1 and "Input/output error" in result.output
     monkeypatch.undo()

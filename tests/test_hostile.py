@@ -96,10 +96,12 @@ def test_each_hostile_file_is_a_located_error(validated, name):
 
 def test_huge_files_are_refused_unread(validated):
     reports, _ = validated
-    for name in ("huge.yaml", "zero"):
-        [finding] = reports[name]["findings"]
-        assert reports[name]["exit_code"] == 2 and finding["rule"] == "yaml-limit"
-        assert f"{MAX_FILE_BYTES:,} bytes" in finding["message"]
+    [finding] = reports["huge.yaml"]["findings"]
+    assert reports["huge.yaml"]["exit_code"] == 2 and finding["rule"] == "yaml-limit"
+    assert f"{MAX_FILE_BYTES:,} bytes" in finding["message"]
+    [finding] = reports["zero"]["findings"]  # a device is not opened at all
+    assert reports["zero"]["exit_code"] == 2 and finding["rule"] == "io"
+    assert "it is a character device, not a file" in finding["message"]
 
 
 def test_the_corpus_stays_small_in_memory(validated):

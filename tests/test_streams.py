@@ -81,14 +81,14 @@ def test_a_stream_that_fails_midway_leaves_no_staging(tmp_path):
 
 
 def test_a_disk_error_midway_reaches_the_caller_and_leaves_nothing(tmp_path, monkeypatch):
-    real = writer.Path.write_bytes
+    real = writer._write_one
 
-    def failing(self, data):
-        if self.name == "b.txt":
+    def failing(folder_fd, rel, data):
+        if rel == "b.txt":
             raise OSError(28, "No space left on device")
-        return real(self, data)
+        return real(folder_fd, rel, data)
 
-    monkeypatch.setattr(writer.Path, "write_bytes", failing)
+    monkeypatch.setattr(writer, "_write_one", failing)
     with pytest.raises(OSError, match="No space left"):
         writer.write({"a.txt": b"a", "b.txt": b"b", "c.txt": Stream(lambda: iter([b"c"]))}, tmp_path / "o", "t")
     assert list(tmp_path.iterdir()) == []

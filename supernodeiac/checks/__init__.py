@@ -27,6 +27,7 @@ def run_structural_checks(ctx: CheckContext) -> list[Finding]:
 
 # Registration: importing a check module registers it (they import CHECKS from .base).
 from . import (  # noqa: E402,F401
+    address_pools,
     cages,
     clos,
     cxl,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..facts.sonic_ports import port_map_problems
+from ..facts.sonic_ports import port_map_clashes, port_map_problems
 from ..findings import Finding, error
 from .base import CHECKS, CheckContext
 
@@ -20,3 +20,8 @@ def check_port_maps(ctx: CheckContext) -> Iterator[Finding]:
         path = ("catalogue", "port_maps", model) if model in overridden else ("catalogue",)
         for problem, hint in port_map_problems(f.layouts[model], maps[model]):
             yield error("port-map", f"port map of {model}: {problem}", path, hint)
+        # At the group's key when the blueprint wrote the groups, else at the model.
+        groups = model in overridden and "groups" in overridden[model]
+        for g, key, problem, hint in port_map_clashes(f.layouts[model], maps[model]):
+            at = path + ("groups", g, key) if groups else path
+            yield error("port-map", f"port map of {model}: {problem}", at, hint)

@@ -173,3 +173,55 @@ def port_map_problems(layout: PortLayout, port_map: PortMap) -> list[tuple[str, 
                     )
                 )
     return out
+
+
+def port_map_clashes(layout: PortLayout, port_map: PortMap) -> list[tuple[int, str, str, str]]:
+    """(index of the map group, its key, problem, hint) for SerDes lanes two ports share and
+    aliases several ports carry: SONiC's port_config.ini would give one lane to two ports (the
+    ASIC cannot be configured) and LLDP from a peer, which reports the alias, could not tell the
+    ports apart. Each is reported once per group, at the group whose port repeats an earlier one."""
+    try:
+        ports = SonicPorts(layout, port_map)
+    except PortMapError:
+        return []  # port_map_problems reports it
+    index = {id(g): i for i, g in enumerate(port_map.groups)}
+    lane_owner: dict[int, str] = {}
+    alias_owner: dict[str, str] = {}
+    # group -> (how many repeats, the first repeated lane or alias, its earlier port, this port)
+    lanes_shared: dict[int, tuple[int, str, str, str]] = {}
+    aliases_shared: dict[int, tuple[int, str, str, str]] = {}
+    for sp in ports.ports:
+        if sp is None:
+            continue
+        g = index[id(sp.group)]
+        for lane in sp.lanes.split(","):
+            owner = lane_owner.setdefault(int(lane), sp.name)
+            if owner != sp.name:
+                count, what, a, b = lanes_shared.get(g, (0, lane, owner, sp.name))
+                lanes_shared[g] = (count + 1, what, a, b)
+        owner = alias_owner.setdefault(sp.alias, sp.name)
+        if owner != sp.name:
+            count, what, a, b = aliases_shared.get(g, (0, sp.alias, owner, sp.name))
+            aliases_shared[g] = (count + 1, what, a, b)
+    out: list[tuple[int, str, str, str]] = []
+    for g, (count, lane, a, b) in sorted(lanes_shared.items()):
+        out.append(
+            (
+                g,
+                "lane_step",
+                f"{port_map.groups[g].role} ports share SerDes lanes: lane {lane} is both {a}'s and {b}'s "
+                f"({count} lane{'s' if count != 1 else ''} given twice)",
+                "a lane_step of at least the ports' lanes, and first_lane values that keep the groups' lanes apart",
+            )
+        )
+    for g, (count, alias, a, b) in sorted(aliases_shared.items()):
+        out.append(
+            (
+                g,
+                "alias",
+                f"{port_map.groups[g].role} ports share aliases: {alias!r} is both {a}'s and {b}'s "
+                f"({count} port{'s' if count != 1 else ''} repeat an alias)",
+                "an alias template with {cage} (and {sub} on split cages), so every port has its own",
+            )
+        )
+    return out

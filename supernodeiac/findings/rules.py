@@ -616,7 +616,9 @@ RULES: tuple[Rule, ...] = (
        the same port names (so configs, cabling list and `snc verify` name a port alike), lanes
        and speed, a breakout mode that splits each cage as the catalogue's cages are split (ports
        per cage x speed, one of the group's `breakout` modes), and only roles the model has. The
-       catalogue model is the source of truth for cages; fix the map, or the model.""",
+       catalogue model is the source of truth for cages; fix the map, or the model. No SerDes
+       lane may belong to two ports and no alias name two ports (LLDP reports the alias): each
+       is an error at the group's `lane_step` or `alias`.""",
     ),
     _r(
         "ib-routing",
@@ -650,6 +652,16 @@ RULES: tuple[Rule, ...] = (
        switch's access ports, its own address and a spare (routed: a power-of-two subnet with its
        network, gateway and broadcast addresses), and the gateway must lie in block 0 (routed:
        no gateway, each rack switch is its rack's). The hint names the prefix needed.""",
+    ),
+    _r(
+        "address-overlap",
+        "check",
+        "Two networks' address pools overlap",
+        """The management network and every Ethernet fabric's `loopbacks`, `p2p` and `hosts`
+       pools must be disjoint across networks (one fabric's own pools are compared when the
+       blueprint is parsed): an overlap gives two interfaces the same address in the switch
+       configs and the host address plan. The error is at the later pool, naming both ranges;
+       give one of them a range outside the other.""",
     ),
     _r(
         "host-topology",

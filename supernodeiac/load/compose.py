@@ -31,6 +31,7 @@ blueprint may hold. A file at a git revision is read the same way, at most
 from __future__ import annotations
 
 import posixpath
+import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -148,19 +149,21 @@ class FileSource:
         target = posixpath.normpath(posixpath.join(base, ref)) if base else posixpath.normpath(ref)
         try:
             Path(target).resolve().relative_to(self.root.resolve())
-        except (ValueError, OSError):
+        except ValueError:
             return None
+        except (OSError, RuntimeError):  # a link loop (RuntimeError before Python 3.13): load says so at the include
+            return target
         return target
 
     def load(self, path: str) -> Document:
-        return load_file(path)
+        return load_file(path, self.root)
 
     def key(self, path: str) -> str:
         if path.startswith("<"):
             return path
         try:
             return str(Path(path).resolve())
-        except OSError:
+        except (OSError, RuntimeError):  # a link loop
             return path
 
 
@@ -170,14 +173,23 @@ class GitSource:
 
     repo: Path
     rev: str
+    _commit: str | None = field(default=None, init=False, repr=False)
 
     def resolve(self, including: str, ref: str) -> str | None:
         target = posixpath.normpath(posixpath.join(posixpath.dirname(self.relative(including)), ref))
         return None if target.startswith("../") or target == ".." else f"{self.rev}:{target}"
 
     def relative(self, path: str) -> str:
-        """A path shown as ``rev:path`` (as git names it) or given relative to the repository."""
-        return path.split(":", 1)[1] if path.startswith(f"{self.rev}:") else path
+        """A path shown as ``rev:path`` (as git names it) or given relative to the repository; the
+        revision is a prefix, not split at a colon (``:/fix: typo`` and ``main@{1:00}`` hold one)."""
+        return path[len(self.rev) + 1 :] if path.startswith(f"{self.rev}:") else path
+
+    def commit(self) -> str:
+        """The commit the revision names, as git resolves it (once): the blob is read as
+        ``COMMIT:path``, since git splits ``REV:path`` at the revision's own colon otherwise."""
+        if self._commit is None:
+            self._commit = _git_commit(self.repo, self.rev)
+        return self._commit
 
     def load(self, path: str) -> Document:
         rel = self.relative(path)
@@ -185,7 +197,11 @@ class GitSource:
         where = Location(shown, 0, 0)
         if self.rev.startswith("-"):  # git would read it as an option
             raise LoadError(_io(f"cannot read blueprint: {self.rev!r} is not a revision", where))
-        raw, error = _git_blob(self.repo, shown)
+        try:
+            commit = self.commit()
+        except LookupError as exc:
+            raise LoadError(_io(f"cannot read blueprint: {exc}", where, _REV_HINT)) from None
+        raw, error = _git_blob(self.repo, f"{commit}:{rel}")
         if error is not None:
             raise LoadError(_io(f"cannot read blueprint: {error}", where))
         if len(raw) > MAX_FILE_BYTES:
@@ -207,6 +223,33 @@ class GitSource:
 
     def key(self, path: str) -> str:
         return f"{self.rev}:{self.relative(path)}"
+
+
+_REV_HINT = "give a commit: a branch, tag, hash or HEAD~N ('REV:PATH' names a file, which --rev takes as FILE)"
+
+
+def _rev_parse(repo: Path, spec: str, rev: str) -> str:
+    """``git rev-parse --verify`` of ``spec``: a full object hash, or LookupError naming ``rev``."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", spec],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LookupError(f"cannot run git to resolve {rev!r}: {exc}") from None
+    name = proc.stdout.decode("ascii", "replace").strip()
+    if proc.returncode != 0 or re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", name) is None:
+        raise LookupError(f"{rev!r} is not a commit in {repo}")
+    return name
+
+
+def _git_commit(repo: Path, rev: str) -> str:
+    """The full hash of the commit ``rev`` names; LookupError (with the reason) when it names none.
+    Resolved as given first (``:/text`` takes the rest of the string as its pattern, so no suffix
+    can follow it), then peeled to a commit (an annotated tag names one; ``REV:path`` names none)."""
+    return _rev_parse(repo, _rev_parse(repo, rev, rev) + "^{commit}", rev)
 
 
 def _git_blob(repo: Path, name: str) -> tuple[bytes, str | None]:

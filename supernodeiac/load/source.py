@@ -6,6 +6,8 @@ parses, plus the ruamel round-trip tree kept only to answer "where is this path 
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -347,11 +349,79 @@ def load_text(text: str, path: str) -> Document:
     return doc
 
 
-def load_file(path: str | Path) -> Document:
+# What a path is when it is not a regular file, for the message (os.stat's file types).
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_a_file(mode: int) -> str | None:
+    """What a path of this mode is when it is not a regular file; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def _io_error(shown: str, message: str, hint: str = "") -> LoadError:
+    return LoadError(
+        Finding("io", Severity.ERROR, f"cannot read blueprint: {message}", hint=hint, location=Location(shown, 0, 0))
+    )
+
+
+def read_root(path: str | Path) -> Path:
+    """The folder a blueprint's files must lie in: the git work tree that holds the blueprint's
+    folder (as named, before links are followed), else that folder itself."""
+    from ..findings.sarif import repository_root
+
+    return repository_root(Path(os.path.abspath(path)).parent)
+
+
+def _outside(path: str | Path, root: Path) -> bool:
+    """Whether ``path``, links followed, lies outside ``root`` (a link loop is os.stat's to report)."""
+    try:
+        Path(path).resolve().relative_to(root.resolve())
+    except ValueError:
+        return True
+    except (OSError, RuntimeError):  # RuntimeError: a link loop on Python before 3.13
+        return False
+    return False
+
+
+def load_file(path: str | Path, root: Path | None = None) -> Document:
+    """Read and load the blueprint at ``path``: a regular file (a FIFO, device or socket is
+    refused without being opened: opening a FIFO blocks until a writer comes) inside ``root``
+    (default :func:`read_root`), so that a link cannot make snc read and quote a file from
+    elsewhere on the machine."""
     shown = str(path)
     try:
-        with open(path, "rb") as f:
-            # Read one byte past the limit: enough to refuse a huge file (or /dev/zero) unread.
+        kind = _not_a_file(os.stat(path).st_mode)  # follows links: what open would read
+        if kind == "a directory":
+            raise _io_error(shown, "is a directory", "give the path of a blueprint file, not a folder")
+        if kind is not None:
+            raise _io_error(
+                shown,
+                f"it is {kind}, not a file",
+                "give the path of a blueprint file; '-' reads the blueprint from standard input",
+            )
+        where = root if root is not None else read_root(path)
+        if _outside(path, where):
+            raise _io_error(
+                shown,
+                f"it is a symbolic link to a file outside {where}",
+                f"blueprints and the files they include are read inside {where} (the git work tree, or the "
+                "blueprint's folder outside one): copy the file in, or give its own path",
+            )
+        # O_NONBLOCK: a path swapped for a FIFO since the stat does not block the open.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as f:
+            kind = _not_a_file(os.fstat(f.fileno()).st_mode)
+            if kind is not None:
+                raise _io_error(shown, f"it is {kind}, not a file", "give the path of a blueprint file")
+            # Read one byte past the limit: enough to refuse a huge file unread.
             raw = f.read(MAX_FILE_BYTES + 1)
         if len(raw) > MAX_FILE_BYTES:
             raise _whole_file_error(
@@ -361,20 +431,10 @@ def load_file(path: str | Path) -> Document:
             )
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LoadError(
-            Finding(
-                "io",
-                Severity.ERROR,
-                f"cannot read blueprint: not UTF-8 text (byte {exc.start})",
-                hint="save the blueprint as UTF-8 YAML",
-                location=Location(shown, 0, 0),
-            )
-        ) from None
+        raise _io_error(shown, f"not UTF-8 text (byte {exc.start})", "save the blueprint as UTF-8 YAML") from None
     except OSError as exc:
         reason = exc.strerror or str(exc)
         reason = reason[:1].lower() + reason[1:]
         hint = "give the path of a blueprint file, not a folder" if isinstance(exc, IsADirectoryError) else ""
-        raise LoadError(
-            Finding("io", Severity.ERROR, f"cannot read blueprint: {reason}", hint=hint, location=Location(shown, 0, 0))
-        ) from None
+        raise _io_error(shown, reason, hint) from None
     return load_text(text, shown)
