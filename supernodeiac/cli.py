@@ -465,8 +465,10 @@ def render_cmd(
         sys.exit(1)
     unchanged = None if force else _unchanged_render(file, out, only, exclude, opts)
     if unchanged is not None:
-        target, stored = unchanged
+        target, (stored, stored_notices) = unchanged
         _emit([_Replayed(file, stored)], opts, findings_level, summary=False)  # type: ignore[list-item]
+        for notice in () if opts.quiet else stored_notices:
+            click.echo(f"notice: {notice}", err=True)
         if opts.fmt == "human" and not opts.quiet:
             verb = "is up to date" if check else "is already up to date: nothing written"
             click.echo(f"{target}/ {verb} (blueprint, includes, configuration and snc unchanged; --force renders again)")
@@ -509,10 +511,10 @@ def render_cmd(
         sys.exit(1)
     except Exception as exc:  # noqa: BLE001 - a streamed renderer failed; the staging folder is gone
         _internal_error(f"while rendering {file} ({target} is unchanged)", exc)
-    if digest is not None and not notices:  # a notice (no dot, a failed diagram) may not hold next time
-        render_state.remember(target, digest, compiled.findings)
+    if digest is not None and not any(getattr(n, "transient", False) for n in notices):
+        render_state.remember(target, digest, compiled.findings, notices)  # a transient notice may not hold next time
     _emit([compiled], opts, findings_level, summary=False, extra=_written(target) if opts.fmt == "json" else None)
-    for notice in notices:
+    for notice in () if opts.quiet else notices:  # -q: errors and warnings only
         click.echo(f"notice: {notice}", err=True)
     if opts.fmt == "human" and not opts.quiet:
         click.echo(f"wrote {len(artifacts)} files to {target}/")
@@ -556,7 +558,7 @@ def _render_digest(file: str, only: tuple[str, ...], exclude: tuple[str, ...], o
 
 def _unchanged_render(
     file: str, out: str | None, only: tuple[str, ...], exclude: tuple[str, ...], opts: Options
-) -> tuple[Path, list[Finding]] | None:
+) -> tuple[Path, tuple[list[Finding], list[str]]] | None:
     """(folder, the findings its render reported) when the output folder already holds what the
     blueprint renders, else None (render as usual)."""
     from . import render_state

@@ -134,7 +134,7 @@ def _finding_of(d: Mapping[str, Any]) -> Finding:
     return Finding(d["rule"], Severity(d["severity"]), d["message"], path, d.get("hint", ""), loc)
 
 
-def up_to_date(target: Path, digest: str) -> list[Finding] | None:
+def up_to_date(target: Path, digest: str) -> tuple[list[Finding], list[str]] | None:
     """The findings the last render of ``target`` reported, when it is still what the inputs
     render; None when it must be rendered again (or cannot be told)."""
     if disabled():
@@ -145,12 +145,12 @@ def up_to_date(target: Path, digest: str) -> list[Finding] | None:
             return None
         if state.get("fingerprint") != fingerprint(target):
             return None
-        return [_finding_of(d) for d in state["findings"]]
+        return [_finding_of(d) for d in state["findings"]], [str(n) for n in state.get("notices", [])]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def remember(target: Path, digest: str, findings: Iterable[Finding]) -> None:
+def remember(target: Path, digest: str, findings: Iterable[Finding], notices: Iterable[str] = ()) -> None:
     """Record that ``target`` now holds what ``digest``'s inputs render (best effort: a cache that
     cannot be written only costs the next render its shortcut)."""
     if disabled():
@@ -164,6 +164,7 @@ def remember(target: Path, digest: str, findings: Iterable[Finding]) -> None:
         "digest": digest,
         "fingerprint": prints,
         "findings": [f.as_dict() for f in findings],
+        "notices": list(notices),  # said again by the shortcut, as the render said them
     }
     entry = _entry(target)
     try:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import BLUEPRINTS
 
 from supernodeiac.cli import main
-from supernodeiac.findings import Finding, Location, Severity
+from supernodeiac.findings import Finding, Location, Severity, plain_text
 from supernodeiac.findings.formats import github, parse_workflow_command
 
 # A buildable blueprint with an error (a pinned DAC that cannot reach), a warning (no management
@@ -64,7 +64,9 @@ def test_escaping_round_trips(file, message):
     command, props, text = parse_workflow_command(line)
     assert command == "error"
     assert props == {"file": file, "line": "3", "col": "5", "title": "reach"}
-    assert text == f"{message} (hint: a hint: with, punctuation)"
+    # A finding is one line: line breaks in its message are escaped when it is made (plain_text),
+    # so the annotation carries them as text, never as a second command.
+    assert text == f"{plain_text(message)} (hint: a hint: with, punctuation)"
 
 
 def test_info_is_not_an_annotation_and_unplaced_findings_have_no_file():

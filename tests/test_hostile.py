@@ -238,8 +238,26 @@ def test_every_template_field_is_covered():
         "catalogue.devices.ports.physical",
         "catalogue.port_maps.groups.alias",
         "catalogue.host_topology.nic.rdma_device",
+        # Literal OS names, not a template (its description says so): held to a port name's
+        # characters at their line, test_literal_port_names_refuse_hostile_text_at_their_line.
+        "catalogue.devices.ports.names",
     }
     assert found == covered, found ^ covered
+
+
+@pytest.mark.parametrize("bad", ["=cmd", "a;id", "x\\ty", "$(id)", "a b", "mlx5_0\\u2028x"])
+def test_literal_port_names_refuse_hostile_text_at_their_line(bad):
+    names = ", ".join(f"'p{i}'" for i in range(63)) + f', "{bad}"'
+    override = (
+        "\ncatalogue:\n  devices:\n    qm9700:\n      ports:\n"
+        f"        - {{role: data, count: 64, speed_gbps: 400, lanes: 4, cage: osfp, ports_per_cage: 2, names: [{names}]}}\n"
+        "        - {role: mgmt, count: 1, speed_gbps: 1, lanes: 1, cage: rj45, name: mgmt0}\nsite:"
+    )
+    c = compile_text(SMALL.replace("\nsite:", override, 1))
+    assert c.exit_code == 2, [f.message for f in c.findings]
+    assert any(f.path[:6] == ("catalogue", "devices", "qm9700", "ports", 0, "names") for f in c.findings), [
+        (f.path, f.message) for f in c.findings
+    ]
 
 
 # -- numbers -----------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..util.progress import NULL, Progress
-from .base import RENDERERS, Artifacts, RenderContext, Stream
+from .base import NOTICE_PREFIX, RENDERERS, Artifacts, Notice, RenderContext, Stream
 
 
 def render_all(
@@ -15,15 +15,15 @@ def render_all(
     here unless ``stream`` is set (the writer takes them as they are and writes them chunk by chunk).
     """
     artifacts: dict[str, bytes | Stream] = {}
-    notices: list[str] = []
+    notices: list[str] = []  # Notice values (str), transient ones marked
     for name, renderer in RENDERERS.items():
         if only and name not in only:
             continue
         with progress.step(name):
             produced = renderer(ctx)
         for path, data in produced.items():
-            if path.startswith("notice:"):
-                notices.append(bytes(data).decode())
+            if path.startswith(NOTICE_PREFIX):
+                notices.append(Notice.of(path, bytes(data).decode()))
                 continue
             if path in artifacts:
                 raise ValueError(f"renderer {name} writes {path} which another renderer wrote")

@@ -41,6 +41,26 @@ class Stream:
 
 
 Artifacts = dict[str, bytes]
+
+# A renderer reports what it could not produce under a "notice:..." key; "notice:transient:..."
+# marks one that may not hold next time (a `dot` that failed or timed out), so a render that gave
+# it is not remembered as up to date (render_state).
+NOTICE_PREFIX = "notice:"
+TRANSIENT_PREFIX = "notice:transient:"
+
+
+class Notice(str):
+    """One notice line; ``transient`` when the same inputs may not give it again."""
+
+    transient: bool = False
+
+    @classmethod
+    def of(cls, key: str, text: str) -> Notice:
+        n = cls(text)
+        n.transient = key.startswith(TRANSIENT_PREFIX)
+        return n
+
+
 # A Mapping (read-only, so covariant): a renderer that only makes bytes returns dict[str, bytes].
 Renderer = Callable[[RenderContext], "Mapping[str, bytes | Stream]"]
 RENDERERS: Registry[Renderer] = Registry("renderer")

@@ -472,5 +472,6 @@ def render_diagram(ctx: RenderContext) -> Artifacts:
         try:
             out[f"diagrams/{d.fabric}.svg"] = to_svg(d.dot, program)
         except (subprocess.SubprocessError, OSError) as exc:
-            out[f"notice:diagram:{d.fabric}"] = f"diagram: dot failed on {d.fabric}, SVG skipped ({type(exc).__name__})".encode()
+            failed = f"diagram: dot failed on {d.fabric}, SVG skipped ({type(exc).__name__})"
+            out[f"notice:transient:diagram:{d.fabric}"] = failed.encode()  # a timeout may not recur
     return out
