@@ -231,14 +231,14 @@ RECOMPUTE: dict[tuple[str, str, str], Callable[[], None]] = {
     (
         "devices.yaml",
         "hgx-b300",
-        "NVLink 5: 18 links per GPU, 1.8 TB/s (hardware.md); 2 NVSwitch chips of 9 links each",
+        "NVLink 5: 18 links per GPU, 1.8 TB/s (DGX SuperPOD GB200 RA, RA-11338-001); 2 NVSwitch chips of 9 links each",
     ): _nvlink_link_gbps("hgx-b300", NVLINK5_GPU_GBYTES),
     ("devices.yaml", "cxl-switch-256l", "16 x16 ports"): _cxl_switch_ports,
     ("devices.yaml", "cxl-switch-256l", "speed_gbps 512 per x16 port per direction"): _cxl_switch_speed,
     (
         "facility.yaml",
         "site",
-        "physical.md 3: B200 SuperPOD network racks ~16 QM9700 each (RA Fig. 3.2); 16 x 64 ports",
+        "DGX SuperPOD B200 RA Fig. 3.2 (as a third-party GitHub note quotes it): network racks of ~16 QM9700 each; 16 x 64 ports",
     ): _cables_max,
     ("physical.yaml", "gb200-tray", "power_max_w 6,267 W per tray"): _gb200_tray_power,
     (
@@ -272,7 +272,7 @@ RECOMPUTE: dict[tuple[str, str, str], Callable[[], None]] = {
     (
         "host_topology.yaml",
         "hgx-b300",
-        "sm 103: Blackwell Ultra, as NCCL dumps of GB300 trays write it (formats.md 1.3)",
+        "sm 103: Blackwell Ultra, as NCCL dumps of GB300 trays write it (a public GB300 root-cause report)",
     ): _b300_sm,
     (
         "host_topology.yaml",

@@ -1,4 +1,4 @@
-"""Declared workloads against the design (``workloads:``; sizing rule of shared/domain.md).
+"""Declared workloads against the design (``workloads:``; sizing rule of docs/blueprint.md).
 
 Per workload and parallel dimension: the bandwidth each accelerator needs (bytes per step over
 the communication budget) against what the network carrying that dimension gives per

@@ -1,8 +1,8 @@
 """The acceptance plan as data: perftest pairs that cover every cabled data link once, and
 nccl-tests runs per scale-up domain, per rail and across each fabric, with the figures they must
-reach (shared/domain.md: a link below 60 % of its line rate is a fault; collectives must reach
-80 % of the design's bus bandwidth). ``outputs/acceptance.py`` writes it; ``acceptance_results``
-reads the tools' output against it.
+reach (snc's default thresholds, ``acceptance:`` in the blueprint, docs/acceptance.md: a link below
+60 % of its line rate is a fault; collectives must reach 80 % of the design's bus bandwidth).
+``outputs/acceptance.py`` writes it; ``acceptance_results`` reads the tools' output against it.
 
 **Perftest coverage.** Per scale-out fabric, every link is *under test* in exactly one
 ``ib_write_bw`` pair (the other links of the pair's path are *via*: already under test elsewhere):

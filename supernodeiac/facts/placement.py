@@ -1,7 +1,7 @@
 """Placement and sizing: where each parallel dimension lands, and what bandwidth it gets
 (the ``placement`` section of ``snc explain``; the ``workloads`` check reads the same numbers).
 
-shared/domain.md's rule: tensor and expert parallelism (TP, EP: every layer, every step) stay
+The rule snc plans by (docs/blueprint.md, ``workloads``): tensor and expert parallelism (TP, EP: every layer, every step) stay
 inside the scale-up domain; pipeline and data parallelism (PP, DP) go over the scale-out
 network. From the Fabric this reports, per kind of scale-up domain:
 

@@ -1,4 +1,4 @@
-"""The class of a scale-up system (domain.md's table), one rule for the ``scaleup`` check's text
+"""The class of a scale-up system (snc's three classes, by coupling more than size), one rule for the ``scaleup`` check's text
 and the Kubernetes ``system-class`` label: SuperNode from 16 accelerators (8 is the mature
 baseline), SuperPoD "hundreds" in one scale-up network (we start at 256: ZTE's X128 and NVL72 are
 called supernodes), SuperCluster = several scale-up levels. Definitions of terms, not hardware

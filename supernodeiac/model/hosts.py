@@ -60,10 +60,10 @@ class Acceptance(Strict):
     """Pass thresholds of the acceptance plan (snc render: acceptance/; snc check-results)."""
 
     perftest_min_fraction: Fraction01 = Field(
-        0.6, description="a point-to-point link below this fraction of its line rate is a fault (shared/domain.md: 60 %)"
+        0.6, description="a link below this fraction of its line rate is a fault (default 60 %, docs/acceptance.md)"
     )
     collective_min_fraction: Fraction01 = Field(
-        0.8, description="nccl-tests must reach this fraction of the design's bus bandwidth (shared/domain.md: 80 %)"
+        0.8, description="nccl-tests must reach this fraction of the design's bus bandwidth (default 80 %, docs/acceptance.md)"
     )
     perftest_seconds: Annotated[int, Field(gt=0, le=3600)] = Field(
         10, description="duration of each ib_write_bw run (-D), at most an hour"

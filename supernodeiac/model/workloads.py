@@ -1,6 +1,6 @@
 """Workloads a design must carry: bytes each accelerator moves per step, per parallel dimension.
 
-The sizing rule of shared/domain.md: needed bandwidth = bytes to move per step / the share of
+The sizing rule snc applies (docs/blueprint.md, ``workloads``): needed bandwidth = bytes to move per step / the share of
 the step time the workload can spend communicating (7B MoE, ~28 GB per step in 400 ms ->
 ~70 GB/s). Tensor and expert parallelism (TP, EP) run on the scale-up domain, pipeline and data
 parallelism (PP, DP) on the scale-out network; the checks compare each with what the design gives.

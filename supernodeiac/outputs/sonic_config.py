@@ -1,6 +1,7 @@
 """A SONiC config_db.json for one switch, built as data from its :class:`SwitchFacts`.
 
-Tables (shared/reference/formats.md 2.1; field names and ranges from the SONiC YANG models):
+Tables (SONiC Configuration Database Manual, sonic-buildimage src/sonic-yang-models/doc/Configuration.md;
+field names and ranges from the SONiC YANG models):
 DEVICE_METADATA, PORT (from the catalogue's port map: names, lanes, aliases, cages, speeds),
 BREAKOUT_CFG, INTERFACE and LOOPBACK_INTERFACE (point-to-point, host-link and loopback addresses
 of the plan), STATIC_ROUTE (a leaf's host-subnet summary, advertised), BGP_NEIGHBOR (the far
