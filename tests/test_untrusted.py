@@ -494,6 +494,11 @@ def test_every_free_text_field_carries_payloads_as_data(tmp_path):
 
     # Printable payloads: a leaf keeps its text and gains the payload (a name stays a name
     # where the field allows only names, and is then refused).
+    # The accelerator's model names it for the catalogue's vendor table (which collective library,
+    # which test tool): it keeps its name, so the NCCL env and nccl-tests.sh are made and run with
+    # the payloads everywhere else (a changed name is an unknown accelerator, whose NCCL outputs are
+    # left out: this test would then see none of them).
+    where = {k: v for k, v in where.items() if k != ("Accelerators", "model")}
     doc, carried, refused = _converge(doc, where, lambda p, old: f"{old} {PRINTABLE_PAYLOAD}")
     assert len(carried) >= 20, carried
     buf = io.StringIO()
@@ -524,7 +529,8 @@ def test_every_free_text_field_carries_payloads_as_data(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     menv, calls = _fake_mpirun(tmp_path)
-    menv["NCCL_ENV_FILE"] = str(next(out.rglob("*.env")))
+    [env_file] = out.rglob("*.env")  # the accelerator kept its vendor: one NCCL env for its host model
+    menv["NCCL_ENV_FILE"] = str(env_file)
     r = subprocess.run(
         ["bash", str(out / "acceptance/nccl-tests.sh"), str(tmp_path / "results")],
         env=menv,
@@ -533,6 +539,5 @@ def test_every_free_text_field_carries_payloads_as_data(tmp_path):
         cwd=canary_dir,
     )
     assert r.returncode == 0, r.stderr
-    # Runs whose accelerator vendor text now carries the payload name no known test tool: skipped.
-    assert list(calls.iterdir()) or "no collective test is known" in r.stdout, r.stdout + r.stderr
+    assert list(calls.iterdir()), r.stdout + r.stderr  # nccl-tests ran, under the fake mpirun
     assert not list(tmp_path.rglob("CANARY"))
