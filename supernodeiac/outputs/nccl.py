@@ -343,7 +343,7 @@ def render_nccl(ctx: RenderContext) -> Artifacts:
             f"no NCCL files for {model}: its accelerators ({what}) use {library}, not NCCL"
             if library
             else f"no NCCL files for {model}: its accelerators ({what}) are not NVIDIA's and the catalogue names no "
-            "collective library for them (catalog/data/collectives.yaml vendors); configure the vendor's own"
+            "collective library for them (catalog/data/collectives.yaml vendors); set up the vendor's own collective library"
         )
     if notes:
         out["notice:nccl"] = "; ".join(notes).encode()
