@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import BLUEPRINTS, shipped
 
 from supernodeiac.load.source import load_text
 from supernodeiac.outputs import diagram as diagram_mod
 from supernodeiac.pipeline import compile_document
-from tests.conftest import BLUEPRINTS, shipped
 
 DOT = shutil.which("dot")
 SCREEN_PX = 1600

@@ -73,7 +73,7 @@ def _mutated_shipped(source, rng, steps):
 
 
 test_mutated_shipped_blueprints, test_mutated_shipped_blueprints_full = _both(
-    400, source=st.sampled_from(SHIPPED), rng=st.randoms(use_true_random=False), steps=st.integers(1, 3)
+    400, default=50, source=st.sampled_from(SHIPPED), rng=st.randoms(use_true_random=False), steps=st.integers(1, 3)
 )(_mutated_shipped)
 
 

@@ -161,7 +161,8 @@ def test_a_100000_interface_lldp_table_parses_in_seconds():
         assert len(entries) == n
         assert entries[-1].line == text[: text.index(f'"Ethernet{n - 1}"')].count("\n") + 1
     assert took[100_000] < 30  # CPU seconds; about 3 on an idle core
-    assert took[100_000] < 30 * max(took[10_000], 0.05)  # ten times the input: about ten times the work
+    # Ten times the input: 10-30x the work measured (allocation and GC grow too); quadratic is 100x.
+    assert took[100_000] < 50 * max(took[10_000], 0.05)
 
 
 # -- blueprints that must render (tests/hostile/render/) -------------------------------------------

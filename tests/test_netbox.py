@@ -8,10 +8,10 @@ import csv
 import io
 
 import pytest
+from conftest import shipped
 
 from supernodeiac.outputs.base import RenderContext
 from supernodeiac.outputs.netbox import render_netbox
-from tests.conftest import shipped
 
 # Meta.fields of NetBox's import forms (netbox/dcim/forms/bulk_import.py).
 FORM_FIELDS = {
