@@ -122,10 +122,9 @@ class HostAddresses:
             out_a[k], out_b[k] = (leaf, host) if leaf_a else (host, leaf)
         return out_a, out_b
 
-    def nic_address(self, positions: Sequence[int]) -> Callable[[int, int], str]:
-        """A lookup (host device, host port) -> that NIC's address (no prefix; "" for a port with
-        none) over the host links at ``positions``: one numpy table of blocks by port row, each
-        address formatted when asked for (an acceptance plan asks for 10^5 of them)."""
+    def _block_table(self, positions: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(address block by port row, -1 for none; each device's first port row) over the host
+        links at ``positions``: the table both NIC lookups read."""
         f = self.fabric
         total = f.device_arrays().total
         offset = np.concatenate(([0], np.cumsum(total))).astype(np.int64)
@@ -138,6 +137,13 @@ class HostAddresses:
             port = np.where(a_leaf, arr.b_port[pos], arr.a_port[pos])
             keep = block >= 0
             table[offset[host[keep]] + port[keep]] = block[keep]
+        return table, offset
+
+    def nic_address(self, positions: Sequence[int]) -> Callable[[int, int], str]:
+        """A lookup (host device, host port) -> that NIC's address (no prefix; "" for a port with
+        none) over the host links at ``positions``: one numpy table of blocks by port row, each
+        address formatted when asked for (an acceptance plan asks for 10^5 of them)."""
+        table, offset = self._block_table(positions)
         first = offset.tolist()
 
         def address(host: int, port: int) -> str:
@@ -149,18 +155,7 @@ class HostAddresses:
     def nic_addresses(self, positions: Sequence[int]) -> Callable[[Sequence[int], Sequence[int]], list[str]]:
         """:meth:`nic_address` for many (host, port) ends at once: ``lookup(hosts, ports)`` gives
         each end's address ("" for a port with none), the blocks gathered with numpy."""
-        f = self.fabric
-        total = f.device_arrays().total
-        offset = np.concatenate(([0], np.cumsum(total))).astype(np.int64)
-        table = np.full(int(offset[-1]), -1, dtype=np.int64)
-        if self._net is not None and len(positions):
-            block, a_leaf = self.blocks(positions)
-            arr = f.links.arrays()
-            pos = np.asarray(positions, dtype=np.int64)
-            host = np.where(a_leaf, arr.b[pos], arr.a[pos])
-            port = np.where(a_leaf, arr.b_port[pos], arr.a_port[pos])
-            keep = block >= 0
-            table[offset[host[keep]] + port[keep]] = block[keep]
+        table, offset = self._block_table(positions)
 
         def lookup(hosts: Sequence[int], ports: Sequence[int]) -> list[str]:
             if not len(hosts):
