@@ -24,6 +24,35 @@ from pathlib import Path
 HOSTS_PER_RACK = 32
 
 
+def _devices_site_nodes(radix: int, what: str, row_lines: list[str], node_lines: list[str]) -> str:
+    """The catalogue, site and nodes sections both generated Dragonflies share."""
+    nl = "\n"
+    return f"""catalogue:
+  devices:
+    bench-router:
+      kind: switch
+      description: {what}, {radix} x 400G NDR-class, no management port
+      ports:
+        - {{role: data, count: {radix}, speed_gbps: 400, lanes: 4, cage: osfp, ports_per_cage: 2, name: "IB1/{{cage}}/{{sub}}"}}
+      sources: [{{ref: "qm9700 data ports (catalogue), management port left out for the benchmark", grade: ILLUSTRATIVE}}]
+    bench-host:
+      kind: node
+      description: benchmark endpoint, one 400G NIC, no BMC
+      ports: [{{role: data, count: 1, speed_gbps: 400, lanes: 4, cage: osfp, name: "mlx5_0"}}]
+      sources: [{{ref: "single-NIC endpoint for the benchmark", grade: ILLUSTRATIVE}}]
+
+site:
+  rack_pitch_m: 0.6
+  row_pitch_m: 3.0
+  tray_height_m: 0.5
+  rows:
+{nl.join(row_lines)}
+
+nodes:
+{nl.join(node_lines)}
+"""
+
+
 def dragonfly_blueprint(p: int = 16, a: int = 32, h: int = 16, rows: int = 16, arrangement: str = "absolute") -> str:
     """YAML text of a full balanced-style Dragonfly with a*p*(a*h+1) single-NIC endpoints."""
     groups = a * h + 1
@@ -52,30 +81,7 @@ metadata:
   name: bench-dragonfly-{endpoints}
   description: benchmark, full Dragonfly p={p} a={a} h={h}
 
-catalogue:
-  devices:
-    bench-router:
-      kind: switch
-      description: benchmark router, {radix} x 400G NDR-class, no management port
-      ports:
-        - {{role: data, count: {radix}, speed_gbps: 400, lanes: 4, cage: osfp, ports_per_cage: 2, name: "IB1/{{cage}}/{{sub}}"}}
-      sources: [{{ref: "qm9700 data ports (catalogue), management port left out for the benchmark", grade: ILLUSTRATIVE}}]
-    bench-host:
-      kind: node
-      description: benchmark endpoint, one 400G NIC, no BMC
-      ports: [{{role: data, count: 1, speed_gbps: 400, lanes: 4, cage: osfp, name: "mlx5_0"}}]
-      sources: [{{ref: "single-NIC endpoint for the benchmark", grade: ILLUSTRATIVE}}]
-
-site:
-  rack_pitch_m: 0.6
-  row_pitch_m: 3.0
-  tray_height_m: 0.5
-  rows:
-{nl.join(row_lines)}
-
-nodes:
-{nl.join(node_lines)}
-
+{_devices_site_nodes(radix, "benchmark router", row_lines, node_lines)}
 scaleout:
   - name: df
     kind: dragonfly
@@ -158,30 +164,7 @@ metadata:
   name: bench-dragonfly-plus-{endpoints}
   description: benchmark, Dragonfly+ radix {k}, {half} leaves and {half} spines per group, {g} groups
 
-catalogue:
-  devices:
-    bench-router:
-      kind: switch
-      description: benchmark switch, {k} x 400G NDR-class, no management port
-      ports:
-        - {{role: data, count: {k}, speed_gbps: 400, lanes: 4, cage: osfp, ports_per_cage: 2, name: "IB1/{{cage}}/{{sub}}"}}
-      sources: [{{ref: "qm9700 data ports (catalogue), management port left out for the benchmark", grade: ILLUSTRATIVE}}]
-    bench-host:
-      kind: node
-      description: benchmark endpoint, one 400G NIC, no BMC
-      ports: [{{role: data, count: 1, speed_gbps: 400, lanes: 4, cage: osfp, name: "mlx5_0"}}]
-      sources: [{{ref: "single-NIC endpoint for the benchmark", grade: ILLUSTRATIVE}}]
-
-site:
-  rack_pitch_m: 0.6
-  row_pitch_m: 3.0
-  tray_height_m: 0.5
-  rows:
-{nl.join(row_lines)}
-
-nodes:
-{nl.join(node_lines)}
-
+{_devices_site_nodes(k, "benchmark switch", row_lines, node_lines)}
 scaleout:
   - name: dfp
     kind: dragonfly-plus
