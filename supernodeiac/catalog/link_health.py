@@ -63,7 +63,9 @@ def link_health() -> LinkHealth:
     signalling = tuple(
         sorted(
             (
-                Signalling(float(rate), v["modulation"], v["fec"], float(v["pre_fec_ber"]["value"]), _grade(v["pre_fec_ber"]["sources"]))
+                Signalling(
+                    float(rate), v["modulation"], v["fec"], float(v["pre_fec_ber"]["value"]), _grade(v["pre_fec_ber"]["sources"])
+                )
                 for rate, v in d["signalling"].items()
             ),
             key=lambda s: s.lane_gbps,

@@ -61,6 +61,9 @@ class PhysicalPlan:
     pmd: list[str] = field(default_factory=list)
     lane_gbps: list[float] = field(default_factory=list)
     lanes: list[int] = field(default_factory=list)
+    # The module lanes of this port ("5-8": the second port of a twin-port module), 1-based: a DOM
+    # read reports every lane of the module, the port's own are these.
+    module_lanes: list[str] = field(default_factory=list)
     fec: list[str] = field(default_factory=list)
     pre_fec_ber_max: list[float | None] = field(default_factory=list)
     post_fec_ber_max: list[float | None] = field(default_factory=list)
@@ -87,7 +90,7 @@ def physical_fabrics(f: Fabric) -> list[str]:
 
 
 def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -> PhysicalPlan:
-    transport = f.facts[fabric]["transport"]
+    transport = str(f.facts[fabric].get("transport", ""))
     health = link_health()
     out = PhysicalPlan(fabric, transport, symbol_errors_max=health.symbol_errors_max, link_down_max=health.link_down_max)
     t = f.links
@@ -140,7 +143,8 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -
                 found = ("", "integrated", module.pmd)
             else:
                 ref = module_part(module)
-                found = (ref.number if ref.status == "exact" else "", "module" if ref.status == "exact" else "generic", module.pmd)
+                exact = ref.status == "exact"
+                found = (ref.number if exact else "", "module" if exact else "generic", module.pmd)
         elif m.shape in ("straight", "splitter"):
             ref = medium_part(catalogue, spec.medium, ordered_length(catalogue, spec.medium, length))
             if ref.status == "exact":
@@ -184,6 +188,8 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -
             out.pmd.append(pmd)
             out.lane_gbps.append(lane)
             out.lanes.append(spec.lanes)
+            first = layouts[d.model].port_positions[p] * spec.lanes + 1
+            out.module_lanes.append(f"{first}-{first + spec.lanes - 1}")
             out.fec.append(fec)
             out.pre_fec_ber_max.append(pre)
             out.post_fec_ber_max.append(post)
