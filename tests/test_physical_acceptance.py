@@ -32,6 +32,18 @@ def _rows(files: dict[str, bytes], fabric: str) -> list[dict[str, str]]:
     return list(csv.DictReader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
+def _one_switch_plan(tmp_path: Path, name: str, fabric: str, switch: str) -> tuple[Path, list[dict[str, str]]]:
+    """A plan folder holding only the cables of one switch (both ends of each): a small, real plan."""
+    rows = _rows(shipped_outputs(name, "acceptance"), fabric)
+    cables = {r["cable"] for r in rows if r["device"] == switch}
+    rows = [r for r in rows if r["cable"] in cables]
+    folder = tmp_path / "acceptance" / fabric
+    folder.mkdir(parents=True)
+    header = list(rows[0])
+    (folder / "physical.tsv").write_text("\n".join(["\t".join(header), *("\t".join(r[c] for c in header) for r in rows)]) + "\n")
+    return folder.parent, rows
+
+
 def _plan_dir(tmp_path: Path, name: str) -> Path:
     root = tmp_path / "acceptance"
     for path, data in shipped_outputs(name, "acceptance").items():
@@ -92,12 +104,13 @@ def test_switch_ports_are_named_as_the_tools_name_them():
             assert layout.physical_names[data[int(r["ib_port"]) - 1]] == r["printed"]
         else:
             assert r["ib_port"] == "1" and (r["device"], r["port"]) in nic_devs  # the RDMA device perftest uses
-    roce = shipped_outputs("roce-rail-2tier", "acceptance", "sonic")
-    rows = _rows(roce, "roce")
+    rows = _rows(shipped_outputs("roce-rail-2tier", "acceptance"), "roce")
+    f = shipped("roce-rail-2tier").fabric
+    model = {d.name: d.model for d in f.devices}
     for r in rows:
-        if r["tool"] == "sonic":  # the interface of the switch's rendered config_db.json
-            ports = json.loads(roce[f"sonic/{r['device']}.json"])["PORT"]
-            assert r["port"] in ports
+        if r["tool"] == "sonic":  # the SONiC interface (config_db's PORT key) of the cage's port
+            layout = f.layouts[model[r["device"]]]
+            assert layout.names[layout.physical_names.index(r["printed"])] == r["port"] and r["port"].startswith("Ethernet")
     # A twin-port cage: its two ports read lanes 1-4 and 5-8 of one module.
     assert {r["module_lanes"] for r in rows if r["tool"] == "sonic"} == {"1-4", "5-8"}
 
@@ -266,8 +279,7 @@ def test_faults_are_named_per_cable_by_label_and_printed_port(tmp_path, ib_plan)
 
 
 def test_sonic_readings_give_verdicts_per_cable(tmp_path):
-    plan = _plan_dir(tmp_path, "roce-rail-2tier")
-    rows = _rows(shipped_outputs("roce-rail-2tier", "acceptance"), "roce")
+    plan, rows = _one_switch_plan(tmp_path, "roce-rail-2tier", "roce", "roce-leaf-su001-01")
     results = healthy(tmp_path / "results", "roce", rows)
     report = check(plan, results)
     assert {o.status for o in report.outcomes if o.kind == "physical"} == {"pass"}
@@ -318,8 +330,7 @@ def test_bad_input_is_a_located_error(tmp_path, ib_plan, case):
         assert len(bad) == 388  # every cable has a switch end, read from the database
         assert all(f"{db}:{at + 1}: section PM_INFO: 17 cells where its header has 20" in o.detail for o in bad)
     elif case == "eeprom-power":
-        roce = _plan_dir(tmp_path / "r", "roce-rail-2tier")
-        rrows = _rows(shipped_outputs("roce-rail-2tier", "acceptance"), "roce")
+        roce, rrows = _one_switch_plan(tmp_path / "r", "roce-rail-2tier", "roce", "roce-leaf-su001-01")
         rres = healthy(tmp_path / "rr", "roce", rrows)
         sw = next(r for r in rrows if r["tool"] == "sonic")
         path = rres / "physical" / "roce" / "sonic" / sw["device"] / "eeprom.txt"
@@ -384,3 +395,28 @@ def test_the_script_reads_each_port_once_and_its_output_checks(tmp_path, ib_plan
     assert ibdiag == f"gpu-0001 ibdiagnet -o {tmp_path / 'ibdiag-on-host'} --get_cable_info --get_phy_info --pm_pause_time 60"
     report = check(tmp_path / "acceptance", tmp_path / "results")
     assert {o.status for o in report.outcomes} == {"pass"} and len(report.outcomes) == len(cables)
+
+
+@pytest.mark.parametrize("value", ["x;touch CANARY", "$(touch CANARY)", "-oProxyCommand=touch CANARY", "mlx5 0"])
+def test_the_script_refuses_a_plan_line_that_is_not_names(tmp_path, ib_plan, value):
+    """A plan edited by hand with shell text in a device or port field: reported and skipped, never run."""
+    plan, rows = ib_plan
+    folder = tmp_path / "acceptance" / "ib"
+    folder.mkdir(parents=True)
+    lines = (plan / "ib" / "physical.tsv").read_text().splitlines()
+    cells = lines[1].split("\t")
+    cells[5] = value  # the port mlxlink would get
+    (folder / "physical.tsv").write_text("\n".join([lines[0], "\t".join(cells)]) + "\n")
+    shutil.copy(plan / "ib" / "physical.sh", folder / "physical.sh")
+    bin_dir, host = tmp_path / "bin", tmp_path / "host"
+    bin_dir.mkdir()
+    host.mkdir()
+    (bin_dir / "fake-ssh").write_text('#!/bin/bash\nshift\ncd "$HOST_DIR" && exec bash -c "$*"\n')
+    (bin_dir / "fake-ssh").chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "SSH": str(bin_dir / "fake-ssh"), "HOST_DIR": str(host), "IBDIAG_HOST": "gpu-0001"}
+    env["IBDIAG_DIR"] = str(tmp_path / "ibdiag")
+    r = subprocess.run(["bash", str(folder / "physical.sh"), str(tmp_path / "results")], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "physical.tsv:2: a device or port that is not a plain name; line skipped" in r.stderr
+    assert not list((tmp_path / "results" / "physical" / "ib" / "mlxlink").iterdir())
+    assert not list(tmp_path.rglob("CANARY"))

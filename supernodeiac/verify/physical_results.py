@@ -33,6 +33,7 @@ import csv
 import io
 import json
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -441,7 +442,10 @@ class Sources:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self.root = str(folder)
         self._cache: dict[str, Any] = {}
+        nics = folder / "mlxlink"
+        self.mlxlink_files = set(os.listdir(nics)) if nics.is_dir() else set()  # one listing, not a stat per port
 
     def _load(self, key: str, path: Path, parse: Callable[[str, Path], Any]) -> Any:
         """The parsed file, None when absent, or a ReadingError (kept, so every end it holds says so)."""
@@ -477,10 +481,13 @@ def read_end(row: dict[str, str], sources: Sources) -> EndResult:
     if tool == "mlxlink":
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.:-]*", device + port):
             return EndResult([], unread=f"{device} {port}: not a plain name")
-        path = sources.folder / "mlxlink" / f"{device}.{port}.json"
-        got = sources._load(str(path), path, parse_mlxlink)
+        name = f"{device}.{port}.json"
+        if name not in sources.mlxlink_files:
+            return EndResult([], unread=f"no mlxlink/{name}")
+        path = sources.folder / "mlxlink" / name
+        got = sources._load(name, path, parse_mlxlink)
         if got is None:
-            return EndResult([], unread=f"no {path.name}")
+            return EndResult([], unread=f"no mlxlink/{name}")
         if isinstance(got, ReadingError):
             return EndResult([], unreadable=str(got))
         return EndResult(judge(row, got))
@@ -517,17 +524,17 @@ def read_end(row: dict[str, str], sources: Sources) -> EndResult:
         found: Reading | None = eeprom.get(port) if eeprom is not None else None
         if eeprom is not None and found is None:
             return EndResult([], unread=f"{port} is not in sonic/{device}/eeprom.txt")
-        r = found or Reading(source=str(sources.folder / "sonic" / device))
+        r = found or Reading(source=f"{sources.root}/sonic/{device}")
         try:
             if fec is not None and port in fec:
                 cells, n = fec[port]
-                where = f"{sources.folder / 'sonic' / device / 'fec-stats.txt'}:{n}"
+                where = f"{sources.root}/sonic/{device}/fec-stats.txt:{n}"
                 r.pre_fec_ber = _number(cells["FEC_PRE_BER"], "FEC_PRE_BER", where)
                 r.post_fec_ber = _number(cells["FEC_POST_BER"], "FEC_POST_BER", where)
                 r.symbol_errors = _count(cells["FEC_UNCORR"], "FEC_UNCORR", where)
             if errors is not None and port in errors:
                 cells, n = errors[port]
-                r.rx_errors = _count(cells["RX_ERR"], "RX_ERR", f"{sources.folder / 'sonic' / device / 'errors.txt'}:{n}")
+                r.rx_errors = _count(cells["RX_ERR"], "RX_ERR", f"{sources.root}/sonic/{device}/errors.txt:{n}")
         except ValueError as exc:
             return EndResult([], unreadable=str(exc))
         return EndResult(judge(row, r))
