@@ -13,7 +13,9 @@ from ..util.templating import render_template
 from .base import Artifacts, RenderContext
 from .csv_safe import tsv_line, tsv_lines
 
-PHYSICAL_COLUMNS = [
+# Text columns first (through csv_safe), then the figures snc formats itself (numbers, some
+# negative: the Rx floor), joined on as they are so the plan's 10^6 lines keep the block path.
+TEXT_COLUMNS = [
     "cable",
     "label",
     "end",
@@ -27,10 +29,12 @@ PHYSICAL_COLUMNS = [
     "part",
     "part_kind",
     "pmd",
-    "lane_gbps",
-    "lanes",
     "module_lanes",
     "fec",
+]
+NUMBER_COLUMNS = [
+    "lane_gbps",
+    "lanes",
     "pre_fec_ber_max",
     "post_fec_ber_max",
     "symbol_errors_max",
@@ -39,6 +43,7 @@ PHYSICAL_COLUMNS = [
     "rx_dbm_max",
     "temp_c_max",
 ]
+PHYSICAL_COLUMNS = TEXT_COLUMNS + NUMBER_COLUMNS
 
 
 def _num(x: float | None) -> str:
@@ -58,7 +63,7 @@ def physical_tsv(p: PhysicalPlan) -> bytes:
             out.append(text)
         return out
 
-    columns = [
+    text = [
         p.cable,
         p.label,
         p.end,
@@ -72,10 +77,12 @@ def physical_tsv(p: PhysicalPlan) -> bytes:
         p.part,
         p.part_kind,
         p.pmd,
-        nums(list(p.lane_gbps)),
-        [str(k) for k in p.lanes],
         p.module_lanes,
         p.fec,
+    ]
+    figures = [
+        nums(list(p.lane_gbps)),
+        [str(k) for k in p.lanes],
         nums(p.pre_fec_ber_max),
         nums(p.post_fec_ber_max),
         [str(p.symbol_errors_max)] * n,
@@ -84,7 +91,12 @@ def physical_tsv(p: PhysicalPlan) -> bytes:
         nums(p.rx_dbm_max),
         nums(p.temp_c_max),
     ]
-    return (tsv_line(PHYSICAL_COLUMNS) + "\n" + tsv_lines(columns)).encode()
+    head = tsv_line(PHYSICAL_COLUMNS) + "\n"
+    if not n:
+        return head.encode()
+    lines = tsv_lines(text).split("\n")
+    numbers = map("\t".join, zip(*figures, strict=True))
+    return (head + "\n".join(map("\t".join, zip(lines, numbers, strict=False))) + "\n").encode()
 
 
 def physical_summaries(ctx: RenderContext) -> list[dict]:
