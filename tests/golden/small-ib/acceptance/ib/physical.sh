@@ -68,7 +68,7 @@ while IFS= read -r line || [ -n "$line" ]; do
     continue
   fi
   device=${f[3]} tool=${f[4]} port=${f[5]}
-  if ! [[ $device =~ $name_re && $port =~ $name_re ]]; then
+  if ! [[ $device =~ $name_re ]] || { [ "$tool" = mlxlink ] && ! [[ $port =~ $name_re ]]; }; then
     echo "physical.tsv:$lineno: a device or port that is not a plain name; line skipped" >&2
     continue
   fi
