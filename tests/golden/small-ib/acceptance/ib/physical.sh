@@ -23,7 +23,7 @@ PARALLEL=${PARALLEL:-32}
 fabric='ib'
 columns=24
 out="$results/physical/$fabric"
-mkdir -p "$out/mlxlink" "$out/ibdiagnet" "$out/sonic"
+mkdir -p "$out/mlxlink" "$out/ibdiagnet"
 
 # A plan value becomes one argument of a remote command, whatever it holds: ssh joins its
 # arguments into one line for the remote shell, so every word is quoted for that shell here.
@@ -38,13 +38,6 @@ read_nic() {  # host rdma_device
   remote "$host" mlxlink -d "$dev" -p 1 -m -c -e --json >"$out/mlxlink/$host.$dev.json" 2>"$out/mlxlink/$host.$dev.err" || true
 }
 
-read_sonic() {  # switch
-  local sw=$1
-  mkdir -p "$out/sonic/$sw"
-  remote "$sw" show interfaces transceiver eeprom --dom >"$out/sonic/$sw/eeprom.txt" 2>&1 || true
-  remote "$sw" show interfaces counters fec-stats >"$out/sonic/$sw/fec-stats.txt" 2>&1 || true
-  remote "$sw" show interfaces counters errors >"$out/sonic/$sw/errors.txt" 2>&1 || true
-}
 
 # What a field handed to a host may look like: a name (never an option, a path or shell text);
 # a line with anything else is refused, not run.
