@@ -763,7 +763,7 @@ def bind_cmd(blueprint: str, discovered: tuple[str, ...], out: str, fmt: str, co
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--require-all", is_flag=True, help="a test without a result fails the check too")
 def check_results_cmd(plan_dir: str, results_dir: str, fmt: str, require_all: bool) -> None:
-    """Read perftest and nccl-tests output against a rendered acceptance plan; name failing links by cable label.
+    """Read physical-layer, perftest and nccl-tests output against a rendered acceptance plan; name failing cables by label.
 
     PLAN_DIR is the acceptance/ folder of `snc render`, RESULTS_DIR the folder its scripts wrote.
     Exit codes: 0 every result present passes, 1 a failure (or, with --require-all, a missing
@@ -788,6 +788,9 @@ def check_results_cmd(plan_dir: str, results_dir: str, fmt: str, require_all: bo
         for o in report.failed:
             if o.status == "unreadable":
                 click.echo(f"UNREADABLE {o.kind} {o.id}: {o.detail} [{o.what}]")
+                continue
+            if o.kind == "physical":
+                click.echo(f"FAIL physical {o.id} [{o.verdict}]: {o.detail}; cable: {o.what}")
                 continue
             click.echo(
                 f"FAIL {o.kind} {o.id}: {o.detail}, below the {o.threshold:g} {o.unit} threshold; "

@@ -507,7 +507,7 @@ def test_every_free_text_field_carries_payloads_as_data(tmp_path):
     (tmp_path / "plain").mkdir()
     plain = _render(tmp_path / "plain", (BLUEPRINTS / "small-ib.yaml").read_text())
     scripts = sorted(p.relative_to(out) for p in out.rglob("*.sh"))
-    assert [str(s) for s in scripts] == ["acceptance/ib/perftest.sh", "acceptance/nccl-tests.sh"]
+    assert [str(s) for s in scripts] == ["acceptance/ib/perftest.sh", "acceptance/ib/physical.sh", "acceptance/nccl-tests.sh"]
     for rel in scripts:
         assert fuzz.script_shape((out / rel).read_text(), str(tmp_path)) == fuzz.script_shape(
             (plain / rel).read_text(), str(tmp_path)
@@ -523,6 +523,14 @@ def test_every_free_text_field_carries_payloads_as_data(tmp_path):
     r = subprocess.run(
         ["bash", str(out / "acceptance/ib/perftest.sh"), str(tmp_path / "results")],
         env=env,
+        capture_output=True,
+        text=True,
+        cwd=canary_dir,
+    )
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(
+        ["bash", str(out / "acceptance/ib/physical.sh"), str(tmp_path / "results")],
+        env={**env, "IBDIAG_DIR": str(tmp_path / "ibdiag")},
         capture_output=True,
         text=True,
         cwd=canary_dir,

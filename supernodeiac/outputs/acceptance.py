@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, plan
 from ..facts.host_addresses import HostAddresses
 from ..util.templating import render_template
+from .acceptance_physical import physical_summaries, render_physical
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line, tsv_lines
 
@@ -217,7 +218,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
     if not p.perftests and not p.nccl:
         return {}
     bp = ctx.blueprint
-    out: Artifacts = {}
+    out: Artifacts = render_physical(ctx)  # stage 0: the physical layer (outputs/acceptance_physical.py)
     summaries = []
     for fabric in sorted(p.perftests):
         data, summary = perftest_tsv(ctx, p, fabric)
@@ -274,6 +275,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
     out["acceptance/checklist.md"] = render_template(
         "acceptance-checklist.md.j2",
         blueprint=bp.metadata.name,
+        physical=physical_summaries(ctx),
         fabrics=summaries,
         nccl=[
             {

@@ -15,6 +15,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .physical_results import ReadingError, check_physical
+
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
 # ib_write_bw: " 65536  5000  0.00  391.23  0.746" under "#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]"
 _BW_ROW = re.compile(rf"^\s*([0-9]+)\s+([0-9]+)\s+({_NUM})\s+({_NUM})\s+({_NUM})\s*$")
@@ -90,6 +92,12 @@ class Report:
             "summary": {s: self.count(s) for s in ("pass", "fail", "missing", "unreadable")},
             "failures": [asdict(o) for o in self.failed],
             "missing": sorted(o.id for o in self.outcomes if o.status == "missing"),
+            # Stage 0: every cable read, its verdict (wrong-part, ber, symbol-errors, low-rx-power, ...).
+            "physical": [
+                {"cable": o.id, "status": o.status, "verdict": o.verdict, "label": o.what, "detail": o.detail}
+                for o in self.outcomes
+                if o.kind == "physical" and o.status != "missing"
+            ],
             "runs": [
                 {
                     k: getattr(o, k)
@@ -123,6 +131,18 @@ class Report:
             for o in self.failed:
                 lines.append(f"| {o.kind} | {_md(o.id)} | {o.verdict or o.status} | {_md(o.detail)} | {_md(o.what)} |")
             lines.append("")
+        cables = [o for o in self.outcomes if o.kind == "physical"]
+        if cables:
+            verdicts: dict[str, int] = {}
+            for o in cables:
+                for v in o.verdict.split(","):
+                    verdicts[v] = verdicts.get(v, 0) + 1
+            lines += [
+                "## Physical layer",
+                "",
+                f"{len(cables)} cables: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())),
+                "",
+            ]
         runs = [o for o in self.outcomes if o.kind == "nccl" and o.status != "missing"]
         if runs:
             lines += [
@@ -277,9 +297,19 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
     plan, results = Path(plan_dir), Path(results_dir)
     perf = sorted(plan.glob("*/perftest.tsv"))
     nccl = plan / "nccl-tests.tsv"
-    if not perf and not nccl.is_file():
+    physical = sorted(plan.glob("*/physical.tsv"))
+    if not perf and not nccl.is_file() and not physical:
         raise ResultsError(f"{plan} holds no */perftest.tsv or nccl-tests.tsv (the acceptance/ folder of snc render)")
     report = Report()
+    # Stage 0, the physical layer: a verdict per cable from both its ends' readings.
+    for tsv in physical:
+        try:
+            verdicts = check_physical(tsv, results)
+        except ReadingError as exc:
+            raise ResultsError(str(exc)) from None
+        report.outcomes += [
+            Outcome("physical", v.cable, v.status, None, 0.0, 0.0, "", v.label, v.detail, verdict=v.verdict) for v in verdicts
+        ]
     for tsv in perf:
         for row, expected, threshold in _rows(tsv, ("line_gbps", "min_gbps"), "test"):
             what = row.get("labels", "").replace(";", " | ")

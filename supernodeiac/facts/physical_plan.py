@@ -1,0 +1,199 @@
+"""The physical stage of the acceptance plan (stage 0, before perftest): per cabled data link of a
+scale-out fabric, both of its ends, each with the part that belongs in that cage and the limits its
+readings must meet.
+
+What each end is read with:
+
+* a host NIC port (InfiniBand or RoCE): ``mlxlink -d <rdma device> -p 1 -m -c -e --json`` on the
+  host (module part number and DOM, pre- and post-FEC BER, symbol errors, link-down count);
+* an InfiniBand switch port: one ``ibdiagnet`` run per fabric (its ``ibdiagnet2.db_csv``: cable
+  part numbers, PM counters), the port by its IB port number;
+* a SONiC switch port: ``show interfaces transceiver eeprom --dom`` (part number, Rx power,
+  temperature) and ``show interfaces counters fec-stats`` (pre/post-FEC BER, symbol errors) on the
+  switch, the port by its SONiC name.
+
+The expected part is what the bill of materials orders for that cage (``facts/bom.py``): the
+optical module at each end of a transceiver link (``a_module`` / ``b_module``), the cable's own part
+at both ends of a DAC / ACC / AOC (its EEPROM reports the assembly's part number), "" where the BOM
+orders a generic part (nothing exact to compare). Limits come from ``catalog/data/link_health.yaml``:
+pre-FEC BER by lane rate, post-FEC BER by transport, symbol errors and link-downs, and for optical
+modules the Rx power range of their optical interface and the case temperature.
+
+Columns, not objects: a fabric of 10^6 links has 2 x 10^6 ends, built in one pass over its links.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..catalog.host_topology import host_topologies
+from ..catalog.link_health import link_health
+from ..catalog.parts import medium_part, module_part, ordered_length
+from ..catalog.types import Catalogue
+from ..fabric import Fabric
+from ..model.blueprint import Blueprint
+from .acceptance_plan import _rdma_names, label_maker
+from .sonic_ports import sonic_ports
+
+TOOLS = ("mlxlink", "ibdiagnet", "sonic")
+
+
+@dataclass(slots=True)
+class PhysicalPlan:
+    """One fabric's link ends, column by column (index-aligned; two rows per link, end a first)."""
+
+    fabric: str
+    transport: str
+    cable: list[str] = field(default_factory=list)
+    label: list[str] = field(default_factory=list)
+    end: list[str] = field(default_factory=list)  # a | b
+    device: list[str] = field(default_factory=list)
+    tool: list[str] = field(default_factory=list)  # mlxlink | ibdiagnet | sonic
+    port: list[str] = field(default_factory=list)  # OS name: the RDMA device, the SONiC interface
+    # InfiniBand only: the IB port number (a switch's data ports in catalogue order, from 1; an HCA's: 1)
+    ib_port: list[str] = field(default_factory=list)
+    printed: list[str] = field(default_factory=list)  # the port as printed at the cage
+    peer: list[str] = field(default_factory=list)
+    peer_printed: list[str] = field(default_factory=list)
+    part: list[str] = field(default_factory=list)  # expected vendor part number; "" = any
+    # module | cable (exact part numbers) | family (a part-number prefix) | generic | integrated | none
+    part_kind: list[str] = field(default_factory=list)
+    pmd: list[str] = field(default_factory=list)
+    lane_gbps: list[float] = field(default_factory=list)
+    lanes: list[int] = field(default_factory=list)
+    # The module lanes of this port ("5-8": the second port of a twin-port module), 1-based: a DOM
+    # read reports every lane of the module, the port's own are these.
+    module_lanes: list[str] = field(default_factory=list)
+    fec: list[str] = field(default_factory=list)
+    pre_fec_ber_max: list[float | None] = field(default_factory=list)
+    post_fec_ber_max: list[float | None] = field(default_factory=list)
+    rx_dbm_min: list[float | None] = field(default_factory=list)
+    rx_dbm_max: list[float | None] = field(default_factory=list)
+    temp_c_max: list[float | None] = field(default_factory=list)
+    symbol_errors_max: int = 0
+    link_down_max: int = 0
+
+    def __len__(self) -> int:
+        return len(self.cable)
+
+    def counts(self) -> dict[str, int]:
+        """Ends per tool (for the checklist and the script's summary)."""
+        out = dict.fromkeys(TOOLS, 0)
+        for t in self.tool:
+            out[t] += 1
+        return out
+
+
+def physical_fabrics(f: Fabric) -> list[str]:
+    """The scale-out fabrics (InfiniBand or Ethernet) whose links the physical stage reads."""
+    return [n for n, facts in f.facts.items() if "kind" in facts and facts.get("transport") in ("infiniband", "ethernet")]
+
+
+def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -> PhysicalPlan:
+    transport = str(f.facts[fabric].get("transport", ""))
+    health = link_health()
+    out = PhysicalPlan(fabric, transport, symbol_errors_max=health.symbol_errors_max, link_down_max=health.link_down_max)
+    t = f.links
+    ids = t.ids()
+    positions = sorted(t.indices_of(fabric), key=ids.__getitem__)  # in cable-ID order, as cables.csv
+    if not positions:
+        return out
+    labels = label_maker(f, bp)(positions)
+    devices, layouts, models = f.devices, f.layouts, f.models
+    topologies, _ = host_topologies(bp.catalogue.host_topology)
+    rdma = _rdma_names(f, topologies)
+    post = health.post_fec_ber.get(transport)
+    infiniband = transport == "infiniband"
+    # Per model: is it a switch, its OS port names (SONiC names where a port map says so), its
+    # IB port numbers (data ports in catalogue order, from 1), its printed names.
+    is_switch: dict[str, bool] = {}
+    os_names: dict[str, list[str]] = {}
+    ib_ports: dict[str, dict[int, int]] = {}
+    for model in {devices[x].model for i in positions for x in (t.a[i], t.b[i])}:
+        layout = layouts[model]
+        is_switch[model] = models[model].kind == "switch"
+        names = list(layout.names)
+        port_map = catalogue.port_maps.get(model)
+        if is_switch[model] and transport == "ethernet" and port_map is not None:
+            sonic = sonic_ports(layout, port_map)
+            names = [p.name if p is not None else names[k] for k, p in enumerate(sonic.ports)]
+        elif not is_switch[model]:
+            names = rdma[model]
+        os_names[model] = names
+        ib_ports[model] = {p: k + 1 for k, p in enumerate(layout.ports_of("data"))}
+    specs = t.specs
+    media, modules = catalogue.media, catalogue.transceivers
+    part_of: dict[tuple[int, float, str], tuple[str, str, str]] = {}
+
+    def expected(s: int, length: float, end: str) -> tuple[str, str, str]:
+        """(part number or "", its kind, the module's pmd) for one end of a link of spec ``s``."""
+        key = (s, length, end)
+        found = part_of.get(key)
+        if found is not None:
+            return found
+        spec = specs[s]
+        m = media.get(spec.medium)
+        if m is None:
+            found = ("", "none", "")
+        elif m.shape == "transceiver":
+            module = modules.get(spec.a_module if end == "a" else spec.b_module)
+            if module is None:
+                found = ("", "none", "")
+            elif module.integrated:
+                found = ("", "integrated", module.pmd)
+            else:
+                ref = module_part(module)
+                exact = ref.status == "exact"
+                found = (ref.number if exact else "", "module" if exact else "generic", module.pmd)
+        elif m.shape in ("straight", "splitter"):
+            ref = medium_part(catalogue, spec.medium, ordered_length(catalogue, spec.medium, length))
+            if ref.status == "exact":
+                found = (ref.number, "cable", "")
+            elif ref.status == "family":  # "MCP4Y10-N 2 m": the EEPROM's part number starts with the family's
+                found = (ref.number.rsplit(" ", 2)[0], "family", "")
+            else:
+                found = ("", "generic", "")
+        else:
+            found = ("", "none", "")
+        part_of[key] = found
+        return found
+
+    sig_of: dict[float, tuple[str, float | None]] = {}
+    for i, label in zip(positions, labels, strict=True):
+        s = t.spec[i]
+        spec = specs[s]
+        lane = spec.lane_gbps
+        if lane not in sig_of:
+            sig = health.signalling_at(lane)
+            sig_of[lane] = (sig.fec, sig.pre_fec_ber) if sig is not None else ("", None)
+        fec, pre = sig_of[lane]
+        length = t.length_m[i]
+        for end, x, p, y, q in (("a", t.a[i], t.a_port[i], t.b[i], t.b_port[i]), ("b", t.b[i], t.b_port[i], t.a[i], t.a_port[i])):
+            d, peer = devices[x], devices[y]
+            switch = is_switch[d.model]
+            number, kind, pmd = expected(s, length, end)
+            rx = health.rx_power.get(pmd) if kind in ("module", "generic") else None
+            out.cable.append(ids[i])
+            out.label.append(label)
+            out.end.append(end)
+            out.device.append(d.name)
+            out.tool.append(("ibdiagnet" if transport == "infiniband" else "sonic") if switch else "mlxlink")
+            out.port.append(os_names[d.model][p])
+            out.ib_port.append((str(ib_ports[d.model].get(p, "")) if switch else "1") if infiniband else "")
+            out.printed.append(layouts[d.model].physical_names[p])
+            out.peer.append(peer.name)
+            out.peer_printed.append(layouts[peer.model].physical_names[q])
+            out.part.append(number)
+            out.part_kind.append(kind)
+            out.pmd.append(pmd)
+            out.lane_gbps.append(lane)
+            out.lanes.append(spec.lanes)
+            first = layouts[d.model].port_positions[p] * spec.lanes + 1
+            out.module_lanes.append(f"{first}-{first + spec.lanes - 1}")
+            out.fec.append(fec)
+            out.pre_fec_ber_max.append(pre)
+            out.post_fec_ber_max.append(post)
+            out.rx_dbm_min.append(rx.min_dbm if rx is not None else None)
+            out.rx_dbm_max.append(rx.max_dbm if rx is not None else None)
+            out.temp_c_max.append(health.temperature_c_max if kind in ("module", "generic") else None)
+    return out
