@@ -21,11 +21,11 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from ..fabric import Device, Fabric
-from ..facts.racks import Budget, RackLoad, budgets, cables_leaving, device_order, device_power, link_ends, rack_loads
+from ..facts.racks import Budget, RackLoad, budgets, cables_leaving, device_order, device_power, rack_loads
 from ..util.number_format import rounded
 from .base import RENDERERS, RenderContext, Stream
 from .csv_safe import CsvWriter
-from .elevation_sheets import RowInputs, row_pdf, row_sheets, switch_fills
+from .elevation_sheets import row_inputs, row_pdf, row_sheets
 
 RACK_COLUMNS = [
     "row",
@@ -119,17 +119,7 @@ def render_elevation(ctx: RenderContext) -> dict[str, bytes | Stream]:
             name = f"elevation/{row}.svg" if len(sheets) == 1 else f"elevation/{row}-{n:02d}.svg"
             title = f"{ctx.blueprint.metadata.name}: row {row}" + (f", sheet {n} of {len(sheets)}" if len(sheets) > 1 else "")
             out[name] = _svg(f, sheet, rows[row], units, leaving, maximum, title)
-    ends = link_ends(f)
-    none = [0] * len(f.devices)
-    inputs = RowInputs(
-        ctx.blueprint.metadata.name,
-        units,
-        ends["cable"].tolist() if "cable" in ends else none,
-        leaving,
-        {kind: v.tolist() for kind, v in ends.items() if kind != "cable"},
-        maximum,
-        switch_fills(f),
-    )
+    inputs = row_inputs(ctx, leaving, maximum)
     for row, racks in by_row.items():
 
         def produce(row: str = row, racks: list[RackLoad] = racks) -> list[bytes]:
