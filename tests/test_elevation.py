@@ -233,16 +233,16 @@ def test_print_pages_are_faces_times_sheets_of_each_row(small, nvl_sheets):
     """Every row of racks gets one PDF: front sheets then rear sheets, RACKS_PER_SHEET racks a page
     (pypdf reads the page count); the rear sheets show the same racks in reverse order."""
     pypdf = pytest.importorskip("pypdf", reason="pypdf reads the PDFs (the test extra)")
-    from supernodeiac.outputs.elevation_sheets import RACKS_PER_SHEET
-
     from conftest import shipped_files
+
+    from supernodeiac.outputs.elevation_sheets import RACKS_PER_SHEET
 
     for c, arts in (small, (nvl_sheets[0], shipped_files("nvl72-pod"))):
         f = c.fabric
         racks: dict[str, list[str]] = {}
         for i in sorted(rack_loads(f, c.catalogue), key=lambda i: f.racks[i].position):
             racks.setdefault(f.racks[i].row, []).append(f.racks[i].name)
-        assert {p for p in arts if p.endswith(".pdf")} == {f"elevation/{row}.pdf" for row in racks}
+        assert {p for p in arts if p.startswith("elevation/") and p.endswith(".pdf")} == {f"elevation/{row}.pdf" for row in racks}
         for row, names in racks.items():
             reader = pypdf.PdfReader(io.BytesIO(bytes(arts[f"elevation/{row}.pdf"])))
             sheets = -(-len(names) // RACKS_PER_SHEET)
