@@ -81,8 +81,16 @@ def _width(count: int) -> str:
 
 
 def _bundle_text(count: int, total: float, rate: float | None) -> str:
-    """'8 x 400G' for a bundle of one rate, '3 links, 1.2T' for a mixed one."""
-    return f"{count} x {gbps_text(rate)}" if rate is not None else f"{count} links, {gbps_text(total)}"
+    """'8 links x 400G' for a bundle of one rate, '3 links, 1.2T in all' for a mixed one."""
+    links = "1 link" if count == 1 else f"{count:,} links"
+    return f"{links} x {gbps_text(rate)}" if rate is not None else f"{links}, {gbps_text(total)} in all"
+
+
+def _media_text(media: Counter[str]) -> str:
+    """The bundle's medium ('over sr4-400g'), or how its links split ('192 over sr4-400g, 64 over dac')."""
+    if len(media) == 1:
+        return f"over {next(iter(media))}"
+    return ", ".join(f"{n:,} over {m}" for m, n in sorted(media.items()))
 
 
 def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int], title: str) -> Diagram | None:
@@ -143,7 +151,7 @@ def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]
         lines.append(f"  {quote(an)} -- {quote(bn)} [{', '.join(attrs)}];")
     lines += _legend(
         {t: _roles(devices, by_tier, t) for t in by_tier},
-        ["box: a device (name, model)", "line: the links between two devices, merged; label count x rate"],
+        ["box: a device (name, model)", "line: the links between two devices, merged; label: links x rate"],
         9,
     )
     lines.append("}")
@@ -322,9 +330,7 @@ def _group_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int],
         lines.append("  }")
     lines.extend(_legend({t: "/".join(sorted(r)) for t, r in roles_of.items()}, notes, EDGE_FONT))
     for (ka, kb), (count, total, media, rate) in sorted(edges.items()):
-        mix = ", ".join(f"{m} {n:,}" for m, n in sorted(media.items()))
-        head = f"{count:,} x {gbps_text(rate)}" if rate is not None else f"{count:,} links, {gbps_text(total)}"
-        text = f"{head}\n{mix}"
+        text = f"{_bundle_text(count, total, rate)}\n{_media_text(media)}"
         tip = quote(f"{_over_id(ka)} -- {_over_id(kb)}: {count:,} links, {gbps_text(total)}")
         attrs = f"penwidth={_width(count)}, tooltip={tip}"
         if per_tier_pair[_tier_pair(ka[0], kb[0])] <= EDGE_LABELS_MAX:
@@ -418,7 +424,7 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
             lines.append("  }")
         notes = [
             f"box: a device of {label}; 3-D box: the devices outside it, by group",
-            "line: its links, merged per pair; label count x rate",
+            "line: its links, merged per pair; label: links x rate",
         ]
         lines.extend(_legend(roles, notes, 9))
         for (x, y), (count, total, rate) in sorted(pairs.items()):
