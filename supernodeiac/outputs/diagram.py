@@ -81,9 +81,9 @@ def _width(count: int) -> str:
 
 
 def _bundle_text(count: int, total: float, rate: float | None) -> str:
-    """'8 links x 400G' for a bundle of one rate, '3 links, 1.2T in all' for a mixed one."""
+    """'8 links x 400G' for a bundle of one rate, '3 links, 1.2T' for a mixed one."""
     links = "1 link" if count == 1 else f"{count:,} links"
-    return f"{links} x {gbps_text(rate)}" if rate is not None else f"{links}, {gbps_text(total)} in all"
+    return f"{links} x {gbps_text(rate)}" if rate is not None else f"{links}, {gbps_text(total)}"
 
 
 def _media_text(media: Counter[str]) -> str:
