@@ -126,6 +126,34 @@ def test_workbook_pull_lists_hold_exactly_the_cables_of_each_rack_in_u_order(sma
     assert values and values[0][2] == len(cables)
 
 
+def test_past_the_row_limit_one_workbook_per_row_of_racks(small_ib, monkeypatch):
+    """Past ROW_LIMIT cables: cabling/rows/<row>.xlsx per row of racks, no single workbook; each
+    holds the pull lists of its row's racks (the same as the single workbook's) and counts the
+    cables with an end in the row; its summary says it is one row of a design split by rows."""
+    from supernodeiac.outputs import workbook as workbook_mod
+    from supernodeiac.outputs.base import RenderContext
+
+    c, files = small_ib
+    cables = _rows(files)
+    monkeypatch.setattr(workbook_mod, "ROW_LIMIT", len(cables) - 1)
+    out = workbook_mod.render_workbook(RenderContext(c.blueprint, c.catalogue, c.fabric))
+    racks = {r.name: r.row for r in c.fabric.racks}
+    assert sorted(out) == sorted(f"cabling/rows/{row}.xlsx" for row in set(racks.values()))
+    whole = openpyxl.load_workbook(io.BytesIO(files["cabling/cabling.xlsx"]), read_only=True)
+    for path, data in out.items():
+        row = path.rsplit("/", 1)[1].removesuffix(".xlsx")
+        book = openpyxl.load_workbook(io.BytesIO(bytes(data)), read_only=True)
+        assert not [s for s in book.sheetnames if s.startswith("fabric ")]
+        mine = [s for s in whole.sheetnames if s.startswith("rack ") and racks[s[5:]] == row]
+        assert [s for s in book.sheetnames if s.startswith("rack ")] == mine
+        for s in mine:
+            assert list(book[s].iter_rows(values_only=True)) == list(whole[s].iter_rows(values_only=True))
+        ends_here = [r for r in cables if {racks.get(r["a_rack"]), racks.get(r["b_rack"])} & {row}]
+        summary = list(book["Summary"].iter_rows(values_only=True))
+        assert [x[2] for x in summary if x[0] == "cables in this workbook"] == [len(ends_here)]
+        assert any(x[0] and x[0].startswith(f"row {row}: ") and "one workbook per row of racks" in x[0] for x in summary)
+
+
 def test_workbook_prints_and_filters(small_ib):
     _, files = small_ib
     book = openpyxl.load_workbook(io.BytesIO(files["cabling/cabling.xlsx"]))

@@ -200,3 +200,160 @@ def test_bom_lists_pdus_consoles_and_oob_switches(small_ib):
     assert by_role["pdu"] == 3 * 6 and by_role["console"] == len(consoled) == 2
     [sn2201] = [r for r in bom if r["item"] == "sn2201"]
     assert sn2201["section"] == "switch" and int(sn2201["count"]) == by_role["mgmt"] + by_role["mgmt-oob"]
+
+
+# -- elevation/<row>.pdf: the rows for print ---------------------------------------------------------
+
+
+def _ctx(c):
+    from supernodeiac.outputs.base import RenderContext
+
+    return RenderContext(c.blueprint, c.catalogue, c.fabric)
+
+
+@pytest.fixture(scope="module")
+def nebula_sheets(nebula):
+    from supernodeiac.outputs.elevation_sheets import layout
+
+    c, _ = nebula
+    return c, layout(_ctx(c))
+
+
+@pytest.fixture(scope="module")
+def nvl_sheets():
+    from conftest import shipped
+
+    from supernodeiac.outputs.elevation_sheets import layout
+
+    c = shipped("nvl72-pod")
+    return c, layout(_ctx(c))
+
+
+def test_print_pages_are_faces_times_sheets_of_each_row(small, nvl_sheets):
+    """Every row of racks gets one PDF: front sheets then rear sheets, RACKS_PER_SHEET racks a page
+    (pypdf reads the page count); the rear sheets show the same racks in reverse order."""
+    pypdf = pytest.importorskip("pypdf", reason="pypdf reads the PDFs (the test extra)")
+    from conftest import shipped_files
+
+    from supernodeiac.outputs.elevation_sheets import RACKS_PER_SHEET
+
+    for c, arts in (small, (nvl_sheets[0], shipped_files("nvl72-pod"))):
+        f = c.fabric
+        racks: dict[str, list[str]] = {}
+        for i in sorted(rack_loads(f, c.catalogue), key=lambda i: f.racks[i].position):
+            racks.setdefault(f.racks[i].row, []).append(f.racks[i].name)
+        assert {p for p in arts if p.startswith("elevation/") and p.endswith(".pdf")} == {f"elevation/{row}.pdf" for row in racks}
+        for row, names in racks.items():
+            reader = pypdf.PdfReader(io.BytesIO(bytes(arts[f"elevation/{row}.pdf"])))
+            sheets = -(-len(names) // RACKS_PER_SHEET)
+            assert len(reader.pages) == 2 * sheets
+            texts = [p.extract_text() for p in reader.pages]
+            for n in range(sheets):
+                shown = names[n * RACKS_PER_SHEET : (n + 1) * RACKS_PER_SHEET]
+                assert f"row {row}, front" in texts[n] and f"row {row}, rear" in texts[sheets + n]
+                for name in shown:  # each rack's name on its front and its rear sheet
+                    assert name in texts[n] and name in texts[sheets + n]
+    # nvl72-pod's row A: 8 racks, two sheets a face
+    assert len(pypdf.PdfReader(io.BytesIO(bytes(arts["elevation/A.pdf"]))).pages) == 4
+
+
+def test_print_boxes_sit_at_their_units_on_both_faces(nebula_sheets):
+    """Each device at its rack, at its lowest unit and height (U1 at the rack outline's bottom):
+    a rack device on both faces, a front chassis board on the front, a rear one on the rear."""
+    c, rows = nebula_sheets
+    f = c.fabric
+    units = c.blueprint.site.rack_units
+    for face in ("front", "rear"):
+        seen: dict[str, object] = {}
+        for sheets in rows.values():
+            for sheet in (s for s in sheets if s.face == face):
+                outline = {b.rack: b for b in sheet.boxes if not b.device and not b.lines and b.fill == "#fafafa"}
+                for b in sheet.boxes:
+                    if not b.device:
+                        continue
+                    assert b.device not in seen
+                    seen[b.device] = b
+                    d = f.device(b.device)
+                    assert b.rack == f.racks[d.rack].name
+                    rack = outline[b.rack]
+                    unit = rack.h / units
+                    if d.chassis < 0 and d.height_u:
+                        assert b.u == d.u
+                        assert b.y == pytest.approx(rack.y + (d.u - 1) * unit)
+                        assert b.h == pytest.approx(d.height_u * unit)
+                    elif d.chassis >= 0:
+                        host = seen[f.devices[d.chassis].name]
+                        assert host.x <= b.x and b.x + b.w <= host.x + host.w + 1e-6
+                        assert host.y <= b.y and b.y + b.h <= host.y + host.h + 1e-6
+                        assert b.slot == d.slot and b.vertical == d.slot.startswith("R")
+        placed = {d.name for d in f.devices if d.rack >= 0}
+        zero_u = {d.name for d in f.devices if d.rack >= 0 and d.chassis < 0 and d.height_u == 0}
+        boards = {d.name: d.slot[0] for d in f.devices if d.chassis >= 0}
+        expected = {n for n in placed if boards.get(n, face[0].upper()) == face[0].upper()}
+        assert set(seen) == (expected - zero_u if face == "front" else expected)
+
+
+@pytest.mark.parametrize("which", ["nebula_sheets", "nvl_sheets"])
+def test_print_text_fits_its_box_at_six_points_or_more(which, request):
+    """Every line is at least MIN_PT (6 pt) and, measured with reportlab's stringWidth, fits its
+    box's width; the lines together fit its height."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from supernodeiac.outputs.elevation_sheets import FONT, LEADING, MIN_PT, PAD
+
+    _, rows = request.getfixturevalue(which)
+    drawn = 0
+    for sheets in rows.values():
+        for sheet in sheets:
+            for b in sheet.boxes:
+                along, across = (b.h, b.w) if b.vertical else (b.w, b.h)
+                if b.lines:
+                    drawn += 1
+                    assert b.size >= MIN_PT
+                    assert len(b.lines) * b.size * LEADING <= across - 2 * PAD + 1e-9
+                for line in b.lines:
+                    assert stringWidth(line, FONT, b.size) <= along - 2 * PAD + 1e-9, line
+            assert all(t.size >= MIN_PT for t in sheet.texts)
+    assert drawn > 100
+
+
+def test_print_counts_say_what_they_count(small, nebula_sheets):
+    """A device's count line is its cable ends and those leaving the rack, counted from the links;
+    a chassis board adds its connector links (orthogonal connectors are not cables)."""
+    from supernodeiac.outputs.elevation_sheets import layout
+
+    for c, rows in ((small[0], layout(_ctx(small[0]))), nebula_sheets):
+        f = c.fabric
+        cables: Counter[int] = Counter()
+        leaving: Counter[int] = Counter()
+        connectors: Counter[int] = Counter()
+        for link in f.links:
+            for end in (link.a, link.b):
+                if link.kind == "cable":
+                    cables[end] += 1
+                    leaving[end] += f.devices[link.a].rack != f.devices[link.b].rack
+                elif link.kind == "connector":
+                    connectors[end] += 1
+        checked = 0
+        for sheets in rows.values():
+            for b in (b for s in sheets for b in s.boxes if b.device and b.lines):
+                d = f.device(b.device)
+                text = " ".join(b.lines)
+                if cables[d.index] and len(b.lines) > 1:
+                    n, m = cables[d.index], leaving[d.index]
+                    assert f"{n} cable{'s' if n != 1 else ''}, {m} leave{'s' if m == 1 else ''} the rack" in text
+                    checked += 1
+                if connectors[d.index] and len(b.lines) > 1:
+                    assert f"{connectors[d.index]} connector links" in text
+        assert checked > 20
+
+
+def test_print_pdf_is_the_same_bytes_twice_and_has_a_legend(small):
+    c, arts = small
+    again, _ = render(c, ["elevation"])
+    assert bytes(arts["elevation/A.pdf"]) == bytes(again["elevation/A.pdf"])
+    pypdf = pytest.importorskip("pypdf", reason="pypdf reads the PDFs (the test extra)")
+    page = pypdf.PdfReader(io.BytesIO(bytes(arts["elevation/A.pdf"]))).pages[0]
+    text = page.extract_text()
+    assert "Legend" in text and "management network" in text and "compute (nodes, trays, boards)" in text
+    assert [float(x) for x in page.mediabox[2:]] == pytest.approx([1190.55, 841.89], abs=0.01)  # A3 landscape

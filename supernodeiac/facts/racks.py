@@ -83,6 +83,22 @@ def cables_leaving(f: Fabric, rack: np.ndarray | None = None) -> np.ndarray:
     return np.bincount(ends, minlength=n)
 
 
+def link_ends(f: Fabric) -> dict[str, np.ndarray]:
+    """Per link kind (cable, connector, cartridge, ...): per device, the link ends on it."""
+    n = len(f.devices)
+    t = f.links
+    if not len(t) or not n:
+        return {}
+    arr = t.arrays()
+    kinds = sorted({spec.kind for spec in t.specs})
+    code = np.array([kinds.index(spec.kind) for spec in t.specs], dtype=np.int64)[arr.spec]
+    out: dict[str, np.ndarray] = {}
+    for k, kind in enumerate(kinds):
+        mine = code == k
+        out[kind] = np.bincount(arr.a[mine], minlength=n) + np.bincount(arr.b[mine], minlength=n)
+    return out
+
+
 def plug_power(f: Fabric, catalogue: Catalogue) -> np.ndarray:
     """Per device (W): the plugs in its occupied cages (one module or active cable end per cage),
     for the devices whose maximum power leaves its modules out; 0 for every other device."""

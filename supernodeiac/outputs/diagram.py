@@ -81,8 +81,16 @@ def _width(count: int) -> str:
 
 
 def _bundle_text(count: int, total: float, rate: float | None) -> str:
-    """'8 x 400G' for a bundle of one rate, '3 links, 1.2T' for a mixed one."""
-    return f"{count} x {gbps_text(rate)}" if rate is not None else f"{count} links, {gbps_text(total)}"
+    """'8 links x 400G' for a bundle of one rate, '3 links, 1.2T' for a mixed one."""
+    links = "1 link" if count == 1 else f"{count:,} links"
+    return f"{links} x {gbps_text(rate)}" if rate is not None else f"{links}, {gbps_text(total)}"
+
+
+def _media_text(media: Counter[str]) -> str:
+    """The bundle's medium ('over sr4-400g'), or how its links split ('192 over sr4-400g, 64 over dac')."""
+    if len(media) == 1:
+        return f"over {next(iter(media))}"
+    return ", ".join(f"{n:,} over {m}" for m, n in sorted(media.items()))
 
 
 def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int], title: str) -> Diagram | None:
@@ -143,7 +151,7 @@ def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]
         lines.append(f"  {quote(an)} -- {quote(bn)} [{', '.join(attrs)}];")
     lines += _legend(
         {t: _roles(devices, by_tier, t) for t in by_tier},
-        ["box: a device (name, model)", "line: the links between two devices, merged; label count x rate"],
+        ["box: a device (name, model)", "line: the links between two devices, merged; label: links x rate"],
         9,
     )
     lines.append("}")
@@ -322,9 +330,7 @@ def _group_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int],
         lines.append("  }")
     lines.extend(_legend({t: "/".join(sorted(r)) for t, r in roles_of.items()}, notes, EDGE_FONT))
     for (ka, kb), (count, total, media, rate) in sorted(edges.items()):
-        mix = ", ".join(f"{m} {n:,}" for m, n in sorted(media.items()))
-        head = f"{count:,} x {gbps_text(rate)}" if rate is not None else f"{count:,} links, {gbps_text(total)}"
-        text = f"{head}\n{mix}"
+        text = f"{_bundle_text(count, total, rate)}\n{_media_text(media)}"
         tip = quote(f"{_over_id(ka)} -- {_over_id(kb)}: {count:,} links, {gbps_text(total)}")
         attrs = f"penwidth={_width(count)}, tooltip={tip}"
         if per_tier_pair[_tier_pair(ka[0], kb[0])] <= EDGE_LABELS_MAX:
@@ -418,7 +424,7 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
             lines.append("  }")
         notes = [
             f"box: a device of {label}; 3-D box: the devices outside it, by group",
-            "line: its links, merged per pair; label count x rate",
+            "line: its links, merged per pair; label: links x rate",
         ]
         lines.extend(_legend(roles, notes, 9))
         for (x, y), (count, total, rate) in sorted(pairs.items()):
@@ -432,9 +438,182 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
     return out
 
 
+# Scale-up domain grids: compute boards (rows) x switch boards (columns), one table per
+# supernode (an OEX chassis, an NVL72 rack), the first PART_DIAGRAMS_MAX of a domain.
+SCALE_UP_KINDS = ("orthogonal", "switched")
+GRID_MAX_CELLS = 4096
+GRID_FILL = "#fdf0d5"
+
+
+def _place(d: Device) -> str:
+    return d.slot or (f"U{d.u}" if d.u else "")
+
+
+def _domain_grids(f: Fabric, name: str, links: FabricLinks) -> list[Diagram]:
+    """Per supernode of a scale-up domain: a table whose rows are its compute boards or trays,
+    columns its switch boards or trays, each cell the links between the two (an orthogonal
+    connector's, a cartridge's), and a last column with each board's links to other fabrics."""
+    import numpy as np
+
+    facts = f.facts.get(name)
+    kind = kind_of(facts) or ""
+    if kind not in SCALE_UP_KINDS:
+        return []
+    devices = f.devices
+    members: dict[int, tuple[list[Device], list[Device]]] = {}
+    for d in devices:
+        sn = d.coord("supernode")
+        if d.group != name or not isinstance(sn, int):
+            continue
+        m = f.models[d.model]
+        if m.kind in ("switch-board", "switch"):
+            members.setdefault(sn, ([], []))[1].append(d)
+        elif m.accelerators is not None or m.kind in ("compute-board", "node"):
+            members.setdefault(sn, ([], []))[0].append(d)
+    if not members:
+        return []
+    pair: Counter[tuple[int, int]] = Counter(zip(links.a, links.b, strict=True))
+    link_kinds = sorted({links.specs[s].kind for s in set(links.spec)})
+    # Each board's links in every other fabric (its scale-out NICs, its management port).
+    t = f.links
+    arr = t.arrays()
+    other = np.array([spec.fabric != name for spec in t.specs], dtype=bool)[arr.spec]
+    outside = (np.bincount(arr.a[other], minlength=len(devices)) + np.bincount(arr.b[other], minlength=len(devices))).tolist()
+    out: list[Diagram] = []
+    for sn in sorted(members)[:PART_DIAGRAMS_MAX]:
+        rows = sorted(members[sn][0], key=lambda d: (d.slot, d.u, d.name))
+        cols = sorted(members[sn][1], key=lambda d: (d.slot, d.u, d.name))
+        if not rows or not cols or len(rows) * len(cols) > GRID_MAX_CELLS:
+            continue
+        stem = f"{name}-sn{sn + 1:02d}-grid"
+        total = 0
+        head = ["<TD><B>compute \\ switch</B></TD>"]
+        for c in cols:
+            head.append(f"<TD>{escape(_place(c))}<BR/>{escape(c.name)}<BR/>{escape(c.model)}</TD>")
+        head.append("<TD><B>other fabrics</B></TD>")
+        table = [f"<TR>{''.join(head)}</TR>"]
+        for r in rows:
+            cells = [f'<TD ALIGN="LEFT">{escape(_place(r))} {escape(r.name)}<BR/>{escape(r.model)}</TD>']
+            for c in cols:
+                n = pair[(r.index, c.index)] + pair[(c.index, r.index)]
+                total += n
+                fill = f' BGCOLOR="{GRID_FILL}"' if n else ""
+                cells.append(f"<TD{fill}>{n if n else ''}</TD>")
+            cells.append(f"<TD>{outside[r.index]}</TD>")
+            table.append(f"<TR>{''.join(cells)}</TR>")
+        grid = f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">{"".join(table)}</TABLE>'
+        via = "/".join(link_kinds)
+        title = f"{name} ({kind}) supernode {sn + 1}: {len(rows)} compute x {len(cols)} switch boards, {total:,} {via} links"
+        lines = _header(stem, "domain grid", title, 9, 8)
+        lines.append(f'  "grid" [shape=plaintext, style="", label=<{grid}>];')
+        notes = [
+            "row: a compute board or tray (slot or lowest unit, name, model); column: a switch board or tray",
+            f"cell: the {via} links between the two (shaded), blank where none",
+            "other fabrics: the row's links to the scale-out and management networks",
+        ]
+        lines.extend(_legend({}, notes, 9))
+        lines.append('  "legend" -- "grid" [style=invis];')
+        lines.append("}")
+        out.append(Diagram(stem, "domain", 2, 0, "\n".join(lines) + "\n"))
+    return out
+
+
+# Rail views: one drawing per rail of a rail-aligned fabric: each SU's endpoints (by node group
+# and model) on that rail to the SU's leaves of that rail, the first RAIL_SUS_MAX SUs.
+RAIL_SUS_MAX = 16
+
+
+def _rail_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]) -> list[Diagram]:
+    from ..fabric.views import rail_alignment
+
+    devices = f.devices
+    leaf_at: dict[int, tuple[int, int]] = {}  # leaf -> (rail, su)
+    for i, tier in tiers.items():
+        d = devices[i]
+        rail, su = d.coord("rail"), d.coord("su")
+        if tier == 1 and d.group == name and isinstance(rail, int) and isinstance(su, int):
+            leaf_at[i] = (rail, su)
+    if not leaf_at:
+        return []
+    found = rail_alignment(f, name)
+    if found is None or not found.aligned or found.rails < 2:
+        return []
+    sus_all = sorted({su for _, su in leaf_at.values()})
+    drawn = set(sus_all[:RAIL_SUS_MAX])
+    # (rail, su, leaf, endpoint group, model) -> [links, Gb/s of one link or None, endpoints]
+    bundles: dict[tuple[int, int, int, str, str], list] = {}
+    ends: dict[tuple[int, int, str, str], set[int]] = {}
+    gbps_of = [s.gbps for s in links.specs]
+    for a, b, s in zip(links.a, links.b, links.spec, strict=True):
+        if a in leaf_at and tiers.get(b) == 0:
+            leaf, ep = a, b
+        elif b in leaf_at and tiers.get(a) == 0:
+            leaf, ep = b, a
+        else:
+            continue
+        rail, su = leaf_at[leaf]
+        if su not in drawn:
+            continue
+        d = devices[ep]
+        key = (rail, su, leaf, d.group, d.model)
+        acc = bundles.get(key)
+        if acc is None:
+            acc = bundles[key] = [0, gbps_of[s]]
+        acc[0] += 1
+        if acc[1] != gbps_of[s]:
+            acc[1] = None
+        ends.setdefault((rail, su, d.group, d.model), set()).add(ep)
+    out: list[Diagram] = []
+    for rail in sorted({k[0] for k in bundles}):
+        stem = f"{name}-rail{rail + 1}"
+        mine = {k: v for k, v in bundles.items() if k[0] == rail}
+        sus = sorted({k[1] for k in mine})
+        shown = f"SUs {sus[0] + 1}-{sus[-1] + 1} of {len(sus_all)}" if len(sus) > 1 else f"SU {sus[0] + 1}"
+        n_links = sum(v[0] for v in mine.values())
+        title = f"{name} rail {rail + 1}: NIC {rail + 1} of every node to its rail leaves ({shown}), {n_links:,} links"
+        lines = _header(stem, f"rail {rail + 1}", title)
+        groups = sorted({(k[1], k[3], k[4]) for k in mine})
+        leaves = sorted({(k[1], k[2]) for k in mine})
+        lines.append('  subgraph "tier0" {')
+        lines.append("    rank=same;")
+        ids = []
+        for su, group, model in groups:
+            node = f"su{su + 1}:{group}:{model}"
+            ids.append(node)
+            count = len(ends[(rail, su, group, model)])
+            label = f"{group} (su {su + 1})\n{count:,} x {model}, NIC {rail + 1}"
+            lines.append(f"    {quote(node)} [label={quote(label)}, fillcolor={quote(_fill(0))}, shape=box3d];")
+        lines.extend(_in_order(ids))
+        lines.append("  }")
+        lines.append('  subgraph "tier1" {')
+        lines.append("    rank=same;")
+        for _su, leaf in leaves:
+            d = devices[leaf]
+            label = f"{d.name}\n{d.model}, rail {rail + 1}"
+            lines.append(f"    {quote(d.name)} [label={quote(label)}, fillcolor={quote(_fill(1))}];")
+        lines.extend(_in_order([devices[leaf].name for _, leaf in leaves]))
+        lines.append("  }")
+        for (_, su, leaf, group, model), (count, rate) in sorted(mine.items()):
+            node = f"su{su + 1}:{group}:{model}"
+            text = _bundle_text(count, count * (rate or 0.0), rate)
+            tip = quote(f"{node} -- {devices[leaf].name}: {count} links")
+            attrs = f"label={quote(text)}, penwidth={_width(count)}, tooltip={tip}"
+            lines.append(f"  {quote(node)} -- {quote(devices[leaf].name)} [{attrs}];")
+        notes = [
+            f"3-D box: the nodes of one SU and group, NIC {rail + 1} of each (rail {rail + 1})",
+            f"box: a leaf of rail {rail + 1}; line: the links, labelled links x rate",
+        ]
+        lines.extend(_legend({0: "node", 1: "leaf"}, notes, 9))
+        lines.append("}")
+        out.append(Diagram(stem, "rail", len(groups) + len(leaves), len(mine), "\n".join(lines) + "\n"))
+    return out
+
+
 def diagrams(f: Fabric) -> list[Diagram]:
     """Per fabric: the overview (``<fabric>``), the device view where the fabric is small
-    (``<fabric>-devices``) and one view per part (``<fabric>-su01``...)."""
+    (``<fabric>-devices``), one view per part (``<fabric>-su01``...), a board grid per
+    supernode of a scale-up domain (``<domain>-sn01-grid``) and a view per rail of a
+    rail-aligned fabric (``<fabric>-rail1``...)."""
     by_fabric = links_by_fabric(f)
     out: list[Diagram] = []
     for name in sorted(by_fabric):
@@ -447,6 +626,8 @@ def diagrams(f: Fabric) -> list[Diagram]:
             if found is not None:
                 out.append(found)
         out.extend(_part_views(f, name, links, tiers))
+        out.extend(_domain_grids(f, name, links))
+        out.extend(_rail_views(f, name, links, tiers))
     return out
 
 

@@ -9,7 +9,8 @@
 * ``elevation/<row>.svg`` (``<row>-<n>.svg`` for a row wider than one sheet): the front view of each
   rack, drawn directly as SVG: devices as boxes at their units with name, kW and cables; a chassis as
   one box with its front slots (horizontal boards) and its rear slots (vertical boards) drawn across
-  it; 0U devices in a strip beside the rack; the rack's totals above it.
+  it; 0U devices in a strip beside the rack; the rack's totals above it;
+* ``elevation/<row>.pdf``: the row for print, front and rear faces on A3 (``elevation_sheets``).
 
 Everything comes from the Fabric (positions) and ``racks`` (loads, budgets); sorted, so the same
 blueprint gives the same bytes.
@@ -22,8 +23,9 @@ from xml.sax.saxutils import escape, quoteattr
 from ..fabric import Device, Fabric
 from ..facts.racks import Budget, RackLoad, budgets, cables_leaving, device_order, device_power, rack_loads
 from ..util.number_format import rounded
-from .base import RENDERERS, Artifacts, RenderContext
+from .base import RENDERERS, RenderContext, Stream
 from .csv_safe import CsvWriter
+from .elevation_sheets import row_inputs, row_pdf, row_sheets
 
 RACK_COLUMNS = [
     "row",
@@ -95,7 +97,7 @@ def _num(x: float | None) -> str:
 
 
 @RENDERERS.register("elevation")
-def render_elevation(ctx: RenderContext) -> Artifacts:
+def render_elevation(ctx: RenderContext) -> dict[str, bytes | Stream]:
     f = ctx.fabric
     loads = rack_loads(f, ctx.catalogue)
     if not loads:
@@ -104,7 +106,7 @@ def render_elevation(ctx: RenderContext) -> Artifacts:
     leaving = cables_leaving(f).tolist()
     typical, maximum = (x.tolist() for x in device_power(f, ctx.catalogue))
     units = ctx.blueprint.site.rack_units
-    out: Artifacts = {
+    out: dict[str, bytes | Stream] = {
         "elevation/racks.csv": _racks_csv(f, loads, leaving, typical, maximum),
         "elevation/totals.csv": _totals_csv(loads, rows, units),
     }
@@ -117,6 +119,14 @@ def render_elevation(ctx: RenderContext) -> Artifacts:
             name = f"elevation/{row}.svg" if len(sheets) == 1 else f"elevation/{row}-{n:02d}.svg"
             title = f"{ctx.blueprint.metadata.name}: row {row}" + (f", sheet {n} of {len(sheets)}" if len(sheets) > 1 else "")
             out[name] = _svg(f, sheet, rows[row], units, leaving, maximum, title)
+    inputs = row_inputs(ctx, leaving, maximum)
+    for row, racks in by_row.items():
+
+        def produce(row: str = row, racks: list[RackLoad] = racks) -> list[bytes]:
+            title = f"{inputs.design} row {row} rack elevations (front and rear)"
+            return [row_pdf(row_sheets(f, row, racks, rows[row], inputs), title)]
+
+        out[f"elevation/{row}.pdf"] = Stream(produce)
     return out
 
 

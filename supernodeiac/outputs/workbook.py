@@ -13,9 +13,10 @@ so a name that starts with ``=`` stays text, as in the CSVs.
 
 Size: a workbook takes rows in XlsxWriter's constant-memory mode (about 10 us a cell). Past
 ``ROW_LIMIT`` cables a design gets one workbook per row of racks (``cabling/rows/<row>.xlsx``:
-the summary and that row's pull lists; the fabric sheets are ``cables.csv``); past
-``WORKBOOK_LIMIT`` cables no workbook is rendered (a notice says so): at that size the pull lists
-alone are 10^7 cells, minutes of CPU, and the crews work from ``cables.csv`` per rack.
+the summary, which says so, and that row's pull lists, every cable with an end in the row; the
+fabric sheets are ``cables.csv``), at any size: the cables are bucketed by row in one pass and
+each row's workbook is made when it is written, so one is held at a time.
+``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ from xlsxwriter.utility import _preserve_whitespace, xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 
 from ..facts.bom import bill_of_materials
-from ..facts.cable_plan import cable_plan
-from .base import RENDERERS, RenderContext
+from .base import RENDERERS, RenderContext, Stream
 from .cabling import CABLE_COLUMNS, LINE_JOIN, CableRow, cable_rows
 
 ROW_LIMIT = 50_000  # cables; past this one workbook per row of racks
@@ -70,29 +70,40 @@ _SHEET_BAD = re.compile(r"[\[\]:*?/\\]")
 
 
 @RENDERERS.register("workbook")
-def render_workbook(ctx: RenderContext) -> dict[str, bytes]:
-    count = len(cable_plan(ctx.fabric, ctx.catalogue))
-    if count > WORKBOOK_LIMIT:
-        note = f"no cabling workbook: {count:,} cables is past {WORKBOOK_LIMIT:,}; cabling/cables.csv has every cable"
-        return {"notice:workbook": note.encode()}
+def render_workbook(ctx: RenderContext) -> dict[str, bytes | Stream]:
     rows = list(cable_rows(ctx))
     if not rows:
         return {}
     racks = ctx.fabric.racks
     if len(rows) <= ROW_LIMIT:
         return {"cabling/cabling.xlsx": _workbook(ctx, rows, [r.index for r in racks], fabric_sheets=True)}
+    # One workbook per row of racks: each cable in the workbook of every row it has an end in,
+    # bucketed in one pass; each row's workbook is made when it is written.
+    row_of = [r.row for r in racks]
     by_row: dict[str, list[int]] = defaultdict(list)
     for r in racks:
         by_row[r.row].append(r.index)
-    out: dict[str, bytes] = {}
+    cables_of: dict[str, list[CableRow]] = defaultdict(list)
+    for x in rows:
+        for name in dict.fromkeys(row_of[e.rack] for e in x.ends if e.rack >= 0):
+            cables_of[name].append(x)
+    scope = f"{len(rows):,} cables, past {ROW_LIMIT:,}: one workbook per row of racks (cabling/rows/<row>.xlsx)"
+    out: dict[str, bytes | Stream] = {}
     for row_name, indices in sorted(by_row.items()):
-        mine = set(indices)
-        subset = [x for x in rows if any(e.rack in mine for e in x.ends)]
-        out[f"cabling/rows/{_file_part(row_name)}.xlsx"] = _workbook(ctx, subset, indices, fabric_sheets=False)
+        if row_name not in cables_of:
+            continue
+
+        def produce(row_name: str = row_name, indices: list[int] = indices) -> list[bytes]:
+            note = f"row {row_name}: its racks' pull lists, the cables with an end in them; the design has {scope}"
+            return [_workbook(ctx, cables_of[row_name], indices, fabric_sheets=False, scope=note)]
+
+        out[f"cabling/rows/{_file_part(row_name)}.xlsx"] = Stream(produce)
     return out
 
 
-def _workbook(ctx: RenderContext, rows: list[CableRow], rack_indices: Sequence[int], fabric_sheets: bool) -> bytes:
+def _workbook(
+    ctx: RenderContext, rows: list[CableRow], rack_indices: Sequence[int], fabric_sheets: bool, scope: str = ""
+) -> bytes:
     buffer = io.BytesIO()
     book = xlsxwriter.Workbook(
         buffer,
@@ -104,7 +115,7 @@ def _workbook(ctx: RenderContext, rows: list[CableRow], rack_indices: Sequence[i
     fab_col, tier_col = CABLE_COLUMNS.index("fabric"), CABLE_COLUMNS.index("tier")
     names: set[str] = set()
     cells = _Cells()
-    _summary(book, ctx, rows, header, fills, names)
+    _summary(book, ctx, rows, header, fills, names, scope)
     if fabric_sheets:
         by_fabric: dict[str, list[CableRow]] = defaultdict(list)
         for r in rows:
@@ -167,7 +178,13 @@ def _pull_lists(
 
 
 def _summary(
-    book: Any, ctx: RenderContext, rows: list[CableRow], header: Any, fills: dict[tuple[str, str], Any], names: set[str]
+    book: Any,
+    ctx: RenderContext,
+    rows: list[CableRow],
+    header: Any,
+    fills: dict[tuple[str, str], Any],
+    names: set[str],
+    scope: str = "",
 ) -> None:
     sheet = book.add_worksheet(_sheet_name("Summary", names))
     _print_setup(sheet)
@@ -178,7 +195,11 @@ def _summary(
     bom = bill_of_materials(ctx.catalogue, ctx.fabric, ctx.blueprint)
     n = 0
     sheet.write_string(n, 0, f"{ctx.blueprint.metadata.name}: cabling workbook", book.add_format({"bold": True, "font_size": 14}))
-    n += 2
+    n += 1
+    if scope:
+        sheet.write_string(n, 0, scope)
+        n += 1
+    n += 1
     for col, text in enumerate(("fabric", "type", "cables")):
         sheet.write_string(n, col, text, header)
     for (fabric, kind), count in sorted(counts.items()):
