@@ -524,3 +524,17 @@ def test_the_routing_check_says_which_engine_and_errors_where_nccl_can_deadlock(
     conf = render(c, ["opensm"])[0]["opensm/df/opensm.conf"].decode()
     assert f"\nrouting_engine {engine or 'nue'}\n" in conf
     assert ("NOT deadlock-free" in conf) == (severity == "error")
+
+
+def test_a_dragonfly_past_nues_limit_is_routed_from_one_router_and_pinned_nue_warns():
+    """dragonfly-balanced: nue's work (3.0e9) is 30 times NUE_WORK_LIMIT, so the plan takes updn
+    from one root router and says why; naming nue there is deadlock-free but a warning (it computes
+    for half an hour, again after every link failure)."""
+    (f,) = [f for f in shipped("dragonfly-balanced").findings if f.rule == "ib-routing"]
+    assert f.severity.value == "info" and "updn (the plan's choice, rooted at one router)" in f.message
+    assert "taken over nue" in f.message and "3.0e9" in f.message and "1.0e8" in f.message
+    text = (BLUEPRINTS / "dragonfly-balanced.yaml").read_text()
+    c = compile_text(text.replace("    transport: infiniband\n", "    transport: infiniband\n    routing_engine: nue\n"))
+    (f,) = [f for f in c.findings if f.rule == "ib-routing"]
+    assert f.severity.value == "warning" and "routes with nue" in f.message and "can deadlock" not in f.message
+    assert "uses updn" in f.hint and f.path == ("scaleout", 0, "routing_engine") and c.exit_code == 0
