@@ -167,6 +167,24 @@ def _h100_nic_mapping() -> None:
     assert all(gpu == nic for *_, gpu, nic in pairs)
 
 
+# DGX H100 user guide: 12 ConnectX-7 RDMA devices, mlx5_0..mlx5_11 in PCI order (8 compute, and two
+# dual-port storage cards); its Network Modules table gives the compute ones' bus numbers.
+DGX_H100_COMPUTE_BUS = {"mlx5_0": 0x18, "mlx5_3": 0x40, "mlx5_4": 0x4F, "mlx5_5": 0x5E, "mlx5_6": 0x9A}
+DGX_H100_COMPUTE_BUS |= {"mlx5_9": 0xC0, "mlx5_10": 0xCE, "mlx5_11": 0xDC}
+DGX_H100_RDMA_DEVICES = 12
+
+
+def _h100_storage_names() -> None:
+    data, storage, inband = (_group("hgx-h100", role)["names"] for role in ("data", "storage", "inband"))
+    assert sorted(data, key=DGX_H100_COMPUTE_BUS.__getitem__) == sorted(data, key=lambda n: int(n[5:]))  # PCI order
+    rest = sorted(set(range(DGX_H100_RDMA_DEVICES)) - {int(n[5:]) for n in data})
+    assert len(rest) == 4
+    # Two cards, two functions each, adjacent in the numbering: a card's function 0 (port 1) is storage.
+    cards = [rest[:2], rest[2:]]
+    assert all(b == a + 1 for a, b in cards)
+    assert storage == [f"mlx5_{a}" for a, _ in cards] and inband == [f"mlx5_{b}" for _, b in cards]
+
+
 def _bf3_as_h100() -> None:
     hosts = _hosts()
 
@@ -252,6 +270,14 @@ RECOMPUTE: dict[tuple[str, str, str], Callable[[], None]] = {
         "hgx-h100",
         "mapping GPU i / NIC i to the data ports mlx5_i of devices.yaml hgx-h100",
     ): _h100_nic_mapping,
+    (
+        "devices.yaml",
+        "hgx-h100",
+        "storage/in-band RDMA names mlx5_1, mlx5_7 (port 1 of slot 1, slot 2) and mlx5_2, mlx5_8 (port 2): the DGX "
+        "H100/H200 User Guide gives the storage cards mlx5_1, 2, 7, 8; RDMA devices number in PCI order (its Network "
+        "Modules table: ibp24s0 mlx5_0, ibp64s0 mlx5_3 ... ibp220s0 mlx5_11), so slot 1's two functions are mlx5_1 and "
+        "2, slot 2's mlx5_7 and 8, function 0 being port 1",
+    ): _h100_storage_names,
     ("host_topology.yaml", "hgx-h100-bf3", "layout, CPUs and bus ids as hgx-h100 (Azure ND H100 v5 file)"): _bf3_as_h100,
     (
         "host_topology.yaml",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -20,11 +21,10 @@ from helpers import ibsim
 
 from supernodeiac.facts.guid_plan import GuidPlan
 from supernodeiac.facts.ib_fabric import IbFabric, infiniband_fabrics
-from supernodeiac.facts.ib_routing import NCCL_DEFAULT_SL
+from supernodeiac.facts.ib_routing import NCCL_DEFAULT_SL, NUE_WORK_LIMIT, nue_work, routing_plan
 from supernodeiac.pipeline import render
 from supernodeiac.verify.ibnetdiscover import parse_ibnetdiscover
 
-ENGINE = {"fat-tree": "ftree", "dragonfly": "nue", "dragonfly-plus": "updn"}
 NEEDS_SIM = pytest.mark.skipif(ibsim.missing() is not None, reason=ibsim.missing() or "")
 
 
@@ -37,12 +37,18 @@ def _ib_cases() -> list[tuple[str, str]]:
 
 
 CASES = _ib_cases()
-# dragonfly-balanced: 4,608 HCAs on 288 routers. OpenSM 3.3.23's nue (one VL) computed its routes
-# for about an hour of wall time on a shared 2-core machine (8 CPU minutes) and then failed to send
-# the forwarding tables through ibsim (ERR 3A10 IB_INSUFFICIENT_RESOURCES, a simulator limit), so
-# it is not run here: the same engine and generated configuration are routed on ibsim for the
-# 72-host Dragonfly (default run) and the shipped Dragonfly+ (slow pass), and checked for credit loops.
+# dragonfly-balanced: 4,608 HCAs on 288 routers, too big for nue (its work is 30 times the limit),
+# so the plan routes it with updn from one router: OpenSM brings it up in about 30 s, reading it
+# back and checking it takes 1-2 minutes more, so it is brought up and checked (engine, errors, the
+# whole plan discovered, every route delivered, no credit loop) in the slow pass, by
+# test_shipped_dragonflies_have_no_credit_loop_on_the_vl_nccl_uses.
 BIG = {"dragonfly-balanced"}
+
+
+def _engine(name: str, fabric: str) -> str:
+    """The engine the plan renders for a shipped fabric (facts/ib_routing.py)."""
+    c = shipped(name)
+    return routing_plan(c.blueprint, fabric, c.fabric.facts[fabric]).engine
 
 
 def _opensm_files(name: str) -> dict[str, bytes]:
@@ -73,7 +79,7 @@ def test_opensm_brings_the_fabric_up_with_the_intended_engine(name, fabric, tmp_
     with ibsim.simulate(topology, tmp_path / "sim") as sim:
         run = sim.opensm(conf, timeout=timeout)
         assert run.subnet_up, run.summary()
-        assert run.engine == ENGINE[ib.kind], run.summary()  # no silent fallback to minhop
+        assert run.engine == _engine(name, fabric), run.summary()  # no silent fallback to minhop
         assert run.errors == [], run.summary()
         assert f"{run.engine} tables configured on all switches" in run.log
         # The simulated fabric is the whole plan (OpenSM only sees the component of its own port).
@@ -151,12 +157,22 @@ def test_the_dragonfly_routes_have_no_credit_loop_on_the_vl_nccl_uses(tmp_path):
     conf.write_text(text.replace("/etc/opensm", str(folder)))
     old = folder / "old-opensm.conf"  # as rendered before: dfsssp, QoS off (OpenSM's default)
     old.write_text(conf.read_text().replace("routing_engine nue\nnue_max_num_vls 1\n", "routing_engine dfsssp\n"))
+    # What the plan renders for a Dragonfly past nue's limit, here pinned: updn from one router.
+    pin = "    transport: infiniband\n    routing_engine: updn\n"
+    pinned = compile_text(SMALL_DRAGONFLY.replace("    transport: infiniband\n", pin))
+    updn = ibsim.install(render(pinned, ["opensm"])[0], "df", tmp_path / "updn")
+    assert (updn.parent / "root_guids.conf").read_text() == f"0x{ib.switches[0].guid:016x}\n"
     topology = folder / "ibnetdiscover.topo"
     with ibsim.simulate(topology, tmp_path / "sim") as sim:
         _, discovered, tables, lids, check = _routes(sim, conf, "nue")
         assert check.pairs == 72 * 71
         # Every hop on one VL: the most dependencies any SL2VL table can give one SL, so no cycle
         # here means none on whatever VLs the switches map NCCL's SL to.
+        graph = ibsim.dependency_graph(discovered, tables, lids, sl)
+        assert graph.channels and graph.cycle() == []
+
+        _, discovered, tables, lids, check = _routes(sim, updn, "updn")
+        assert check.pairs == 72 * 71
         graph = ibsim.dependency_graph(discovered, tables, lids, sl)
         assert graph.channels and graph.cycle() == []
 
@@ -178,15 +194,17 @@ def test_the_dragonfly_routes_have_no_credit_loop_on_the_vl_nccl_uses(tmp_path):
 
 @NEEDS_SIM
 @pytest.mark.slow
-@pytest.mark.parametrize("name, fabric", [("dragonfly-plus", "dfp")])
+@pytest.mark.parametrize("name, fabric", [("dragonfly-plus", "dfp"), ("dragonfly-balanced", "df")])
 def test_shipped_dragonflies_have_no_credit_loop_on_the_vl_nccl_uses(name, fabric, tmp_path):
+    """The shipped Dragonfly+ (updn from the spines) and Dragonfly (updn from one router: 288
+    routers are past nue's limit), brought up by the real OpenSM with the rendered files: 1-3 min."""
     conf = _install(name, fabric, tmp_path / "etc")
     topology = conf.parent / "ibnetdiscover.topo"
     ib = IbFabric(shipped(name).fabric, fabric)
     sl = _nccl_sl(render(shipped(name), ["nccl"])[0])
-    timeout = 300
+    timeout = 600
     with ibsim.simulate(topology, tmp_path / "sim") as sim:
-        run, discovered, tables, lids, check = _routes(sim, conf, ENGINE[ib.kind], timeout)
+        run, discovered, tables, lids, check = _routes(sim, conf, _engine(name, fabric), timeout)
         assert f"{run.engine} tables configured on all switches" in run.log
     kinds = [n.kind for n in discovered.nodes.values()]
     assert (kinds.count("switch"), kinds.count("ca")) == (len(ib.switches), len(ib.cas))  # the whole plan
@@ -210,7 +228,7 @@ def test_routes_reach_every_host_from_every_host(name, fabric, tmp_path):
     ib = IbFabric(shipped(name).fabric, fabric)
     with ibsim.simulate(topology, tmp_path / "sim") as sim:
         run = sim.opensm(conf)
-        assert run.subnet_up and run.engine == ENGINE[ib.kind], run.summary()
+        assert run.subnet_up and run.engine == _engine(name, fabric), run.summary()
         discovered = parse_ibnetdiscover(sim.ibnetdiscover())
         tables, lids = ibsim.parse_dump_fts(sim.dump_fts())
     assert len(tables) == len(ib.switches)
@@ -321,21 +339,38 @@ def test_an_xdr_fabric_renders_its_subnet_manager_files(tmp_path):
 
 
 def test_engine_and_files_follow_the_topology():
+    kinds = {"fat-tree": "ftree", "dragonfly-plus": "updn"}
     for name, fabric in CASES:
         files = _opensm_files(name)
         conf = files[f"opensm/{fabric}/opensm.conf"].decode()
-        ib = IbFabric(shipped(name).fabric, fabric)
-        assert f"\nrouting_engine {ENGINE[ib.kind]}\n" in conf
-        assert ("root_guid_file /etc/opensm/root_guids.conf" in conf) == (ib.kind != "dragonfly")
+        c = shipped(name)
+        ib = IbFabric(c.fabric, fabric)
+        work = nue_work(c.fabric.facts[fabric])
+        if ib.kind == "dragonfly":  # nue while its work is small, updn from one router past that
+            assert work is not None
+            engine = "nue" if work <= NUE_WORK_LIMIT else "updn"
+        else:
+            assert work is None
+            engine = kinds[ib.kind]
+        assert f"\nrouting_engine {engine}\n" in conf
+        assert ("root_guid_file /etc/opensm/root_guids.conf" in conf) == (engine != "nue")
         assert "lmc 0" in conf and "partition_config_file /etc/opensm/partitions.conf" in conf
         cn = files[f"opensm/{fabric}/cn_guids.conf"].decode().split()
         io = files.get(f"opensm/{fabric}/io_guids.conf", b"").decode().split()
         assert len(cn) + len(io) == len(ib.cas) and not set(cn) & set(io)
-        assert ("nue_max_num_vls 1\n" in conf) == (ib.kind == "dragonfly")
-        if ib.kind != "dragonfly":  # a fat tree's top tier, a Dragonfly+'s spines
-            roots = files[f"opensm/{fabric}/root_guids.conf"].decode().split()
-            top = max(shipped(name).fabric.devices[n.device].tier for n in ib.switches)
-            assert len(roots) == sum(1 for n in ib.switches if shipped(name).fabric.devices[n.device].tier == top)
+        assert ("nue_max_num_vls 1\n" in conf) == (engine == "nue")
+        if engine == "nue":
+            continue
+        roots = files[f"opensm/{fabric}/root_guids.conf"].decode().split()
+        if ib.kind == "dragonfly":  # one root: the first router of the first group
+            assert roots == [f"0x{ib.switches[0].guid:016x}"]
+            assert c.fabric.devices[ib.switches[0].device].name.endswith("g001-r01")
+        else:  # a fat tree's top tier, a Dragonfly+'s spines
+            top = max(c.fabric.devices[n.device].tier for n in ib.switches)
+            assert len(roots) == sum(1 for n in ib.switches if c.fabric.devices[n.device].tier == top)
+    # The shipped Dragonfly is past nue's limit (288 routers, 4,608 HCAs); the 72-host one is not.
+    assert nue_work(shipped("dragonfly-balanced").fabric.facts["df"]) == (4608 + 288) * (2 * (4464 + 2304)) * 46
+    assert nue_work(compile_text(SMALL_DRAGONFLY).fabric.facts["df"]) == (72 + 36) * 180 * 4
 
 
 def test_rendered_topology_is_the_plan():
@@ -411,13 +446,8 @@ def test_tenant_mistakes_are_located_errors(tenants, message):
 # -- bound to a fabric with the hardware's GUIDs (snc bind) -------------------------------------------
 
 
-def _pkeys(sim: ibsim.Simulation, lid: int) -> set[int]:
-    out = sim.client(["smpquery", "pkeys", str(lid)], timeout=60)
-    return {int(k, 16) for k in re.findall(r"0x([0-9a-f]{4})", out)} - {0}
-
-
-# ib-3tier (2,048 HCAs, one smpquery per checked port) takes 60-110 s: the slow pass; small-ib runs
-# the same bring-up, bind and routing by default.
+# ib-3tier (2,048 HCAs, every P_Key table read) is the slow pass; small-ib (132 HCAs) runs the same
+# bring-up, bind, routing and P_Key reads by default.
 @NEEDS_SIM
 @pytest.mark.parametrize("name", ["small-ib", pytest.param("ib-3tier", marks=pytest.mark.slow)])
 def test_bound_files_bring_up_a_fabric_with_the_hardwares_guids(name, tmp_path):
@@ -455,20 +485,17 @@ def test_bound_files_bring_up_a_fabric_with_the_hardwares_guids(name, tmp_path):
         service = {"ufm"}
         keys = {t.pkey for t in c.blueprint.tenants}
         tenant_of = {g: t.pkey for t in c.blueprint.tenants for g in t.groups}
-        # smpquery reads one port per call (0.1-1 s under ibsim): every HCA of small-ib; on ib-3tier
-        # every HCA (all rails) of each group's first node; test_bound_partitions_list_every_member
-        # holds the file to every discovered port GUID.
-        cas = ib.cas
-        if name == "ib-3tier":
-            first_of: dict[str, int] = {}
-            for node in cas:
-                first_of.setdefault(c.fabric.devices[node.device].group, node.device)
-            cas = [node for node in cas if node.device in first_of.values()]
-        for node in cas:
+        # Every HCA's table, read from its own SMA: one smpquery per port, eight at a time.
+        port_guid = {n.key: by_desc[n.description].port_guids[min(by_desc[n.description].ports)] for n in ib.cas}
+        lid_of_ca = {key: lid_of[guid] for key, guid in port_guid.items()}
+        started = time.monotonic()
+        tables_of = sim.pkeys(sorted(lid_of_ca.values()))
+        print(f"{name}: P_Key tables of {len(tables_of)} HCAs read in {time.monotonic() - started:.1f} s")
+        assert len(tables_of) == len(ib.cas)
+        for node in ib.cas:
             found = by_desc[node.description]
-            lid = lid_of[found.port_guids[min(found.ports)]]
             group = c.fabric.devices[node.device].group
-            table = _pkeys(sim, lid)
+            table = tables_of[lid_of_ca[node.key]]
             if found.guid == sm_node:  # the SM's own port: SELF=full in the Default partition
                 assert 0xFFFF in table, (node.description, table)
             elif not keys:
@@ -481,7 +508,7 @@ def test_bound_files_bring_up_a_fabric_with_the_hardwares_guids(name, tmp_path):
 
 @pytest.mark.parametrize(
     "engine, severity",
-    [(None, "info"), ("nue", "info"), ("dfsssp", "error"), ("lash", "error"), ("updn", "error"), ("ftree", "error")],
+    [(None, "info"), ("nue", "info"), ("dfsssp", "error"), ("lash", "error"), ("updn", "info"), ("ftree", "error")],
 )
 def test_the_routing_check_says_which_engine_and_errors_where_nccl_can_deadlock(engine, severity):
     text = SMALL_DRAGONFLY
@@ -497,3 +524,17 @@ def test_the_routing_check_says_which_engine_and_errors_where_nccl_can_deadlock(
     conf = render(c, ["opensm"])[0]["opensm/df/opensm.conf"].decode()
     assert f"\nrouting_engine {engine or 'nue'}\n" in conf
     assert ("NOT deadlock-free" in conf) == (severity == "error")
+
+
+def test_a_dragonfly_past_nues_limit_is_routed_from_one_router_and_pinned_nue_warns():
+    """dragonfly-balanced: nue's work (3.0e9) is 30 times NUE_WORK_LIMIT, so the plan takes updn
+    from one root router and says why; naming nue there is deadlock-free but a warning (it computes
+    for half an hour, again after every link failure)."""
+    (f,) = [f for f in shipped("dragonfly-balanced").findings if f.rule == "ib-routing"]
+    assert f.severity.value == "info" and "updn (the plan's choice, rooted at one router)" in f.message
+    assert "taken over nue" in f.message and "3.0e9" in f.message and "1.0e8" in f.message
+    text = (BLUEPRINTS / "dragonfly-balanced.yaml").read_text()
+    c = compile_text(text.replace("    transport: infiniband\n", "    transport: infiniband\n    routing_engine: nue\n"))
+    (f,) = [f for f in c.findings if f.rule == "ib-routing"]
+    assert f.severity.value == "warning" and "routes with nue" in f.message and "can deadlock" not in f.message
+    assert "uses updn" in f.hint and f.path == ("scaleout", 0, "routing_engine") and c.exit_code == 0

@@ -16,13 +16,23 @@ picks, per topology, an engine that is deadlock-free on a single VL:
 * Dragonfly: nue with ``nue_max_num_vls 1`` ("100%-applicable and deadlock-free ... for any number
   of virtual lanes (this includes the absence of VLs)", opensm(8)). Minimal routes local, global,
   local close cycles on one VL (Kim et al., ISCA 2008, use two VLs for that reason), so some pairs
-  take a longer, deadlock-free detour. updn has no roots to rank here (every router is one tier;
-  with all routers as roots OpenSM's up/down still leaves cycles, measured on ibsim).
+  take a longer, deadlock-free detour. Nue routes every destination LID inside the complete
+  channel-dependency graph, so its work grows as destinations x channel dependencies, and faster
+  than linearly in that product (docs/performance.md: 8 s at 9.4e7, 62 s at 3.4e8, more than half
+  an hour at the 3.0e9 of a 288-router, 4,608-HCA Dragonfly); OpenSM recomputes it on every heavy
+  sweep (a link going down). Above ``NUE_WORK_LIMIT`` the plan therefore takes updn from ONE root
+  router instead: ranks are distances from that router (ties broken by GUID), which orders every
+  link, and no route turns down and then up again, so the routes form no cycle on one VL
+  (up*/down* on a spanning tree, Schroeder et al., "Autonet", IEEE JSAC 1991), and every pair has
+  a route (up to the root, down its tree). With every router as a root instead, OpenSM's updn
+  counts root-to-root links as up in both directions, and its routes keep cycles (measured on ibsim).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..model.blueprint import Blueprint
 from ..model.clos import FatTree
@@ -34,6 +44,11 @@ NCCL_DEFAULT_SL = 0
 
 DEFAULT_ENGINE = {"fat-tree": "ftree", "dragonfly": "nue", "dragonfly-plus": "updn"}
 FALLBACK_ENGINE = "minhop"
+# A Dragonfly's engine beyond this much nue work (destination LIDs x channel dependencies, see
+# nue_work): updn from one root router. At 9.4e7 OpenSM 3.3.23's nue computed its routes in 8 s on
+# a 2-core machine, at 3.4e8 in 62 s (docs/performance.md, "Subnet manager routing"): a rerouting
+# time a fabric can wait out after a link failure, and a slow test can afford, up to about here.
+NUE_WORK_LIMIT = 100_000_000
 
 # What each engine guarantees, in the words of opensm(8) and the routing literature.
 HOW = {
@@ -56,19 +71,46 @@ class RoutingPlan:
     severity: str  # "ok" (deadlock-free on the one VL NCCL uses), "warning" or "error"
     why: str  # why it is or is not deadlock-free for a static SL
     options: dict[str, str] = field(default_factory=dict)  # more opensm.conf keys the engine needs
+    # "top": the top tier (a fat tree's roots, a Dragonfly+'s spines); "one": the first router (a
+    # Dragonfly's up*/down* from one root); "": the engine takes no roots
+    roots: str = ""
 
     @property
     def uses_roots(self) -> bool:
-        return self.engine in ("ftree", "updn")
+        return self.roots != ""
 
     @property
     def how(self) -> str:
         return HOW.get(self.engine, self.engine)
 
 
-def _verdict(engine: str, kind: str) -> tuple[str, str]:
+def _sci(n: float) -> str:
+    """3048523776 -> '3.0e9', 1e8 -> '1.0e8'."""
+    mantissa, exponent = f"{n:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def nue_work(facts: Mapping[str, Any]) -> int | None:
+    """Nue's routing work on a Dragonfly (``facts`` of the fabric): destination LIDs (HCA ports and
+    routers) x channel dependencies (each directed router-to-router link feeds every other link out
+    of the router it enters). None for other kinds (their defaults are not nue)."""
+    if facts.get("kind") != "dragonfly" or not facts.get("routers"):
+        return None
+    routers = int(facts["routers"])
+    channels = 2 * (int(facts.get("local_links", 0)) + int(facts.get("global_links", 0)))
+    dependencies = channels * max(0, channels // routers - 1)
+    return (int(facts.get("endpoint_ports", 0)) + routers) * dependencies
+
+
+def _verdict(engine: str, kind: str, work: int | None) -> tuple[str, str]:
     """(severity, why) of ``engine`` on a ``kind`` fabric whose collective traffic has one static SL."""
     if engine == "nue":
+        if work is not None and work > NUE_WORK_LIMIT:
+            return "warning", (
+                f"Nue routes within one VL without a cycle on any topology, but its work here (destinations x channel "
+                f"dependencies, {_sci(work)}) is above {_sci(NUE_WORK_LIMIT)}: OpenSM takes many minutes to compute "
+                "the routes, again after every link failure"
+            )
         return "ok", "Nue routes within one VL without a cycle on any topology"
     if kind == "fat-tree":
         if engine in ("ftree", "updn"):
@@ -101,18 +143,40 @@ def _verdict(engine: str, kind: str) -> tuple[str, str]:
             "local-global-local form a cycle (a credit loop)"
         )
     if engine == "updn":
-        return "error", "every router of a Dragonfly is one tier: up/down has no ranks to order, its routes keep cycles on one VL"
+        why = (
+            "up*/down* from one root router: ranks by distance from it order every link, no route turns down and then "
+            "up, so no cycle on one VL, and every pair has a route through the root's tree"
+        )
+        if work is not None and work > NUE_WORK_LIMIT:
+            why += (
+                f"; taken over nue because nue's work here (destinations x channel dependencies, {_sci(work)}) is above "
+                f"{_sci(NUE_WORK_LIMIT)}, past which OpenSM computes nue's routes for minutes, again after every link failure"
+            )
+        return "ok", why
     return "error", f"{engine} routes a Dragonfly's shortest paths, local-global-local, which form a cycle on one VL"
 
 
-def routing_plan(blueprint: Blueprint, name: str, kind: str) -> RoutingPlan:
-    """The routing engine of InfiniBand fabric ``name`` (a ``kind`` fabric): the blueprint's
-    ``routing_engine`` or the topology's default, with its verdict for one static SL."""
+def default_engine(facts: Mapping[str, Any]) -> str:
+    """The engine the plan picks for a fabric with these facts when the blueprint names none."""
+    engine = DEFAULT_ENGINE.get(facts["kind"], FALLBACK_ENGINE)
+    work = nue_work(facts)
+    if engine == "nue" and work is not None and work > NUE_WORK_LIMIT:
+        return "updn"
+    return engine
+
+
+def routing_plan(blueprint: Blueprint, name: str, facts: Mapping[str, Any]) -> RoutingPlan:
+    """The routing engine of InfiniBand fabric ``name`` (``facts``: its Fabric facts): the blueprint's
+    ``routing_engine`` or the topology's default (for a Dragonfly, by size: nue_work), with its
+    verdict for one static SL."""
+    kind = facts["kind"]
     requested = None
     for spec in blueprint.scaleout:
         if spec.name == name and isinstance(spec, FatTree | Dragonfly | DragonflyPlus):
             requested = spec.routing_engine
-    engine = requested or DEFAULT_ENGINE.get(kind, FALLBACK_ENGINE)
-    severity, why = _verdict(engine, kind)
+    work = nue_work(facts)
+    engine = requested or default_engine(facts)
+    severity, why = _verdict(engine, kind, work)
     options = {"nue_max_num_vls": "1"} if engine == "nue" else {}
-    return RoutingPlan(name, kind, engine, requested is not None, severity, why, options)
+    roots = "one" if (engine, kind) == ("updn", "dragonfly") else "top" if engine in ("ftree", "updn") else ""
+    return RoutingPlan(name, kind, engine, requested is not None, severity, why, options, roots)

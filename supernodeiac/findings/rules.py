@@ -630,9 +630,12 @@ RULES: tuple[Rule, ...] = (
        then leave cycles in the channel-dependency graph of their routes on a Dragonfly: a credit
        loop that stalls the fabric under load (error). The plan picks an engine deadlock-free on
        one VL: ftree on a fat tree, updn with the spines as roots on a Dragonfly+, nue with
-       `nue_max_num_vls 1` on a Dragonfly, and says which and why (info); an engine that balances
-       paths by load (dfsssp, sssp) on a fat tree or Dragonfly+ is safe only where OpenSM logs
-       "Virtual Lanes needed: 1" (warning). Fix: leave `routing_engine` out, or set it to `nue`.""",
+       `nue_max_num_vls 1` on a Dragonfly, or on a Dragonfly too big for nue (its work,
+       destinations x channel dependencies, above 1e8: minutes of route computation after every
+       link failure) updn from one root router, and says which and why (info); an engine that
+       balances paths by load (dfsssp, sssp) on a fat tree or Dragonfly+ is safe only where
+       OpenSM logs "Virtual Lanes needed: 1" (warning), and so is nue named on a Dragonfly past
+       that size (deadlock-free but slow). Fix: leave `routing_engine` out, or set it to `nue`.""",
     ),
     _r(
         "tenants",

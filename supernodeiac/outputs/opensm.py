@@ -2,9 +2,9 @@
 
 * ``opensm.conf``: the routing engine that fits the topology and stays deadlock-free on the one
   virtual lane NCCL's traffic uses (facts/ib_routing.py: ftree for fat trees, updn from the spines
-  for Dragonfly+, nue on one VL for Dragonfly), the GUID files, the partitions file
-  (templates/opensm.conf.j2);
-* ``root_guids.conf`` (fat trees: the top tier's node GUIDs), ``cn_guids.conf`` (compute HCA port
+  for Dragonfly+, nue on one VL for Dragonfly, updn from one router for a Dragonfly too big for
+  nue), the GUID files, the partitions file (templates/opensm.conf.j2);
+* ``root_guids.conf`` (the top tier's node GUIDs, or a Dragonfly's one root router), ``cn_guids.conf`` (compute HCA port
   GUIDs), ``io_guids.conf`` (service endpoints: fabric managers, storage);
 * ``partitions.conf`` from the blueprint's tenants, the Default partition always defined
   (templates/partitions.conf.j2);
@@ -140,7 +140,7 @@ def guid_files(
     ``node_guid``/``port_guid`` give: the plan's (``snc render``, ``bound`` False) or those a
     discovered fabric carries (``snc bind``, ``bound`` True)."""
     f = ctx.fabric
-    plan = routing_plan(ctx.blueprint, ib.name, ib.kind)
+    plan = routing_plan(ctx.blueprint, ib.name, ib.facts)
     service = service_groups(ctx, ib.name)
     cn = [port_guid(n) for n in ib.cas if f.devices[n.device].group not in service]
     io = [port_guid(n) for n in ib.cas if f.devices[n.device].group in service]
@@ -161,6 +161,7 @@ def guid_files(
         engine_options=sorted(plan.options.items()),
         nccl_sl=NCCL_DEFAULT_SL,
         root_guid_file=f"{ETC}/root_guids.conf" if uses_roots else None,
+        one_root=plan.roots == "one",
         cn_guid_file=f"{ETC}/cn_guids.conf",
         io_guid_file=f"{ETC}/io_guids.conf" if io else None,
         max_reverse_hops=0,
@@ -168,7 +169,8 @@ def guid_files(
     )
     out = {"opensm.conf": conf.encode()}
     if uses_roots:
-        out["root_guids.conf"] = "".join(_hex(node_guid(n)) + "\n" for n in ib.top_switches()).encode()
+        roots = ib.switches[:1] if plan.roots == "one" else ib.top_switches()
+        out["root_guids.conf"] = "".join(_hex(node_guid(n)) + "\n" for n in roots).encode()
     # Made here rather than streamed: the files hold a third of what the IbFabric does (67 MB of
     # topology against 180 MB of nodes at 131,072 HCAs), which can then go before the write.
     out["cn_guids.conf"] = _joined(_guid_lines(cn))
