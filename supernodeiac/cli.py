@@ -1040,7 +1040,7 @@ TOKEN_ENV = "NAUTOBOT_TOKEN"
     default=None,
     help=f"environment variable holding the API token (default {TOKEN_ENV})",
 )
-@click.option("--token", default=None, help="the API token itself (other users can see it in the process list: prefer --token-env)")
+@click.option("--token", default=None, help="the API token itself (others can see it in the process list: prefer --token-env)")
 @click.option("--dry-run", is_flag=True, help="read the server and report what would change; change nothing")
 @click.option("--prune", is_flag=True, help="delete objects tagged by snc in the blueprint's location that it no longer has")
 @finding_options(default_format="text", formats=["text", "json"])

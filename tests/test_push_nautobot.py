@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS, shipped
+from conftest import BLUEPRINTS, compile_text, shipped
 
 from supernodeiac.cli import main
-from supernodeiac.push import KINDS, TAG, PushError, Want, push, wanted
+from supernodeiac.push import KINDS, PushError, Want, push, wanted
 from supernodeiac.push.nautobot_objects import CM_LIMIT, Ref, _cable_length
 from supernodeiac.push.sync import plain
 
@@ -64,8 +64,8 @@ class FakeNautobot:
             return self._location_of("dcim/interfaces", iface) if iface else None
         return plain(rec.get("location"))
 
-    def list(self, endpoint: str, filters: dict[str, Any]) -> list[dict[str, Any]]:
-        self.calls[f"list {endpoint}"] += 1
+    def read(self, endpoint: str, filters: dict[str, Any]) -> list[dict[str, Any]]:
+        self.calls[f"read {endpoint}"] += 1
         out = []
         for rec in self.rows[endpoint].values():
             if "name" in filters and rec.get("name") not in filters["name"]:
@@ -94,7 +94,7 @@ class FakeNautobot:
             del self.rows[endpoint][i]
 
     def writes(self) -> int:
-        return sum(n for call, n in self.calls.items() if not call.startswith("list"))
+        return sum(n for call, n in self.calls.items() if not call.startswith("read"))
 
 
 def _wants(name: str) -> list[Want]:
@@ -151,7 +151,8 @@ def test_nebula_boards_sit_in_device_bays_of_their_chassis():
 
 
 @pytest.mark.parametrize(
-    ("metres", "expected"), [(0.43335, (44, "cm")), (2.0, (200, "cm")), (8.97828, (898, "cm")), (CM_LIMIT / 100 + 0.5, (329, "m"))]
+    ("metres", "expected"),
+    [(0.43335, (44, "cm")), (2.0, (200, "cm")), (8.97828, (898, "cm")), (CM_LIMIT / 100 + 0.5, (329, "m"))],
 )
 def test_cable_length_rounds_up_in_whole_units(metres, expected):
     length, unit = _cable_length(metres)
@@ -282,3 +283,22 @@ def test_cli_says_how_to_install_pynautobot(monkeypatch):
     result = _cli(SMALL, "--url", "http://nautobot.example", "--token", SECRET)
     assert result.exit_code == 2
     assert "pip install 'supernodeiac[nautobot]'" in result.output
+
+
+def grown_small_ib() -> str:
+    """small-ib with a 17th node (and the fifth compute rack it needs)."""
+    text = (BLUEPRINTS / "small-ib.yaml").read_text()
+    grown = text.replace("    count: 16\n", "    count: 17\n", 1).replace("{name: A, racks: 4,", "{name: A, racks: 5,", 1)
+    assert grown.count("17") > text.count("17")
+    return grown
+
+
+def test_growing_the_blueprint_creates_only_the_new_objects():
+    api = FakeNautobot()
+    push(api, _wants("small-ib"))
+    grown = compile_text(grown_small_ib(), "small-ib.yaml")
+    report = push(api, list(wanted(grown.render_context())))
+    created = {k: r.created for k, r in report.kinds.items() if r.created}
+    # one node, its rack's management switch and three PDUs; their cabled ports and cables
+    assert created == {"racks": 1, "devices": 5, "interfaces": 28, "cables": 14}
+    assert report.total("updated") == 0 and report.total("stale") == 0

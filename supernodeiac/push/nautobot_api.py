@@ -38,7 +38,7 @@ class NautobotApi:
         self._pynautobot = pynautobot
         self.url = url.rstrip("/")
         self.api = pynautobot.api(self.url, token=token)
-        self.api.http_session.request = _with_timeout(self.api.http_session.request, timeout)  # type: ignore[method-assign]
+        self.api.http_session.request = _with_timeout(self.api.http_session.request, timeout)
 
     def _endpoint(self, path: str) -> Any:
         app, name = path.split("/")
@@ -83,7 +83,7 @@ class NautobotApi:
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Token {self.api.token}", "Accept": "application/json"}
 
-    def list(self, endpoint: str, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    def read(self, endpoint: str, filters: dict[str, Any]) -> list[dict[str, Any]]:
         """Every record matching ``filters``, page by page, as the API's JSON (depth 0: references
         as ``{"id": ...}``); read raw, not as pynautobot records (a tenth of the time)."""
 

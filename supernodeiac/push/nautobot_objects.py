@@ -161,7 +161,14 @@ def wanted(ctx: RenderContext) -> Iterator[Want]:
         yield Want(
             "racks",
             (r["name"],),
-            {"name": r["name"], "location": site, "status": planned, "width": int(r["width"]), "u_height": int(r["u_height"]), "tags": tag},
+            {
+                "name": r["name"],
+                "location": site,
+                "status": planned,
+                "width": int(r["width"]),
+                "u_height": int(r["u_height"]),
+                "tags": tag,
+            },
         )
     boards: list[tuple[str, str]] = []  # (chassis, board) in device order
     for d in rows("06-devices.csv"):

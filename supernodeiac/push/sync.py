@@ -9,7 +9,7 @@ changed. Tags and content types are merged, never shrunk (others' tags stay). No
 deleted unless it carries snc's tag, sits in the blueprint's location and is no longer
 wanted; even then only with ``prune`` (otherwise it is reported as stale).
 
-The server is reached through :class:`Api` (four calls: list, bulk create, bulk update, bulk
+The server is reached through :class:`Api` (four calls: read (list), bulk create, bulk update, bulk
 delete); ``nautobot_api.py`` implements it with pynautobot, tests with a fake. Pure apart
 from that: no printing; progress goes to the :class:`Progress` observer.
 """
@@ -44,7 +44,7 @@ class Api(Protocol):
     """The four REST calls a push needs. Records are the API's JSON objects (``id`` on each;
     references as ``{"id": ...}`` or bare ids, choices as ``{"value": ...}`` or bare values)."""
 
-    def list(self, endpoint: str, filters: dict[str, Any]) -> list[dict[str, Any]]: ...
+    def read(self, endpoint: str, filters: dict[str, Any]) -> list[dict[str, Any]]: ...
 
     def create(self, endpoint: str, objects: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
 
@@ -89,7 +89,12 @@ class Report:
 
     def as_dict(self) -> dict[str, Any]:
         totals = {w: self.total(w) for w in ("created", "updated", "unchanged", "deleted", "stale")}
-        return {"dry_run": self.dry_run, "changes": self.changes, "totals": totals, "kinds": {k: r.as_dict() for k, r in self.kinds.items()}}
+        return {
+            "dry_run": self.dry_run,
+            "changes": self.changes,
+            "totals": totals,
+            "kinds": {k: r.as_dict() for k, r in self.kinds.items()},
+        }
 
 
 def plain(value: Any) -> Any:
@@ -214,7 +219,7 @@ def push(
         current: list[dict[str, Any]] = []
         if filters is not None:
             with progress.step(f"read {kind.name}"):
-                current = api.list(kind.endpoint, filters)
+                current = api.read(kind.endpoint, filters)
         found: dict[tuple[str, ...], dict[str, Any]] = {}
         for rec in current:
             keys = _record_key(kind.name, rec, plan.names)
@@ -260,7 +265,7 @@ def push(
             for start in range(0, len(ids), batch):
                 chunk = ids[start : start + batch]
                 with progress.step(f"delete {kind.name} {start + len(chunk)}/{len(ids)}"):
-                    _call(lambda chunk=chunk: api.delete(kind.endpoint, chunk), kind, [])
+                    _call(lambda chunk=chunk, endpoint=kind.endpoint: api.delete(endpoint, chunk), kind, [])
             report.kinds[kind.name].deleted = len(ids)
     return report
 
