@@ -9,6 +9,7 @@ import json
 import math
 import sys
 from collections import Counter
+from functools import cache
 from typing import Any
 
 import pytest
@@ -97,8 +98,14 @@ class FakeNautobot:
         return sum(n for call, n in self.calls.items() if not call.startswith("read"))
 
 
+@cache
+def _wanted(name: str) -> tuple[Want, ...]:
+    return tuple(wanted(shipped(name).render_context()))
+
+
 def _wants(name: str) -> list[Want]:
-    return list(wanted(shipped(name).render_context()))
+    """The objects a shipped blueprint asks for, computed once per worker; fresh copies (tests change them)."""
+    return [Want(w.kind, w.key, dict(w.fields)) for w in _wanted(name)]
 
 
 def _count(wants: list[Want]) -> Counter[str]:
@@ -302,3 +309,28 @@ def test_growing_the_blueprint_creates_only_the_new_objects():
     # one node, its rack's management switch and three PDUs; their cabled ports and cables
     assert created == {"racks": 1, "devices": 5, "interfaces": 28, "cables": 14}
     assert report.total("updated") == 0 and report.total("stale") == 0
+
+
+def test_cli_pushes_reports_and_pushes_again_with_no_change(monkeypatch):
+    pytest.importorskip("pynautobot", reason="pynautobot not installed (pip install '.[nautobot]')")
+    server = FakeNautobot()
+
+    class Connected(FakeNautobot):
+        def __new__(cls, url: str, token: str) -> FakeNautobot:  # type: ignore[misc]
+            assert token == SECRET
+            return server
+
+    server.status = lambda: {"nautobot-version": "2.4.44"}  # type: ignore[attr-defined]
+    monkeypatch.setattr("supernodeiac.push.NautobotApi", Connected)
+    args = (SMALL, "--url", "http://nautobot.example", "--token-env", "SNC_TEST_TOKEN")
+    env = {"SNC_TEST_TOKEN": SECRET}
+    total = len(_wants("small-ib"))  # 1,493: 59 devices, 938 interfaces, 469 cables and what they refer to
+    dry = _cli(*args, "--dry-run", env=env)
+    assert dry.exit_code == 0 and server.writes() == 0
+    assert f"would change {total} objects" in dry.output and "dry run: nothing written" in dry.output
+    first = _cli(*args, "--format", "json", env=env)
+    doc = json.loads(first.stdout)
+    assert doc["changes"] == doc["totals"]["created"] == total and doc["nautobot_version"] == "2.4.44"
+    assert doc["kinds"]["cables"]["created"] == 469
+    again = _cli(*args, env=env)
+    assert again.exit_code == 0 and "changed 0 objects" in again.output and f"{total} unchanged" in again.output
