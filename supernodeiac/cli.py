@@ -1043,10 +1043,17 @@ TOKEN_ENV = "NAUTOBOT_TOKEN"
 @click.option("--token", default=None, help="the API token itself (others can see it in the process list: prefer --token-env)")
 @click.option("--dry-run", is_flag=True, help="read the server and report what would change; change nothing")
 @click.option("--prune", is_flag=True, help="delete objects tagged by snc in the blueprint's location that it no longer has")
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 32),
+    default=4,
+    show_default=True,
+    help="bulk requests in flight at once (a server with several workers takes them in parallel)",
+)
 @finding_options(default_format="text", formats=["text", "json"])
 @input_options
 def push_nautobot(
-    file: str, url: str, token_env: str | None, token: str | None, dry_run: bool, prune: bool, opts: Options
+    file: str, url: str, token_env: str | None, token: str | None, dry_run: bool, prune: bool, jobs: int, opts: Options
 ) -> None:
     """Create or update the design in Nautobot through its REST API: location, racks, device types,
     devices in their rack units, OEX boards in their chassis's device bays, interfaces and cables,
@@ -1092,7 +1099,7 @@ def push_nautobot(
         with reporter.shown():
             with reporter.step("plan"):
                 objects = list(wanted(compiled.render_context()))
-            report = push(api, objects, dry_run=dry_run, prune=prune, progress=reporter)
+            report = push(api, objects, dry_run=dry_run, prune=prune, jobs=jobs, progress=reporter)
     except PushError as exc:
         done = "" if dry_run else " (what was pushed before it stays; pushing again carries on)"
         click.echo(f"snc push: {exc}{done}", err=True)

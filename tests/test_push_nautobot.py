@@ -170,13 +170,16 @@ def test_cable_length_rounds_up_in_whole_units(metres, expected):
 def test_push_creates_then_a_second_push_changes_nothing():
     wants = _wants("small-ib")
     api = FakeNautobot()
-    first = push(api, wants, batch=100)
+    first = push(api, wants, batch=100, jobs=3)  # batches in parallel: ids still land on their objects
     counts = _count(wants)
     for kind in KINDS:
         assert first.kinds[kind.name].created == counts[kind.name], kind.name
         assert len(api.rows[kind.endpoint]) == counts[kind.name]
     # bulk: one request per batch of 100, not one per object
     assert api.calls["create dcim/interfaces"] == math.ceil(counts["interfaces"] / 100)
+    devices = {i: r["name"] for i, r in api.rows["dcim/devices"].items()}
+    on = Counter(devices[r["device"]["id"]] for r in api.rows["dcim/interfaces"].values())
+    assert on == Counter(w.key[0] for w in wants if w.kind == "interfaces")
     tag = next(iter(api.rows["extras/tags"]))
     assert all({"id": tag} in r["tags"] for r in api.rows["dcim/cables"].values())
     writes = api.writes()

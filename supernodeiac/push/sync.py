@@ -17,7 +17,8 @@ from that: no printing; progress goes to the :class:`Progress` observer.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -200,10 +201,12 @@ def push(
     dry_run: bool = False,
     prune: bool = False,
     batch: int = BATCH,
+    jobs: int = 1,
     progress: Progress = NULL,
 ) -> Report:
     """Create and update what ``wants`` asks for (``dry_run``: only read and report); with
-    ``prune``, delete snc's stale objects in the location (cables first)."""
+    ``prune``, delete snc's stale objects in the location (cables first). Up to ``jobs`` bulk
+    requests of one kind go at once (a server with several workers takes them in parallel)."""
     by_kind: dict[str, list[Want]] = defaultdict(list)
     for w in wants:
         by_kind[w.kind].append(w)
@@ -253,8 +256,8 @@ def push(
                     stale_ids.setdefault(kind.name, []).append(str(rec["id"]))
         rep.created, rep.updated = len(creates), len(updates)
         if not dry_run:  # a dry run leaves what would be created unresolved: it refers as "(new ...)"
-            _create(api, kind, creates, batch, plan, progress)
-            _update(api, kind, updates, batch, progress)
+            _create(api, kind, creates, batch, jobs, plan, progress)
+            _update(api, kind, updates, batch, jobs, progress)
         if kind.name == "tags":
             tag_id = plan.ids.get(("tags", (TAG,)))
         if kind.name == "locations" and mine:
@@ -262,10 +265,7 @@ def push(
     if prune and not dry_run:
         for kind in reversed(KINDS):
             ids = stale_ids.get(kind.name, [])
-            for start in range(0, len(ids), batch):
-                chunk = ids[start : start + batch]
-                with progress.step(f"delete {kind.name} {start + len(chunk)}/{len(ids)}"):
-                    _call(lambda chunk=chunk, endpoint=kind.endpoint: api.delete(endpoint, chunk), kind, [])
+            _delete(api, kind, ids, batch, jobs, progress)
             report.kinds[kind.name].deleted = len(ids)
     return report
 
@@ -286,22 +286,58 @@ def _call(fn: Any, kind: Kind, batch: list[Want]) -> Any:
         raise PushError(exc.message, where, exc.detail) from None
 
 
-def _create(api: Api, kind: Kind, items: list[tuple[Want, dict[str, Any]]], batch: int, plan: _Plan, progress: Progress) -> None:
-    for start in range(0, len(items), batch):
-        chunk = items[start : start + batch]
-        with progress.step(f"create {kind.name} {start + len(chunk)}/{len(items)}"):
-            made = _call(lambda chunk=chunk: api.create(kind.endpoint, [f for _, f in chunk]), kind, [w for w, _ in chunk])
+def _batches(
+    kind: Kind, verb: str, items: list[Any], batch: int, jobs: int, call: Callable[[list[Any]], Any], progress: Progress
+) -> list[Any]:
+    """``call`` on each batch of ``items``, up to ``jobs`` at once (the objects of one kind never
+    refer to each other, so their batches may go in any order), answers in batch order. The
+    progress steps are taken here, on the calling thread, as the batches come back in order."""
+    chunks = [items[start : start + batch] for start in range(0, len(items), batch)]
+    if not chunks:
+        return []
+    answers: list[Any] = []
+    done = 0
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(chunks)))) as pool:
+        futures = [pool.submit(call, chunk) for chunk in chunks]
+        try:
+            for chunk, future in zip(chunks, futures):
+                done += len(chunk)
+                with progress.step(f"{verb} {kind.name} {done}/{len(items)}"):
+                    answers.append(future.result())
+        except BaseException:
+            for future in futures:
+                future.cancel()  # the batches not yet sent stay unsent
+            raise
+    return answers
+
+
+def _create(
+    api: Api, kind: Kind, items: list[tuple[Want, dict[str, Any]]], batch: int, jobs: int, plan: _Plan, progress: Progress
+) -> None:
+    def call(chunk: list[tuple[Want, dict[str, Any]]]) -> list[dict[str, Any]]:
+        made = _call(lambda: api.create(kind.endpoint, [f for _, f in chunk]), kind, [w for w, _ in chunk])
         if len(made) != len(chunk):
             raise PushError(f"asked to create {len(chunk)}, the server answered {len(made)}", kind.endpoint)
+        return list(made)
+
+    chunks = [items[start : start + batch] for start in range(0, len(items), batch)]
+    for chunk, made in zip(chunks, _batches(kind, "create", items, batch, jobs, call, progress)):
         for (w, _), rec in zip(chunk, made):
             plan.learn(kind.name, w.key, rec["id"])
 
 
-def _update(api: Api, kind: Kind, items: list[tuple[Want, dict[str, Any]]], batch: int, progress: Progress) -> None:
-    for start in range(0, len(items), batch):
-        chunk = items[start : start + batch]
-        with progress.step(f"update {kind.name} {start + len(chunk)}/{len(items)}"):
-            _call(lambda chunk=chunk: api.update(kind.endpoint, [f for _, f in chunk]), kind, [w for w, _ in chunk])
+def _delete(api: Api, kind: Kind, ids: list[str], batch: int, jobs: int, progress: Progress) -> None:
+    def call(chunk: list[str]) -> None:
+        _call(lambda: api.delete(kind.endpoint, chunk), kind, [])
+
+    _batches(kind, "delete", ids, batch, jobs, call, progress)
+
+
+def _update(api: Api, kind: Kind, items: list[tuple[Want, dict[str, Any]]], batch: int, jobs: int, progress: Progress) -> None:
+    def call(chunk: list[tuple[Want, dict[str, Any]]]) -> None:
+        _call(lambda: api.update(kind.endpoint, [f for _, f in chunk]), kind, [w for w, _ in chunk])
+
+    _batches(kind, "update", items, batch, jobs, call, progress)
 
 
 __all__ = ["KIND", "Api", "KindReport", "PushError", "Report", "plain", "push"]

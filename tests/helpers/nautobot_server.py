@@ -199,6 +199,15 @@ class NautobotServer:
         raise Unavailable(f"Nautobot did not answer at {self.url}: see {self.log}")
 
     def stop(self) -> None:
+        data = self.root / "pg"
+        if (data / "postmaster.pid").exists():  # PostgreSQL runs under runuser: stop it by its own tool
+            with self.log.open("ab") as out:
+                subprocess.run(
+                    self._as_postgres([str(_pg_bin() / "pg_ctl"), "-D", str(data), "stop", "-m", "fast"]),
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    timeout=60,
+                )
         for proc in reversed(self.procs):
             if proc.poll() is None:
                 proc.terminate()
