@@ -10,7 +10,9 @@ small-ib by a node and sees only the new objects created.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +32,14 @@ pynautobot = pytest.importorskip("pynautobot", reason="pynautobot not installed 
 
 @pytest.fixture(scope="session")
 def nautobot() -> Iterator[NautobotServer]:
+    """A fresh Nautobot for the session; ``SNC_NAUTOBOT_URL`` (and ``SNC_NAUTOBOT_TOKEN``) names a
+    running throwaway one instead (``python -m tests.helpers.nautobot_server`` starts one)."""
+    if os.environ.get("SNC_NAUTOBOT_URL"):
+        running = NautobotServer(Path(tempfile.gettempdir()))
+        running.url = os.environ["SNC_NAUTOBOT_URL"].rstrip("/")
+        running.token = os.environ.get("SNC_NAUTOBOT_TOKEN", running.token)
+        yield running
+        return
     server = NautobotServer.in_temp()
     try:
         server.start()

@@ -38,6 +38,16 @@ class NautobotApi:
         self._pynautobot = pynautobot
         self.url = url.rstrip("/")
         self.api = pynautobot.api(self.url, token=token)
+        # A kept-alive connection the server (or a proxy) has closed meanwhile fails the next request
+        # before it is sent: reads are tried again; writes never are (one might have been applied).
+        from requests.adapters import HTTPAdapter
+        from urllib3.util.retry import Retry
+
+        again = HTTPAdapter(
+            max_retries=Retry(total=3, connect=3, read=2, status=0, allowed_methods=frozenset({"GET"}), backoff_factor=0.5)
+        )
+        for scheme in ("http://", "https://"):
+            self.api.http_session.mount(scheme, again)
         self.api.http_session.request = _with_timeout(self.api.http_session.request, timeout)
 
     def _endpoint(self, path: str) -> Any:

@@ -1,6 +1,6 @@
 """A real Nautobot for the push tests: its own venv (pip install nautobot), PostgreSQL and Redis
-from Debian on loopback, migrated, a superuser with an API token, ``nautobot-server runserver``
-on 127.0.0.1. Everything under one temporary folder; :meth:`NautobotServer.stop` ends what it
+from Debian on loopback, migrated, a superuser with an API token, ``nautobot-server start``
+(uWSGI) on 127.0.0.1. Everything under one temporary folder; :meth:`NautobotServer.stop` ends what it
 started (by process id).
 
 The venv is cached at ``$SNC_NAUTOBOT_VENV`` (default ``~/.cache/snc/nautobot-<version>``), and
@@ -184,7 +184,18 @@ class NautobotServer:
         )
         self._run([str(server), "nbshell", "--command", make_user], env)
         port = _free_port()
-        self._spawn([str(server), "runserver", f"127.0.0.1:{port}", "--noreload", "--nothreading"], env)
+        # uWSGI (`nautobot-server start`, as Nautobot is deployed) with a worker per core: a push's
+        # parallel bulk requests (--jobs) then run side by side, not queued behind each other.
+        workers = max(2, min(4, os.cpu_count() or 2))
+        uwsgi = [
+            f"--http=127.0.0.1:{port}",
+            f"--processes={workers}",
+            "--master",
+            "--die-on-term",
+            "--disable-logging",
+            "--http-keepalive",
+        ]
+        self._spawn([str(server), "start", *uwsgi, "--http-timeout=900", "--harakiri=900"], env)
         self.url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
@@ -220,6 +231,12 @@ class NautobotServer:
 
 
 if __name__ == "__main__":
+    import signal
+
+    def _interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill PID` stops what it started too
     srv = NautobotServer.in_temp()
     try:
         srv.start()
