@@ -30,7 +30,9 @@ def check_url(url: str) -> str | None:
 class NautobotApi:
     """The four calls of :class:`sync.Api` on one Nautobot server."""
 
-    def __init__(self, url: str, token: str, timeout: float = 300.0) -> None:
+    def __init__(self, url: str, token: str, timeout: float = 1800.0) -> None:
+        """``timeout``: seconds to wait for an answer (a bulk write of 100 interfaces may take a busy
+        server minutes; connecting gets 15 s)."""
         try:
             import pynautobot
         except ImportError as exc:
@@ -74,6 +76,10 @@ class NautobotApi:
             else:
                 message = f"HTTP {status} {req.reason}: {_short(detail)}"
             raise PushError(f"{what}: {message}", detail=detail) from None
+        except requests.exceptions.ReadTimeout:
+            raise PushError(
+                f"{what}: no answer from {self.url} in time; the server may still apply it (pushing again picks up from there)"
+            ) from None
         except requests.exceptions.RequestException as exc:
             raise PushError(f"cannot reach Nautobot at {self.url} ({what}): {type(exc).__name__}: {_reason(exc)}") from None
         except (ValueError, KeyError) as exc:  # a body that is not the API's JSON
@@ -128,7 +134,7 @@ class NautobotApi:
 
 def _with_timeout(request: Any, timeout: float) -> Any:
     def call(*args: Any, **kwargs: Any) -> Any:
-        kwargs.setdefault("timeout", timeout)
+        kwargs.setdefault("timeout", (15.0, timeout))
         return request(*args, **kwargs)
 
     return call

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from ..util.progress import NULL, Progress
 from .nautobot_objects import KIND, KINDS, TAG, Kind, Ref, Want
 
-BATCH = 250  # objects per bulk request: a progress step each, small enough for a 2-core server
+BATCH = 100  # objects per bulk request: a progress step each; a 2-core server answers in tens of seconds
 
 
 class PushError(Exception):
