@@ -1025,6 +1025,115 @@ def init_cmd(file: str, shape: str, name: str | None, force: bool) -> None:
     click.echo(f"wrote {file} ({shape}); next: snc validate {file}")
 
 
+@main.group(name="push")
+def push_group() -> None:
+    """Put the design into a source of truth (Nautobot)."""
+
+
+TOKEN_ENV = "NAUTOBOT_TOKEN"
+
+
+@push_group.command(name="nautobot")
+@click.argument("file", type=click.Path(allow_dash=True))
+@click.option("--url", required=True, help="the Nautobot server's base URL (http:// or https://)")
+@click.option(
+    "--token-env",
+    "token_env",
+    metavar="VAR",
+    default=None,
+    help=f"environment variable holding the API token (default {TOKEN_ENV})",
+)
+@click.option("--token", default=None, help="the API token itself (others can see it in the process list: prefer --token-env)")
+@click.option("--dry-run", is_flag=True, help="read the server and report what would change; change nothing")
+@click.option("--prune", is_flag=True, help="delete objects tagged by snc in the blueprint's location that it no longer has")
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 32),
+    default=4,
+    show_default=True,
+    help="bulk requests in flight at once (a server with several workers takes them in parallel)",
+)
+@finding_options(default_format="text", formats=["text", "json"])
+@input_options
+def push_nautobot(
+    file: str, url: str, token_env: str | None, token: str | None, dry_run: bool, prune: bool, jobs: int, opts: Options
+) -> None:
+    """Create or update the design in Nautobot through its REST API: location, racks, device types,
+    devices in their rack units, OEX boards in their chassis's device bays, interfaces and cables,
+    each tagged `snc`. A second push changes nothing; nothing snc did not tag is ever deleted.
+    Exit 0 pushed, 1 error findings or the server unreachable or refusing, 2 an unreadable
+    blueprint, a bad --url, no token, or pynautobot not installed.
+    """
+    from .push import MISSING, TAG, NautobotApi, PushError, check_url, push, wanted
+
+    bad_url = check_url(url)
+    if bad_url:
+        click.echo(f"snc push: {bad_url}", err=True)
+        sys.exit(2)
+    if token is None:
+        var = token_env or TOKEN_ENV
+        token = os.environ.get(var, "")
+        if not token:
+            click.echo(f"snc push: no API token: set {var} (or name another variable with --token-env)", err=True)
+            sys.exit(2)
+    elif not token:
+        click.echo("snc push: --token is empty", err=True)
+        sys.exit(2)
+    try:
+        import pynautobot  # noqa: F401 - only to say how to install it before compiling
+    except ImportError:
+        click.echo(f"snc push: {MISSING}", err=True)
+        sys.exit(2)
+    reporter = _Reporter(f"push {file}", opts.verbosity)
+    try:  # the server first: a wrong URL or token fails in a second, not after a long compile
+        with reporter.shown(), reporter.step("connect"):
+            api = NautobotApi(url, token)
+            version = api.status().get("nautobot-version", "?")
+    except PushError as exc:
+        click.echo(f"snc push: {exc}", err=True)
+        sys.exit(1)
+    with reporter.shown():
+        compiled = _compile(file, opts, progress=reporter)
+    if compiled.exit_code != 0:
+        _emit([compiled], opts, Verbosity.QUIET if not opts.verbose else opts.verbosity)
+        click.echo("snc push: nothing pushed: fix the errors above", err=True)
+        sys.exit(compiled.exit_code)
+    try:
+        with reporter.shown():
+            with reporter.step("plan"):
+                objects = list(wanted(compiled.render_context()))
+            report = push(api, objects, dry_run=dry_run, prune=prune, jobs=jobs, progress=reporter)
+    except PushError as exc:
+        done = "" if dry_run else " (what was pushed before it stays; pushing again carries on)"
+        click.echo(f"snc push: {exc}{done}", err=True)
+        sys.exit(1)
+    except Exception as exc:  # noqa: BLE001 - a bug in snc, not in the server
+        _internal_error(f"while pushing {file} to {url}", exc)
+    if opts.fmt == "json":
+        doc = {"file": compiled.path, "url": url, "nautobot_version": version, **report.as_dict()}
+        click.echo(json.dumps(doc, indent=2))
+        return
+    if opts.quiet:
+        return
+    width = max(len(k) for k in report.kinds)
+    for kind, r in report.kinds.items():
+        line = f"  {kind:<{width}}  {r.created:>6} created  {r.updated:>6} updated  {r.unchanged:>6} unchanged"
+        if r.deleted:
+            line += f"  {r.deleted:>6} deleted"
+        click.echo(line)
+        for name, fields in r.changes[:5] if opts.verbose or dry_run else ():
+            click.echo(f"      ~ {name}: {', '.join(fields)}")
+        if r.stale and not r.deleted:
+            shown_stale = ", ".join(r.stale[:5]) + (f" and {len(r.stale) - 5} more" if len(r.stale) > 5 else "")
+            click.echo(f"      {len(r.stale)} tagged {TAG} but no longer in the blueprint (--prune deletes): {shown_stale}")
+    verb = "would change" if dry_run else "changed"
+    click.echo(
+        f"{compiled.path} -> {url} (Nautobot {version}): {verb} {report.changes} objects "
+        f"({report.total('created')} created, {report.total('updated')} updated, {report.total('deleted')} deleted), "
+        f"{report.total('unchanged')} unchanged" + ("; dry run: nothing written" if dry_run else "")
+    )
+
+
 @main.command()
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
 def completion(shell: str) -> None:

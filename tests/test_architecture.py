@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("builders",),
     ("checks", "outputs"),
     ("config", "writer", "render_state", "pipeline"),
-    ("explain", "verify", "compare"),
+    ("explain", "verify", "compare", "push"),
     ("cli", "__init__"),
     ("__main__",),
 ]
