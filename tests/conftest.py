@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import shutil
 import stat
 import tempfile
@@ -45,13 +47,40 @@ def compile_text(text: str, name: str = "test.yaml") -> Compiled:
     return compile_document(load_text(text, name))
 
 
-# -- the shipped blueprints, compiled and rendered once per process --------------------------------
+# -- the shipped blueprints, compiled once per process, rendered once per test run -----------------
 # Rendering every shipped blueprint takes about 70 CPU-s; a dozen test files read their outputs.
-# Each pytest-xdist worker compiles and renders a blueprint the first time a test asks, then every
-# test in that worker reads the same objects and folder. They are shared: do not change them; a
-# test that edits a render copies it first (copy_of_shipped_render).
+# Each pytest-xdist worker compiles a blueprint the first time a test asks; the first worker that
+# asks for a render makes it (under a lock, in a folder every worker of the run shares) and every
+# other worker reads the same folder. They are shared: do not change them; a test that edits a
+# render copies it first (copy_of_shipped_render).
 
-_SHIPPED_ROOT: Path | None = None
+_SHARED_ENV = "SNC_TEST_SHARED_RENDERS"  # the run's shared folder, made by the controller
+_MADE_ROOT = pytest.StashKey[Path]()
+_RENDERED_HERE: set[str] = set()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The controller (or a run without workers) makes the shared folder before the workers start;
+    they inherit its path in the environment."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None and _SHARED_ENV not in os.environ:
+        root = Path(tempfile.mkdtemp(prefix="snc-shipped-"))
+        os.environ[_SHARED_ENV] = str(root)
+        config.stash[_MADE_ROOT] = root
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    root = config.stash.get(_MADE_ROOT, None)
+    if root is not None:
+        os.environ.pop(_SHARED_ENV, None)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _shared_root() -> Path:
+    root = os.environ.get(_SHARED_ENV)
+    if root is None:  # conftest imported without its pytest_configure (a helper run on its own)
+        root = tempfile.mkdtemp(prefix="snc-shipped-")
+        os.environ[_SHARED_ENV] = root
+    return Path(root)
 
 
 @cache
@@ -65,18 +94,27 @@ def shipped(name: str) -> Compiled:
 @cache
 def shipped_render(name: str) -> Path:
     """The folder ``snc render blueprints/<name>.yaml -o`` wrote (MANIFEST.json included), made
-    once per process through the real CLI and left read-only; checked unchanged at the end."""
-    global _SHIPPED_ROOT
-    if _SHIPPED_ROOT is None:
-        _SHIPPED_ROOT = Path(tempfile.mkdtemp(prefix="snc-shipped-"))
-    out = _SHIPPED_ROOT / name
-    env = {"SNC_NO_RENDER_CACHE": "1", "SNC_CACHE_DIR": str(_SHIPPED_ROOT / ".cache")}
-    result = CliRunner().invoke(main, ["render", str(BLUEPRINTS / f"{name}.yaml"), "-o", str(out)], env=env)
-    assert result.exit_code == 0, result.output
-    for p in out.rglob("*"):
-        if p.is_file():
-            p.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    once per test run through the real CLI by whichever process asks first, and left read-only;
+    checked unchanged at the end."""
+    root = _shared_root()
+    out = root / name
+    with open(root / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process dies
+        if not (out / "MANIFEST.json").is_file():  # the writer swaps a whole render in, or nothing
+            env = {"SNC_NO_RENDER_CACHE": "1", "SNC_CACHE_DIR": str(root / f".cache-{os.getpid()}")}
+            result = CliRunner().invoke(main, ["render", str(BLUEPRINTS / f"{name}.yaml"), "-o", str(out)], env=env)
+            assert result.exit_code == 0, result.output
+            for p in out.rglob("*"):
+                if p.is_file():
+                    p.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+            _RENDERED_HERE.add(name)
     return out
+
+
+def rendered_here(name: str) -> bool:
+    """Whether this process made the shared render of ``name`` (another worker may have)."""
+    shipped_render(name)
+    return name in _RENDERED_HERE
 
 
 @cache
@@ -107,24 +145,21 @@ def copy_of_shipped_render(name: str, to: Path) -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def _shared_renders_unchanged():
-    """At the end: every shared render still holds what its MANIFEST.json recorded, so no test
-    passed by reading a folder another test had changed."""
+    """At the end of each process: every shared render still holds what its MANIFEST.json
+    recorded, so no test passed by reading a folder another test had changed."""
     yield
-    if _SHIPPED_ROOT is None:
+    root = os.environ.get(_SHARED_ENV)
+    if root is None or not Path(root).is_dir():
         return
-    try:
-        for name in sorted(p.name for p in _SHIPPED_ROOT.iterdir() if not p.name.startswith(".")):
-            out = _SHIPPED_ROOT / name
-            manifest = json.loads((out / "MANIFEST.json").read_text())
-            recorded = {f["path"]: f["sha256"] for f in manifest["files"]}
-            now = {
-                p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-                for p in out.rglob("*")
-                if p.is_file() and p.name != "MANIFEST.json"
-            }
-            assert now == recorded, f"a test changed the shared render of {name}"
-    finally:
-        shutil.rmtree(_SHIPPED_ROOT, ignore_errors=True)
+    for out in sorted(p for p in Path(root).iterdir() if not p.name.startswith(".") and p.is_dir()):
+        manifest = json.loads((out / "MANIFEST.json").read_text())
+        recorded = {f["path"]: f["sha256"] for f in manifest["files"]}
+        now = {
+            p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in out.rglob("*")
+            if p.is_file() and p.name != "MANIFEST.json"
+        }
+        assert now == recorded, f"a test changed the shared render of {out.name}"
 
 
 @pytest.fixture(scope="session")

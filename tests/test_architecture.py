@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from pathlib import Path
 
 import networkx as nx
@@ -63,28 +64,36 @@ def room_of(module: str) -> str:
 def import_edges(package: Path) -> list[tuple[str, str, int]]:
     """(importer, imported module, line) for every import of the package, wherever it stands."""
     mods = package_modules(package)
-    top = package.name
+    names = frozenset(mods)
     edges = []
     for name, (path, is_pkg) in mods.items():
-        tree = ast.parse(path.read_text(), str(path))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = name.split(".") if is_pkg else name.split(".")[:-1]
-                    base = base[: len(base) - (node.level - 1)]
-                    target = ".".join(base) + (f".{node.module}" if node.module else "")
-                else:
-                    target = node.module or ""
-                if target != top and not target.startswith(top + "."):
-                    continue
-                for alias in node.names:
-                    sub = f"{target}.{alias.name}"
-                    edges.append((name, sub if sub in mods else target, node.lineno))
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.name == top or alias.name.startswith(top + "."):
-                        edges.append((name, alias.name, node.lineno))
+        edges.extend(_module_edges(path.read_text(), name, is_pkg, package.name, names))
     return edges
+
+
+@cache
+def _module_edges(text: str, name: str, is_pkg: bool, top: str, mods: frozenset[str]) -> tuple[tuple[str, str, int], ...]:
+    """One module's imports of the package, by its text (the planted copies change one or two
+    modules: the others are not parsed again)."""
+    edges = []
+    for node in ast.walk(ast.parse(text, name)):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_pkg else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base) + (f".{node.module}" if node.module else "")
+            else:
+                target = node.module or ""
+            if target != top and not target.startswith(top + "."):
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                edges.append((name, sub if sub in mods else target, node.lineno))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == top or alias.name.startswith(top + "."):
+                    edges.append((name, alias.name, node.lineno))
+    return tuple(edges)
 
 
 def contract_violations(package: Path) -> list[str]:

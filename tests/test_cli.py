@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
-from conftest import BLUEPRINTS, ROOT, read_tree
+from conftest import BLUEPRINTS, ROOT, copy_of_shipped_render, read_tree
 
 from supernodeiac import writer
 from supernodeiac.cli import main
@@ -281,8 +281,9 @@ def test_render_refuses_a_folder_it_did_not_write(tmp_path):
 
 
 def _first_render(tmp_path: Path) -> tuple[Path, dict[str, bytes], list[str]]:
-    out = tmp_path / "o"
-    assert _invoke("render", str(SMALL), "-o", str(out)).exit_code == 0
+    """A folder as `snc render` left it (the shared render of small-ib, copied: the same bytes and
+    modes), its files and the listing beside it."""
+    out = copy_of_shipped_render("small-ib", tmp_path / "o")
     return out, read_tree(out), sorted(p.name for p in tmp_path.iterdir())
 
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BLUEPRINTS, ROOT, compile_text
+from conftest import BLUEPRINTS, ROOT, compile_text, copy_of_shipped_render
 
 from supernodeiac.outputs.csv_safe import tsv_cell, tsv_line
 
@@ -35,6 +35,10 @@ def test_tsv_cells_hold_no_control_character():
 
 
 def _render(tmp_path: Path, text: str) -> Path:
+    """``snc render`` of ``text`` in its own process; shipped small-ib unchanged is the shared
+    render, copied (the same bytes and modes: the tests then edit the plan or run the scripts)."""
+    if text == (BLUEPRINTS / "small-ib.yaml").read_text():
+        return copy_of_shipped_render("small-ib", tmp_path / "out")
     bp = tmp_path / "bp.yaml"
     bp.write_text(text)
     out = tmp_path / "out"
