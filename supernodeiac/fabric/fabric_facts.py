@@ -285,7 +285,9 @@ class TwoLevelFacts(TypedDict):
     domains: list[str]  # the one-level domains joined
     accelerators: int
     l1_chips: int
+    planes: int  # 0: one level-2 plane joins every L1 chip; P: plane c joins L1 chip c of every supernode
     l2_switches: int
+    l2_switches_per_plane: int
     l2_chips: int
     l2_chip_ports: int
     l2_chip_ports_used: int

@@ -286,6 +286,13 @@ RULES: tuple[Rule, ...] = (
        number of links; uneven spreads make some pairs more than one hop apart.""",
     ),
     _r(
+        "scaleup-planes",
+        "build",
+        "A planed second scale-up level joins supernodes of different shapes",
+        """With ``planes: true`` level-2 plane c joins L1 chip c of every supernode, so every joined
+       supernode must have the same number of L1 chips (switch boards x chips per board).""",
+    ),
+    _r(
         "scaleup-uplinks",
         "build",
         "Level-1 switch boards cannot spread their uplinks over their chips",
