@@ -286,6 +286,16 @@ RULES: tuple[Rule, ...] = (
        number of links; uneven spreads make some pairs more than one hop apart.""",
     ),
     _r(
+        "switch-bandwidth",
+        "check",
+        "A switch chip drives more than its ASIC switches",
+        """Per chip, a switch's ports x speed (per direction, management port aside) must fit the
+       catalogue ASIC it names (``asic:``, or ``switch_chips.model`` on a switch board), and its
+       lanes the ASIC's SerDes where listed (catalog/data/asics.yaml, with sources). A switch that
+       names no catalogue chip is held to the largest one there: 256 x 800G on one chip (204.8 Tb/s)
+       is no chip anyone makes.""",
+    ),
+    _r(
         "scaleup-planes",
         "build",
         "A planed second scale-up level joins supernodes of different shapes",

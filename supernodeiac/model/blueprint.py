@@ -57,6 +57,9 @@ class CatalogueOverrides(Strict):
     port_maps: dict[Name, dict[str, Any]] = Field(
         default_factory=dict, description="network-OS port maps by device model (hwsku, platform, port names and lanes)"
     )
+    asics: dict[Name, dict[str, Any]] = Field(
+        default_factory=dict, description="switch chips and their capacity per direction (catalog/data/asics.yaml)"
+    )
     host_topology: dict[Name, dict[str, Any]] = Field(
         default_factory=dict, description="host PCI/NUMA layouts by node model (catalog/data/host_topology.yaml)"
     )
