@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from ..model.blueprint import Blueprint
 from ..model.clos import FatTree
 from ..model.dragonfly import Dragonfly, DragonflyPlus
+from ..model.scaleout import built_fabrics
 
 # The SL NCCL puts every queue pair on unless NCCL_IB_SL says otherwise (NCCL environment variables
 # page: "NCCL_IB_SL ... Default 0"); static for the job, not taken from the SA path record.
@@ -109,8 +110,8 @@ def routing_plan(blueprint: Blueprint, name: str, kind: str) -> RoutingPlan:
     """The routing engine of InfiniBand fabric ``name`` (a ``kind`` fabric): the blueprint's
     ``routing_engine`` or the topology's default, with its verdict for one static SL."""
     requested = None
-    for spec in blueprint.scaleout:
-        if spec.name == name and isinstance(spec, FatTree | Dragonfly | DragonflyPlus):
+    for _, spec, built in built_fabrics(blueprint):
+        if built == name and isinstance(spec, FatTree | Dragonfly | DragonflyPlus):
             requested = spec.routing_engine
     engine = requested or DEFAULT_ENGINE.get(kind, FALLBACK_ENGINE)
     severity, why = _verdict(engine, kind)

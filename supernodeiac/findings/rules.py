@@ -296,6 +296,14 @@ RULES: tuple[Rule, ...] = (
        is no chip anyone makes.""",
     ),
     _r(
+        "scaleout-planes",
+        "build",
+        "A planed fat tree's endpoints or pools do not split over its planes",
+        """With ``planes: P`` endpoint port i goes to plane i % P, so every endpoint needs a multiple
+       of P ports of the fabric's role; each plane takes 1/P of every address pool (the plane-th of
+       2^ceil(log2 P) equal subnets) and of the ASN range, which must be large enough to split.""",
+    ),
+    _r(
         "scaleup-planes",
         "build",
         "A planed second scale-up level joins supernodes of different shapes",
