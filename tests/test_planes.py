@@ -42,22 +42,42 @@ def _errors(c, rule):
 
 
 def test_dual_plane_counts_follow_the_formulas():
-    """Per plane P of 2: rails r = 16 ports / 2 = 8, a leaf 64 down : 64 up (1:1 on 128 ports), an SU
-    of d = 64 nodes on r leaves; spines planned for grow_to_sus 2: the largest p dividing 64 with
-    16 leaves x p <= 128 is 8, so 64 / 8 = 8 spines. Host links N x r per plane, leaf-spine links
-    leaves x 64 per plane."""
+    """Per plane P of 2: rails r = 16 ports / 2 = 8, an SU of d = 64 nodes (the leaf's 64 x 400G down
+    ports) on r leaves, each with 64 x 400 / 800 = 32 uplinks of 800G for 1:1 in bandwidth; spines
+    planned for grow_to_sus 2: the largest p dividing 32 with 16 leaves x p <= 64 is 4, so 32 / 4 = 8
+    spines. Host links N x r per plane, leaf-spine links leaves x 32 per plane."""
     f = _dual().fabric
     nodes, ports, planes = 64, 16, 2
     rails = ports // planes
     assert sorted(f.fabrics()) == ["mgmt", "roce-p1", "roce-p2"]
     for name in ("roce-p1", "roce-p2"):
         facts = f.facts[name]
-        assert facts["rails"] == rails and facts["leaves"] == rails * 1 and facts["spines"] == 64 // 8
-        assert facts["leaf_spine_parallel"] == 8
+        assert facts["rails"] == rails and facts["leaves"] == rails * 1
+        assert facts["leaf_down"] == 64 and facts["leaf_up"] == 64 * 400 // 800
+        assert facts["leaf_spine_parallel"] == 4 and facts["spines"] == 32 // 4
         tiers = [f.links.specs[f.links.spec[i]].tier for i in f.links.indices_of(name)]
         assert tiers.count("node-leaf") == nodes * rails
-        assert tiers.count("leaf-spine") == facts["leaves"] * 64
+        assert tiers.count("leaf-spine") == facts["leaves"] * 32
     assert "roce" not in f.facts
+
+
+def test_a_leaf_of_two_speeds_runs_400g_down_and_800g_up():
+    """The cages fix the split: host links at 400G on the 2 x 400G cages 1-32, uplinks at 800G on
+    cages 33-64; the ratio is held in bandwidth (64 x 400 : 32 x 800 = 1:1)."""
+    f = _dual().fabric
+    t = f.links
+    speeds: dict[str, set[float]] = {"node-leaf": set(), "leaf-spine": set()}
+    for i in t.indices_of("roce-p1"):
+        spec = t.specs[t.spec[i]]
+        speeds[spec.tier].add(spec.gbps)
+    assert speeds == {"node-leaf": {400.0}, "leaf-spine": {800.0}}
+    assert f.facts["roce-p1"]["sizing"]["leaf"]["speed_ratio"] == "1/2"
+    c = _dual()
+    assert not [x for x in c.findings if x.rule in ("oversubscription", "ratio-intent") and x.severity != "info"]
+    # Declared 2:1 in bandwidth: 64 x 400G over 16 x 800G.
+    text = DUAL.read_text().replace('oversubscription: {leaf: "1:1"}', 'oversubscription: {leaf: "2:1"}')
+    two = compile_text(text, "dual.yaml")
+    assert two.exit_code == 0 and two.fabric.facts["roce-p1"]["leaf_up"] == 16
 
 
 def test_a_nics_two_ports_land_in_two_planes_on_two_leaves():

@@ -46,6 +46,7 @@ from .clos_plan import (
     data_radix,
     designs,
     plan_clos,
+    speed_split,
     split_ports,
     uplinks_for,
 )
@@ -131,7 +132,28 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
                 path + ("uplinks", key),
                 f"at most {k - 1}",
             )
-    leaf_ports = capacity(k_leaf, n_leaf, leaf_up)
+    try:
+        mixed = speed_split(leaf_m)
+    except PlanError as exc:
+        raise ctx.fail(exc.rule, exc.message, path + exc.field, exc.hint) from None
+    speed_ratio = Fraction(1)  # a leaf's down port speed / up port speed
+    if mixed is None:
+        leaf_ports = capacity(k_leaf, n_leaf, leaf_up)
+        leaf_ratio = n_leaf
+    else:
+        # The cages fix the split (down ports of one speed, up ports of a faster one); the declared
+        # ratio is in bandwidth, so in ports it is N x up speed / down speed.
+        split, down_gbps, up_gbps = mixed
+        if leaf_up is not None and leaf_up > split.up:
+            raise ctx.fail(
+                "port-budget",
+                f"{leaf_up} uplinks per leaf; {leaf_name} has {split.up} up ports ({up_gbps:g}G)",
+                path + ("uplinks", "leaf"),
+                f"at most {split.up}",
+            )
+        leaf_ports = TierPorts(split.down, leaf_up or split.up)
+        speed_ratio = Fraction(down_gbps) / Fraction(up_gbps)
+        leaf_ratio = n_leaf / speed_ratio
     # The top tier has no uplinks: all its ports face down.
     spine_ports = capacity(k_spine, n_spine, spine_up) if spec.tiers == 3 else TierPorts(k_spine, 0)
     k_core = data_radix(core_m) if spec.tiers == 3 else 0
@@ -148,7 +170,7 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
         "service_ports": service_ports,
         "su_nodes": spec.su_nodes,
         "leaves_per_pod": spec.leaves_per_pod,
-        "leaf_ratio": n_leaf,
+        "leaf_ratio": leaf_ratio,
         "leaf_uplinks": leaf_up,
     }
     try:
@@ -213,27 +235,31 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
         **_facts(spec, plan, len(compute), len(service), service_ports, k_leaf, k_spine, up_ports, spine_up_ports),
         "leaf_down_ports": list(down_ports),  # position q of a leaf down port: its host-link block offset
         "ceiling_nodes": ceiling_nodes(spec.tiers, leaf_ports, spine_ports, k_core, **knobs),
-        **_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine),
+        **_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine, speed_ratio),
     }
     if spec.ethernet is not None:
         facts["ethernet"] = assign_ethernet(f, spec.ethernet, plan, leaves, spines, cores, path + ("ethernet",))
     f.facts[spec.name] = facts
 
 
-def _sizing(spec: FatTree, plan: ClosPlan, knobs: dict, nodes: int, leaf_ports: TierPorts, k_spine: int) -> ClosSizing:
+def _sizing(
+    spec: FatTree, plan: ClosPlan, knobs: dict, nodes: int, leaf_ports: TierPorts, k_spine: int, speed_ratio: Fraction
+) -> ClosSizing:
     """Declared against designed ratios per tier, the growth reservation, and the same endpoints
-    in 2 and 3 tiers (built and planned), as plain data for the checks and ``snc explain``."""
+    in 2 and 3 tiers (built and planned), as plain data for the checks and ``snc explain``.
+    ``speed_ratio``: a leaf's down port speed over its up port speed (1 but for a leaf of two speeds)."""
     explicit = spec.uplinks
-    n_leaf, n_spine = ratio_value(spec.oversubscription.leaf), ratio_value(spec.oversubscription.spine)
-    tiers: dict[str, TierSizing] = {
-        "leaf": {
-            "declared": spec.oversubscription.leaf,
-            "down_used": plan.leaf_used,
-            "uplinks": plan.leaf.up,
-            "sized": uplinks_for(plan.leaf_used, n_leaf),
-            "explicit": explicit is not None and explicit.leaf is not None,
-        }
+    n_spine = ratio_value(spec.oversubscription.spine)
+    leaf: TierSizing = {
+        "declared": spec.oversubscription.leaf,
+        "down_used": plan.leaf_used,
+        "uplinks": plan.leaf.up,
+        "sized": uplinks_for(plan.leaf_used, knobs["leaf_ratio"]),
+        "explicit": explicit is not None and explicit.leaf is not None,
     }
+    if speed_ratio != 1:
+        leaf["speed_ratio"] = str(speed_ratio)
+    tiers: dict[str, TierSizing] = {"leaf": leaf}
     if spec.tiers == 3:
         tiers["spine"] = {
             "declared": spec.oversubscription.spine,

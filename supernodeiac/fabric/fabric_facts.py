@@ -32,6 +32,7 @@ class TierSizing(TypedDict):
     uplinks: int  # uplinks cabled per switch
     sized: int  # uplinks the declared ratio needs for down_used
     explicit: bool  # the blueprint gave the uplink count (uplinks:), not the ratio alone
+    speed_ratio: NotRequired[str]  # a leaf of two speeds: down port speed / up port speed ("1/2")
 
 
 class GrowthReservation(TypedDict):
