@@ -257,3 +257,29 @@ def test_a_switch_over_its_lanes_is_an_error():
     c = compile_text(text, "ib.yaml")
     errors = _errors(c, "switch-bandwidth")
     assert errors and all("256 lanes" in e.message and "128 SerDes lanes" in e.message for e in errors)
+
+
+# -- the whole render, with the real consumers at hand ---------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("blueprint", [DUAL, MATRIX], ids=["roce-dual-plane", "nebula-matrix-2048"])
+def test_planed_blueprints_render_and_dot_draws_their_diagrams(blueprint, tmp_path):
+    import shutil
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from supernodeiac.cli import main
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["render", str(blueprint), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    dots = sorted((out / "diagrams").glob("*.dot"))
+    names = {p.stem for p in dots}
+    assert {"roce-p1", "roce-p2"} <= names if blueprint == DUAL else {"matrix", "ib"} <= names
+    dot = shutil.which("dot")
+    if dot is None:
+        pytest.skip("graphviz dot not installed")
+    for p in dots:
+        subprocess.run([dot, "-Tsvg", "-o", str(p.with_suffix(".check.svg")), str(p)], check=True, timeout=120)

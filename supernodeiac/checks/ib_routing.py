@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..facts.ib_fabric import infiniband_fabrics
 from ..facts.ib_routing import DEFAULT_ENGINE, NCCL_DEFAULT_SL, routing_plan
 from ..findings import Finding, error, info, warning
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 

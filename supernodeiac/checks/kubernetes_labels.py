@@ -16,7 +16,7 @@ from ..fabric import Device
 from ..facts.hosts import cached_host_facts
 from ..facts.node_labels import DNS_SUBDOMAIN, key_problem, level_notes, node_labels, node_name_problem, value_problem
 from ..findings import Finding, error, info
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 

@@ -23,7 +23,7 @@ from ..catalog.host_topology import HostTopology, host_topologies, layout_proble
 from ..fabric import Fabric
 from ..facts.hosts import cached_host_facts
 from ..findings import Finding, error, warning
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 SHOWN = 4  # NICs named in one finding

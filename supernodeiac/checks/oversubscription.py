@@ -25,7 +25,7 @@ from fractions import Fraction
 from ..facts.oversubscription import TIER_NAMES, designed_ratios, measure_tiers, ratio_text
 from ..findings import Finding, error, info, warning
 from ..model.base import ratio_value
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 

@@ -11,7 +11,7 @@ from ..fabric.fabric_facts import is_scale_out
 from ..fabric.views import rail_alignment
 from ..facts.rails import rails_text
 from ..findings import Finding, info
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from ..facts.hosts import cached_host_facts
 from ..findings import Finding, warning
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from ..fabric.fabric_facts import ScaleOutFacts, is_scale_out
 from ..fabric.views import port_use
 from ..findings import Finding, info, warning
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from ..util.number_format import plural
 from .base import CHECKS, CheckContext
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..facts.bom import link_figures, switch_link_plugs, unit_cost
 from ..facts.oversubscription import designed_ratios, measure_tiers, ratio_text
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from ..util.number_format import rounded
 from .base import SECTIONS, FabricStats, Inputs
 

@@ -52,8 +52,7 @@ from ..facts.bom import bill_of_materials, cost_unit, totals, unit_cost, unprice
 from ..facts.oversubscription import measure, ratio_text
 from ..facts.placement import placement_report, placement_text
 from ..facts.racks import power_totals
-from ..model.blueprint import Blueprint
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import Blueprint, built_fabrics
 from ..util.number_format import gbps_text, plural, rounded
 from .base import DEPLOYMENT, SECTIONS, FabricStats, Inputs, sections_for
 

@@ -29,8 +29,7 @@ from ..catalog.host_topology import HostTopology, host_topologies
 from ..fabric import Fabric
 from ..fabric.cable_naming import cable_id_format
 from ..fabric.views import links_by_fabric, local_tiers
-from ..model.blueprint import Blueprint
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import Blueprint, built_fabrics
 from .collectives import Scale, accelerator_of, domain_scale, fabric_scale, predict, rail_scale
 from .hosts import Hosts, cached_host_facts
 from .ib_fabric import infiniband_fabrics

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 
 from ..fabric import Device, Fabric
 from ..fabric.fabric_facts import fat_tree_of, kind_of
-from ..model.blueprint import Blueprint
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import Blueprint, built_fabrics
 
 
 @dataclass(frozen=True, slots=True)

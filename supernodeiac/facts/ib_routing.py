@@ -24,10 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model.blueprint import Blueprint
+from ..model.blueprint import Blueprint, built_fabrics
 from ..model.clos import FatTree
 from ..model.dragonfly import Dragonfly, DragonflyPlus
-from ..model.scaleout import built_fabrics
 
 # The SL NCCL puts every queue pair on unless NCCL_IB_SL says otherwise (NCCL environment variables
 # page: "NCCL_IB_SL ... Default 0"); static for the job, not taken from the SA path record.

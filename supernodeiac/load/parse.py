@@ -26,10 +26,9 @@ from ..catalog.host_topology import HostLayouts, merged_host_topology
 from ..catalog.types import Catalogue
 from ..findings import Finding, Severity, format_path
 from ..model import name_rules
-from ..model.blueprint import Blueprint
+from ..model.blueprint import Blueprint, built_fabrics
 from ..model.common import MediaPolicy
 from ..model.name_rules import NameKind, template_problem
-from ..model.scaleout import built_fabrics
 from ..util import suggest
 from .source import Document
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, plan
 from ..facts.host_addresses import HostAddresses
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from ..util.templating import render_template
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line, tsv_lines

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from ..catalog.collectives import model_figures
 from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
 from ..facts.hosts import Hosts, cached_host_facts
-from ..model.scaleout import built_fabrics
+from ..model.blueprint import built_fabrics
 from ..util.shell import assignment, comment_text
 from ..util.templating import render_template
 from .base import RENDERERS, Artifacts, RenderContext

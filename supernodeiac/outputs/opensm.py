@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator
 from ..facts.guid_plan import GuidPlan
 from ..facts.ib_fabric import IbFabric, IbNode, infiniband_fabrics
 from ..facts.ib_routing import NCCL_DEFAULT_SL, routing_plan
+from ..model.blueprint import built_fabrics
 from ..model.clos import FatTree
-from ..model.scaleout import built_fabrics
 from ..util.templating import render_template
 from .base import RENDERERS, RenderContext
 from .csv_safe import CsvWriter
