@@ -25,13 +25,15 @@ explains the choice.
 
 from __future__ import annotations
 
+import ipaddress
+import itertools
 from fractions import Fraction
 
 from ..catalog.types import DeviceModel
 from ..fabric.fabric_facts import ClosShape, ClosSizing, FatTreeFacts, GrowthReservation, TierSizing
 from ..findings import BuildError, error
 from ..model.base import ratio_value
-from ..model.clos import FatTree
+from ..model.clos import EthernetSettings, FatTree
 from .addressing import assign_ethernet
 from .base import BUILDERS
 from .clos_plan import (
@@ -44,6 +46,7 @@ from .clos_plan import (
     data_radix,
     designs,
     plan_clos,
+    speed_split,
     split_ports,
     uplinks_for,
 )
@@ -55,6 +58,57 @@ from .media import MediaChooser
 
 @BUILDERS.register("fat-tree")
 def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
+    """One Clos, or one per plane: plane p is the same tree over endpoint ports p, p + P, ...,
+    under its own fabric name with its share of the address pools and ASN range."""
+    if spec.planes == 1:
+        _build_tree(ctx, spec, path, 0)
+        return
+    for plane, name in enumerate(spec.fabric_names):
+        ethernet = _plane_ethernet(ctx, spec, plane, path) if spec.ethernet is not None else None
+        _build_tree(ctx, spec.model_copy(update={"name": name, "ethernet": ethernet}), path, plane)
+
+
+def _plane_ethernet(ctx: BuildContext, spec: FatTree, plane: int, path: tuple) -> EthernetSettings:
+    """Plane ``plane``'s share of the Ethernet plan: the plane-th of 2^ceil(log2 P) equal subnets of
+    every pool, and the plane-th of P equal runs of the ASN range (keyed by the plane, so adding a
+    plane's devices never moves another plane's addresses)."""
+    eth = spec.ethernet
+    assert eth is not None
+    planes = spec.planes
+    bits = (planes - 1).bit_length()
+    pools: dict[str, str] = {}
+    for key in ("loopbacks", "p2p", "hosts"):
+        value = getattr(eth.addressing, key)
+        if value is None or value == "unnumbered":
+            continue
+        net = ipaddress.ip_network(value)
+        if net.prefixlen + bits > net.max_prefixlen - (0 if key == "loopbacks" else 1):
+            raise ctx.fail(
+                "scaleout-planes",
+                f"the {key} pool {value} cannot be split into {planes} planes",
+                path + ("ethernet", "addressing", key),
+                f"a pool of /{net.max_prefixlen - bits - 1} or larger",
+            )
+        pools[key] = str(next(itertools.islice(net.subnets(prefixlen_diff=bits), plane, None)))
+    span = eth.bgp.asn_last - eth.bgp.asn_first + 1
+    run = span // planes
+    if run < 2:
+        raise ctx.fail(
+            "scaleout-planes",
+            f"the ASN range {eth.bgp.asn_first}-{eth.bgp.asn_last} cannot give {planes} planes a range each",
+            path + ("ethernet", "bgp"),
+            "a wider asn_first-asn_last range",
+        )
+    first = eth.bgp.asn_first + plane * run
+    return eth.model_copy(
+        update={
+            "addressing": eth.addressing.model_copy(update=pools),
+            "bgp": eth.bgp.model_copy(update={"asn_first": first, "asn_last": first + run - 1}),
+        }
+    )
+
+
+def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> None:
     f = ctx.fabric
     spine_key = "spine_switch" if spec.spine_switch else "switch"
     core_key = "core_switch" if spec.core_switch else spine_key
@@ -78,23 +132,45 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
                 path + ("uplinks", key),
                 f"at most {k - 1}",
             )
-    leaf_ports = capacity(k_leaf, n_leaf, leaf_up)
+    try:
+        mixed = speed_split(leaf_m)
+    except PlanError as exc:
+        raise ctx.fail(exc.rule, exc.message, path + exc.field, exc.hint) from None
+    speed_ratio = Fraction(1)  # a leaf's down port speed / up port speed
+    if mixed is None:
+        leaf_ports = capacity(k_leaf, n_leaf, leaf_up)
+        leaf_ratio = n_leaf
+    else:
+        # The cages fix the split (down ports of one speed, up ports of a faster one); the declared
+        # ratio is in bandwidth, so in ports it is N x up speed / down speed.
+        split, down_gbps, up_gbps = mixed
+        if leaf_up is not None and leaf_up > split.up:
+            raise ctx.fail(
+                "port-budget",
+                f"{leaf_up} uplinks per leaf; {leaf_name} has {split.up} up ports ({up_gbps:g}G)",
+                path + ("uplinks", "leaf"),
+                f"at most {split.up}",
+            )
+        leaf_ports = TierPorts(split.down, leaf_up or split.up)
+        speed_ratio = Fraction(down_gbps) / Fraction(up_gbps)
+        leaf_ratio = n_leaf / speed_ratio
     # The top tier has no uplinks: all its ports face down.
     spine_ports = capacity(k_spine, n_spine, spine_up) if spec.tiers == 3 else TierPorts(k_spine, 0)
     k_core = data_radix(core_m) if spec.tiers == 3 else 0
 
     compute, service = _endpoints(ctx, spec, path)
-    nics = _nics(ctx, spec, compute, path)
+    ports_of = _PlanePorts(ctx, spec, plane, path)
+    nics = _nics(ctx, spec, compute, ports_of, path)
     service_ports: dict[int, int] = {}
     for su, dev, port_role in service:
-        service_ports[su] = service_ports.get(su, 0) + len(f.layouts[f.devices[dev].model].ports_of(port_role))
+        service_ports[su] = service_ports.get(su, 0) + len(ports_of(f.devices[dev].model, port_role))
     knobs = {
         "rail_optimized": spec.rail_optimized,
         "nics": nics,
         "service_ports": service_ports,
         "su_nodes": spec.su_nodes,
         "leaves_per_pod": spec.leaves_per_pod,
-        "leaf_ratio": n_leaf,
+        "leaf_ratio": leaf_ratio,
         "leaf_uplinks": leaf_up,
     }
     try:
@@ -117,14 +193,14 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
         raise ctx.fail(exc.rule, exc.message, path + exc.field, exc.hint) from None
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
-    leaves = _leaves(ctx, spec, plan, leaf_name, path)
+    leaves = _leaves(ctx, spec, plan, leaf_name, path, plane * plan.planned_sus * plan.leaves_per_su)
     leaf_data = ctx.fabric.layouts[leaf_name].ports_of("data")
     d = plan.leaf.down
     down_ports, up_ports = leaf_data[:d], leaf_data[d : d + plan.leaf.up]
-    _attach(ctx, spec, plan, leaves, compute, service, down_ports, chooser, path)
+    _attach(ctx, spec, plan, leaves, compute, service, down_ports, ports_of, chooser, path)
 
     spine_data = ctx.fabric.layouts[spine_name].ports_of("data")
-    spines = _spines(ctx, spec, plan, spine_name, path)
+    spines = _spines(ctx, spec, plan, spine_name, path, plane * plan.planned_pods * plan.spines_per_pod)
     spp, per_pod, p1 = plan.spines_per_pod, plan.leaves_per_pod, plan.p1
     for pod in range(plan.built_pods):
         pod_spines = spines[pod * spp : (pod + 1) * spp]
@@ -138,16 +214,16 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
     if spec.tiers == 3:
         core_data = ctx.fabric.layouts[core_name].ports_of("data")
         spine_up_ports = spine_data[plan.spine.down : plan.spine.down + plan.spine.up]
-        cores = _cores(ctx, spec, plan, core_name, path)
+        cores = _cores(ctx, spec, plan, core_name, path, plane * plan.cores)
         cpp = plan.cores_per_plane
-        for plane in range(spp):
-            plane_spines = spines[plane::spp]  # the plane-j spine of every built pod, in pod order
+        for j in range(spp):
+            plane_spines = spines[j::spp]  # the plane-j spine of every built pod, in pod order
             _wire_up(
                 ctx,
                 spec.name,
                 plane_spines,
                 spine_up_ports,
-                cores[plane * cpp : (plane + 1) * cpp],
+                cores[j * cpp : (j + 1) * cpp],
                 core_data,
                 plan.p2,
                 chooser,
@@ -159,27 +235,31 @@ def build_fat_tree(ctx: BuildContext, spec: FatTree, path: tuple) -> None:
         **_facts(spec, plan, len(compute), len(service), service_ports, k_leaf, k_spine, up_ports, spine_up_ports),
         "leaf_down_ports": list(down_ports),  # position q of a leaf down port: its host-link block offset
         "ceiling_nodes": ceiling_nodes(spec.tiers, leaf_ports, spine_ports, k_core, **knobs),
-        **_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine),
+        **_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine, speed_ratio),
     }
     if spec.ethernet is not None:
         facts["ethernet"] = assign_ethernet(f, spec.ethernet, plan, leaves, spines, cores, path + ("ethernet",))
     f.facts[spec.name] = facts
 
 
-def _sizing(spec: FatTree, plan: ClosPlan, knobs: dict, nodes: int, leaf_ports: TierPorts, k_spine: int) -> ClosSizing:
+def _sizing(
+    spec: FatTree, plan: ClosPlan, knobs: dict, nodes: int, leaf_ports: TierPorts, k_spine: int, speed_ratio: Fraction
+) -> ClosSizing:
     """Declared against designed ratios per tier, the growth reservation, and the same endpoints
-    in 2 and 3 tiers (built and planned), as plain data for the checks and ``snc explain``."""
+    in 2 and 3 tiers (built and planned), as plain data for the checks and ``snc explain``.
+    ``speed_ratio``: a leaf's down port speed over its up port speed (1 but for a leaf of two speeds)."""
     explicit = spec.uplinks
-    n_leaf, n_spine = ratio_value(spec.oversubscription.leaf), ratio_value(spec.oversubscription.spine)
-    tiers: dict[str, TierSizing] = {
-        "leaf": {
-            "declared": spec.oversubscription.leaf,
-            "down_used": plan.leaf_used,
-            "uplinks": plan.leaf.up,
-            "sized": uplinks_for(plan.leaf_used, n_leaf),
-            "explicit": explicit is not None and explicit.leaf is not None,
-        }
+    n_spine = ratio_value(spec.oversubscription.spine)
+    leaf: TierSizing = {
+        "declared": spec.oversubscription.leaf,
+        "down_used": plan.leaf_used,
+        "uplinks": plan.leaf.up,
+        "sized": uplinks_for(plan.leaf_used, knobs["leaf_ratio"]),
+        "explicit": explicit is not None and explicit.leaf is not None,
     }
+    if speed_ratio != 1:
+        leaf["speed_ratio"] = str(speed_ratio)
+    tiers: dict[str, TierSizing] = {"leaf": leaf}
     if spec.tiers == 3:
         tiers["spine"] = {
             "declared": spec.oversubscription.spine,
@@ -260,13 +340,39 @@ def _endpoints(ctx: BuildContext, spec: FatTree, path: tuple) -> tuple[list[tupl
     return compute, service
 
 
-def _nics(ctx: BuildContext, spec: FatTree, compute: list[tuple[int, str]], path: tuple) -> int:
+class _PlanePorts:
+    """An endpoint model's ports of a role that one plane takes: all of them (one plane), or
+    ports ``plane, plane + P, ...`` (a dual-port NIC lists its two ports one after the other, so
+    plane p takes port p of every NIC). The port count must be a multiple of P."""
+
+    def __init__(self, ctx: BuildContext, spec: FatTree, plane: int, path: tuple) -> None:
+        self.ctx, self.spec, self.plane, self.path = ctx, spec, plane, path
+        self.cache: dict[tuple[str, str], list[int]] = {}
+
+    def __call__(self, model: str, role: str) -> list[int]:
+        key = (model, role)
+        got = self.cache.get(key)
+        if got is None:
+            ports = self.ctx.fabric.layouts[model].ports_of(role)
+            planes = self.spec.planes
+            if len(ports) % planes:
+                raise self.ctx.fail(
+                    "scaleout-planes",
+                    f"{model} has {len(ports)} {role} ports: not a whole number per plane over {planes} planes",
+                    self.path + ("planes",),
+                    f"planes that divide {len(ports)}, or endpoints with a multiple of {planes} {role} ports",
+                )
+            got = self.cache[key] = ports[self.plane :: planes]
+        return got
+
+
+def _nics(ctx: BuildContext, spec: FatTree, compute: list[tuple[int, str]], ports_of: _PlanePorts, path: tuple) -> int:
     f = ctx.fabric
     counts: dict[tuple[str, str], int] = {}
     for dev, role in compute:
         key = (f.devices[dev].model, role)
         if key not in counts:
-            counts[key] = len(f.layouts[key[0]].ports_of(role))
+            counts[key] = len(ports_of(*key))
     if len(set(counts.values())) > 1 and spec.rail_optimized:
         raise ctx.fail(
             "rails",
@@ -278,8 +384,9 @@ def _nics(ctx: BuildContext, spec: FatTree, compute: list[tuple[int, str]], path
     return max(counts.values(), default=1)
 
 
-def _leaves(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple) -> list[int]:
-    """All leaves of the built SUs (a partly filled SU gets all its leaves), by global index."""
+def _leaves(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple, first_slot: int) -> list[int]:
+    """All leaves of the built SUs (a partly filled SU gets all its leaves), by global index.
+    ``first_slot``: where this plane's placement slots start (plane x the planned leaves of a plane)."""
     name, lps, lpr = spec.name, plan.leaves_per_su, plan.leaves_per_rail
     out: list[int] = []
     for su in range(plan.built_sus):
@@ -304,7 +411,7 @@ def _leaves(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: 
                 model=model,
                 group=name,
                 placement=spec.placement.leaf,
-                slot=index,
+                slot=first_slot + index,
                 origin=path,
                 coords=coords,
                 tier=1,
@@ -313,7 +420,7 @@ def _leaves(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: 
     return out
 
 
-def _spines(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple) -> list[int]:
+def _spines(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple, first_slot: int) -> list[int]:
     """Spines of the built pods, by global index pod * spines_per_pod + plane."""
     name, spp = spec.name, plan.spines_per_pod
     default = "{fabric}-spine-{spine:03d}" if spec.tiers == 2 else "{fabric}-spine-p{pod:02d}-{spine:02d}"
@@ -329,7 +436,7 @@ def _spines(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: 
                 model=model,
                 group=name,
                 placement=spec.placement.spine,
-                slot=pod * spp + j,
+                slot=first_slot + pod * spp + j,
                 origin=path,
                 coords=coords,
                 tier=2,
@@ -338,7 +445,7 @@ def _spines(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: 
     return out
 
 
-def _cores(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple) -> list[int]:
+def _cores(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple, first_slot: int) -> list[int]:
     """Every core of the plan (sized for grow_to_sus), by global index plane * cores_per_plane + core."""
     name, cpp = spec.name, plan.cores_per_plane
     out: list[int] = []
@@ -358,7 +465,7 @@ def _cores(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: t
                 model=model,
                 group=name,
                 placement=spec.placement.core,
-                slot=plane * cpp + c,
+                slot=first_slot + plane * cpp + c,
                 origin=path,
                 coords=(("fabric", name), ("plane", plane), ("core", c)),
                 tier=3,
@@ -375,25 +482,22 @@ def _attach(
     compute: list[tuple[int, str]],
     service: list[tuple[int, int, str]],
     down_ports: list[int],
+    ports_of: _PlanePorts,
     chooser: MediaChooser,
     path: tuple,
 ) -> None:
     """Endpoint NICs to leaf down ports: compute endpoints by slot, service ones on top ports."""
     f, name, lps = ctx.fabric, spec.name, plan.leaves_per_su
     ends: list[tuple[int, int, int, int]] = []
-    ports_of: dict[tuple[str, str], list[int]] = {}
     for (dev, role), (su, slot) in zip(compute, plan.node_slots(len(compute)), strict=True):
-        key = (f.devices[dev].model, role)
-        ports = ports_of.get(key)
-        if ports is None:
-            ports = ports_of[key] = f.layouts[key[0]].ports_of(role)
+        ports = ports_of(f.devices[dev].model, role)
         base = su * lps
         for nic, port in enumerate(ports):
             li, lp = plan.leaf_port(slot, nic)
             ends.append((dev, port, leaves[base + li], down_ports[lp]))
     taken: dict[int, int] = {}
     for su, dev, role in service:
-        for port in f.layouts[f.devices[dev].model].ports_of(role):
+        for port in ports_of(f.devices[dev].model, role):
             k = taken.get(su, 0)
             taken[su] = k + 1
             li, lp = plan.service_port(k)

@@ -77,6 +77,28 @@ def data_radix(model: DeviceModel) -> int:
     return model.port_count("data")
 
 
+def speed_split(model: DeviceModel) -> tuple[TierPorts, float, float] | None:
+    """A switch whose cages run two speeds (2 x 400G down, 1 x 800G up): its leading data ports of
+    the first speed are its down ports, the faster rest its up ports, as the cages are split; with
+    (down speed, up speed). None for a switch of one data speed (its ports split by the ratio)."""
+    groups = [g for g in model.ports if g.role == "data"]
+    speeds = [g.speed_gbps for g in groups]
+    if len(set(speeds)) <= 1:
+        return None
+    k = next(i for i, v in enumerate(speeds) if v != speeds[0])
+    rest = {g.speed_gbps for g in groups[k:]}
+    if len(rest) != 1 or min(rest) <= speeds[0]:
+        raise PlanError(
+            "port-budget",
+            f"{model.description}: data ports at {', '.join(f'{v:g}G' for v in speeds)}: a switch of two speeds lists its "
+            "slower (down) ports first and its faster (up) ports after them",
+            ("switch",),
+            "order the catalogue data groups down speed first, up speed last",
+        )
+    down = sum(g.count for g in groups[:k])
+    return TierPorts(down, sum(g.count for g in groups[k:])), speeds[0], rest.pop()
+
+
 class PlanError(Exception):
     """An impossible design; ``field`` is the FatTree key it is about."""
 
@@ -436,6 +458,7 @@ __all__ = [
     "largest_parallel",
     "leaf_ports_used",
     "plan_clos",
+    "speed_split",
     "split_ports",
     "uplinks_for",
 ]

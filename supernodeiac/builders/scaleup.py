@@ -36,6 +36,15 @@ links per L1-L2 chip pair), uplink ``u`` of L1 chip ``i`` goes to L2 chip ``u //
 ``i * p + u % p``; L2 chip x is chip ``x % C2`` of L2 switch ``x // C2``. An L1 board's uplink
 ports are split evenly over its chips in order (chip c owns uplinks ``c*U' .. c*U'+U'-1``).
 Growing the last joined domain appends L1 chips and leaves existing cables in place.
+
+**Planes (two-level, ``planes: true``).** With P = chips per supernode (M x C), plane c is its own
+level 2: L1 chip ``c = board * C + chip`` of every supernode and the X L2 chips of plane c
+(``switches`` per plane, named ``{domain}-l2-p{plane}-{switch}``). The L1 chip of the supernode at
+position ``n`` (in (domain, supernode) order) sends uplink ``u`` to L2 chip ``u // p`` of its plane,
+on its port ``n * p + u % p``. An L2 chip then takes one L1 chip per supernode rather than every L1
+chip of the cluster, so the same chip joins P times as many supernodes; any accelerator still reaches
+any other in three hops (its L1 chip c, plane c, chip c of the other supernode), as a rail-optimised
+scale-out fabric does.
 """
 
 from __future__ import annotations
@@ -487,6 +496,8 @@ def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> Non
         )
 
     l1: list[tuple[int, int, int]] = []  # (switch board, chip, first uplink port of the chip)
+    plane_of: list[int] = []  # per L1 chip: its position in its supernode (board x chips + chip)
+    per_supernode: set[int] = set()
     for dname in order:
         for sb in per_domain[dname]:
             model_name = f.devices[sb].model
@@ -495,7 +506,23 @@ def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> Non
             assert board_chips is not None  # the L1 builder placed only boards with switch chips
             c = board_chips.count
             per = len(up_ports) // c
+            board = f.devices[sb].coord("switch_board")
             l1.extend((sb, chip, up_ports[chip * per]) for chip in range(c))
+            plane_of.extend(board * c + chip for chip in range(c))
+        joined_facts = f.facts[dname]
+        assert is_one_level(joined_facts)
+        per_supernode.add(joined_facts["chips_per_supernode"])
+    planes = 1
+    if spec.planes:
+        if len(per_supernode) > 1:
+            raise ctx.fail(
+                "scaleup-planes",
+                f"planes join L1 chip c of every supernode, but the joined domains have {sorted(per_supernode)} L1 chips "
+                "per supernode",
+                path + ("planes",),
+                "join domains whose supernodes have the same switch boards, or leave planes out",
+            )
+        planes = per_supernode.pop()
 
     l2m = ctx.model(spec.switch, path + ("switch",), ("switch", "switch-board"))
     if l2m.switch_chips is None:
@@ -504,45 +531,68 @@ def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> Non
         )
     c2, r2 = l2m.switch_chips.count, l2m.switch_chips.ports_per_chip
     n_l1 = len(l1)
-    valid = [s for s in range(1, uplinks + 1) if uplinks % (s * c2) == 0 and n_l1 * (uplinks // (s * c2)) <= r2]
+    per_plane = n_l1 // planes  # L1 chips one level-2 plane joins (one per supernode when planed)
+    valid = [s for s in range(1, uplinks + 1) if uplinks % (s * c2) == 0 and per_plane * (uplinks // (s * c2)) <= r2]
     switches = spec.switches or (valid[0] if valid else 0)
     if switches not in valid:
         where = path + ("switches",) if spec.switches else path + ("domains",)
+        scope = f"{per_plane} L1 chips per plane" if spec.planes else f"{n_l1} L1 chips"
         hint = (
-            f"switches: one of {', '.join(map(str, valid))}"
+            f"switches: one of {', '.join(map(str, valid))}" + (" per plane" if spec.planes else "")
             if valid
-            else f"at most {r2} L1 chips reach {spec.switch} evenly ({n_l1} here): join fewer supernodes, "
-            "or use a level-2 switch with more ports per chip"
+            else f"at most {r2} L1 chips reach {spec.switch} evenly ({per_plane} here): join fewer supernodes, "
+            + ("" if spec.planes else "planes: true (plane c joins L1 chip c of every supernode), ")
+            + "or use a level-2 switch with more ports per chip"
         )
         raise ctx.fail(
             "scaleup-spread",
-            f"{n_l1} L1 chips x {uplinks} uplinks cannot spread evenly over {switches or 'any number of'} {spec.switch} "
+            f"{scope} x {uplinks} uplinks cannot spread evenly over {switches or 'any number of'} {spec.switch} "
             f"({c2} chips of {r2} ports each)",
             where,
             hint,
         )
-    x_chips = switches * c2
+    x_chips = switches * c2  # per plane
     p = uplinks // x_chips
-    l2: list[int] = []
-    for s in range(switches):
-        l2.append(
-            ctx.add_device(
-                name=ctx.name("l2-switch", "{domain}-l2-{index:02d}", path, domain=spec.name, index=s + 1),
-                role="l2-switch",
-                model=spec.switch,
-                group=spec.name,
-                placement=spec.placement,
-                slot=s,
-                origin=path,
-                coords=(("domain", spec.name), ("l2", s)),
-                tier=2,
-            ).index
-        )
+    ctx.reserve(planes * switches, path + ("switches",))
+    l2: list[int] = []  # by plane x switches + switch
+    for plane in range(planes):
+        for s in range(switches):
+            index = plane * switches + s
+            if spec.planes:
+                name = ctx.name(
+                    "l2-switch", "{domain}-l2-p{plane:02d}-{switch:02d}", path,
+                    domain=spec.name, plane=plane + 1, switch=s + 1, index=index + 1,
+                )  # fmt: skip
+                coords: tuple = (("domain", spec.name), ("plane", plane), ("l2", s))
+            else:
+                name = ctx.name("l2-switch", "{domain}-l2-{index:02d}", path, domain=spec.name, index=s + 1)
+                coords = (("domain", spec.name), ("l2", s))
+            l2.append(
+                ctx.add_device(
+                    name=name,
+                    role="l2-switch",
+                    model=spec.switch,
+                    group=spec.name,
+                    placement=spec.placement,
+                    slot=index,
+                    origin=path,
+                    coords=coords,
+                    tier=2,
+                ).index
+            )
     l2_ports = f.layouts[spec.switch].ports_of("scaleup")
     policy_path = path + ("media",) if spec.media else ("media",)
     chooser = ctx.chooser(spec.media, policy_path)
+    # Position of each L1 chip within its plane: its supernode's order (planed), or its global index.
+    seen: dict[int, int] = {}
+    position: list[int] = []
+    for i in range(n_l1):
+        key = plane_of[i] if spec.planes else 0
+        position.append(seen.get(key, 0) if spec.planes else i)
+        seen[key] = seen.get(key, 0) + 1
+    first_l2 = [(plane_of[i] if spec.planes else 0) * switches for i in range(n_l1)]
     ups = [
-        (sb, first_up + u, l2[(u // p) // c2], l2_ports[((u // p) % c2) * r2 + i * p + u % p])
+        (sb, first_up + u, l2[first_l2[i] + (u // p) // c2], l2_ports[((u // p) % c2) * r2 + position[i] * p + u % p])
         for i, (sb, _chip, first_up) in enumerate(l1)
         for u in range(uplinks)
     ]
@@ -561,12 +611,14 @@ def build_two_level(ctx: BuildContext, spec: TwoLevelDomain, path: tuple) -> Non
         "domains": list(order),
         "accelerators": accelerators,
         "l1_chips": n_l1,
-        "l2_switches": switches,
-        "l2_chips": x_chips,
+        "planes": planes if spec.planes else 0,
+        "l2_switches": planes * switches,
+        "l2_switches_per_plane": switches,
+        "l2_chips": planes * x_chips,
         "l2_chip_ports": r2,
-        "l2_chip_ports_used": n_l1 * p,
+        "l2_chip_ports_used": per_plane * p,
         "uplinks_per_chip": uplinks,
         "parallel": p,
-        "max_l1_chips": r2 // p,
+        "max_l1_chips": (r2 // p) * planes,  # per plane: one per supernode
         "taper": spec.taper,
     }

@@ -5,7 +5,7 @@ Data files (``data/``): ``devices.yaml`` (what each device is: kind, ports, topo
 and chassis), ``physical.yaml`` (every physical fact of a built-in device, one entry per device:
 part number, cages per port role, console ports, power, weight, cooling, power shelves; laid
 into the device's entry by one loader, ``_with_physical``), ``media.yaml``, ``transceivers.yaml``,
-``cords.yaml`` and ``lines.yaml`` (what links them).
+``cords.yaml`` and ``lines.yaml`` (what links them), ``asics.yaml`` (switch chips and their capacity).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 # Catalogue sections a blueprint may override entry by entry (``lines`` is merged per transport).
-SECTIONS = ("devices", "media", "transceivers", "cords", "port_maps")
+SECTIONS = ("devices", "media", "transceivers", "cords", "port_maps", "asics")
 
 
 def catalogue_version() -> str:
@@ -73,6 +73,7 @@ def builtin_data() -> dict[str, Any]:
         "lines": load("lines.yaml"),
         "physical": load("physical.yaml"),
         "port_maps": load("port_maps.yaml"),
+        "asics": load("asics.yaml"),
         "facility": facility["site"],
     }
 

@@ -201,6 +201,15 @@ class Source(Strict):
     note: Text = ""
 
 
+class Asic(Strict):
+    """A switch chip: what it switches per direction (``catalog/data/asics.yaml``)."""
+
+    description: Text
+    capacity_gbps: PositiveFloat = Field(description="switching capacity per direction, Gb/s (vendors often quote both)")
+    serdes_lanes: PositiveInt | None = Field(None, description="SerDes lanes the chip has, where published")
+    sources: list[Source] = Field(min_length=1)
+
+
 class PowerShelves(Strict):
     """The power shelves a rack of these devices is fed from (a busbar rack: NVL72, OEX)."""
 
@@ -275,6 +284,9 @@ class DeviceModel(Strict):
     accelerators: Accelerators | None = None
     internal_scaleup: InternalScaleup | None = None
     switch_chips: SwitchChips | None = None
+    asic: Text | None = Field(
+        None, description="switch: the catalogue ASIC (asics) it is built on; a switch board names its chip in switch_chips.model"
+    )
     memory_gb: NonNegFloat = 0
     physical: Physical | None = None
     slots: ChassisSlots | None = Field(None, description="kind chassis: its board slots")
@@ -587,6 +599,8 @@ class Catalogue(Strict):
     lines: dict[Name, dict[LineRate, list[Name]]] = Field(default_factory=dict)
     # Network-OS port maps by device model (catalog/data/port_maps.yaml), read by the config renderers.
     port_maps: dict[Name, PortMap] = Field(default_factory=dict)
+    # Switch chips and their capacity (catalog/data/asics.yaml), read by the switch-bandwidth check.
+    asics: dict[Name, Asic] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _references(self) -> Catalogue:
@@ -615,6 +629,9 @@ class Catalogue(Strict):
             pmds = {self.transceivers[k].pmd for k in m.modules if k in self.transceivers}
             if len(pmds) > 1:
                 problems.append(f"media.{name}: modules of different optical interfaces ({', '.join(sorted(pmds))}) do not link")
+        for name, d in self.devices.items():
+            if d.asic is not None and d.asic not in self.asics:
+                problems.append(f"devices.{name}: no asic named {d.asic!r} (asics: {', '.join(sorted(self.asics))})")
         for transport, rates in self.lines.items():
             for rate, names in rates.items():
                 for n in names:

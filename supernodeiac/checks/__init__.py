@@ -50,6 +50,7 @@ from . import (  # noqa: E402,F401
     scaleup,
     services,
     su_alignment,
+    switch_bandwidth,
     switch_services,
     tenants,
     utilisation,

@@ -7,13 +7,14 @@ from collections.abc import Iterator
 from ..facts.ib_fabric import infiniband_fabrics
 from ..facts.ib_routing import NCCL_DEFAULT_SL, default_engine, routing_plan
 from ..findings import Finding, error, info, warning
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("ib-routing")
 def check_ib_routing(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
-    index = {spec.name: i for i, spec in enumerate(ctx.blueprint.scaleout)}
+    index = {name: i for i, _, name in built_fabrics(ctx.blueprint)}
     for name in infiniband_fabrics(f):
         kind = f.facts[name]["kind"]
         plan = routing_plan(ctx.blueprint, name, f.facts[name])

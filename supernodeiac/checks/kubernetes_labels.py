@@ -16,6 +16,7 @@ from ..fabric import Device
 from ..facts.hosts import cached_host_facts
 from ..facts.node_labels import DNS_SUBDOMAIN, key_problem, level_notes, node_labels, node_name_problem, value_problem
 from ..findings import Finding, error, info
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 
@@ -30,9 +31,9 @@ def _name_path(ctx: CheckContext, d: Device) -> tuple:
 
 
 def _fabric_path(ctx: CheckContext, name: str | None) -> tuple:
-    for i, s in enumerate(ctx.blueprint.scaleout):
-        if s.name == name:
-            return ("scaleout", i, "name")
+    for i, s, built in built_fabrics(ctx.blueprint):
+        if built == name:
+            return ("scaleout", i, "name" if built == s.name else "planes")
     return ("scaleout",)
 
 
@@ -60,7 +61,7 @@ def check_kubernetes_labels(ctx: CheckContext) -> Iterator[Finding]:
                 problem = key_problem(key)
                 if problem:
                     fabric = key.rpartition("/")[2].split(".")[0]
-                    path = _fabric_path(ctx, fabric) if any(s.name == fabric for s in bp.scaleout) else ("kubernetes",)
+                    path = _fabric_path(ctx, fabric) if any(n == fabric for _, _, n in built_fabrics(bp)) else ("kubernetes",)
                     if path not in reported:
                         reported.add(path)
                         yield error("kubernetes-labels", f"label key {key!r}: {problem}", path, "a shorter fabric name")

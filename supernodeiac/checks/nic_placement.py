@@ -23,6 +23,7 @@ from ..catalog.host_topology import HostTopology, host_topologies, layout_proble
 from ..fabric import Fabric
 from ..facts.hosts import cached_host_facts
 from ..findings import Finding, error, warning
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 SHOWN = 4  # NICs named in one finding
@@ -72,8 +73,8 @@ def check_nic_placement(ctx: CheckContext) -> Iterator[Finding]:
         yield from _port_findings(ctx, model, topo)
 
     gpu_of = {m: t.gpu_of_nic() for m, t in fits.items()}
-    for i, spec in enumerate(bp.scaleout):
-        fh = hosts.fabrics.get(spec.name)
+    for i, _spec, name in built_fabrics(bp):
+        fh = hosts.fabrics.get(name)
         if fh is None or not fh.rail_optimized:
             continue
         # rail -> GPU index -> (hosts, an example (model, data index, port))
@@ -110,7 +111,7 @@ def check_nic_placement(ctx: CheckContext) -> Iterator[Finding]:
             shown = "; ".join(problems[:SHOWN]) + (f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else "")
             yield warning(
                 "nic-placement",
-                f"fabric {spec.name} is rail-optimised but its rails do not follow the GPUs: {shown}. Rail-aligned "
+                f"fabric {name} is rail-optimised but its rails do not follow the GPUs: {shown}. Rail-aligned "
                 "collectives expect GPU r of every host on rail r; NCCL will cross rails inside the hosts",
                 ("scaleout", i),
                 "cable NIC j of every host to rail j, and make the host layout put NIC j beside GPU j",

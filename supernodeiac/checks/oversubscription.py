@@ -25,17 +25,18 @@ from fractions import Fraction
 from ..facts.oversubscription import TIER_NAMES, designed_ratios, measure_tiers, ratio_text
 from ..findings import Finding, error, info, warning
 from ..model.base import ratio_value
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("oversubscription")
 def check_oversubscription(ctx: CheckContext) -> Iterator[Finding]:
     planning = ctx.blueprint.planning
-    for i, spec in enumerate(ctx.blueprint.scaleout):
-        if spec.kind != "fat-tree" or spec.name not in ctx.fabric.facts:
+    for i, spec, name in built_fabrics(ctx.blueprint):
+        if spec.kind != "fat-tree" or name not in ctx.fabric.facts:
             continue
         path = ("scaleout", i, "oversubscription")
-        measured = measure_tiers(ctx.fabric, spec.name)
+        measured = measure_tiers(ctx.fabric, name)
         worst = measured.worst
         declared = {1: spec.oversubscription.leaf, 2: spec.oversubscription.spine}
         end_to_end = Fraction(1)
@@ -49,14 +50,14 @@ def check_oversubscription(ctx: CheckContext) -> Iterator[Finding]:
             if r > target:
                 yield error(
                     "oversubscription",
-                    f"{spec.name}: {tier_name} tier measures {ratio_text(r)}, declared {declared[tier]}",
+                    f"{name}: {tier_name} tier measures {ratio_text(r)}, declared {declared[tier]}",
                     path + (tier_name,),
                     "add uplinks or declare the ratio the design has",
                 )
-        designed = designed_ratios(ctx.fabric.facts[spec.name], measured)
-        yield from _intent(spec.name, designed, planning.ratio_tolerance, ("scaleout", i))
+        designed = designed_ratios(ctx.fabric.facts[name], measured)
+        yield from _intent(name, designed, planning.ratio_tolerance, ("scaleout", i))
         if planning.upper_tiers_nonblocking:
-            yield from _upper_tiers(spec.name, designed, ("scaleout", i))
+            yield from _upper_tiers(name, designed, ("scaleout", i))
         design_text = "; ".join(
             f"{t} {ratio_text(d['designed'])} ({d['down_used']} down in use : {d['uplinks']} up)"
             for t, d in designed.items()
@@ -64,7 +65,7 @@ def check_oversubscription(ctx: CheckContext) -> Iterator[Finding]:
         )
         yield info(
             "oversubscription",
-            f"{spec.name}: measured {', '.join(parts)}; end-to-end worst case {ratio_text(end_to_end)}"
+            f"{name}: measured {', '.join(parts)}; end-to-end worst case {ratio_text(end_to_end)}"
             + (f"; designed {design_text}" if design_text else ""),
             path,
         )

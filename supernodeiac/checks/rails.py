@@ -11,15 +11,16 @@ from ..fabric.fabric_facts import is_scale_out
 from ..fabric.views import rail_alignment
 from ..facts.rails import rails_text
 from ..findings import Finding, info
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("rail-alignment")
 def check_rails(ctx: CheckContext) -> Iterator[Finding]:
-    for i, spec in enumerate(ctx.blueprint.scaleout):
-        facts = ctx.fabric.facts.get(spec.name)
+    for i, _spec, name in built_fabrics(ctx.blueprint):
+        facts = ctx.fabric.facts.get(name)
         if not is_scale_out(facts):
             continue
-        found = rail_alignment(ctx.fabric, spec.name)
+        found = rail_alignment(ctx.fabric, name)
         if found is not None:
-            yield info("rail-alignment", f"{spec.name}: {rails_text(spec.name, facts, found)}", ("scaleout", i))
+            yield info("rail-alignment", f"{name}: {rails_text(name, facts, found)}", ("scaleout", i))

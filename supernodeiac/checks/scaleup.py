@@ -8,7 +8,8 @@
 * bandwidth: per accelerator, links x link rate x 2 / 8 (GB/s, both directions) against the
   declared ``per_accelerator_gbytes``; boards with ``internal_scaleup`` (HGX) are domains too,
   figured from the catalogue;
-* second level: every L1 chip reaches every L2 chip with the same number of links, and the
+* second level: every L1 chip reaches every L2 chip (of its plane, when planed: plane c joins L1
+  chip c of every supernode, read from the boards' coordinates) with the same number of links, and the
   taper (L1 chip down vs up bandwidth) against the declared target;
 * planning (issue 3): per-accelerator scale-up >= ``planning.scaleup_to_scaleout_min`` x its
   scale-out share (its board's cabled data ports / accelerators): a warning below it, an error
@@ -226,16 +227,21 @@ def _declared(ctx: CheckContext, path: tuple) -> float | None:
 def _two_level(ctx: CheckContext, m: Measure, name: str, facts: TwoLevelFacts, path: tuple) -> Iterator[Finding]:
     f = ctx.fabric
     joined = set(facts["domains"])
+    planed = bool(facts.get("planes"))
     l1: list[Chip] = []
-    l2: set[Chip] = set()
+    l1_plane: dict[Chip, int] = {}  # planed: L1 chip c of a supernode (board x chips + chip) -> plane c
+    l2_planes: dict[int, set[Chip]] = defaultdict(set)  # plane (0 when not planed) -> its L2 chips
     for d in f.devices:
         chips = f.models[d.model].switch_chips
         if chips is None:
             continue
         if d.group in joined and d.role == "switch-board":
             l1.extend((d.index, c) for c in range(chips.count))
+            for c in range(chips.count):
+                l1_plane[(d.index, c)] = d.coord("switch_board", 0) * chips.count + c if planed else 0
         elif d.group == name:
-            l2.update((d.index, c) for c in range(chips.count))
+            l2_planes[d.coord("plane", 0) if planed else 0].update((d.index, c) for c in range(chips.count))
+    l2 = set().union(*l2_planes.values()) if l2_planes else set()
     unreached: list[str] = []
     parallel: set[int] = set()
     worst = Fraction(0)
@@ -243,8 +249,13 @@ def _two_level(ctx: CheckContext, m: Measure, name: str, facts: TwoLevelFacts, p
     for chip in l1:
         pairs = m.l2_pairs.get(chip, {})
         parallel.update(pairs.values())
-        if set(pairs) != l2:
-            unreached.append(f"{f.devices[chip[0]].name} chip {chip[1]} reaches {len(pairs)} of {len(l2)} L2 chips")
+        want = l2_planes.get(l1_plane[chip], set())
+        if set(pairs) != want:
+            where = f" of plane {l1_plane[chip] + 1}" if planed else ""
+            unreached.append(
+                f"{f.devices[chip[0]].name} chip {chip[1]} reaches {len(set(pairs) & want)} of {len(want)} L2 chips{where}"
+                + (f" and {len(set(pairs) - want)} of other planes" if set(pairs) - want else "")
+            )
         up, down = m.chip_up.get(chip, 0.0), m.chip_down.get(chip, 0.0)
         if up == 0:
             continue
@@ -257,7 +268,8 @@ def _two_level(ctx: CheckContext, m: Measure, name: str, facts: TwoLevelFacts, p
             f"{name}: L1 chips do not reach every L2 chip with the same number of links "
             f"({len(unreached)} short; parallel links {sorted(parallel)}), e.g. {(unreached or ['uneven'])[0]}",
             path,
-            "every L1 chip needs the same number of uplinks to every L2 chip",
+            "every L1 chip needs the same number of uplinks to every L2 chip"
+            + (" of its plane (plane c: L1 chip c of every supernode)" if planed else ""),
         )
     declared = ratio_value(facts["taper"])
     measured = f"{format_fraction(worst)}:1" if worst.denominator == 1 else f"{float(worst):.3g}:1"
@@ -271,10 +283,15 @@ def _two_level(ctx: CheckContext, m: Measure, name: str, facts: TwoLevelFacts, p
         )
     accelerators = facts["accelerators"]
     up_total = sum(m.chip_up.get(c, 0.0) for c in l1)
+    shape = (
+        f"{len(l1)} L1 chips over {len(l2_planes)} planes of {len(l2) // max(1, len(l2_planes))} L2 chips"
+        if planed
+        else f"{len(l1)} L1 chips x {len(l2)} L2 chips"
+    )
     yield info(
         "scaleup-class",
         f"{name}: {len(facts['domains'])} domain(s), {accelerators} accelerators over 2 switching levels "
-        f"({len(l1)} L1 chips x {len(l2)} L2 chips, {'/'.join(map(str, sorted(parallel))) or 0} link(s) per pair); "
+        f"({shape}, {'/'.join(map(str, sorted(parallel))) or 0} link(s) per pair); "
         f"taper L1 down:up measured {measured} (declared {facts['taper']}); "
         f"{gbytes(up_total / accelerators) if accelerators else 0:g} GB/s per accelerator through level 2; "
         f"class {system_class(accelerators, 2)}",

@@ -6,15 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..findings import Finding, error
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("service-ha")
 def check_ha(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
-    for i, spec in enumerate(ctx.blueprint.scaleout):
+    for i, spec, name in built_fabrics(ctx.blueprint):
         eps = [(j, ep) for j, ep in enumerate(getattr(spec, "endpoints", [])) if getattr(ep, "ha", False)]
-        if not eps or spec.name not in f.facts:
+        if not eps or name not in f.facts:
             continue
         members = {ep.group: [d.index for d in f.devices if d.group == ep.group] for _, ep in eps}
         wanted = {dev for devs in members.values() for dev in devs}
@@ -22,7 +23,7 @@ def check_ha(ctx: CheckContext) -> Iterator[Finding]:
         t = f.links
         specs = t.specs
         for a, b, s in zip(t.a, t.b, t.spec):
-            if specs[s].fabric != spec.name:
+            if specs[s].fabric != name:
                 continue
             if a in wanted:
                 leaves[a].add(b)
@@ -34,7 +35,7 @@ def check_ha(ctx: CheckContext) -> Iterator[Finding]:
             if len(devs) < 2:
                 yield error(
                     "service-ha",
-                    f"{spec.name}: {ep.group} is declared an HA pair but has {len(devs)} device",
+                    f"{name}: {ep.group} is declared an HA pair but has {len(devs)} device",
                     path,
                     f"count: 2 in node group {ep.group}",
                 )
@@ -46,7 +47,7 @@ def check_ha(ctx: CheckContext) -> Iterator[Finding]:
                         names = ", ".join(sorted(f.devices[s].name for s in shared))
                         yield error(
                             "service-ha",
-                            f"{spec.name}: HA members {f.devices[dx].name} and {f.devices[dy].name} share leaf {names}: "
+                            f"{name}: HA members {f.devices[dx].name} and {f.devices[dy].name} share leaf {names}: "
                             "losing it cuts both",
                             path,
                             "an SU with more leaves than the pair has ports, or one member per SU (two endpoint entries, "

@@ -11,13 +11,14 @@ from collections.abc import Iterator
 
 from ..facts.hosts import cached_host_facts
 from ..findings import Finding, warning
+from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
 
 
 @CHECKS.register("su-splits-domain")
 def check_su_alignment(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
-    trees = {s.name: (i, s) for i, s in enumerate(ctx.blueprint.scaleout) if s.kind == "fat-tree"}
+    trees = {n: (i, s) for i, s, n in built_fabrics(ctx.blueprint) if s.kind == "fat-tree"}
     if not trees:
         return
     hosts = cached_host_facts(f, ctx.blueprint)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from ..fabric.fabric_facts import ScaleOutFacts, is_scale_out
 from ..fabric.views import port_use
 from ..findings import Finding, info, warning
+from ..model.blueprint import built_fabrics
 from ..util.number_format import plural
 from .base import CHECKS, CheckContext
 
@@ -21,12 +22,12 @@ from .base import CHECKS, CheckContext
 @CHECKS.register("port-utilisation")
 def check_utilisation(ctx: CheckContext) -> Iterator[Finding]:
     least = ctx.blueprint.planning.port_utilisation_min
-    for i, spec in enumerate(ctx.blueprint.scaleout):
-        facts = ctx.fabric.facts.get(spec.name)
+    for i, _spec, name in built_fabrics(ctx.blueprint):
+        facts = ctx.fabric.facts.get(name)
         if not is_scale_out(facts):
             continue
         parts = []
-        for use in port_use(ctx.fabric, spec.name):
+        for use in port_use(ctx.fabric, name):
             design = use.design_fraction
             parts.append(
                 f"{use.role} {use.used:,}/{use.total:,} ({use.used_fraction:.0%})"
@@ -35,13 +36,13 @@ def check_utilisation(ctx: CheckContext) -> Iterator[Finding]:
             if design is not None and design < least:
                 yield warning(
                     "port-utilisation",
-                    f"{spec.name}: each {use.role} uses {use.planned} of its {use.radix} data ports ({design:.0%}) even at "
+                    f"{name}: each {use.role} uses {use.planned} of its {use.radix} data ports ({design:.0%}) even at "
                     f"the planned size, below planning.port_utilisation_min {least:.0%}",
                     ("scaleout", i),
                     _hint(facts, use.role),
                 )
         if parts:
-            yield info("port-utilisation", f"{spec.name}: data ports in use per role: " + "; ".join(parts), ("scaleout", i))
+            yield info("port-utilisation", f"{name}: data ports in use per role: " + "; ".join(parts), ("scaleout", i))
 
 
 def _hint(facts: ScaleOutFacts, role: str) -> str:

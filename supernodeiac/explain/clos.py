@@ -16,6 +16,7 @@ from typing import Any
 
 from ..facts.bom import link_figures, switch_link_plugs, unit_cost
 from ..facts.oversubscription import designed_ratios, measure_tiers, ratio_text
+from ..model.blueprint import built_fabrics
 from ..util.number_format import rounded
 from .base import SECTIONS, FabricStats, Inputs
 
@@ -67,7 +68,7 @@ def _cost(inp: Inputs, spec: Any, leaves: int, uppers: int, links: int, per_link
 @SECTIONS.register("fat-tree/sizing")
 def sizing_section(inp: Inputs, s: FabricStats, report: dict[str, Any]) -> None:
     facts = s.facts
-    spec = next((x for x in inp.blueprint.scaleout if x.name == s.name), None)
+    spec = next((x for _, x, n in built_fabrics(inp.blueprint) if n == s.name), None)
     if spec is None or "sizing" not in facts:
         return
     measured = measure_tiers(inp.fabric, s.name)

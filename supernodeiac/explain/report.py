@@ -52,7 +52,7 @@ from ..facts.bom import bill_of_materials, cost_unit, totals, unit_cost, unprice
 from ..facts.oversubscription import measure, ratio_text
 from ..facts.placement import placement_report, placement_text
 from ..facts.racks import power_totals
-from ..model.blueprint import Blueprint
+from ..model.blueprint import Blueprint, built_fabrics
 from ..util.number_format import gbps_text, plural, rounded
 from .base import DEPLOYMENT, SECTIONS, FabricStats, Inputs, sections_for
 
@@ -392,7 +392,7 @@ def _fat_tree(inp: Inputs, s: FabricStats, report: dict[str, Any]) -> None:
                 "rail-optimised: traffic between NICs of one rail turns at its leaf, so it is not bound by the upper tiers"
             )
     # Declared intent beside the measured ratios (the blueprint says down:up, N:1, per tier).
-    spec = next((x for x in inp.blueprint.scaleout if x.name == s.name), None)
+    spec = next((x for _, x, n in built_fabrics(inp.blueprint) if n == s.name), None)
     declared = getattr(spec, "oversubscription", None)
     if declared is not None and report["oversubscription"] is not None:
         for tier in report["oversubscription"]["tiers"]:

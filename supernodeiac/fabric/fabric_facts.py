@@ -32,6 +32,7 @@ class TierSizing(TypedDict):
     uplinks: int  # uplinks cabled per switch
     sized: int  # uplinks the declared ratio needs for down_used
     explicit: bool  # the blueprint gave the uplink count (uplinks:), not the ratio alone
+    speed_ratio: NotRequired[str]  # a leaf of two speeds: down port speed / up port speed ("1/2")
 
 
 class GrowthReservation(TypedDict):
@@ -285,7 +286,9 @@ class TwoLevelFacts(TypedDict):
     domains: list[str]  # the one-level domains joined
     accelerators: int
     l1_chips: int
+    planes: int  # 0: one level-2 plane joins every L1 chip; P: plane c joins L1 chip c of every supernode
     l2_switches: int
+    l2_switches_per_plane: int
     l2_chips: int
     l2_chip_ports: int
     l2_chip_ports_used: int

@@ -29,7 +29,7 @@ from ..catalog.host_topology import HostTopology, host_topologies
 from ..fabric import Fabric
 from ..fabric.cable_naming import cable_id_format
 from ..fabric.views import links_by_fabric, local_tiers
-from ..model.blueprint import Blueprint
+from ..model.blueprint import Blueprint, built_fabrics
 from .collectives import Scale, accelerator_of, domain_scale, fabric_scale, predict, rail_scale
 from .hosts import Hosts, cached_host_facts
 from .ib_fabric import infiniband_fabrics
@@ -474,8 +474,8 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
 
 def _service_groups(bp: Blueprint, fabric: str) -> set[str]:
     """Endpoint groups attached as service endpoints (``su:`` set): io_guids.conf, not CNs."""
-    for spec in bp.scaleout:
-        if spec.name == fabric:
+    for _, spec, name in built_fabrics(bp):
+        if name == fabric:
             return {ep.group for ep in getattr(spec, "endpoints", []) if getattr(ep, "su", None) is not None}
     return set()
 

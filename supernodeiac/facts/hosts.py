@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ..fabric import Device, Fabric
 from ..fabric.fabric_facts import fat_tree_of, kind_of
-from ..model.blueprint import Blueprint
+from ..model.blueprint import Blueprint, built_fabrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +106,7 @@ class Hosts:
 
 def scaleout_fabrics(blueprint: Blueprint) -> list[tuple[str, str, str]]:
     """(name, kind, transport) of the blueprint's scale-out fabrics (intent: which networks carry data)."""
-    return [(s.name, s.kind, getattr(s, "transport", "infiniband")) for s in blueprint.scaleout]
+    return [(n, s.kind, getattr(s, "transport", "infiniband")) for _, s, n in built_fabrics(blueprint)]
 
 
 def _domains(f: Fabric, hosts: list[int]) -> tuple[dict[int, str], dict[str, str]]:

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.blueprint import Blueprint
+from ..model.blueprint import Blueprint, built_fabrics
 from ..model.clos import FatTree
 from ..model.dragonfly import Dragonfly, DragonflyPlus
 
@@ -171,8 +171,8 @@ def routing_plan(blueprint: Blueprint, name: str, facts: Mapping[str, Any]) -> R
     verdict for one static SL."""
     kind = facts["kind"]
     requested = None
-    for spec in blueprint.scaleout:
-        if spec.name == name and isinstance(spec, FatTree | Dragonfly | DragonflyPlus):
+    for _, spec, built in built_fabrics(blueprint):
+        if built == name and isinstance(spec, FatTree | Dragonfly | DragonflyPlus):
             requested = spec.routing_engine
     work = nue_work(facts)
     engine = requested or default_engine(facts)

@@ -86,7 +86,8 @@ def designed_ratios(facts: Mapping[str, Any], measured: TierMeasure) -> dict[str
             "declared": sizing["declared"],
             "down_used": used,
             "uplinks": uplinks,
-            "designed": Fraction(used, uplinks) if uplinks else None,
+            # In bandwidth: ports in use : uplinks, times down over up port speed (a leaf of two speeds).
+            "designed": Fraction(used, uplinks) * Fraction(str(sizing.get("speed_ratio", "1"))) if uplinks else None,
             "sized": int(sizing["sized"]),
             "explicit": bool(sizing["explicit"]),
         }

@@ -39,6 +39,30 @@ class SonicPort:
     first_in_cage: bool
 
 
+def map_groups(layout: PortLayout, port_map: PortMap) -> list[tuple[SonicPortGroup, PortGroup]]:
+    """(map group, the catalogue group it describes): the k-th map group of a role describes the
+    k-th catalogue group of that role (a switch whose cages run two speeds, 2 x 400G down and
+    1 x 800G up, has two data groups and two map groups). Raises PortMapError for a map group
+    with no catalogue group of its role and place."""
+    of_role: dict[str, list[PortGroup]] = {}
+    for g in layout.groups:
+        of_role.setdefault(g.role, []).append(g)
+    seen: dict[str, int] = {}
+    out: list[tuple[SonicPortGroup, PortGroup]] = []
+    missing: list[str] = []
+    for group in port_map.groups:
+        k = seen.get(group.role, 0)
+        seen[group.role] = k + 1
+        cats = of_role.get(group.role, [])
+        if k >= len(cats):
+            missing.append(group.role if not cats else f"{group.role} (group {k + 1}; the model has {len(cats)})")
+            continue
+        out.append((group, cats[k]))
+    if missing:
+        raise PortMapError(f"port map names roles the model lacks: {', '.join(missing)}")
+    return out
+
+
 def _speed_mbps(group: PortGroup) -> int:
     return round(group.speed_gbps * 1000)
 
@@ -52,18 +76,11 @@ class SonicPorts:
         self.layout = layout
         self.model = layout.model
         self.port_map = port_map
-        by_role = {g.role: g for g in port_map.groups}
-        missing = sorted(set(by_role) - {g.role for g in layout.groups})
-        if missing:
-            raise PortMapError(f"port map names roles the model lacks: {', '.join(missing)}")
-        # A map group describes the first catalogue group of its role.
-        first_of_role: dict[str, PortGroup] = {}
-        for g in layout.groups:
-            first_of_role.setdefault(g.role, g)
+        pairs = map_groups(layout, port_map)
+        of_group = {id(cat): group for group, cat in pairs}
         names: list[str | None] = []
         for p in range(layout.total):
-            cat = layout.port_groups[p]
-            group = by_role.get(cat.role) if first_of_role[cat.role] is cat else None
+            group = of_group.get(id(layout.port_groups[p]))
             if group is None:
                 names.append(None)
                 continue
@@ -75,7 +92,7 @@ class SonicPorts:
                 self.ports.append(None)
                 continue
             cat = layout.port_groups[p]
-            group = by_role[cat.role]
+            group = of_group[id(cat)]
             i, position = layout.port_offsets[p], layout.port_positions[p]
             cage = layout.cages[layout.port_cages[p]]
             lanes = group.lanes or cat.lanes
@@ -133,9 +150,7 @@ def port_map_problems(layout: PortLayout, port_map: PortMap) -> list[tuple[str, 
                 "make first_name/name_step give the catalogue's port names (the configs and the cabling list must agree)",
             )
         )
-    catalogue = {g.role: g for g in reversed(layout.groups)}  # the first group of each role
-    for group in port_map.groups:
-        cat = catalogue[group.role]
+    for group, cat in map_groups(layout, port_map):
         if group.lanes is not None and group.lanes != cat.lanes:
             out.append(
                 (

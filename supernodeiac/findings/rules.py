@@ -286,6 +286,31 @@ RULES: tuple[Rule, ...] = (
        number of links; uneven spreads make some pairs more than one hop apart.""",
     ),
     _r(
+        "switch-bandwidth",
+        "check",
+        "A switch chip drives more than its ASIC switches",
+        """Per chip, a switch's ports x speed (per direction, management port aside) must fit the
+       catalogue ASIC it names (``asic:``, or ``switch_chips.model`` on a switch board), and its
+       lanes the ASIC's SerDes where listed (catalog/data/asics.yaml, with sources). A switch that
+       names no catalogue chip is held to the largest one there: 256 x 800G on one chip (204.8 Tb/s)
+       is no chip anyone makes.""",
+    ),
+    _r(
+        "scaleout-planes",
+        "build",
+        "A planed fat tree's endpoints or pools do not split over its planes",
+        """With ``planes: P`` endpoint port i goes to plane i % P, so every endpoint needs a multiple
+       of P ports of the fabric's role; each plane takes 1/P of every address pool (the plane-th of
+       2^ceil(log2 P) equal subnets) and of the ASN range, which must be large enough to split.""",
+    ),
+    _r(
+        "scaleup-planes",
+        "build",
+        "A planed second scale-up level joins supernodes of different shapes",
+        """With ``planes: true`` level-2 plane c joins L1 chip c of every supernode, so every joined
+       supernode must have the same number of L1 chips (switch boards x chips per board).""",
+    ),
+    _r(
         "scaleup-uplinks",
         "build",
         "Level-1 switch boards cannot spread their uplinks over their chips",

@@ -26,7 +26,7 @@ from ..catalog.host_topology import HostLayouts, merged_host_topology
 from ..catalog.types import Catalogue
 from ..findings import Finding, Severity, format_path
 from ..model import name_rules
-from ..model.blueprint import Blueprint
+from ..model.blueprint import Blueprint, built_fabrics
 from ..model.common import MediaPolicy
 from ..model.name_rules import NameKind, template_problem
 from ..util import suggest
@@ -292,6 +292,8 @@ def name_findings(doc: Document, bp: Blueprint) -> list[Finding]:
     named: list[tuple[str, tuple]] = [(g.name, ("nodes", i, "name")) for i, g in enumerate(bp.nodes)]
     named += [(d.name, ("scaleup", i, "name")) for i, d in enumerate(bp.scaleup)]
     named += [(x.name, ("scaleout", i, "name")) for i, x in enumerate(bp.scaleout)]
+    # A planed fat tree builds one fabric per plane ('<name>-p1', ...): those names are taken too.
+    named += [(n, ("scaleout", i, "planes")) for i, x, n in built_fabrics(bp) if n != x.name]
     for i, pool in enumerate(bp.cxl):
         named.append((pool.name, ("cxl", i, "name")))
         named += [(h.name, ("cxl", i, "hosts", j, "name")) for j, h in enumerate(pool.hosts) if h.name is not None]

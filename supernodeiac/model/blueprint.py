@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
@@ -14,7 +15,7 @@ from .inventory import InventoryEntry, InventoryKey
 from .management import Management
 from .name_rules import MAX_TEXT, TEXT, name_problem
 from .nodes import NodeGroup
-from .scaleout import ScaleoutFabric
+from .scaleout import ScaleoutFabric, fabric_names
 from .scaleup import ScaleupDomain
 from .services import Services
 from .site import Site
@@ -56,6 +57,9 @@ class CatalogueOverrides(Strict):
     )
     port_maps: dict[Name, dict[str, Any]] = Field(
         default_factory=dict, description="network-OS port maps by device model (hwsku, platform, port names and lanes)"
+    )
+    asics: dict[Name, dict[str, Any]] = Field(
+        default_factory=dict, description="switch chips and their capacity per direction (catalog/data/asics.yaml)"
     )
     host_topology: dict[Name, dict[str, Any]] = Field(
         default_factory=dict, description="host PCI/NUMA layouts by node model (catalog/data/host_topology.yaml)"
@@ -134,3 +138,11 @@ class Blueprint(Strict):
     kubernetes: Kubernetes = Field(default_factory=Kubernetes)
     acceptance: Acceptance = Field(default_factory=Acceptance)
     workloads: list[Workload] = Field(default_factory=list, description="workloads the design must carry (sizing checks)")
+
+
+def built_fabrics(blueprint: Blueprint) -> Iterator[tuple[int, ScaleoutFabric, str]]:
+    """(index in scaleout:, entry, fabric name) of every fabric the scale-out entries build, in order:
+    a planed fat tree gives one row per plane, all at its index (its findings point at the entry)."""
+    for i, spec in enumerate(blueprint.scaleout):
+        for name in fabric_names(spec):
+            yield i, spec, name

@@ -225,6 +225,12 @@ class FatTree(Strict):
     spine_switch: str | None = None
     core_switch: str | None = Field(None, description="3 tiers; default: the spine switch")
     rail_optimized: bool = Field(True, description="NIC i of every node lands on the leaves of rail i")
+    planes: Annotated[int, Field(ge=1, le=8)] = Field(
+        1,
+        description="independent planes (Alibaba HPN's dual plane: 2): endpoint port i goes to plane i % planes, as "
+        "its port i // planes there, so a dual-port NIC puts one port in each plane; each plane is its own Clos, "
+        "fabric '<name>-p<plane>', with its own devices, names and a 1/planes share of every address pool and ASN range",
+    )
     oversubscription: Oversubscription = Field(default_factory=Oversubscription, description="per tier, down:up")
     uplinks: Uplinks | None = Field(
         None, description="explicit uplinks per switch; default ceil(down ports in use / ratio), see builders/clos_plan.py"
@@ -242,6 +248,11 @@ class FatTree(Strict):
     placement: ClosPlacement
     media: MediaPolicy | None = None
     ethernet: EthernetSettings | None = Field(None, description="transport ethernet (RoCEv2): address, ASN and lossless plan")
+
+    @property
+    def fabric_names(self) -> list[str]:
+        """The fabrics this entry builds: itself, or one per plane ('<name>-p1', '<name>-p2', ...)."""
+        return [self.name] if self.planes == 1 else [f"{self.name}-p{p + 1}" for p in range(self.planes)]
 
     @model_validator(mode="after")
     def _consistent(self) -> FatTree:

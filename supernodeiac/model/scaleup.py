@@ -66,14 +66,24 @@ class TwoLevelDomain(Strict):
     """A second scale-up switching level joining whole domains into one accelerator domain.
 
     Every switch chip of the joined domains (level 1) sends its uplink ports to the level-2
-    switches so that each L1 chip reaches each L2 chip with the same number of links.
+    switches so that each L1 chip reaches each L2 chip with the same number of links. With
+    ``planes: true`` the second level is one independent plane per L1 chip position: plane c
+    joins L1 chip c of every supernode (chip c = switch board x chips per board + chip), so a
+    level-2 chip takes one L1 chip per supernode instead of every L1 chip of the cluster.
     """
 
     kind: Literal["two-level"]
     name: Name
     domains: list[Name] = Field(min_length=1, description="orthogonal or switched domains joined (all their supernodes)")
     switch: str = Field(description="catalogue level-2 switch (switch_chips with scaleup ports)")
-    switches: PositiveInt | None = Field(None, description="level-2 switches; default: the fewest that spread evenly")
+    planes: bool = Field(
+        False,
+        description="one level-2 plane per L1 chip position of a supernode: plane c joins L1 chip c of every "
+        "supernode (rail-style), so the second level grows with the supernodes, not with their square",
+    )
+    switches: PositiveInt | None = Field(
+        None, description="level-2 switches (per plane with planes: true); default: the fewest that spread evenly"
+    )
     uplinks_per_chip: PositiveInt | None = Field(None, description="uplinks cabled per L1 chip; default: all it has")
     taper: Ratio = Field("1:1", description="declared L1 down:up bandwidth per chip (1:1 = no taper)")
     placement: Placement = Field(description="one level-2 switch per placement slot")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, plan
 from ..facts.host_addresses import HostAddresses
+from ..model.blueprint import built_fabrics
 from ..util.templating import render_template
 from .acceptance_physical import physical_summaries, render_physical
 from .base import RENDERERS, Artifacts, RenderContext
@@ -224,8 +225,8 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         data, summary = perftest_tsv(ctx, p, fabric)
         if not summary["tests"]:
             continue
-        transport = next((getattr(s, "transport", "infiniband") for s in bp.scaleout if s.name == fabric), "infiniband")
-        spec = next((s for s in bp.scaleout if s.name == fabric), None)
+        transport = next((getattr(s, "transport", "infiniband") for _, s, n in built_fabrics(bp) if n == fabric), "infiniband")
+        spec = next((s for _, s, n in built_fabrics(bp) if n == fabric), None)
         eth = getattr(spec, "ethernet", None)
         # RoCE tests run in the lossless class so PFC/ECN are exercised: perftest's --tclass is the
         # IP traffic-class byte, the class's DSCP shifted over the 2 ECN bits.

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from ..catalog.collectives import model_figures
 from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
 from ..facts.hosts import Hosts, cached_host_facts
+from ..model.blueprint import built_fabrics
 from ..util.shell import assignment, comment_text
 from ..util.templating import render_template
 from .base import RENDERERS, Artifacts, RenderContext
@@ -235,7 +236,7 @@ def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology, with_
     rail_optimized = bool(fabrics) and all(fh.rail_optimized for fh in fabrics)
     tcs = []
     for fh in fabrics:
-        spec = next((s for s in ctx.blueprint.scaleout if s.name == fh.name), None)
+        spec = next((s for _, s, n in built_fabrics(ctx.blueprint) if n == fh.name), None)
         eth = getattr(spec, "ethernet", None)
         # Plain Ethernet (no lossless class, as the docs allow) sets no RoCE traffic class.
         if eth is not None and eth.lossless is not None:

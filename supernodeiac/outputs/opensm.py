@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from ..facts.guid_plan import GuidPlan
 from ..facts.ib_fabric import IbFabric, IbNode, infiniband_fabrics
 from ..facts.ib_routing import NCCL_DEFAULT_SL, routing_plan
+from ..model.blueprint import built_fabrics
 from ..model.clos import FatTree
 from ..util.templating import render_template
 from .base import RENDERERS, RenderContext
@@ -33,8 +34,8 @@ CHUNK = 2000  # node records per chunk of the topology stream
 
 def service_groups(ctx: RenderContext, fabric: str) -> set[str]:
     """Endpoint groups the blueprint attaches as service endpoints (``su:`` set) on a fat tree."""
-    for spec in ctx.blueprint.scaleout:
-        if spec.name == fabric and isinstance(spec, FatTree):
+    for _, spec, name in built_fabrics(ctx.blueprint):
+        if name == fabric and isinstance(spec, FatTree):
             return {ep.group for ep in spec.endpoints if ep.su is not None}
     return set()
 
