@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, plan
 from ..facts.host_addresses import HostAddresses
 from ..util.templating import render_template
+from .acceptance_ports import ports_tsv
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line, tsv_lines
 
@@ -256,6 +257,8 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
             threshold=bp.acceptance.perftest_min_fraction,
             columns=len(PERFTEST_COLUMNS),
         ).encode()
+        if transport == "infiniband":  # the cable behind each port ibtracert prints (check-results)
+            out[f"acceptance/{fabric}/ports.tsv"] = ports_tsv(ctx, fabric)
     if p.nccl:
         out["acceptance/nccl-tests.tsv"] = nccl_tsv(ctx, p)
         out["acceptance/nccl-tests.sh"] = render_template(

@@ -15,6 +15,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .check_paths import attribute, read_ports
+
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
 # ib_write_bw: " 65536  5000  0.00  391.23  0.746" under "#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]"
 _BW_ROW = re.compile(rf"^\s*([0-9]+)\s+([0-9]+)\s+({_NUM})\s+({_NUM})\s+({_NUM})\s*$")
@@ -72,6 +74,11 @@ class Outcome:
     knee_bytes: int | None = None
     model_knee_bytes: int | None = None
     curve: list[tuple[int, float]] = field(default_factory=list)
+    # perftest: the cables of the path the test took (labels, in path order), whether that path is
+    # the one ibtracert recorded or the plan's, and a failing test's suspects (verify/check_paths.py).
+    path: list[str] = field(default_factory=list)
+    path_source: str = ""
+    suspects: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -281,6 +288,7 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
         raise ResultsError(f"{plan} holds no */perftest.tsv or nccl-tests.tsv (the acceptance/ folder of snc render)")
     report = Report()
     for tsv in perf:
+        pairs: list[tuple[dict[str, str], Outcome]] = []
         for row, expected, threshold in _rows(tsv, ("line_gbps", "min_gbps"), "test"):
             what = row.get("labels", "").replace(";", " | ")
             # The NICs that ran it, with their printed ports (plans before them lack the columns).
@@ -294,6 +302,7 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
             bw_file = results / "perftest" / f"{row['test']}.bw.txt"
             if not bw_file.is_file():
                 report.outcomes.append(Outcome("perftest", row["test"], "missing", None, expected, threshold, "Gb/s", what))
+                pairs.append((row, report.outcomes[-1]))
                 continue
             text = _read_result(bw_file)
             measured = ib_write_bw_gbps(text) if text is not None else None
@@ -315,6 +324,12 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
             report.outcomes.append(
                 Outcome("perftest", row["test"], status, measured, expected, threshold, "Gb/s", what, detail, latency)
             )
+            pairs.append((row, report.outcomes[-1]))
+        try:
+            ports = read_ports(tsv.parent)
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise ResultsError(f"{tsv.parent / 'ports.tsv'}: cannot read: {exc}") from None
+        attribute(pairs, results, ports)
     if nccl.is_file():
         failed_links = _failed_links(report, [tsv.parent.name for tsv in perf])
         rows = [row for row, _e, _t in _rows(nccl, ("busbw_gbytes", "min_busbw_gbytes"), "run")]
@@ -347,7 +362,7 @@ def _failed_links(report: Report, fabrics: list[str]) -> dict[str, list[str]]:
     for o in report.outcomes:
         if o.kind == "perftest" and o.status == "fail":
             fabric = max((f for f in fabrics if o.id.startswith(f + "-")), key=len, default="")
-            out.setdefault(fabric, []).append(o.what)
+            out.setdefault(fabric, []).append(" | ".join(o.suspects) if o.suspects else o.what)
     return out
 
 
