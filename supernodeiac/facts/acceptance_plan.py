@@ -82,6 +82,9 @@ class Plan:
     # sends no HCA-bound traffic down an uplink its leaf's targets do not need).
     one_way: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     routed: dict[str, bool] = field(default_factory=dict)  # fabric -> tier tests on the modelled routes
+    # fabric -> "data" (the accelerators' scale-out fabric), "storage" or "inband" (the role of the
+    # host ports its endpoints attach): each role has its own perftest threshold.
+    roles: dict[str, str] = field(default_factory=dict)
     nccl: list[NcclRun] = field(default_factory=list)
     hostfiles: dict[str, list[int]] = field(default_factory=dict)  # name -> hosts
 
@@ -480,14 +483,33 @@ def _service_groups(bp: Blueprint, fabric: str) -> set[str]:
     return set()
 
 
+def _port_role(bp: Blueprint, fabric: str) -> str:
+    """What the fabric's endpoints attach: "storage" or "inband" where any endpoint group names
+    those ports, else "data" (endpoints without accelerators)."""
+    for spec in bp.scaleout:
+        if spec.name == fabric:
+            roles = {str(getattr(ep, "ports", "data")) for ep in getattr(spec, "endpoints", [])}
+            return next((r for r in ("storage", "inband") if r in roles), "data")
+    return "data"
+
+
+def min_fraction(bp: Blueprint, role: str) -> float:
+    """The perftest threshold of a fabric of this role (acceptance: in the blueprint)."""
+    return bp.acceptance.storage_min_fraction if role in ("storage", "inband") else bp.acceptance.perftest_min_fraction
+
+
 def plan(f: Fabric, bp: Blueprint) -> Plan:
     hosts = cached_host_facts(f, bp)
     topologies, _ = host_topologies(bp.catalogue.host_topology)
     rdma = _rdma_names(f, topologies)
     out = Plan()
-    for name in hosts.fabrics:
+    # Every scale-out fabric: the accelerators' data fabrics, and storage / in-band fabrics cabled
+    # to the hosts' storage ports (their own line rates and threshold, docs/acceptance.md).
+    cabled = links_by_fabric(f)
+    for name in [s.name for s in bp.scaleout if s.name in hosts.fabrics or s.name in cabled]:
         routes = ftree_routes(f, name, _service_groups(bp, name)) if name in infiniband_fabrics(f) else None
         out.one_way[name] = []
+        out.roles[name] = "data" if name in hosts.fabrics else _port_role(bp, name)
         out.routed[name] = routes is not None
         out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name])
     out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)

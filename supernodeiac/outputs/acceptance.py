@@ -15,7 +15,7 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
-from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, plan
+from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
 from ..util.templating import render_template
 from .acceptance_ports import ports_tsv
@@ -69,7 +69,7 @@ def _num(x: float) -> str:
 
 def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]:
     f, bp = ctx.fabric, ctx.blueprint
-    frac = bp.acceptance.perftest_min_fraction
+    frac = min_fraction(bp, p.roles.get(fabric, "data"))
     ids = f.links.ids()
     id_of = ids.__getitem__
     names = [d.name for d in f.devices]
@@ -231,6 +231,8 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         # IP traffic-class byte, the class's DSCP shifted over the 2 ECN bits.
         tclass = eth.lossless.roce_dscp << 2 if eth is not None and eth.lossless is not None else None
         summary["transport"] = transport
+        summary["role"] = p.roles.get(fabric, "data")
+        summary["threshold"] = min_fraction(bp, summary["role"])
         untestable = p.untestable.get(fabric, [])
         one_way = p.one_way.get(fabric, [])
         summary["untestable"] = len(untestable)
@@ -254,7 +256,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
             seconds=bp.acceptance.perftest_seconds,
             roce=transport == "ethernet",
             tclass=tclass,
-            threshold=bp.acceptance.perftest_min_fraction,
+            threshold=summary["threshold"],
             columns=len(PERFTEST_COLUMNS),
         ).encode()
         if transport == "infiniband":  # the cable behind each port ibtracert prints (check-results)
