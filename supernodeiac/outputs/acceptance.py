@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
 from ..util.templating import render_template
+from .acceptance_mgmt import uplink_artifacts
 from .acceptance_ports import ports_tsv
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line, tsv_lines
@@ -266,6 +267,8 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         out["acceptance/nccl-tests.sh"] = render_template(
             "acceptance-nccl-tests.sh.j2", blueprint=bp.metadata.name, max_bytes=bp.acceptance.nccl_max_bytes
         ).encode()
+    uplinks, uplink_summary = uplink_artifacts(ctx)
+    out.update(uplinks)
     names = ctx.fabric.devices
     for name, hs in sorted(p.hostfiles.items()):
         out[f"acceptance/hosts/{name}.txt"] = ("\n".join(names[h].name for h in hs) + "\n").encode()
@@ -289,6 +292,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
             for s in nccl_stages.values()
         ],
         untested=untested,
+        uplinks=uplink_summary,
         perftest_fraction=bp.acceptance.perftest_min_fraction,
         collective_fraction=bp.acceptance.collective_min_fraction,
         seconds=bp.acceptance.perftest_seconds,

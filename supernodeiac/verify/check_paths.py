@@ -15,12 +15,20 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .ibtracert import PortMap, parse_ibtracert
 
-if TYPE_CHECKING:
-    from .check_results import Outcome
+
+class Outcome(Protocol):
+    """What this module reads and sets of check_results.Outcome."""
+
+    status: str
+    what: str
+    detail: str
+    path: list[str]
+    path_source: str
+    suspects: list[str]
 
 MAX_TRACE_BYTES = 1 << 20  # an ibtracert output is a few hundred bytes per hop
 
