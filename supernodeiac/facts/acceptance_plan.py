@@ -446,6 +446,9 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
         add("domain", inst, hs, acc, env, domain_scale(f, hosts, hs))
     # Rails: per leaf group and rail, the accelerator beside that rail's NIC on every host.
     for name, fh in hosts.fabrics.items():
+        tc = lossless_tclass(bp, name)
+        # RoCE: the runs' traffic in the lossless class (PFC/ECN exercised), as the nccl/ env files set it.
+        fabric_env = {"NCCL_IB_TC": str(tc)} if tc is not None else {}
         for g in fh.leaf_groups:
             if len(g.hosts) < 2:
                 continue
@@ -462,7 +465,7 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
                 gpu = pairing.get(k, k * acc // max(len(data), 1))
                 dev = rdma[k] if rdma is not None else nic.name
                 label = f"rail{nic.rail}" if nic.rail is not None else f"nic{j}"
-                env = {"CUDA_VISIBLE_DEVICES": str(gpu), "NCCL_IB_HCA": f"={dev}:1"}
+                env = {"CUDA_VISIBLE_DEVICES": str(gpu), "NCCL_IB_HCA": f"={dev}:1", **fabric_env}
                 if first in multi_host_domain:
                     # Hosts of one NVLink domain would meet over NVLink: the rail run must use the NIC.
                     env["NCCL_MNNVL_ENABLE"] = "0"
@@ -471,8 +474,16 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
         hs = sorted(h for h in fh.nics if hosts.accelerators(h))
         if len(hs) > 1:
             hostfiles[f"fabric-{name}"] = hs
-            add("fabric", name, hs, hosts.accelerators(hs[0]), {}, fabric_scale(f, hosts, name, hs))
+            add("fabric", name, hs, hosts.accelerators(hs[0]), dict(fabric_env), fabric_scale(f, hosts, name, hs))
     return runs, hostfiles
+
+
+def lossless_tclass(bp: Blueprint, fabric: str) -> int | None:
+    """The IP traffic-class byte of a RoCE fabric's lossless class (its DSCP over the 2 ECN bits:
+    perftest's --tclass, NCCL_IB_TC), None without one."""
+    spec = next((s for s in bp.scaleout if s.name == fabric), None)
+    eth = getattr(spec, "ethernet", None)
+    return eth.lossless.roce_dscp << 2 if eth is not None and eth.lossless is not None else None
 
 
 def _service_groups(bp: Blueprint, fabric: str) -> set[str]:

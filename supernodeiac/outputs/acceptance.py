@@ -15,11 +15,12 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
-from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, min_fraction, plan
+from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, lossless_tclass, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
 from ..util.templating import render_template
 from .acceptance_mgmt import uplink_artifacts
 from .acceptance_ports import ports_tsv
+from .acceptance_scaleup import scaleup_artifacts
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line, tsv_lines
 
@@ -226,11 +227,9 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         if not summary["tests"]:
             continue
         transport = next((getattr(s, "transport", "infiniband") for s in bp.scaleout if s.name == fabric), "infiniband")
-        spec = next((s for s in bp.scaleout if s.name == fabric), None)
-        eth = getattr(spec, "ethernet", None)
         # RoCE tests run in the lossless class so PFC/ECN are exercised: perftest's --tclass is the
         # IP traffic-class byte, the class's DSCP shifted over the 2 ECN bits.
-        tclass = eth.lossless.roce_dscp << 2 if eth is not None and eth.lossless is not None else None
+        tclass = lossless_tclass(bp, fabric)
         summary["transport"] = transport
         summary["role"] = p.roles.get(fabric, "data")
         summary["threshold"] = min_fraction(bp, summary["role"])
@@ -269,6 +268,8 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         ).encode()
     uplinks, uplink_summary = uplink_artifacts(ctx)
     out.update(uplinks)
+    scaleup, scaleup_summary = scaleup_artifacts(ctx)
+    out.update(scaleup)
     names = ctx.fabric.devices
     for name, hs in sorted(p.hostfiles.items()):
         out[f"acceptance/hosts/{name}.txt"] = ("\n".join(names[h].name for h in hs) + "\n").encode()
@@ -293,6 +294,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         ],
         untested=untested,
         uplinks=uplink_summary,
+        scaleup=scaleup_summary,
         perftest_fraction=bp.acceptance.perftest_min_fraction,
         collective_fraction=bp.acceptance.collective_min_fraction,
         seconds=bp.acceptance.perftest_seconds,

@@ -13,6 +13,7 @@ test did not test that cable: it is named too. Pure: files in, data out.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -29,6 +30,7 @@ class Outcome(Protocol):
     path: list[str]
     path_source: str
     suspects: list[str]
+
 
 MAX_TRACE_BYTES = 1 << 20  # an ibtracert output is a few hundred bytes per hop
 
@@ -92,7 +94,7 @@ def read_path(row: dict[str, str], results: Path, ports: PortMap | None) -> Path
     return PathRead(recorded, labels, "recorded", note, missed)
 
 
-def attribute(pairs: list[tuple[dict[str, str], Outcome]], results: Path, ports: PortMap | None) -> None:
+def attribute(pairs: Sequence[tuple[dict[str, str], Outcome]], results: Path, ports: PortMap | None) -> None:
     """Set each outcome's path, and each failing one's suspects (cable labels), in place."""
     paths = [read_path(row, results, ports) for row, _o in pairs]
     cleared: set[str] = set()

@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .check_paths import attribute, read_ports
+from .check_scaleup import grade as grade_scaleup
+from .check_uplinks import grade as grade_uplink
 
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
 # ib_write_bw: " 65536  5000  0.00  391.23  0.746" under "#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]"
@@ -58,7 +60,7 @@ def _impossible(measured: float, ceiling: float, unit: str, what: str) -> str | 
 
 @dataclass
 class Outcome:
-    kind: str  # perftest | nccl
+    kind: str  # perftest | nccl | uplink | scaleup
     id: str
     status: str  # pass | fail | missing | unreadable
     measured: float | None
@@ -330,6 +332,15 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
             raise ResultsError(f"{tsv.parent / 'ports.tsv'}: cannot read: {exc}") from None
         attribute(pairs, results, ports)
+    scaleup = plan / "scaleup.tsv"
+    if scaleup.is_file():
+        for row, expected, threshold in _rows(scaleup, ("link_gbytes", "min_link_gbytes"), "check"):
+            if row["tool"] == "nvidia-smi":  # other tools' output is read by hand (checklist)
+                report.outcomes.append(_scaleup_outcome(row, expected, threshold, results))
+    uplinks = plan / "management" / "uplinks.tsv"
+    if uplinks.is_file():
+        for row, expected, _t in _rows(uplinks, ("line_gbps", "line_gbps"), "test"):
+            report.outcomes.append(_uplink_outcome(row, expected, results))
     if nccl.is_file():
         failed_links = _failed_links(report, [tsv.parent.name for tsv in perf])
         rows = [row for row, _e, _t in _rows(nccl, ("busbw_gbytes", "min_busbw_gbytes"), "run")]
@@ -354,6 +365,38 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
                     )
                 )
     return report
+
+
+def _scaleup_outcome(row: dict[str, str], expected: float, threshold: float, results: Path) -> Outcome:
+    what = f"{row['host']} ({row['domain']}: {row['accelerators']} x {row['accelerator']}, {row['links']} links each)"
+    base = Outcome("scaleup", row["check"], "missing", None, expected, threshold, "GB/s", what)
+    after, before = (results / "scaleup" / f"{row['check']}.{phase}.txt" for phase in ("after", "before"))
+    latest = after if after.is_file() else before
+    if not latest.is_file():
+        return base
+    text = _read_result(latest)
+    earlier = _read_result(before) if latest is after and before.is_file() else None
+    if text is None:
+        base.status, base.detail = "unreadable", f"{latest.name} is larger than {MAX_RESULT_BYTES:,} bytes"
+        return base
+    verdict = grade_scaleup(row, text, earlier)
+    base.status, base.measured, base.detail = verdict.status, verdict.measured, f"{latest.name}: {verdict.detail}"
+    return base
+
+
+def _uplink_outcome(row: dict[str, str], line_gbps: float, results: Path) -> Outcome:
+    what = f"{row.get('label', '')} ({row['switch']} {row['switch_port']} -> {row['peer']} {row['peer_port']})"
+    out = results / "management" / f"{row['test']}.txt"
+    base = Outcome("uplink", row["test"], "missing", None, line_gbps, line_gbps, "Gb/s", what)
+    if not out.is_file():
+        return base
+    text = _read_result(out)
+    if text is None:
+        base.status, base.detail = "unreadable", f"{out.name} is larger than {MAX_RESULT_BYTES:,} bytes"
+        return base
+    verdict = grade_uplink(row, text)
+    base.status, base.measured, base.detail = verdict.status, verdict.measured, f"{out.name}: {verdict.detail}"
+    return base
 
 
 def _failed_links(report: Report, fabrics: list[str]) -> dict[str, list[str]]:
