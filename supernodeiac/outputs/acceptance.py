@@ -217,10 +217,12 @@ def _hostfile_name(p: Plan, r: NcclRun) -> str:
 @RENDERERS.register("acceptance")
 def render_acceptance(ctx: RenderContext) -> Artifacts:
     p = plan(ctx.fabric, ctx.blueprint)
-    if not p.perftests and not p.nccl:
+    uplinks, uplink_summary = uplink_artifacts(ctx)
+    scaleup, scaleup_summary = scaleup_artifacts(ctx)
+    if not p.perftests and not p.nccl and not uplinks and not scaleup:
         return {}
     bp = ctx.blueprint
-    out: Artifacts = {}
+    out: Artifacts = {**uplinks, **scaleup}
     summaries = []
     for fabric in sorted(p.perftests):
         data, summary = perftest_tsv(ctx, p, fabric)
@@ -266,10 +268,6 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         out["acceptance/nccl-tests.sh"] = render_template(
             "acceptance-nccl-tests.sh.j2", blueprint=bp.metadata.name, max_bytes=bp.acceptance.nccl_max_bytes
         ).encode()
-    uplinks, uplink_summary = uplink_artifacts(ctx)
-    out.update(uplinks)
-    scaleup, scaleup_summary = scaleup_artifacts(ctx)
-    out.update(scaleup)
     names = ctx.fabric.devices
     for name, hs in sorted(p.hostfiles.items()):
         out[f"acceptance/hosts/{name}.txt"] = ("\n".join(names[h].name for h in hs) + "\n").encode()

@@ -286,8 +286,12 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
     plan, results = Path(plan_dir), Path(results_dir)
     perf = sorted(plan.glob("*/perftest.tsv"))
     nccl = plan / "nccl-tests.tsv"
-    if not perf and not nccl.is_file():
-        raise ResultsError(f"{plan} holds no */perftest.tsv or nccl-tests.tsv (the acceptance/ folder of snc render)")
+    stages = [plan / "scaleup.tsv", plan / "management" / "uplinks.tsv"]
+    if not perf and not nccl.is_file() and not any(p.is_file() for p in stages):
+        raise ResultsError(
+            f"{plan} holds no */perftest.tsv, nccl-tests.tsv, scaleup.tsv or management/uplinks.tsv "
+            "(the acceptance/ folder of snc render)"
+        )
     report = Report()
     for tsv in perf:
         pairs: list[tuple[dict[str, str], Outcome]] = []
