@@ -5,9 +5,11 @@ On an InfiniBand fabric ``perftest.sh`` records every test's path with ``ibtrace
 port. Per test, the path read back is the recorded one where a trace is readable, else the
 plan's (its ``cables`` and ``via`` columns). A cable on the path of a passing test carried line
 rate, so it is cleared; the suspects of a failing test are the cables of its path no passing test
-cleared (all of its path when every cable was cleared elsewhere: then the fault is in the pair's
-NICs or hosts, or intermittent). A passing test whose recorded path misses a cable it has under
-test did not test that cable: it is named too. Pure: files in, data out.
+cleared, the likely ones first: the fewest cables that lie on every failing path (greedily, the
+cable on most failing paths, then the next for the paths left). All of its path when every cable
+was cleared elsewhere: then the fault is in the pair's NICs or hosts, or intermittent. A passing
+test whose recorded path misses a cable it has under test did not test that cable: it is named
+too. Pure: files in, data out.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Outcome(Protocol):
     path: list[str]
     path_source: str
     suspects: list[str]
+    likely: int
 
 
 MAX_TRACE_BYTES = 1 << 20  # an ibtracert output is a few hundred bytes per hop
@@ -94,24 +97,61 @@ def read_path(row: dict[str, str], results: Path, ports: PortMap | None) -> Path
     return PathRead(recorded, labels, "recorded", note, missed)
 
 
+def _cover(uncleared: list[list[str]]) -> set[str]:
+    """The cables that explain the failing tests: greedily, the cable on most of the failing
+    paths not yet explained (all cables tied for most), until every failing path holds one."""
+    cover: set[str] = set()
+    open_ = [set(u) for u in uncleared if u]
+    while open_:
+        counts: dict[str, int] = {}
+        for u in open_:
+            for c in u:
+                counts[c] = counts.get(c, 0) + 1
+        top = max(counts.values())
+        best = {c for c, n in counts.items() if n == top}
+        cover |= best
+        open_ = [u for u in open_ if u.isdisjoint(best)]
+    return cover
+
+
 def attribute(pairs: Sequence[tuple[dict[str, str], Outcome]], results: Path, ports: PortMap | None) -> None:
-    """Set each outcome's path, and each failing one's suspects (cable labels), in place."""
+    """Set each outcome's path, and each failing one's suspects (cable labels, the likely ones
+    first), in place."""
     paths = [read_path(row, results, ports) for row, _o in pairs]
     cleared: set[str] = set()
     for path, (_row, o) in zip(paths, pairs, strict=True):
         if o.status == "pass":
             cleared.update(path.cables)
+    failing = [(path, o) for path, (_row, o) in zip(paths, pairs, strict=True) if o.status == "fail"]
+    uncleared = [[c for c in path.cables if c not in cleared] for path, _o in failing]
+    cover = _cover(uncleared)
     for path, (_row, o) in zip(paths, pairs, strict=True):
         o.path = [path.labels.get(c, c) for c in path.cables]
         o.path_source = path.source
         notes = [path.note] if path.note else []
         if path.off_plan:
             notes.append(f"not on the recorded path, so not tested: {' | '.join(path.labels.get(c, c) for c in path.off_plan)}")
-        if o.status == "fail":
-            suspects = [c for c in path.cables if c not in cleared] or path.cables
-            o.suspects = [path.labels.get(c, c) for c in suspects]
-            o.what = f"{' | '.join(o.suspects)} (suspects on the {path.source} path of {len(path.cables)} cables)" + (
-                o.what[o.what.index(" (NICs:") :] if " (NICs:" in o.what else ""
-            )
         if notes:
             o.detail += ("; " if o.detail else "") + "; ".join(notes)
+    for (path, o), own in zip(failing, uncleared, strict=True):
+        name = path.labels.get
+        nics = o.what[o.what.index(" (NICs:") :] if " (NICs:" in o.what else ""
+        if not own:  # every cable of the path carried line rate in another test
+            o.suspects = [name(c, c) for c in path.cables]
+            o.likely = len(o.suspects)
+            o.what = (
+                f"{' | '.join(o.suspects)} (every cable of the {path.source} path passed in another test: "
+                f"the NICs, their hosts or an intermittent fault){nics}"
+            )
+            continue
+        likely = [c for c in own if c in cover]
+        others = [c for c in own if c not in cover]
+        o.suspects = [name(c, c) for c in likely + others]
+        o.likely = len(likely)
+        shared = sum(1 for u in uncleared if any(c in u for c in likely))
+        o.what = (
+            f"{' | '.join(name(c, c) for c in likely)} (suspect{'s' if len(likely) > 1 else ''} on the {path.source} path, "
+            f"crossed by no passing test{f' and by {shared} failing tests' if shared > 1 else ''})"
+            + (f"; also not cleared: {' | '.join(name(c, c) for c in others)}" if others else "")
+            + nics
+        )

@@ -81,6 +81,7 @@ class Outcome:
     path: list[str] = field(default_factory=list)
     path_source: str = ""
     suspects: list[str] = field(default_factory=list)
+    likely: int = 0  # the first ``likely`` suspects explain the most failing tests
 
 
 @dataclass
@@ -404,12 +405,14 @@ def _uplink_outcome(row: dict[str, str], line_gbps: float, results: Path) -> Out
 
 
 def _failed_links(report: Report, fabrics: list[str]) -> dict[str, list[str]]:
-    """Per fabric (its acceptance/<fabric>/ folder): the cables of every failed perftest."""
+    """Per fabric (its acceptance/<fabric>/ folder): the likely cables of every failed perftest."""
     out: dict[str, list[str]] = {}
     for o in report.outcomes:
         if o.kind == "perftest" and o.status == "fail":
             fabric = max((f for f in fabrics if o.id.startswith(f + "-")), key=len, default="")
-            out.setdefault(fabric, []).append(" | ".join(o.suspects) if o.suspects else o.what)
+            cables = out.setdefault(fabric, [])
+            # The likely cable first, each once (tests sharing a bad cable all name it).
+            cables += [c for c in (o.suspects[: o.likely] if o.suspects else [o.what]) if c not in cables]
     return out
 
 
