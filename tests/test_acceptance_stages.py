@@ -179,3 +179,22 @@ def test_uplinks_refuse_a_plan_line_that_is_not_plain(tmp_path, column, value):
     r = _run(root / "management/uplinks.sh", str(tmp_path / "res"), env=env)
     assert r.returncode == 0 and "uplinks.tsv:2:" in r.stderr and "line skipped" in r.stderr
     assert _calls(env) == [] and not list(tmp_path.rglob("CANARY"))
+
+
+@pytest.mark.parametrize("name", ["small-ib", "nvl72-pod"])
+def test_ports_table_names_each_port_as_the_subnet_manager_sees_it(name):
+    """ports.tsv's (description, IB port) of both ends of every cable are IbFabric's, the model
+    the OpenSM files and snc verify share (and ibtracert prints on ibsim: test_check_results_paths.py)."""
+    from supernodeiac.facts.ib_fabric import IbFabric, infiniband_fabrics
+
+    f = shipped(name).fabric
+    files = shipped_outputs(name, "acceptance")
+    ids = f.links.ids()
+    for fabric in infiniband_fabrics(f):
+        ib = IbFabric(f, fabric)
+        expected = {
+            (ids[link], node.description, port) for node in ib.nodes.values() for port, (_p, _q, link) in node.links.items()
+        }
+        rows = _tsv(files[f"acceptance/{fabric}/ports.tsv"])
+        got = {(r["cable"], r[f"{e}_node"], int(r[f"{e}_port"])) for r in rows for e in ("a", "b")}
+        assert got == expected and len(rows) == len(f.links.indices_of(fabric))
