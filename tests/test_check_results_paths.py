@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import shutil
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,33 @@ def test_a_record_that_is_not_the_scripts_output_is_unreadable(small_plan, tmp_p
     failed = {o.kind: o for o in check(plan_dir, results).failed}
     assert failed["uplink"].status == "unreadable" and "no '== a before' section" in failed["uplink"].detail
     assert failed["scaleup"].status == "unreadable" and "no 'GPU n:' line" in failed["scaleup"].detail
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("/usr/sbin/ibtracert: iberror: failed: Failed to get route information\n", "iberror"),
+        ('From ca {0x1} portnum 1 lid 1-1 "gpu-0001 mlx5_0"\n[1] -> switch port {0x2}[1] lid 2-2 "leaf"\n', "stops short"),
+        (
+            'From ca {0x1} portnum 1 lid 1-1 "a"\n[1] -> switch port {0x2}[1] lid 2-2 "b"\nTo ca {0x3} portnum 1 lid 3-3 "c"\n',
+            "ends at",
+        ),
+        ('From ca {0x1} portnum 1 lid 1-1 "a"\n[x] -> somewhere\n', "not an ibtracert hop"),
+        ("$(touch CANARY)\n", "not ibtracert output"),
+    ],
+)
+def test_ibtracert_reader_says_what_is_wrong(text, error):
+    assert error in parse_ibtracert(text).error
+
+
+def test_a_ports_table_cut_short_is_skipped_not_a_crash(small_plan, tmp_path):
+    plan_dir, plan, traces = small_plan
+    copy = tmp_path / "plan"
+    shutil.copytree(plan_dir, copy)
+    ports = copy / "ib" / "ports.tsv"
+    lines = ports.read_text().splitlines()
+    ports.write_text("\n".join([lines[0], lines[1].split("\t", 2)[0], *lines[2:]]) + "\n")
+    report = check(copy, healthy(tmp_path, plan, traces))
+    assert not report.failed
+    first = next(o for o in report.outcomes if o.id == plan["perf"][0]["test"])
+    assert first.path_source == "planned" and "hops no cable of the plan joins" in first.detail

@@ -76,6 +76,8 @@ class PortMap:
         self.cable: dict[tuple[str, int], tuple[str, str]] = {}
         self.label: dict[str, str] = {}  # cable ID -> printed label
         for r in rows:
+            if any(not isinstance(r.get(k), str) for k in ("cable", "label", "a_node", "a_port", "b_node", "b_port")):
+                continue  # a line cut short or edited by hand: its cable is not known by port
             cable = (r["cable"], r["label"])
             self.label[r["cable"]] = r["label"]
             for end in ("a", "b"):
