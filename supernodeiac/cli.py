@@ -792,6 +792,9 @@ def check_results_cmd(plan_dir: str, results_dir: str, fmt: str, require_all: bo
             if o.kind == "physical":
                 click.echo(f"FAIL physical {o.id} [{o.verdict}]: {o.detail}; cable: {o.what}")
                 continue
+            if o.kind not in ("perftest", "nccl"):  # uplinks, scale-up links: the faults are in the detail
+                click.echo(f"FAIL {o.kind} {o.id}: {o.detail}; {o.what}")
+                continue
             click.echo(
                 f"FAIL {o.kind} {o.id}: {o.detail}, below the {o.threshold:g} {o.unit} threshold; "
                 + (f"cables: {o.what}" if o.kind == "perftest" else o.what)

@@ -64,6 +64,8 @@ def _fake_host(tmp_path: Path) -> tuple[dict[str, str], Path]:
         '#!/bin/bash\nf=$(mktemp "$CALLS/call.XXXXXX")\nprintf "%s\\0" "$(basename "$0")" "$@" >"$f"\n'
     )
     (bin_dir / "ib_write_lat").symlink_to("ib_write_bw")
+    for tool in ("ping", "nvidia-smi", "amd-smi"):  # the uplink and scale-up stages' tools
+        (bin_dir / tool).symlink_to("ib_write_bw")
     (bin_dir / "sleep").write_text("#!/bin/bash\n")  # the script waits 2 s for each server to listen
     for p in bin_dir.iterdir():
         p.chmod(0o755)
@@ -511,7 +513,13 @@ def test_every_free_text_field_carries_payloads_as_data(tmp_path):
     (tmp_path / "plain").mkdir()
     plain = _render(tmp_path / "plain", (BLUEPRINTS / "small-ib.yaml").read_text())
     scripts = sorted(p.relative_to(out) for p in out.rglob("*.sh"))
-    assert [str(s) for s in scripts] == ["acceptance/ib/perftest.sh", "acceptance/ib/physical.sh", "acceptance/nccl-tests.sh"]
+    assert [str(s) for s in scripts] == [
+        "acceptance/ib/perftest.sh",
+        "acceptance/ib/physical.sh",
+        "acceptance/management/uplinks.sh",
+        "acceptance/nccl-tests.sh",
+        "acceptance/scaleup.sh",
+    ]
     for rel in scripts:
         assert fuzz.script_shape((out / rel).read_text(), str(tmp_path)) == fuzz.script_shape(
             (plain / rel).read_text(), str(tmp_path)
@@ -540,6 +548,15 @@ def test_every_free_text_field_carries_payloads_as_data(tmp_path):
         cwd=canary_dir,
     )
     assert r.returncode == 0, r.stderr
+    for script, args in (("acceptance/management/uplinks.sh", []), ("acceptance/scaleup.sh", ["before"])):
+        r = subprocess.run(
+            ["bash", str(out / script), str(tmp_path / "results"), *args],
+            env={**env, "COUNT": "1"},
+            capture_output=True,
+            text=True,
+            cwd=canary_dir,
+        )
+        assert r.returncode == 0, r.stderr
     menv, calls = _fake_mpirun(tmp_path)
     [env_file] = out.rglob("*.env")  # the accelerator kept its vendor: one NCCL env for its host model
     menv["NCCL_ENV_FILE"] = str(env_file)

@@ -18,6 +18,7 @@ class Vendor:
     library: str  # the collective library its accelerators run: NCCL, RCCL
     models: tuple[str, ...]
     nvls: dict[str, str]  # accelerator model -> NVLS generation (a key of ModelFigures.nvls)
+    link_tool: str = ""  # the scale-up link check: nvidia-smi, amd-smi ("" where none is known)
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ def model_figures() -> ModelFigures:
     d = _load("collectives.yaml")
     eff = d["efficiency"]
     vendors = tuple(
-        Vendor(name, v["tool"], v["library"], tuple(v["models"]), dict(v.get("nvls") or {})) for name, v in d["vendors"].items()
+        Vendor(name, v["tool"], v["library"], tuple(v["models"]), dict(v.get("nvls") or {}), str(v.get("link_tool") or ""))
+        for name, v in d["vendors"].items()
     )
     return ModelFigures(
         scaleup_ring=float(eff["scaleup_ring"]["value"]),

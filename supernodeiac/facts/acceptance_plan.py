@@ -82,6 +82,9 @@ class Plan:
     # sends no HCA-bound traffic down an uplink its leaf's targets do not need).
     one_way: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     routed: dict[str, bool] = field(default_factory=dict)  # fabric -> tier tests on the modelled routes
+    # fabric -> "data" (the accelerators' scale-out fabric), "storage" or "inband" (the role of the
+    # host ports its endpoints attach): each role has its own perftest threshold.
+    roles: dict[str, str] = field(default_factory=dict)
     nccl: list[NcclRun] = field(default_factory=list)
     hostfiles: dict[str, list[int]] = field(default_factory=dict)  # name -> hosts
 
@@ -443,6 +446,9 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
         add("domain", inst, hs, acc, env, domain_scale(f, hosts, hs))
     # Rails: per leaf group and rail, the accelerator beside that rail's NIC on every host.
     for name, fh in hosts.fabrics.items():
+        tc = lossless_tclass(bp, name)
+        # RoCE: the runs' traffic in the lossless class (PFC/ECN exercised), as the nccl/ env files set it.
+        fabric_env = {"NCCL_IB_TC": str(tc)} if tc is not None else {}
         for g in fh.leaf_groups:
             if len(g.hosts) < 2:
                 continue
@@ -459,7 +465,7 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
                 gpu = pairing.get(k, k * acc // max(len(data), 1))
                 dev = rdma[k] if rdma is not None else nic.name
                 label = f"rail{nic.rail}" if nic.rail is not None else f"nic{j}"
-                env = {"CUDA_VISIBLE_DEVICES": str(gpu), "NCCL_IB_HCA": f"={dev}:1"}
+                env = {"CUDA_VISIBLE_DEVICES": str(gpu), "NCCL_IB_HCA": f"={dev}:1", **fabric_env}
                 if first in multi_host_domain:
                     # Hosts of one NVLink domain would meet over NVLink: the rail run must use the NIC.
                     env["NCCL_MNNVL_ENABLE"] = "0"
@@ -468,8 +474,16 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
         hs = sorted(h for h in fh.nics if hosts.accelerators(h))
         if len(hs) > 1:
             hostfiles[f"fabric-{name}"] = hs
-            add("fabric", name, hs, hosts.accelerators(hs[0]), {}, fabric_scale(f, hosts, name, hs))
+            add("fabric", name, hs, hosts.accelerators(hs[0]), dict(fabric_env), fabric_scale(f, hosts, name, hs))
     return runs, hostfiles
+
+
+def lossless_tclass(bp: Blueprint, fabric: str) -> int | None:
+    """The IP traffic-class byte of a RoCE fabric's lossless class (its DSCP over the 2 ECN bits:
+    perftest's --tclass, NCCL_IB_TC), None without one."""
+    spec = next((s for _, s, n in built_fabrics(bp) if n == fabric), None)
+    eth = getattr(spec, "ethernet", None)
+    return eth.lossless.roce_dscp << 2 if eth is not None and eth.lossless is not None else None
 
 
 def _service_groups(bp: Blueprint, fabric: str) -> set[str]:
@@ -480,14 +494,33 @@ def _service_groups(bp: Blueprint, fabric: str) -> set[str]:
     return set()
 
 
+def _port_role(bp: Blueprint, fabric: str) -> str:
+    """What the fabric's endpoints attach: "storage" or "inband" where any endpoint group names
+    those ports, else "data" (endpoints without accelerators)."""
+    for _, spec, name in built_fabrics(bp):
+        if name == fabric:
+            roles = {str(getattr(ep, "ports", "data")) for ep in getattr(spec, "endpoints", [])}
+            return next((r for r in ("storage", "inband") if r in roles), "data")
+    return "data"
+
+
+def min_fraction(bp: Blueprint, role: str) -> float:
+    """The perftest threshold of a fabric of this role (acceptance: in the blueprint)."""
+    return bp.acceptance.storage_min_fraction if role in ("storage", "inband") else bp.acceptance.perftest_min_fraction
+
+
 def plan(f: Fabric, bp: Blueprint) -> Plan:
     hosts = cached_host_facts(f, bp)
     topologies, _ = host_topologies(bp.catalogue.host_topology)
     rdma = _rdma_names(f, topologies)
     out = Plan()
-    for name in hosts.fabrics:
+    # Every scale-out fabric: the accelerators' data fabrics, and storage / in-band fabrics cabled
+    # to the hosts' storage ports (their own line rates and threshold, docs/acceptance.md).
+    cabled = links_by_fabric(f)
+    for name in [n for _, _, n in built_fabrics(bp) if n in hosts.fabrics or n in cabled]:
         routes = ftree_routes(f, name, _service_groups(bp, name)) if name in infiniband_fabrics(f) else None
         out.one_way[name] = []
+        out.roles[name] = "data" if name in hosts.fabrics else _port_role(bp, name)
         out.routed[name] = routes is not None
         out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name])
     out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)

@@ -65,6 +65,19 @@ class Acceptance(Strict):
     collective_min_fraction: Fraction01 = Field(
         0.8, description="nccl-tests must reach this fraction of the design's bus bandwidth (default 80 %, docs/acceptance.md)"
     )
+    storage_min_fraction: Fraction01 = Field(
+        0.6,
+        description="the same for the links of storage and in-band fabrics (endpoints on their storage/inband ports; "
+        "default 60 %, docs/acceptance.md)",
+    )
+    scaleup_link_min_fraction: Fraction01 = Field(
+        1.0,
+        description="every scale-up link (NVLink) of an accelerator must report at least this fraction of the "
+        "catalogue's per-link rate (default 100 %: a link trained slower or down is a fault, docs/acceptance.md)",
+    )
+    uplink_max_loss: Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)] = Field(
+        0.0, description="share of the pings over a management uplink that may be lost (default 0, docs/acceptance.md)"
+    )
     perftest_seconds: Annotated[int, Field(gt=0, le=3600)] = Field(
         10, description="duration of each ib_write_bw run (-D), at most an hour"
     )

@@ -15,11 +15,14 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
-from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, plan
+from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, lossless_tclass, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
 from ..model.blueprint import built_fabrics
 from ..util.templating import render_template
+from .acceptance_mgmt import uplink_artifacts
 from .acceptance_physical import physical_summaries, render_physical
+from .acceptance_ports import ports_tsv
+from .acceptance_scaleup import scaleup_artifacts
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line, tsv_lines
 
@@ -70,7 +73,7 @@ def _num(x: float) -> str:
 
 def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]:
     f, bp = ctx.fabric, ctx.blueprint
-    frac = bp.acceptance.perftest_min_fraction
+    frac = min_fraction(bp, p.roles.get(fabric, "data"))
     ids = f.links.ids()
     id_of = ids.__getitem__
     names = [d.name for d in f.devices]
@@ -216,22 +219,24 @@ def _hostfile_name(p: Plan, r: NcclRun) -> str:
 @RENDERERS.register("acceptance")
 def render_acceptance(ctx: RenderContext) -> Artifacts:
     p = plan(ctx.fabric, ctx.blueprint)
-    if not p.perftests and not p.nccl:
+    uplinks, uplink_summary = uplink_artifacts(ctx)
+    scaleup, scaleup_summary = scaleup_artifacts(ctx)
+    if not p.perftests and not p.nccl and not uplinks and not scaleup:
         return {}
     bp = ctx.blueprint
-    out: Artifacts = render_physical(ctx)  # stage 0: the physical layer (outputs/acceptance_physical.py)
+    out: Artifacts = {**render_physical(ctx), **uplinks, **scaleup}  # stage 0: outputs/acceptance_physical.py
     summaries = []
     for fabric in sorted(p.perftests):
         data, summary = perftest_tsv(ctx, p, fabric)
         if not summary["tests"]:
             continue
         transport = next((getattr(s, "transport", "infiniband") for _, s, n in built_fabrics(bp) if n == fabric), "infiniband")
-        spec = next((s for _, s, n in built_fabrics(bp) if n == fabric), None)
-        eth = getattr(spec, "ethernet", None)
         # RoCE tests run in the lossless class so PFC/ECN are exercised: perftest's --tclass is the
         # IP traffic-class byte, the class's DSCP shifted over the 2 ECN bits.
-        tclass = eth.lossless.roce_dscp << 2 if eth is not None and eth.lossless is not None else None
+        tclass = lossless_tclass(bp, fabric)
         summary["transport"] = transport
+        summary["role"] = p.roles.get(fabric, "data")
+        summary["threshold"] = min_fraction(bp, summary["role"])
         untestable = p.untestable.get(fabric, [])
         one_way = p.one_way.get(fabric, [])
         summary["untestable"] = len(untestable)
@@ -255,9 +260,11 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
             seconds=bp.acceptance.perftest_seconds,
             roce=transport == "ethernet",
             tclass=tclass,
-            threshold=bp.acceptance.perftest_min_fraction,
+            threshold=summary["threshold"],
             columns=len(PERFTEST_COLUMNS),
         ).encode()
+        if transport == "infiniband":  # the cable behind each port ibtracert prints (check-results)
+            out[f"acceptance/{fabric}/ports.tsv"] = ports_tsv(ctx, fabric)
     if p.nccl:
         out["acceptance/nccl-tests.tsv"] = nccl_tsv(ctx, p)
         out["acceptance/nccl-tests.sh"] = render_template(
@@ -287,6 +294,8 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
             for s in nccl_stages.values()
         ],
         untested=untested,
+        uplinks=uplink_summary,
+        scaleup=scaleup_summary,
         perftest_fraction=bp.acceptance.perftest_min_fraction,
         collective_fraction=bp.acceptance.collective_min_fraction,
         seconds=bp.acceptance.perftest_seconds,

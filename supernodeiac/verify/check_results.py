@@ -15,6 +15,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .check_paths import attribute, read_ports
+from .check_scaleup import grade as grade_scaleup
+from .check_uplinks import grade as grade_uplink
 from .physical_results import ReadingError, check_physical
 
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
@@ -58,7 +61,7 @@ def _impossible(measured: float, ceiling: float, unit: str, what: str) -> str | 
 
 @dataclass
 class Outcome:
-    kind: str  # perftest | nccl
+    kind: str  # perftest | nccl | uplink | scaleup
     id: str
     status: str  # pass | fail | missing | unreadable
     measured: float | None
@@ -74,6 +77,12 @@ class Outcome:
     knee_bytes: int | None = None
     model_knee_bytes: int | None = None
     curve: list[tuple[int, float]] = field(default_factory=list)
+    # perftest: the cables of the path the test took (labels, in path order), whether that path is
+    # the one ibtracert recorded or the plan's, and a failing test's suspects (verify/check_paths.py).
+    path: list[str] = field(default_factory=list)
+    path_source: str = ""
+    suspects: list[str] = field(default_factory=list)
+    likely: int = 0  # the first ``likely`` suspects explain the most failing tests
 
 
 @dataclass
@@ -298,8 +307,12 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
     perf = sorted(plan.glob("*/perftest.tsv"))
     nccl = plan / "nccl-tests.tsv"
     physical = sorted(plan.glob("*/physical.tsv"))
-    if not perf and not nccl.is_file() and not physical:
-        raise ResultsError(f"{plan} holds no */perftest.tsv or nccl-tests.tsv (the acceptance/ folder of snc render)")
+    stages = [plan / "scaleup.tsv", plan / "management" / "uplinks.tsv", *physical]
+    if not perf and not nccl.is_file() and not any(p.is_file() for p in stages):
+        raise ResultsError(
+            f"{plan} holds no */perftest.tsv, */physical.tsv, nccl-tests.tsv, scaleup.tsv or management/uplinks.tsv "
+            "(the acceptance/ folder of snc render)"
+        )
     report = Report()
     # Stage 0, the physical layer: a verdict per cable from both its ends' readings.
     for tsv in physical:
@@ -311,6 +324,7 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
             Outcome("physical", v.cable, v.status, None, 0.0, 0.0, "", v.label, v.detail, verdict=v.verdict) for v in verdicts
         ]
     for tsv in perf:
+        pairs: list[tuple[dict[str, str], Outcome]] = []
         for row, expected, threshold in _rows(tsv, ("line_gbps", "min_gbps"), "test"):
             what = row.get("labels", "").replace(";", " | ")
             # The NICs that ran it, with their printed ports (plans before them lack the columns).
@@ -324,6 +338,7 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
             bw_file = results / "perftest" / f"{row['test']}.bw.txt"
             if not bw_file.is_file():
                 report.outcomes.append(Outcome("perftest", row["test"], "missing", None, expected, threshold, "Gb/s", what))
+                pairs.append((row, report.outcomes[-1]))
                 continue
             text = _read_result(bw_file)
             measured = ib_write_bw_gbps(text) if text is not None else None
@@ -345,6 +360,21 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
             report.outcomes.append(
                 Outcome("perftest", row["test"], status, measured, expected, threshold, "Gb/s", what, detail, latency)
             )
+            pairs.append((row, report.outcomes[-1]))
+        try:
+            ports = read_ports(tsv.parent)
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise ResultsError(f"{tsv.parent / 'ports.tsv'}: cannot read: {exc}") from None
+        attribute(pairs, results, ports)
+    scaleup = plan / "scaleup.tsv"
+    if scaleup.is_file():
+        for row, expected, threshold in _rows(scaleup, ("link_gbytes", "min_link_gbytes"), "check"):
+            if row["tool"] == "nvidia-smi":  # other tools' output is read by hand (checklist)
+                report.outcomes.append(_scaleup_outcome(row, expected, threshold, results))
+    uplinks = plan / "management" / "uplinks.tsv"
+    if uplinks.is_file():
+        for row, expected, _t in _rows(uplinks, ("line_gbps", "line_gbps"), "test"):
+            report.outcomes.append(_uplink_outcome(row, expected, results))
     if nccl.is_file():
         failed_links = _failed_links(report, [tsv.parent.name for tsv in perf])
         rows = [row for row, _e, _t in _rows(nccl, ("busbw_gbytes", "min_busbw_gbytes"), "run")]
@@ -371,13 +401,47 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
     return report
 
 
+def _scaleup_outcome(row: dict[str, str], expected: float, threshold: float, results: Path) -> Outcome:
+    what = f"{row['host']} ({row['domain']}: {row['accelerators']} x {row['accelerator']}, {row['links']} links each)"
+    base = Outcome("scaleup", row["check"], "missing", None, expected, threshold, "GB/s", what)
+    after, before = (results / "scaleup" / f"{row['check']}.{phase}.txt" for phase in ("after", "before"))
+    latest = after if after.is_file() else before
+    if not latest.is_file():
+        return base
+    text = _read_result(latest)
+    earlier = _read_result(before) if latest is after and before.is_file() else None
+    if text is None:
+        base.status, base.detail = "unreadable", f"{latest.name} is larger than {MAX_RESULT_BYTES:,} bytes"
+        return base
+    verdict = grade_scaleup(row, text, earlier)
+    base.status, base.measured, base.detail = verdict.status, verdict.measured, f"{latest.name}: {verdict.detail}"
+    return base
+
+
+def _uplink_outcome(row: dict[str, str], line_gbps: float, results: Path) -> Outcome:
+    what = f"{row.get('label', '')} ({row['switch']} {row['switch_port']} -> {row['peer']} {row['peer_port']})"
+    out = results / "management" / f"{row['test']}.txt"
+    base = Outcome("uplink", row["test"], "missing", None, line_gbps, line_gbps, "Gb/s", what)
+    if not out.is_file():
+        return base
+    text = _read_result(out)
+    if text is None:
+        base.status, base.detail = "unreadable", f"{out.name} is larger than {MAX_RESULT_BYTES:,} bytes"
+        return base
+    verdict = grade_uplink(row, text)
+    base.status, base.measured, base.detail = verdict.status, verdict.measured, f"{out.name}: {verdict.detail}"
+    return base
+
+
 def _failed_links(report: Report, fabrics: list[str]) -> dict[str, list[str]]:
-    """Per fabric (its acceptance/<fabric>/ folder): the cables of every failed perftest."""
+    """Per fabric (its acceptance/<fabric>/ folder): the likely cables of every failed perftest."""
     out: dict[str, list[str]] = {}
     for o in report.outcomes:
         if o.kind == "perftest" and o.status == "fail":
             fabric = max((f for f in fabrics if o.id.startswith(f + "-")), key=len, default="")
-            out.setdefault(fabric, []).append(o.what)
+            cables = out.setdefault(fabric, [])
+            # The likely cable first, each once (tests sharing a bad cable all name it).
+            cables += [c for c in (o.suspects[: o.likely] if o.suspects else [o.what]) if c not in cables]
     return out
 
 
