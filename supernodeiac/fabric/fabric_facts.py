@@ -330,7 +330,7 @@ class ManagementFacts(TypedDict):
     aggregation: int  # aggregation switches
     oob_switches: list[str]  # names
     uplinks_per_rack: int
-    design: Literal["routed", "flat"]  # management.design
+    design: Literal["routed", "flat", "mclag"]  # management.design
     uplink_slots: int  # planned rack positions x uplinks (the aggregation ports kept for them)
     blocks: NotRequired[dict[str, int]]  # shared switch name -> the rack (site index) keying its address block
 

@@ -22,10 +22,11 @@ from ..catalog.types import Catalogue, DeviceModel
 from ..fabric import Device, Fabric
 from ..fabric.fabric_facts import LosslessFacts, ethernet_of, management_of, oob_switches
 from ..model.blueprint import Blueprint
-from ..model.management import MgmtAddressing
+from ..model.management import Mclag, MgmtAddressing
 from .host_addresses import HostAddresses
 from .link_addresses import LinkAddresses
 from .mgmt_addresses import MgmtPlan
+from .mgmt_l2 import MgmtLags, mgmt_lags
 from .sonic_ports import SonicPorts, sonic_ports
 
 # SONiC's DEVICE_METADATA.type for each role (the sonic-device_metadata.yang vocabulary). A
@@ -74,6 +75,19 @@ class BgpNeighbor:
 
 
 @dataclass(slots=True)
+class MclagSide:
+    """One peer of the MCLAG design's aggregation pair (SONiC MCLAG_DOMAIN and its keepalive VLAN)."""
+
+    domain_id: int
+    source_ip: str  # this peer's keepalive address
+    peer_ip: str
+    peer_link: str  # the peer link's PortChannel
+    keepalive_vlan: int
+    keepalive_prefixlen: int
+    peer_name: str
+
+
+@dataclass(slots=True)
 class SwitchFacts:
     device: Device
     model: DeviceModel
@@ -94,6 +108,11 @@ class SwitchFacts:
     # Routed design: the DHCPv4 servers (services.dhcp) this segment gateway relays its VLAN's requests to.
     dhcp_relay: list[str] = field(default_factory=list)
     router_id: str | None = None  # BGP router ID where no IPv4 loopback gives one
+    # MCLAG design: port -> its PortChannel number (facts/mgmt_l2.py mgmt_lags), this peer's domain,
+    # and the management network's gateway, which both peers of the pair carry on the VLAN.
+    lags: dict[int, int] = field(default_factory=dict)
+    mclag: MclagSide | None = None
+    gateway_interface: str | None = None  # with the network's prefix
     by_port: dict[int, Interface] = field(default_factory=dict)
     # A RoCE leaf with a host pool: the prefixes summarising its host links' /31s, which it
     # advertises for its hosts (sonic_config: STATIC_ROUTE, see there why not the connected routes).
@@ -157,6 +176,14 @@ class FabricFacts:
         # uplink slot of a link is its aggregation port's position x switches + the switch's).
         self._aggs = {d.index: j for j, d in enumerate(d for d in fabric.devices if d.role == "mgmt-agg")}
         self._agg_ports: dict[str, dict[int, int]] = {}
+        self._lags: MgmtLags | None = None
+
+    @property
+    def lags(self) -> MgmtLags:
+        """The management network's PortChannels (MCLAG design; none otherwise), worked out once."""
+        if self._lags is None:
+            self._lags = mgmt_lags(self.fabric, self.mgmt_design)
+        return self._lags
 
     # -- which devices --------------------------------------------------------------------
     def switches(self, transport: str | None = None) -> list[int]:
@@ -284,9 +311,15 @@ class FabricFacts:
         switch (or, for an aggregation switch, to an out-of-band switch), in-band on the management
         VLAN for a rack or out-of-band switch itself."""
         sw.mgmt_design = self.mgmt_design
+        if self.mgmt_design == "mclag" and sw.kind in ("mgmt", "mgmt-agg"):
+            self._mclag(sw)
         plan = self.mgmt
         if plan is None:
             return
+        if sw.mclag is not None:
+            # The pair is the flat network's gateway: both peers carry its address on the VLAN
+            # (SONiC MCLAG: the same VLAN interface address on both peers, the router MAC synced).
+            sw.gateway_interface = f"{plan.gateway}/{plan.prefixlen}"
         sw.mgmt_gateway, sw.mgmt_vlan = plan.gateway, plan.vlan
         if plan.routed and sw.kind in ("mgmt", "mgmt-agg"):
             self._routed_uplinks(sw, plan)
@@ -305,6 +338,28 @@ class FabricFacts:
                     sw.mgmt_address = plan.with_prefix(address)
                     sw.mgmt_gateway = self.mgmt_gateway_of(iface.peer)
                 return
+
+    def _mclag(self, sw: SwitchFacts) -> None:
+        """The switch's PortChannel members and, on the aggregation pair, its MCLAG peer side."""
+        lags = self.lags
+        index = sw.device.index
+        sw.lags = {i.port: lags.of_port[(index, i.port)] for i in sw.interfaces if (index, i.port) in lags.of_port}
+        m = self.blueprint.management
+        if lags.pair is None or index not in lags.pair or lags.peer_link is None or m is None:
+            return
+        settings = m.mclag or Mclag()
+        net = ipaddress.ip_network(settings.keepalive)
+        first = index == lags.pair[0]
+        own, far = (net[0], net[1]) if first else (net[1], net[0])
+        sw.mclag = MclagSide(
+            domain_id=settings.domain_id,
+            source_ip=str(own),
+            peer_ip=str(far),
+            peer_link=f"PortChannel{lags.peer_link}",
+            keepalive_vlan=settings.keepalive_vlan,
+            keepalive_prefixlen=net.prefixlen,
+            peer_name=self._names[lags.pair[1] if first else lags.pair[0]],
+        )
 
     def _routed_uplinks(self, sw: SwitchFacts, plan: MgmtPlan) -> None:
         """Routed management: every rack-switch uplink a /31 from the plan by its uplink slot, and an

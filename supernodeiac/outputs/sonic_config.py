@@ -282,9 +282,10 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
 
 def _vlan(cfg: Config, sw: SwitchFacts) -> None:
     """The management VLAN as ``facts/mgmt_l2.py`` bridges it: a rack or OOB switch's access ports
-    untagged; in the flat design every other cabled port tagged (the VLAN spans the site), in the
-    routed design none (a routed aggregation switch has no VLAN at all)."""
-    if sw.kind == "mgmt-agg" and sw.mgmt_design != "flat":
+    untagged; in the flat and MCLAG designs every other cabled port tagged (the VLAN spans the
+    site; in the MCLAG design through the PortChannels, :func:`_lags`), in the routed design none
+    (a routed aggregation switch has no VLAN at all)."""
+    if sw.kind == "mgmt-agg" and sw.mgmt_design not in ("flat", "mclag"):
         return
     vlan = sw.mgmt_vlan or DEFAULT_MGMT_VLAN
     name = f"Vlan{vlan}"
@@ -296,18 +297,54 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
         if ports.ports[i.port] is None:
             continue
         mode = bridge_mode(sw.kind, i.role, sw.mgmt_design)
-        if mode is not None:
-            members[f"{name}|{i.name}"] = untagged if mode == "untagged" else tagged
+        if mode is None:
+            continue
+        lag = sw.lags.get(i.port)
+        member = i.name if lag is None else f"PortChannel{lag}"  # a PortChannel bridges, not its members
+        members[f"{name}|{member}"] = untagged if mode == "untagged" else tagged
     entry: dict[str, Any] = {"vlanid": str(vlan)}
     if sw.dhcp_relay and sw.mgmt_address and sw.mgmt_inband:
         # The segment's gateway relays its DHCP to the servers (SONiC's dhcp_relay container starts
         # one dhcrelay per VLAN with dhcp_servers; the circuit ID it inserts: FabricFacts.relay_circuit_id).
         entry["dhcp_servers"] = list(sw.dhcp_relay)
     cfg["VLAN"] = {name: entry}
-    if members:
-        cfg["VLAN_MEMBER"] = members
+    interfaces: dict[str, dict[str, Any]] = {}
     if sw.mgmt_address and sw.mgmt_inband:
-        cfg["VLAN_INTERFACE"] = {name: {}, f"{name}|{sw.mgmt_address}": {}}
+        interfaces = {name: {}, f"{name}|{sw.mgmt_address}": {}}
+    elif sw.gateway_interface:
+        interfaces = {name: {}, f"{name}|{sw.gateway_interface}": {}}
+    if sw.lags:
+        _lags(cfg, sw, members, interfaces)
+    if members:
+        cfg["VLAN_MEMBER"] = dict(sorted(members.items()))
+    if interfaces:
+        cfg["VLAN_INTERFACE"] = interfaces
+
+
+def _lags(cfg: Config, sw: SwitchFacts, members: dict[str, dict[str, Any]], interfaces: dict[str, dict[str, Any]]) -> None:
+    """The MCLAG design's PortChannels (LACP; PORTCHANNEL, PORTCHANNEL_MEMBER) and, on the
+    aggregation pair, the MCLAG domain: the peer link, the keepalive session on a VLAN of its own
+    over it (each peer its own address: MCLAG_UNIQUE_IP), every rack-facing PortChannel an MCLAG
+    interface (SONiC MCLAG HLD; sonic-mclag.yang)."""
+    names = {n: f"PortChannel{n}" for n in sorted(set(sw.lags.values()))}
+    lag = {"admin_status": "up", "lacp_key": "auto", "min_links": "1", "mtu": MTU}
+    cfg["PORTCHANNEL"] = {names[n]: lag for n in names}
+    by_port = sw.by_port
+    cfg["PORTCHANNEL_MEMBER"] = {
+        f"{names[n]}|{by_port[p].name}": {} for p, n in sorted(sw.lags.items(), key=lambda kv: (kv[1], kv[0]))
+    }
+    m = sw.mclag
+    if m is None:
+        return
+    keepalive = f"Vlan{m.keepalive_vlan}"
+    cfg["VLAN"] = {**cfg["VLAN"], keepalive: {"vlanid": str(m.keepalive_vlan)}}
+    members[f"{keepalive}|{m.peer_link}"] = {"tagging_mode": "tagged"}
+    interfaces.update({keepalive: {}, f"{keepalive}|{m.source_ip}/{m.keepalive_prefixlen}": {}})
+    cfg["MCLAG_DOMAIN"] = {str(m.domain_id): {"peer_ip": m.peer_ip, "peer_link": m.peer_link, "source_ip": m.source_ip}}
+    cfg["MCLAG_INTERFACE"] = {
+        f"{m.domain_id}|{name}": {"if_type": "PortChannel"} for name in names.values() if name != m.peer_link
+    }
+    cfg["MCLAG_UNIQUE_IP"] = {keepalive: {"unique_ip": "enable"}}
 
 
 class _QosPlan:
