@@ -115,6 +115,8 @@ class EthernetFacts(TypedDict):
     addressing: AddressingFacts
     bgp: BgpFacts
     lossless: LosslessFacts | None  # None for plain Ethernet (no RoCE class)
+    mtu: int  # every switch port's IP MTU (SONiC PORT mtu)
+    host_mtu: int  # the hosts' fabric NICs' (netplan), at most mtu
 
 
 class ClosShape(TypedDict):

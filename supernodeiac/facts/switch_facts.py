@@ -22,6 +22,7 @@ from ..catalog.types import Catalogue, DeviceModel
 from ..fabric import Device, Fabric
 from ..fabric.fabric_facts import LosslessFacts, ethernet_of, management_of, oob_switches
 from ..model.blueprint import Blueprint
+from ..model.clos import PORT_MTU
 from ..model.management import Mclag, MgmtAddressing
 from .host_addresses import HostAddresses
 from .link_addresses import LinkAddresses
@@ -113,6 +114,7 @@ class SwitchFacts:
     lags: dict[int, int] = field(default_factory=dict)
     mclag: MclagSide | None = None
     gateway_interface: str | None = None  # with the network's prefix
+    mtu: int = PORT_MTU  # every port's IP MTU: its Ethernet fabric's ``mtu`` (SONiC's default elsewhere)
     by_port: dict[int, Interface] = field(default_factory=dict)
     # A RoCE leaf with a host pool: the prefixes summarising its host links' /31s, which it
     # advertises for its hosts (sonic_config: STATIC_ROUTE, see there why not the connected routes).
@@ -294,6 +296,7 @@ class FabricFacts:
             lossless=ethernet["lossless"] if ethernet is not None else None,
             ports=ports,
             by_port={i.port: i for i in interfaces},
+            mtu=ethernet["mtu"] if ethernet is not None else PORT_MTU,
         )
         if out.loopback and ":" in out.loopback:
             # BGP's router ID is 32 bits (RFC 6286): an IPv6 loopback's low 32 bits, unique as the

@@ -29,11 +29,12 @@ from ..fabric.fabric_facts import LosslessFacts
 from ..facts.mgmt_l2 import bridge_mode
 from ..facts.sonic_ports import SonicPorts
 from ..facts.switch_facts import SwitchFacts
+from ..model.clos import PORT_MTU
 from ..model.management import MgmtAddressing
 
 Config = dict[str, Mapping[str, dict[str, Any]]]
 
-MTU = "9100"  # SONiC's default port MTU (jumbo frames: a 4096-byte RoCE payload fits)
+MTU = str(PORT_MTU)  # SONiC's default port MTU (model/clos.py): management switches, PortChannels
 # eBGP timers of FRR's "datacenter" defaults profile: keepalive 3 s, hold 9 s (fast failure detection).
 BGP_KEEPALIVE, BGP_HOLDTIME = "3", "9"
 MAP = "AZURE"  # SONiC's own map and profile names: its qos/buffer templates and tools look for them
@@ -141,10 +142,11 @@ class _ModelPorts:
     and shared by every switch of the model: the idle line (admin down), and for a cabled port the
     text before the description and between it and the speed."""
 
-    __slots__ = ("ports", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout")
+    __slots__ = ("ports", "mtu", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout")
 
-    def __init__(self, ports: SonicPorts) -> None:
+    def __init__(self, ports: SonicPorts, mtu: int) -> None:
         self.ports = ports
+        self.mtu = mtu
         self.idle: list[str | None] = []
         self.head: list[str] = []
         self.middle: list[str] = []
@@ -160,7 +162,7 @@ class _ModelPorts:
                 continue
             key = _key(sp.name)
             fec = f'"fec": {_key(sp.fec)}, ' if sp.fec else ""
-            rest = f'"index": {_key(sp.index)}, "lanes": {_key(sp.lanes)}, "mtu": "{MTU}", "speed": '
+            rest = f'"index": {_key(sp.index)}, "lanes": {_key(sp.lanes)}, "mtu": "{self.mtu}", "speed": '
             alias = _key(sp.alias)
             self.idle.append(f'        {key}: {{"admin_status": "down", "alias": {alias}, {fec}{rest}"{sp.speed_mbps}"}}')
             self.head.append(f'        {key}: {{"admin_status": "up", "alias": {alias}, "description": ')
@@ -178,13 +180,14 @@ class _ModelPorts:
                 self.breakout.add(sp.cage_master, f'        {_key(sp.cage_master)}: {{"brkout_mode": {mode}}}')
 
 
-_MODEL_PORTS: dict[int, _ModelPorts] = {}
+_MODEL_PORTS: dict[tuple[int, int], _ModelPorts] = {}
 
 
-def _model_ports(ports: SonicPorts) -> _ModelPorts:
-    found = _MODEL_PORTS.get(id(ports))
+def _model_ports(ports: SonicPorts, mtu: int) -> _ModelPorts:
+    key = (id(ports), mtu)
+    found = _MODEL_PORTS.get(key)
     if found is None or found.ports is not ports:
-        found = _MODEL_PORTS[id(ports)] = _ModelPorts(ports)
+        found = _MODEL_PORTS[key] = _ModelPorts(ports, mtu)
     return found
 
 
@@ -211,7 +214,7 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
 
     # -- ports --------------------------------------------------------------------------------
     by_port = sw.by_port
-    mp = _model_ports(ports)
+    mp = _model_ports(ports, sw.mtu)
     port_table = EncodedTable()
     port_table.keys_ = list(mp.mapped_names)
     lines = port_table.lines
@@ -316,7 +319,7 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
     if sw.lags:
         _lags(cfg, sw, members, interfaces)
     if members:
-        cfg["VLAN_MEMBER"] = dict(sorted(members.items()))
+        cfg["VLAN_MEMBER"] = members
     if interfaces:
         cfg["VLAN_INTERFACE"] = interfaces
 
