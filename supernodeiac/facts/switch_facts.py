@@ -108,6 +108,8 @@ class SwitchFacts:
     mgmt_design: str = "flat"  # management.design: which ports bridge (facts/mgmt_l2.py)
     # Routed design: the DHCPv4 servers (services.dhcp) this segment gateway relays its VLAN's requests to.
     dhcp_relay: list[str] = field(default_factory=list)
+    # Routed design on an IPv6 management network: the DHCPv6 servers (DHCP_RELAY dhcpv6_servers).
+    dhcpv6_relay: list[str] = field(default_factory=list)
     router_id: str | None = None  # BGP router ID where no IPv4 loopback gives one
     # MCLAG design: port -> its PortChannel number (facts/mgmt_l2.py mgmt_lags), this peer's domain,
     # and the management network's gateway, which both peers of the pair carry on the VLAN.
@@ -328,11 +330,11 @@ class FabricFacts:
             self._routed_uplinks(sw, plan)
         if sw.kind == "mgmt" and sw.device.rack >= 0:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(self._block(sw.device))), True
-            sw.dhcp_relay = self.dhcp_relay_servers()
+            sw.dhcp_relay, sw.dhcpv6_relay = self.dhcp_relay_servers(), self.dhcpv6_relay_servers()
             return
         if sw.kind == "mgmt-oob" and sw.device.name in self._oob_index:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.oob_switch(self._oob_index[sw.device.name])), True
-            sw.dhcp_relay = self.dhcp_relay_servers()
+            sw.dhcp_relay, sw.dhcpv6_relay = self.dhcp_relay_servers(), self.dhcpv6_relay_servers()
             return
         for iface in sw.interfaces:
             if iface.role == "mgmt":
@@ -404,6 +406,15 @@ class FabricFacts:
         if s is None or plan is None or not plan.routed or plan.network.version != 4:
             return []
         return [a for a in s.dhcp if ":" not in a]
+
+    def dhcpv6_relay_servers(self) -> list[str]:
+        """The DHCPv6 servers a segment gateway relays to: as :meth:`dhcp_relay_servers`, on an IPv6
+        management network (SONiC's dhcp6relay, one per VLAN of the DHCP_RELAY table)."""
+        s = self.blueprint.services
+        plan = self.mgmt
+        if s is None or plan is None or not plan.routed or plan.network.version != 6:
+            return []
+        return [a for a in s.dhcp if ":" in a]
 
     def relay_circuit_id(self, switch: int, port: int) -> str | None:
         """The option 82 circuit ID a relaying SONiC switch inserts for a request that came in on

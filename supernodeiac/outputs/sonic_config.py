@@ -5,7 +5,8 @@ field names and ranges from the SONiC YANG models):
 DEVICE_METADATA, PORT (from the catalogue's port map: names, lanes, aliases, cages, speeds),
 BREAKOUT_CFG, INTERFACE and LOOPBACK_INTERFACE (point-to-point, host-link and loopback addresses
 of the plan), STATIC_ROUTE (a leaf's host-subnet summary, advertised), BGP_NEIGHBOR (the far
-end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN (``dhcp_servers``: a routed segment's relay) /
+end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN (``dhcp_servers``: a routed segment's relay;
+DHCP_RELAY ``dhcpv6_servers`` on IPv6) /
 VLAN_MEMBER / VLAN_INTERFACE on management switches, and for a lossless RoCEv2 fabric the QoS
 and buffer tables of SONiC's own templates (qos_config.j2, buffers_config.j2): DSCP_TO_TC_MAP,
 TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, MAP_PFC_PRIORITY_TO_QUEUE, PORT_QOS_MAP (pfc_enable),
@@ -311,6 +312,9 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
         # one dhcrelay per VLAN with dhcp_servers; the circuit ID it inserts: FabricFacts.relay_circuit_id).
         entry["dhcp_servers"] = list(sw.dhcp_relay)
     cfg["VLAN"] = {name: entry}
+    if sw.dhcpv6_relay and sw.mgmt_address and sw.mgmt_inband:
+        # DHCPv6: SONiC's dhcp6relay reads its servers per VLAN from DHCP_RELAY (sonic-dhcpv6-relay.yang).
+        cfg["DHCP_RELAY"] = {name: {"dhcpv6_servers": list(sw.dhcpv6_relay)}}
     interfaces: dict[str, dict[str, Any]] = {}
     if sw.mgmt_address and sw.mgmt_inband:
         interfaces = {name: {}, f"{name}|{sw.mgmt_address}": {}}
