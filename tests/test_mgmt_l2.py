@@ -114,7 +114,12 @@ def test_a_planted_loop_is_in_the_configs_and_reported_at_its_line():
     # A flat tree (one uplink per rack) is loop-free in both.
     tree = compile_text(FLAT.replace("  uplinks: 2 ", "  uplinks: 1 "))
     assert not [f for f in tree.findings if f.rule == "management-loop"], [f.message for f in tree.findings]
-    assert l2_cycles(_configs_of(tree)) == {}
+    configs = _configs_of(tree)
+    assert l2_cycles(configs) == {}
+    # The gateway every device is told is a real interface: the first aggregation switch's, on the VLAN.
+    assert "Vlan10|10.200.0.1/16" in configs["mgmt-agg-01"]["VLAN_INTERFACE"]
+    assert "VLAN_INTERFACE" not in configs["mgmt-agg-02"]
+    assert {v["gwaddr"] for cfg in configs.values() for v in cfg.get("MGMT_INTERFACE", {}).values()} == {"10.200.0.1"}
 
 
 def test_routed_management_addresses_sessions_and_gateways_agree():

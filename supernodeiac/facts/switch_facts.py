@@ -325,6 +325,9 @@ class FabricFacts:
             # The pair is the flat network's gateway: both peers carry its address on the VLAN
             # (SONiC MCLAG: the same VLAN interface address on both peers, the router MAC synced).
             sw.gateway_interface = f"{plan.gateway}/{plan.prefixlen}"
+        elif self.mgmt_design == "flat" and sw.kind == "mgmt-agg" and self._aggs.get(sw.device.index) == 0:
+            # Flat: the first aggregation switch is the one VLAN's gateway (one address, one owner).
+            sw.gateway_interface = f"{plan.gateway}/{plan.prefixlen}"
         sw.mgmt_gateway, sw.mgmt_vlan = plan.gateway, plan.vlan
         if plan.routed and sw.kind in ("mgmt", "mgmt-agg"):
             self._routed_uplinks(sw, plan)
