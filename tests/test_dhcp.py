@@ -197,3 +197,92 @@ def test_no_relay_without_a_dhcp_server():
     files, _ = render(c, ["dhcp", "sonic"])
     assert _relay_circuits(files) == ({}, {})
     assert all("client-id" in r for rs in _reservations(files).values() for r in rs)
+
+
+V6 = (
+    (BLUEPRINTS / "roce-rail-2tier.yaml")
+    .read_text()
+    .replace("addressing: {network: 10.200.0.0/16}", "addressing: {network: 'fd00:200::/48'}")
+    .replace("  networks: [10.10.0.0/24]", "  networks: [10.10.0.0/24, 'fd00:10::/64']")
+    .replace("  dhcp: [10.10.0.67] ", "  dhcp: ['fd00:10::67'] ")
+)
+
+
+@cache
+def _v6():
+    from conftest import compile_text
+
+    assert V6.count("fd00:") == 3
+    c = compile_text(V6)
+    assert c.exit_code == 0, [f.message for f in c.findings]
+    files, notices = render(c, ["dhcp", "sonic"])
+    assert notices == []
+    return c, files
+
+
+def test_ipv6_management_kea_dhcp6_accepts_its_config(tmp_path):
+    """An IPv6 management network: dhcp/kea-dhcp6.json (no DHCPv4 config), which kea-dhcp6 -t
+    accepts, one reservation per management address the plan gives over a cable (the same count
+    as the IPv4 plan of the shipped blueprint), each in its segment's subnet6; SONiC switches
+    pointed at their ZTP JSON by option 59 (bootfile-url)."""
+    c, files = _v6()
+    assert "dhcp/kea-dhcp6.json" in files and "dhcp/kea-dhcp4.json" not in files
+    kea = json.loads(files["dhcp/kea-dhcp6.json"])["Dhcp6"]
+    addresses = []
+    for subnet in kea["subnet6"]:
+        net = ipaddress.ip_network(subnet["subnet"])
+        assert net.version == 6 and 1 <= subnet["id"] <= 2**32 - 2 and "option-data" not in subnet
+        for r in subnet["reservations"]:
+            (address,) = r["ip-addresses"]
+            assert ipaddress.ip_address(address) in net
+            addresses.append(address)
+            assert ("duid" in r) != ("hw-address" in r)
+            if r["hostname"] in {n.removeprefix("sonic/").removesuffix(".json") for n in files if n.startswith("sonic/")}:
+                assert r["option-data"] == [
+                    {"name": "bootfile-url", "data": f"http://[fd00:200::1]/dhcp/ztp/{r['hostname']}.json"}
+                ]
+    assert len(addresses) == len(set(addresses)) == len(_reservations(_rendered("roce-rail-2tier")[1]))
+    assert len({s["id"] for s in kea["subnet6"]}) == len(kea["subnet6"])
+    binary = shutil.which("kea-dhcp6") or shutil.which("kea-dhcp6", path="/usr/sbin:/sbin")
+    if binary is None:
+        pytest.skip("kea-dhcp6 not installed (Debian: apt-get install kea-dhcp6-server)")
+    path = tmp_path / "kea-dhcp6.json"
+    path.write_bytes(files["dhcp/kea-dhcp6.json"])
+    run = subprocess.run([binary, "-t", str(path)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+def test_ipv6_management_rack_switches_relay_dhcpv6():
+    """The routed rack and OOB switches relay DHCPv6 (SONiC DHCP_RELAY dhcpv6_servers on the
+    segment's VLAN, which the SONiC models accept) and no DHCPv4."""
+    libyang = pytest.importorskip("libyang", reason="PyPI libyang==2.7.1 (needs Debian libyang2-dev) validates config_db")
+    from helpers.sonic_yang import validate
+
+    c, files = _v6()
+    relays = 0
+    for d in c.fabric.devices:
+        if d.role not in ("mgmt", "mgmt-oob"):
+            continue
+        cfg = json.loads(files[f"sonic/{d.name}.json"])
+        assert cfg["DHCP_RELAY"] == {"Vlan10": {"dhcpv6_servers": ["fd00:10::67"]}}
+        assert "dhcp_servers" not in cfg["VLAN"]["Vlan10"]
+        try:
+            validate(cfg)
+        except libyang.LibyangError as exc:
+            pytest.fail(f"{d.name}: {exc}")
+        relays += 1
+    assert relays == sum(1 for d in c.fabric.devices if d.role in ("mgmt", "mgmt-oob")) > 5
+    broken = json.loads(files["sonic/mgmt-A01.json"])
+    broken["DHCP_RELAY"]["Vlan10"]["dhcpv6_servers"] = ["10.10.0.67"]
+    with pytest.raises(libyang.LibyangError):
+        validate(broken)
+
+
+def test_a_dhcp_server_of_the_other_family_is_a_located_error():
+    from conftest import compile_text
+
+    text = V6.replace("  dhcp: ['fd00:10::67'] ", "  dhcp: [10.10.0.67] ")
+    c = compile_text(text)
+    (f,) = [f for f in c.findings if f.rule == "service-address"]
+    assert "the management network is IPv6" in f.message and "DHCP_RELAY" in f.message
+    assert f.location.line == next(n for n, row in enumerate(text.splitlines(), 1) if row.startswith("  dhcp: [10.10.0.67]"))

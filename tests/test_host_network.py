@@ -17,7 +17,7 @@ import pytest
 import yaml
 from conftest import BLUEPRINTS
 
-from supernodeiac.outputs.host_network import HOST_MTU, NETPLAN_FILE
+from supernodeiac.outputs.host_network import NETPLAN_FILE
 from supernodeiac.pipeline import compile_file, render
 
 ROCE = ["roce-rail-2tier", "roce-3tier-oversub"]
@@ -96,7 +96,8 @@ def test_netplan_rejects_a_broken_document(tmp_path):
 @pytest.mark.parametrize("name", ROCE)
 def test_netplan_is_the_host_sheet(name):
     """Every NIC of the host sheet, and nothing else, with its address, its table's route via its
-    gateway and its source rule; the MTU fits the leaf ports' MTU."""
+    gateway and its source rule; the MTU is the leaf port's (both IP MTUs: SONiC's orchagent adds the
+    Ethernet header and FCS to PORT mtu, sonic-swss orchagent/port.h)."""
     files = _rendered(name)
     sheet = list(csv.DictReader(files["host-addresses/roce.csv"].decode().splitlines()))
     docs = _documents(files)
@@ -105,15 +106,50 @@ def test_netplan_is_the_host_sheet(name):
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     parsed = {node: yaml.load(doc, Loader=loader)["network"]["ethernets"] for node, doc in docs.items()}
     assert sum(len(e) for e in parsed.values()) == len(sheet)
-    leaf_mtu = {int(json.loads(files[f"sonic/{r['leaf']}.json"])["PORT"][r["leaf_port"]]["mtu"]) for r in sheet[:50]}
+    leaves = {leaf: json.loads(files[f"sonic/{leaf}.json"]) for leaf in {r["leaf"] for r in sheet}}
     for row in sheet:
         nic = parsed[row["node"]][row["nic"]]
         table = int(row["table"])
         assert nic["addresses"] == [row["address"]]
         assert nic["routes"] == [{"to": row["route"], "via": row["gateway"], "table": table}]
         assert nic["routing-policy"] == [{"from": row["address"].split("/")[0], "table": table, "priority": table}]
-        assert nic["mtu"] == HOST_MTU
-    assert all(m >= HOST_MTU + 14 for m in leaf_mtu)  # IP MTU + Ethernet header inside the port MTU
+        assert nic["mtu"] == int(leaves[row["leaf"]]["PORT"][row["leaf_port"]]["mtu"]) == 9100  # the default
+
+
+ROCE_TEXT = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text()
+
+
+def _with_mtu(settings: str):
+    from conftest import compile_text
+
+    text = ROCE_TEXT.replace("    ethernet:\n", f"    ethernet:\n      {settings}\n", 1)
+    assert text != ROCE_TEXT
+    return text, compile_text(text)
+
+
+def test_mtu_from_the_blueprint_reaches_ports_and_nics():
+    """ethernet.mtu sets every fabric switch port, host_mtu (below it) the NICs; the management
+    network keeps SONiC's default (the shipped blueprints: NICs equal to the ports, above)."""
+    from supernodeiac.facts.switch_facts import FabricFacts
+    from supernodeiac.outputs.sonic_config import config_db
+
+    _, c = _with_mtu("mtu: 4200\n      host_mtu: 4000")
+    assert c.exit_code == 0, [f.message for f in c.findings]
+    facts = FabricFacts(c.blueprint, c.catalogue, c.fabric)
+    leaf = next(d.index for d in c.fabric.devices if d.role == "leaf")
+    mgmt = next(d.index for d in c.fabric.devices if d.role == "mgmt")
+    assert {p["mtu"] for p in config_db(facts.switch(leaf))["PORT"].values()} == {"4200"}
+    assert {p["mtu"] for p in config_db(facts.switch(mgmt))["PORT"].values()} == {"9100"}
+    files, _ = render(c, ["hosts"])
+    nics = [e for doc in _documents(files).values() for e in yaml.safe_load(doc)["network"]["ethernets"].values()]
+    assert len(nics) == 96 * 8 and {n["mtu"] for n in nics} == {4000}  # every NIC of the 96 hosts
+
+
+def test_host_mtu_above_the_ports_is_a_located_error():
+    text, c = _with_mtu("host_mtu: 9200")
+    errors = [f for f in c.findings if f.severity.value == "error"]
+    assert c.exit_code != 0 and len(errors) == 1 and "above the switch ports' mtu 9100" in errors[0].message
+    assert errors[0].location.line == text.splitlines().index("      host_mtu: 9200") + 1
 
 
 def _script_values(text: str) -> dict[str, object]:

@@ -38,10 +38,14 @@ def _shipped(name: str):
 def l2_cycles(configs: dict[str, dict]) -> dict[str, list[tuple[str, str]]]:
     """VLAN -> the bridged links that close a cycle, from config_db alone."""
     node: dict[str, str] = {}  # switch -> its L2 node (an MCLAG pair is one)
+    by_source = {
+        (key, domain["source_ip"]): sw for sw, cfg in configs.items() for key, domain in cfg.get("MCLAG_DOMAIN", {}).items()
+    }
     for sw, cfg in configs.items():
-        for domain in cfg.get("MCLAG_DOMAIN", {}).values():
-            pair = sorted({sw, domain.get("peer_name", sw)})
-            node[sw] = "+".join(pair)
+        for key, domain in cfg.get("MCLAG_DOMAIN", {}).items():
+            peer = by_source[(key, domain["peer_ip"])]  # the peer is the switch whose source is our peer_ip
+            assert configs[peer]["MCLAG_DOMAIN"][key]["peer_ip"] == domain["source_ip"]
+            node[sw] = "+".join(sorted({sw, peer}))
     lag_of: dict[tuple[str, str], str] = {}
     for sw, cfg in configs.items():
         for key in cfg.get("PORTCHANNEL_MEMBER", {}):
@@ -60,9 +64,10 @@ def l2_cycles(configs: dict[str, dict]) -> dict[str, list[tuple[str, str]]]:
                 continue  # an end device (BMC, host): it does not bridge
             ends = ((sw, lag_of.get((sw, port), port)), (peer, lag_of.get((peer, peer_port), peer_port)))
             for vlan in members.get(ends[0], set()) & members.get(ends[1], set()):
-                # One logical link per (LAG or port) pair, counted once from its lower end.
-                (x, xp), (y, yp) = sorted(ends)
-                edges.setdefault(vlan, set()).add((f"{node.get(x, x)}", f"{node.get(y, y)}", f"{x}|{xp}|{y}|{yp}"))
+                # One logical link per (LAG or port) pair of L2 nodes, counted once from its lower end:
+                # an MCLAG interface's members on the two peers are one link.
+                (x, xp), (y, yp) = sorted((node.get(n, n), p) for n, p in ends)
+                edges.setdefault(vlan, set()).add((x, y, f"{x}|{xp}|{y}|{yp}"))
     cycles: dict[str, list[tuple[str, str]]] = {}
     for vlan, links in sorted(edges.items()):
         parent: dict[str, str] = {}
@@ -109,7 +114,12 @@ def test_a_planted_loop_is_in_the_configs_and_reported_at_its_line():
     # A flat tree (one uplink per rack) is loop-free in both.
     tree = compile_text(FLAT.replace("  uplinks: 2 ", "  uplinks: 1 "))
     assert not [f for f in tree.findings if f.rule == "management-loop"], [f.message for f in tree.findings]
-    assert l2_cycles(_configs_of(tree)) == {}
+    configs = _configs_of(tree)
+    assert l2_cycles(configs) == {}
+    # The gateway every device is told is a real interface: the first aggregation switch's, on the VLAN.
+    assert "Vlan10|10.200.0.1/16" in configs["mgmt-agg-01"]["VLAN_INTERFACE"]
+    assert "VLAN_INTERFACE" not in configs["mgmt-agg-02"]
+    assert {v["gwaddr"] for cfg in configs.values() for v in cfg.get("MGMT_INTERFACE", {}).values()} == {"10.200.0.1"}
 
 
 def test_routed_management_addresses_sessions_and_gateways_agree():
@@ -174,3 +184,112 @@ def test_routed_per_rack_must_be_a_subnet():
     c = compile_text(text)
     found = [f for f in c.findings if f.rule == "mgmt-addressing"]
     assert found and "power of two" in found[0].message and found[0].location.line == 55
+
+
+MCLAG = (BLUEPRINTS / "small-ib.yaml").read_text().replace("management:\n", "management:\n  design: mclag\n", 1)
+
+
+@cache
+def _mclag():
+    c = compile_text(MCLAG)
+    assert c.exit_code == 0, [f.message for f in c.findings]
+    return c, _configs_of(c)
+
+
+def test_mclag_pair_one_portchannel_per_rack_and_no_loop():
+    """design: mclag: the aggregation pair is one MCLAG domain joined by a 2-cable peer link, each
+    rack switch's two uplinks are one PortChannel (one member on each peer) that is an MCLAG
+    interface on both peers, and the gateway is the pair's VLAN interface. As bridged links the
+    6 rack switches x 2 uplinks + 2 peer cables (14 cables, 8 switches) would close 14 - 8 + 1 = 7
+    loops; as logical links (6 PortChannels to one node) they close none, in the check and in the
+    configs."""
+    c, configs = _mclag()
+    assert not [f for f in c.findings if f.rule == "management-loop"]
+    assert l2_cycles(configs) == {}
+    aggs = sorted(d.name for d in c.fabric.devices if d.role == "mgmt-agg")
+    racks = sorted(d.name for d in c.fabric.devices if d.role == "mgmt")
+    a, b = (configs[n] for n in aggs)
+    (da,), (db,) = a["MCLAG_DOMAIN"].values(), b["MCLAG_DOMAIN"].values()
+    assert da["peer_link"] == db["peer_link"] and da["source_ip"] == db["peer_ip"] and db["source_ip"] == da["peer_ip"]
+    peer_link = da["peer_link"]
+    for cfg, other in ((a, aggs[1]), (b, aggs[0])):
+        peer_members = [k.split("|")[1] for k in cfg["PORTCHANNEL_MEMBER"] if k.startswith(peer_link + "|")]
+        assert len(peer_members) == 2  # mclag.peer_links default
+        assert all(cfg["PORT"][p]["description"].startswith(other + ":") for p in peer_members)
+        assert {"Vlan4094|" + peer_link, "Vlan10|" + peer_link} <= set(cfg["VLAN_MEMBER"])
+    # Every rack switch: one PortChannel of its two uplinks, one member on each peer, the same
+    # PortChannel name at all three ends and an MCLAG interface on both peers.
+    for name in racks:
+        cfg = configs[name]
+        (lag,) = cfg["PORTCHANNEL"]
+        members = [k.split("|")[1] for k in cfg["PORTCHANNEL_MEMBER"]]
+        assert len(members) == 2
+        far = sorted(cfg["PORT"][p]["description"].split(":")[0] for p in members)
+        assert far == aggs
+        for peer_cfg in (a, b):
+            assert f"1|{lag}" in peer_cfg["MCLAG_INTERFACE"]
+            far_members = [k for k in peer_cfg["PORTCHANNEL_MEMBER"] if k.startswith(lag + "|")]
+            assert len(far_members) == 1
+            port = far_members[0].split("|")[1]
+            assert peer_cfg["PORT"][port]["description"].split(":")[0] == name
+        assert cfg["VLAN_MEMBER"][f"Vlan10|{lag}"] == {"tagging_mode": "tagged"}
+        assert not any(f"Vlan10|{p}" in cfg["VLAN_MEMBER"] for p in members)  # members do not bridge
+    assert len(a["MCLAG_INTERFACE"]) == len(racks)
+    # The gateway every device is told is a real interface: both peers carry it on the VLAN.
+    gateway = ipaddress.ip_address("10.200.0.1")
+    for cfg in (a, b):
+        assert "Vlan10|10.200.0.1/16" in cfg["VLAN_INTERFACE"]
+    gwaddrs = {v["gwaddr"] for cfg in configs.values() for v in cfg.get("MGMT_INTERFACE", {}).values()}
+    assert gwaddrs == {str(gateway)}
+
+
+def test_mclag_configs_pass_the_sonic_models():
+    libyang = pytest.importorskip("libyang", reason="PyPI libyang==2.7.1 (needs Debian libyang2-dev) validates config_db")
+    from helpers.sonic_yang import validate
+
+    _, configs = _mclag()
+    for name in sorted(n for n in configs if n.startswith("mgmt-")):
+        try:
+            validate(configs[name])
+        except libyang.LibyangError as exc:
+            pytest.fail(f"{name}: {exc}")
+
+
+def test_a_portchannel_taken_apart_is_a_loop_in_the_configs():
+    """The L2 graph still sees a loop when a rack switch's uplinks bridge as two ports (its
+    PortChannel taken apart in the rendered config): the two members reach the pair twice."""
+    _, configs = _mclag()
+    broken = json.loads(json.dumps(configs))
+    cfg = broken["mgmt-A01"]
+    (lag,) = cfg["PORTCHANNEL"]
+    members = [k.split("|")[1] for k in cfg.pop("PORTCHANNEL_MEMBER")]
+    del cfg["VLAN_MEMBER"][f"Vlan10|{lag}"]
+    for port in members:
+        cfg["VLAN_MEMBER"][f"Vlan10|{port}"] = {"tagging_mode": "tagged"}
+    assert l2_cycles(broken) == {"Vlan10": [("mgmt-A01", "mgmt-agg-01+mgmt-agg-02")]}
+
+
+@pytest.mark.parametrize(
+    "edit, marker, words",
+    [
+        (("    switch: sn4600c\n    count: 2\n", "    switch: sn4600c\n    count: 3\n"), "count: 3", "pair"),
+        (("  uplinks: 2 ", "  uplinks: 1 "), "uplinks: 1", "as many members"),
+        (("  design: mclag\n", "  design: mclag\n  mclag: {keepalive: 10.200.9.0/31}\n"), "mclag: {", "overlaps"),
+        (("  design: mclag\n", "  design: mclag\n  mclag: {keepalive: 169.254.1.0/30}\n"), "mclag: {", "/31"),
+        (("  design: mclag\n", "  design: mclag\n  mclag: {peer_links: 64}\n"), "mclag: {", "peer link"),
+    ],
+)
+def test_mclag_bad_values_are_located_errors(edit, marker, words):
+    text = MCLAG.replace(*edit, 1)
+    assert text != MCLAG
+    c = compile_text(text)
+    errors = [f for f in c.findings if f.severity.value == "error"]
+    assert c.exit_code != 0 and errors, [f.message for f in c.findings]
+    assert words in errors[0].message
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if marker in row)
+    assert errors[0].location.line == line, (errors[0].location, errors[0].message)
+
+
+def test_mclag_settings_need_the_mclag_design():
+    c = compile_text(FLAT.replace("  design: flat\n", "  design: flat\n  mclag: {domain_id: 3}\n", 1))
+    assert c.exit_code != 0 and any("design: mclag" in f.message for f in c.findings)

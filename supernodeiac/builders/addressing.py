@@ -150,6 +150,8 @@ def assign_ethernet(
         },
         # None for plain Ethernet (no RoCE class): no PFC, no ECN profile to configure.
         "lossless": _lossless(eth.lossless, path + ("lossless",)) if eth.lossless is not None else None,
+        "mtu": eth.mtu,
+        "host_mtu": eth.host_mtu if eth.host_mtu is not None else eth.mtu,
     }
 
 

@@ -31,6 +31,7 @@ Ports are keyed by stable coordinates, so that growing the fabric moves no manag
 
 from __future__ import annotations
 
+import ipaddress
 from collections import defaultdict
 
 from ..fabric import Device, Fabric
@@ -52,8 +53,12 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
     sw_ports = f.layouts[spec.switch]
     access, uplinks = sw_ports.ports_of("data"), sw_ports.ports_of("uplink")
 
+    if spec.design == "mclag":
+        _mclag_shape(ctx, spec, path)
     aggs, oobs = _aggregation(ctx, spec, path)
     agg_ports = f.layouts[spec.aggregation.switch].ports_of("data") if spec.aggregation is not None else []
+    if spec.design == "mclag":
+        agg_ports = _mclag_pair(ctx, spec, path, aggs, agg_ports, chooser)
     blocks = _row_blocks(ctx, spec, path, len(aggs) * len(agg_ports)) if aggs else {}
     occupied = sorted({d.rack for d in f.devices if d.rack >= 0})
     _pdus(ctx, spec, path, occupied)
@@ -121,6 +126,55 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
     if blocks_of:
         facts["blocks"] = blocks_of
     f.facts["mgmt"] = facts
+
+
+def _mclag_shape(ctx: BuildContext, spec: Management, path: tuple) -> None:
+    """The MCLAG design's pair and uplinks, checked before any switch is placed."""
+    agg = spec.aggregation
+    if agg is None:
+        raise ctx.fail("management", "design: mclag needs an aggregation pair", path + ("design",),
+                       "add management.aggregation with count: 2")  # fmt: skip
+    if agg.count != 2:
+        raise ctx.fail(
+            "management", f"an MCLAG domain is a pair of switches; aggregation.count is {agg.count}",
+            path + ("aggregation", "count"), "count: 2 (or design: routed for more aggregation switches)",
+        )  # fmt: skip
+    if spec.uplinks % 2:
+        raise ctx.fail(
+            "management",
+            f"uplinks: {spec.uplinks}: a rack switch's PortChannel to the MCLAG pair takes as many members on each peer",
+            path + ("uplinks",),
+            f"an even number ({spec.uplinks + 1}): each rack switch reaches both peers",
+        )
+
+
+def _mclag_pair(
+    ctx: BuildContext, spec: Management, path: tuple, aggs: list[int], ports: list[int], chooser: MediaChooser
+) -> list[int]:
+    """The MCLAG design's aggregation pair: exactly two switches, their top ``peer_links`` data
+    ports cabled to each other (the peer link, port k to port k), every rack switch's uplinks split
+    evenly over the two. Returns the data ports left for the rack switches' uplinks."""
+    agg = spec.aggregation
+    assert agg is not None  # _mclag_shape
+    m = spec.mclag
+    peer_links = m.peer_links if m is not None else 2
+    where = path + ("mclag",) if m is not None else path + ("design",)
+    if peer_links >= len(ports):
+        raise ctx.fail("port-budget", f"{agg.switch} has {len(ports)} data ports; the peer link asks {peer_links}",
+                       where + ("peer_links",) if m is not None else where, f"at most {len(ports) - 1}")  # fmt: skip
+    if m is not None and ctx.blueprint.management is not None:
+        addressing = ctx.blueprint.management.addressing
+        if addressing is not None and ipaddress.ip_network(m.keepalive).overlaps(ipaddress.ip_network(addressing.network)):
+            raise ctx.fail(
+                "mgmt-addressing",
+                f"the MCLAG keepalive {m.keepalive} overlaps the management network {addressing.network}",
+                where + ("keepalive",),
+                "a /31 outside the management network (the peers route it on a VLAN of its own)",
+            )
+    peer = ports[len(ports) - peer_links :]
+    rows = [(aggs[0], p, aggs[1], p) for p in peer]
+    ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=where)  # the peer link: no tier of the tree
+    return ports[: len(ports) - peer_links]
 
 
 def _switch_groups(ctx: BuildContext, spec: Management, path: tuple, occupied: list[int]) -> list[tuple[list[int], bool]]:

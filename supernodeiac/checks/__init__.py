@@ -34,6 +34,7 @@ from . import (  # noqa: E402,F401
     dragonfly,
     host_topology,
     ib_routing,
+    imex,
     inventory,
     kubernetes_labels,
     management,

@@ -127,5 +127,6 @@ def check_l2_loops(ctx: CheckContext) -> Iterator[Finding]:
             f"layer-2 loop in VLAN {loop.vlan} of the management network ({m.design} design): {ring_text} "
             f"({len(loop.links)} bridged links, no STP or LAG between them){more}",
             path,
-            "design: routed (each rack switch routes its rack's subnet, eBGP to the aggregation), or one uplink per rack switch",
+            "design: routed (each rack switch routes its rack's subnet, eBGP to the aggregation), design: mclag (the "
+            "aggregation pair one MCLAG domain, each rack switch's uplinks one PortChannel), or one uplink per rack switch",
         )

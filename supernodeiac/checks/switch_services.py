@@ -29,13 +29,18 @@ def check_service_address(ctx: CheckContext) -> Iterator[Finding]:
     where += [(a, ("dhcp", k)) for k, a in enumerate(s.dhcp)]
     if s.tacacs is not None:
         where += [(a, ("tacacs", "servers", k)) for k, a in enumerate(s.tacacs.servers)]
+    # The management network's family is the DHCP family: DHCPv4 relayed to IPv4 servers (VLAN
+    # dhcp_servers), DHCPv6 to IPv6 ones (DHCP_RELAY dhcpv6_servers).
+    family = ipaddress.ip_network(m.addressing.network).version if m is not None and m.addressing is not None else 4
+    relay = "DHCPv4 (VLAN dhcp_servers)" if family == 4 else "DHCPv6 (DHCP_RELAY dhcpv6_servers)"
     for k, a in enumerate(s.dhcp):
-        if ipaddress.ip_address(a).version != 4:
+        if ipaddress.ip_address(a).version != family:
             yield error(
                 "service-address",
-                f"services: DHCP server {a} is IPv6; the switches relay DHCPv4 (VLAN dhcp_servers) to IPv4 servers",
+                f"services: DHCP server {a} is IPv{6 if family == 4 else 4}; the management network is IPv{family}, "
+                f"so the switches relay {relay} to IPv{family} servers",
                 ("services", "dhcp", k),
-                "give the DHCPv4 server's IPv4 address",
+                f"give the DHCP server's IPv{family} address",
             )
     for address, path in where:
         ip = ipaddress.ip_address(address)

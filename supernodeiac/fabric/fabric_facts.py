@@ -116,6 +116,8 @@ class EthernetFacts(TypedDict):
     addressing: AddressingFacts
     bgp: BgpFacts
     lossless: LosslessFacts | None  # None for plain Ethernet (no RoCE class)
+    mtu: int  # every switch port's IP MTU (SONiC PORT mtu)
+    host_mtu: int  # the hosts' fabric NICs' (netplan), at most mtu
 
 
 class ClosShape(TypedDict):
@@ -333,7 +335,7 @@ class ManagementFacts(TypedDict):
     aggregation: int  # aggregation switches
     oob_switches: list[str]  # names
     uplinks_per_rack: int
-    design: Literal["routed", "flat"]  # management.design
+    design: Literal["routed", "flat", "mclag"]  # management.design
     uplink_slots: int  # planned rack positions x uplinks (the aggregation ports kept for them)
     blocks: NotRequired[dict[str, int]]  # shared switch name -> the rack (site index) keying its address block
 

@@ -9,10 +9,15 @@ fabric is routed: /31s or InfiniBand); on them:
 * flat design: every other cabled front-panel port of a rack, aggregation or out-of-band switch
   is a tagged member (the VLAN spans the site);
 * routed design: the rack switches' uplinks and the aggregation switches are routed, so each
-  rack's VLAN ends at its switch.
+  rack's VLAN ends at its switch;
+* MCLAG design: bridged as flat, but the aggregation pair is one MCLAG domain and the links
+  between switches are PortChannels (:func:`mgmt_lags`): each rack switch's uplinks are one
+  PortChannel (half its members on each peer), the cables between the pair the peer link.
 
 A loop is a cycle of bridged links within one VLAN (parallel links between two switches count:
-without a LAG they loop too). End devices (BMCs, hosts, PDUs) do not bridge between their ports.
+without a LAG they loop too). A PortChannel is one logical link, and an MCLAG pair one bridge (its
+peer link inside it), as LACP and the MCLAG peers make them. End devices (BMCs, hosts, PDUs) do
+not bridge between their ports.
 """
 
 from __future__ import annotations
@@ -31,7 +36,63 @@ def bridge_mode(role: str, port_role: str, design: str) -> str | None:
         return None  # a switch's own eth0 never bridges
     if role in ("mgmt", "mgmt-oob") and port_role == "data":
         return "untagged"
-    return "tagged" if design == "flat" else None
+    return "tagged" if design in ("flat", "mclag") else None
+
+
+@dataclass(frozen=True, slots=True)
+class MgmtLags:
+    """The MCLAG design's PortChannels. A PortChannel is numbered by its lowest member's position
+    among the aggregation switch's data ports, plus one (the same number on both peers, since
+    the uplinks of a rack position land on the same port of each, and the same number at the rack
+    switch's end): ``PortChannel<n>``. The peer link, on the top data ports, is numbered the same way."""
+
+    of_port: dict[tuple[int, int], int]  # (device, port) -> PortChannel number
+    pair: tuple[int, int] | None  # the MCLAG peers (device indices), in Fabric order
+    peer_link: int | None  # the peer link's PortChannel number
+    rack_lags: dict[int, int]  # rack switch -> its uplink PortChannel number
+
+
+NO_LAGS = MgmtLags({}, None, None, {})
+
+
+def mgmt_lags(fabric: Fabric, design: str) -> MgmtLags:
+    """The PortChannels of a management network (none outside the MCLAG design)."""
+    if design != "mclag":
+        return NO_LAGS
+    devices = fabric.devices
+    aggs = [d.index for d in devices if d.role == "mgmt-agg"]
+    if len(aggs) != 2:
+        return NO_LAGS
+    rank: dict[int, dict[int, int]] = {}
+    for agg in aggs:
+        data = fabric.layouts[devices[agg].model].ports_of("data")
+        rank[agg] = {p: n for n, p in enumerate(data)}
+    t = fabric.links
+    uplinks: dict[int, list[tuple[int, int, int]]] = {}  # rack switch -> (its port, agg, agg port)
+    peer: list[tuple[int, int, int, int]] = []
+    for a, a_port, b, b_port in zip(t.a, t.a_port, t.b, t.b_port, strict=True):
+        ra, rb = devices[a].role, devices[b].role
+        if ra == "mgmt-agg" and rb == "mgmt-agg":
+            if a_port in rank[a] and b_port in rank[b]:
+                peer.append((a, a_port, b, b_port))
+            continue
+        for x, xp, y, yp in ((a, a_port, b, b_port), (b, b_port, a, a_port)):
+            if devices[x].role == "mgmt" and devices[y].role == "mgmt-agg" and yp in rank[y]:
+                uplinks.setdefault(x, []).append((xp, y, yp))
+    of_port: dict[tuple[int, int], int] = {}
+    rack_lags: dict[int, int] = {}
+    for sw, ends in uplinks.items():
+        n = min(rank[agg][port] for _, agg, port in ends) + 1
+        rack_lags[sw] = n
+        for own, agg, port in ends:
+            of_port[(sw, own)] = n
+            of_port[(agg, port)] = n
+    peer_link = None
+    if peer:
+        peer_link = min(rank[a][ap] for a, ap, _, _ in peer) + 1
+        for a, ap, b, bp in peer:
+            of_port[(a, ap)] = of_port[(b, bp)] = peer_link
+    return MgmtLags(of_port, (aggs[0], aggs[1]), peer_link, rack_lags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +105,12 @@ class Loop:
 def l2_loops(fabric: Fabric, design: str, vlan: int, limit: int = 8) -> tuple[list[Loop], int]:
     """Up to ``limit`` independent cycles of bridged links, and how many there are (the links that
     close one): one union-find pass over the links, then a path search in the spanning forest for
-    each of the first ``limit`` closing links."""
+    each of the first ``limit`` closing links. In the MCLAG design the pair is one node (its first
+    switch) and the members of a PortChannel one link (its first member)."""
     devices = fabric.devices
+    lags = mgmt_lags(fabric, design)
+    node = {lags.pair[1]: lags.pair[0]} if lags.pair is not None else {}
+    seen_lags: set[tuple[int, int, int, int]] = set()
     roles = [fabric.layouts[d.model].port_roles for d in devices]
     is_switch = [d.role in MGMT_SWITCHES for d in devices]
     t = fabric.links
@@ -70,6 +135,16 @@ def l2_loops(fabric: Fabric, design: str, vlan: int, limit: int = 8) -> tuple[li
             continue  # an out-of-range port is the port-budget check's finding
         if bridge_mode(devices[a].role, ra[a_port], design) is None or bridge_mode(devices[b].role, rb[b_port], design) is None:
             continue
+        if lags.pair is not None:
+            la, lb = lags.of_port.get((a, a_port)), lags.of_port.get((b, b_port))
+            a, b = node.get(a, a), node.get(b, b)
+            if a == b and la is not None and la == lb == lags.peer_link:
+                continue  # the peer link: inside the MCLAG pair
+            if la is not None and lb is not None:
+                key = (a, la, b, lb) if a <= b else (b, lb, a, la)
+                if key in seen_lags:
+                    continue  # another member of a PortChannel already counted
+                seen_lags.add(key)
         x, y = find(a), find(b)
         if x != y:
             parent[x] = y

@@ -22,10 +22,12 @@ from ..catalog.types import Catalogue, DeviceModel
 from ..fabric import Device, Fabric
 from ..fabric.fabric_facts import LosslessFacts, ethernet_of, management_of, oob_switches
 from ..model.blueprint import Blueprint
-from ..model.management import MgmtAddressing
+from ..model.clos import PORT_MTU
+from ..model.management import Mclag, MgmtAddressing
 from .host_addresses import HostAddresses
 from .link_addresses import LinkAddresses
 from .mgmt_addresses import MgmtPlan
+from .mgmt_l2 import MgmtLags, mgmt_lags
 from .sonic_ports import SonicPorts, sonic_ports
 
 # SONiC's DEVICE_METADATA.type for each role (the sonic-device_metadata.yang vocabulary). A
@@ -74,6 +76,19 @@ class BgpNeighbor:
 
 
 @dataclass(slots=True)
+class MclagSide:
+    """One peer of the MCLAG design's aggregation pair (SONiC MCLAG_DOMAIN and its keepalive VLAN)."""
+
+    domain_id: int
+    source_ip: str  # this peer's keepalive address
+    peer_ip: str
+    peer_link: str  # the peer link's PortChannel
+    keepalive_vlan: int
+    keepalive_prefixlen: int
+    peer_name: str
+
+
+@dataclass(slots=True)
 class SwitchFacts:
     device: Device
     model: DeviceModel
@@ -93,7 +108,15 @@ class SwitchFacts:
     mgmt_design: str = "flat"  # management.design: which ports bridge (facts/mgmt_l2.py)
     # Routed design: the DHCPv4 servers (services.dhcp) this segment gateway relays its VLAN's requests to.
     dhcp_relay: list[str] = field(default_factory=list)
+    # Routed design on an IPv6 management network: the DHCPv6 servers (DHCP_RELAY dhcpv6_servers).
+    dhcpv6_relay: list[str] = field(default_factory=list)
     router_id: str | None = None  # BGP router ID where no IPv4 loopback gives one
+    # MCLAG design: port -> its PortChannel number (facts/mgmt_l2.py mgmt_lags), this peer's domain,
+    # and the management network's gateway, which both peers of the pair carry on the VLAN.
+    lags: dict[int, int] = field(default_factory=dict)
+    mclag: MclagSide | None = None
+    gateway_interface: str | None = None  # with the network's prefix
+    mtu: int = PORT_MTU  # every port's IP MTU: its Ethernet fabric's ``mtu`` (SONiC's default elsewhere)
     by_port: dict[int, Interface] = field(default_factory=dict)
     # A RoCE leaf with a host pool: the prefixes summarising its host links' /31s, which it
     # advertises for its hosts (sonic_config: STATIC_ROUTE, see there why not the connected routes).
@@ -157,6 +180,14 @@ class FabricFacts:
         # uplink slot of a link is its aggregation port's position x switches + the switch's).
         self._aggs = {d.index: j for j, d in enumerate(d for d in fabric.devices if d.role == "mgmt-agg")}
         self._agg_ports: dict[str, dict[int, int]] = {}
+        self._lags: MgmtLags | None = None
+
+    @property
+    def lags(self) -> MgmtLags:
+        """The management network's PortChannels (MCLAG design; none otherwise), worked out once."""
+        if self._lags is None:
+            self._lags = mgmt_lags(self.fabric, self.mgmt_design)
+        return self._lags
 
     # -- which devices --------------------------------------------------------------------
     def switches(self, transport: str | None = None) -> list[int]:
@@ -267,6 +298,7 @@ class FabricFacts:
             lossless=ethernet["lossless"] if ethernet is not None else None,
             ports=ports,
             by_port={i.port: i for i in interfaces},
+            mtu=ethernet["mtu"] if ethernet is not None else PORT_MTU,
         )
         if out.loopback and ":" in out.loopback:
             # BGP's router ID is 32 bits (RFC 6286): an IPv6 loopback's low 32 bits, unique as the
@@ -284,19 +316,28 @@ class FabricFacts:
         switch (or, for an aggregation switch, to an out-of-band switch), in-band on the management
         VLAN for a rack or out-of-band switch itself."""
         sw.mgmt_design = self.mgmt_design
+        if self.mgmt_design == "mclag" and sw.kind in ("mgmt", "mgmt-agg"):
+            self._mclag(sw)
         plan = self.mgmt
         if plan is None:
             return
+        if sw.mclag is not None:
+            # The pair is the flat network's gateway: both peers carry its address on the VLAN
+            # (SONiC MCLAG: the same VLAN interface address on both peers, the router MAC synced).
+            sw.gateway_interface = f"{plan.gateway}/{plan.prefixlen}"
+        elif self.mgmt_design == "flat" and sw.kind == "mgmt-agg" and self._aggs.get(sw.device.index) == 0:
+            # Flat: the first aggregation switch is the one VLAN's gateway (one address, one owner).
+            sw.gateway_interface = f"{plan.gateway}/{plan.prefixlen}"
         sw.mgmt_gateway, sw.mgmt_vlan = plan.gateway, plan.vlan
         if plan.routed and sw.kind in ("mgmt", "mgmt-agg"):
             self._routed_uplinks(sw, plan)
         if sw.kind == "mgmt" and sw.device.rack >= 0:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(self._block(sw.device))), True
-            sw.dhcp_relay = self.dhcp_relay_servers()
+            sw.dhcp_relay, sw.dhcpv6_relay = self.dhcp_relay_servers(), self.dhcpv6_relay_servers()
             return
         if sw.kind == "mgmt-oob" and sw.device.name in self._oob_index:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.oob_switch(self._oob_index[sw.device.name])), True
-            sw.dhcp_relay = self.dhcp_relay_servers()
+            sw.dhcp_relay, sw.dhcpv6_relay = self.dhcp_relay_servers(), self.dhcpv6_relay_servers()
             return
         for iface in sw.interfaces:
             if iface.role == "mgmt":
@@ -305,6 +346,28 @@ class FabricFacts:
                     sw.mgmt_address = plan.with_prefix(address)
                     sw.mgmt_gateway = self.mgmt_gateway_of(iface.peer)
                 return
+
+    def _mclag(self, sw: SwitchFacts) -> None:
+        """The switch's PortChannel members and, on the aggregation pair, its MCLAG peer side."""
+        lags = self.lags
+        index = sw.device.index
+        sw.lags = {i.port: lags.of_port[(index, i.port)] for i in sw.interfaces if (index, i.port) in lags.of_port}
+        m = self.blueprint.management
+        if lags.pair is None or index not in lags.pair or lags.peer_link is None or m is None:
+            return
+        settings = m.mclag or Mclag()
+        net = ipaddress.ip_network(settings.keepalive)
+        first = index == lags.pair[0]
+        own, far = (net[0], net[1]) if first else (net[1], net[0])
+        sw.mclag = MclagSide(
+            domain_id=settings.domain_id,
+            source_ip=str(own),
+            peer_ip=str(far),
+            peer_link=f"PortChannel{lags.peer_link}",
+            keepalive_vlan=settings.keepalive_vlan,
+            keepalive_prefixlen=net.prefixlen,
+            peer_name=self._names[lags.pair[1] if first else lags.pair[0]],
+        )
 
     def _routed_uplinks(self, sw: SwitchFacts, plan: MgmtPlan) -> None:
         """Routed management: every rack-switch uplink a /31 from the plan by its uplink slot, and an
@@ -346,6 +409,15 @@ class FabricFacts:
         if s is None or plan is None or not plan.routed or plan.network.version != 4:
             return []
         return [a for a in s.dhcp if ":" not in a]
+
+    def dhcpv6_relay_servers(self) -> list[str]:
+        """The DHCPv6 servers a segment gateway relays to: as :meth:`dhcp_relay_servers`, on an IPv6
+        management network (SONiC's dhcp6relay, one per VLAN of the DHCP_RELAY table)."""
+        s = self.blueprint.services
+        plan = self.mgmt
+        if s is None or plan is None or not plan.routed or plan.network.version != 6:
+            return []
+        return [a for a in s.dhcp if ":" in a]
 
     def relay_circuit_id(self, switch: int, port: int) -> str | None:
         """The option 82 circuit ID a relaying SONiC switch inserts for a request that came in on

@@ -682,6 +682,16 @@ RULES: tuple[Rule, ...] = (
        no gateway, each rack switch is its rack's). The hint names the prefix needed.""",
     ),
     _r(
+        "imex-addressing",
+        "check",
+        "A scale-up domain's in-band pool cannot address every compute tray",
+        """`scaleup[].inband` gives each domain instance (an NVL72 rack) a block of `per_domain`
+       addresses, its subnet, and tray b address b + 1 of it: the tray's in-band (front-end)
+       address, which NVIDIA IMEX lists in `imex/<domain>/nodes_config.cfg`. A block must hold
+       the trays and the subnet's network, gateway and broadcast addresses, and the network a
+       block for every instance of the domain. The hint names the size needed.""",
+    ),
+    _r(
         "address-overlap",
         "check",
         "Two networks' address pools overlap",

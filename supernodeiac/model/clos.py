@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from .base import Name, NonNegInt, PositiveInt, Ratio, Strict
 from .common import MediaPolicy, RoutingEngine
@@ -200,12 +200,35 @@ class Lossless(Strict):
         return self
 
 
+# SONiC's default port MTU (jumbo frames: a 4096-byte RoCE payload fits). SONiC's PORT mtu is the
+# interface's IP MTU, as Linux's is: orchagent adds the Ethernet header, FCS and a VLAN tag (22
+# bytes) before it programs the ASIC (sonic-swss orchagent/port.h, DEFAULT_MTU), so a host NIC
+# takes the same number. 9216 is the SONiC YANG model's ceiling (sonic-port.yang PORT mtu 68..9216).
+PORT_MTU = 9100
+Mtu = Annotated[int, Field(ge=1280, le=9216)]  # IPv6's minimum link MTU (RFC 8200) up to SONiC's ceiling
+
+
 class EthernetSettings(Strict):
     addressing: Addressing
     bgp: Bgp
     lossless: Lossless | None = Field(
         None, description="the RoCEv2 lossless class; leave it out for plain Ethernet (storage, in-band: TCP, no PFC)"
     )
+    mtu: Mtu = Field(PORT_MTU, description="IP MTU of every switch port of the fabric (SONiC PORT mtu), 1280-9216")
+    host_mtu: Mtu | None = Field(
+        None, description="IP MTU of the hosts' fabric NICs (netplan); default: the ports' mtu, and never above it"
+    )
+
+    @field_validator("host_mtu")
+    @classmethod
+    def _host_inside_port(cls, value: int | None, info: ValidationInfo) -> int | None:
+        port = info.data.get("mtu")
+        if value is not None and port is not None and value > port:
+            raise ValueError(
+                f"host_mtu {value} is above the switch ports' mtu {port}: the leaf drops every frame longer than "
+                "its port MTU (no fragmentation on a routed fabric of RoCE)"
+            )
+        return value
 
 
 # -- the fabric --------------------------------------------------------------------------------

@@ -138,13 +138,39 @@ class SharedSwitches(Strict):
         return self
 
 
+def _keepalive(value: str) -> str:
+    net = ipaddress.ip_network(value)
+    if net.version != 4 or net.prefixlen != 31:
+        raise ValueError(f"{value} is not an IPv4 /31 (SONiC's MCLAG_DOMAIN source_ip and peer_ip are IPv4 addresses)")
+    return value
+
+
+class Mclag(Strict):
+    """The aggregation pair as one MCLAG domain (design: mclag): a peer link of ``peer_links``
+    cables between the two switches (their top data ports, one PortChannel), the ICCP keepalive
+    session on a VLAN of its own over it, and one PortChannel per rack switch whose members are
+    its uplinks, half on each peer (SONiC MCLAG: MCLAG_DOMAIN, MCLAG_INTERFACE, PORTCHANNEL)."""
+
+    domain_id: int = Field(1, ge=1, le=4095, description="MCLAG domain ID (SONiC MCLAG_DOMAIN key, 1-4095)")
+    peer_links: PositiveInt = Field(2, description="cables of the peer link, on the top data ports of both switches")
+    keepalive: Annotated[Network, AfterValidator(_keepalive)] = Field(
+        "169.254.1.0/31",
+        description="IPv4 /31 of the peers' keepalive VLAN interfaces (the first switch takes the even address); "
+        "default RFC 3927 link-local: the session is one hop, over the peer link",
+    )
+    keepalive_vlan: int = Field(4094, ge=2, le=4094, description="VLAN of the keepalive session, on the peer link only")
+
+
 class Management(Strict):
-    design: Literal["routed", "flat"] = Field(
+    design: Literal["routed", "flat", "mclag"] = Field(
         "routed",
         description="routed: every rack switch routes its rack's subnet (its own VLAN) and peers in eBGP over /31 "
-        "uplinks with the aggregation switches, so no broadcast domain leaves a rack; flat: one VLAN across every "
-        "switch (loop-free only as a tree: one uplink per rack, or one aggregation switch)",
+        "uplinks with the aggregation switches, so no broadcast domain leaves a rack; mclag: one VLAN across the "
+        "site, the aggregation pair one MCLAG domain and each rack switch's uplinks one PortChannel to it (a tree "
+        "of logical links); flat: one VLAN across every switch (loop-free only as a tree: one uplink per rack, or "
+        "one aggregation switch)",
     )
+    mclag: Mclag | None = Field(None, description="design: mclag: the MCLAG domain of the aggregation pair")
     switch: str = Field("sn2201", description="catalogue switch placed in every rack with management ports")
     u: PositiveInt | None = Field(None, description="U of the rack switch; default: the rack's top unit")
     uplinks: PositiveInt = Field(
@@ -160,3 +186,9 @@ class Management(Strict):
     console: Consoles | None = Field(None, description="console servers for the switches' serial ports")
     pdus: Pdus | None = Field(None, description="rack PDUs on the management network")
     media: MediaPolicy | None = None
+
+    @model_validator(mode="after")
+    def _mclag_settings(self) -> Management:
+        if self.mclag is not None and self.design != "mclag":
+            raise ValueError(f"'mclag:' settings are for design: mclag (this design is {self.design})")
+        return self

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .base import DeviceCount, Name, PositiveFloat, PositiveInt, Ratio, Strict
+from .clos import Network
 from .common import MediaPolicy
 from .site import Placement
 
@@ -42,6 +43,20 @@ class OrthogonalDomain(Strict):
     media: MediaPolicy | None = None
 
 
+class InbandAddressing(Strict):
+    """The compute trays' in-band (front-end) addresses, keyed by stable coordinates: domain
+    instance s (a rack) owns block s of ``per_domain`` addresses, its subnet; tray b takes address
+    b + 1 of it. NVIDIA IMEX reaches its peers of the NVLink domain over these addresses
+    (snc render: imex/<domain>/nodes_config.cfg)."""
+
+    network: Network = Field(description="in-band pool, e.g. 10.150.0.0/16")
+    per_domain: PositiveInt | None = Field(
+        None,
+        description="addresses per domain instance; default: compute trays + 3 (network, gateway, broadcast), "
+        "rounded up to a power of two",
+    )
+
+
 class SwitchedDomain(Strict):
     """NVL72-style: compute trays and switch trays in a rack joined by cable cartridges."""
 
@@ -58,6 +73,9 @@ class SwitchedDomain(Strict):
     placement: Placement = Field(
         description="one domain per placement slot (usually per_rack: 1): lower half of the compute trays, "
         "the switch trays, then the upper half"
+    )
+    inband: InbandAddressing | None = Field(
+        None, description="the compute trays' in-band (front-end) addresses: NVIDIA IMEX's nodes_config.cfg per domain"
     )
     media: MediaPolicy | None = None
 

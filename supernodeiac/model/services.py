@@ -71,8 +71,9 @@ class Services(Strict):
     dns: list[Address] = Field(default_factory=list, description="DNS resolvers")
     dhcp: list[Address] = Field(
         default_factory=list,
-        description="DHCPv4 servers (Kea: dhcp/kea-dhcp4.json) the routed rack and out-of-band switches relay their "
-        "segment's requests to (VLAN dhcp_servers), in the order given",
+        description="DHCP servers (Kea: dhcp/kea-dhcp4.json, or dhcp/kea-dhcp6.json on an IPv6 management network) "
+        "the routed rack and out-of-band switches relay their segment's requests to (VLAN dhcp_servers; IPv6: "
+        "DHCP_RELAY dhcpv6_servers), in the order given, of the management network's family",
     )
     dns_search: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")]] = Field(
         default_factory=list, description="DNS search domains"

@@ -42,6 +42,7 @@ from . import (  # noqa: E402,F401
     elevation,
     host_addresses,
     host_network,
+    imex,
     kubernetes,
     labels,
     lldp,

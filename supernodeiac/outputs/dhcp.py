@@ -1,6 +1,13 @@
 """Provisioning of the out-of-band management network: an ISC Kea DHCPv4 server config,
-``dhcp/kea-dhcp4.json``, and the SONiC zero-touch-provisioning file of every SONiC switch,
-``dhcp/ztp/<switch>.json``.
+``dhcp/kea-dhcp4.json`` (``dhcp/kea-dhcp6.json`` on an IPv6 management network), and the SONiC
+zero-touch-provisioning file of every SONiC switch, ``dhcp/ztp/<switch>.json``.
+
+DHCPv6 (kea-dhcp6): the same segments (``subnet6``) and reservations (``ip-addresses``), matched
+by ``hw-address`` where the inventory gives the MAC, else by a placeholder ``duid`` built as the
+DHCPv4 client-id below (DHCPv6 has no circuit-id reservation: SONiC's dhcp6relay inserts the
+interface-id, which Kea matches only through its flex-id hook); no router option (DHCPv6 has none:
+the hosts take the segment's gateway from its router advertisements); the ZTP URL in option 59
+(``bootfile-url``, RFC 5970). The routed design's rack and OOB switches relay (DHCP_RELAY).
 
 Kea: one ``subnet4`` per management segment (routed design: every rack block and every OOB
 switch's block, each with its own switch as ``routers``; flat design: the whole network), and in
@@ -88,9 +95,7 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
     plan = facts.mgmt
     if plan is None:
         return {}
-    if plan.network.version != 4:
-        # DHCPv6 (Kea's kea-dhcp6, with option 59 for ZTP) is another config: not rendered yet.
-        return {"notice:dhcp": b"dhcp: the management network is IPv6: no DHCPv4 config or ZTP files are rendered"}
+    v6 = plan.network.version == 6
     f = ctx.fabric
     base = _base_url(ctx, plan.gateway)
     prefixlen = plan.block_prefixlen if plan.routed else plan.prefixlen
@@ -109,26 +114,51 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
         subnet = subnets.get(key)
         if subnet is None:
             # Stable IDs: the segment's block index in the network (1 for a flat network).
-            ident = (int(net.network_address) - int(plan.network.network_address)) // plan.per_rack + 1 if plan.routed else 1
+            ident = (
+                _subnet_id((int(net.network_address) - int(plan.network.network_address)) // plan.per_rack, plan.blocks)
+                if plan.routed
+                else 1
+            )
             subnet = subnets[key] = {"id": ident, "subnet": key, "reservations": []}
-            if gateway is not None:
+            if gateway is not None and not v6:  # DHCPv6 has no router option: hosts learn it from RAs
                 subnet["option-data"] = [{"name": "routers", "data": gateway}]
         entry = inventory.get(f"{device}:{port}") or inventory.get(device)
         mac = entry.mac if entry is not None else None
         # By MAC where the inventory gives it (a device with several management ports: device:port).
-        circuit = None if mac is not None else facts.relay_circuit_id(switch, access)
+        circuit = None if mac is not None or v6 else facts.relay_circuit_id(switch, access)
         if mac is not None:
             match = {"hw-address": mac}
         elif circuit is not None:
             match = {"circuit-id": f"'{circuit}'"}  # Kea: a quoted value is the text itself
+        elif v6:
+            match = {"duid": client_id(device, port)}
         else:
             match = {"client-id": client_id(device, port)}
-        r: dict[str, Any] = {**match, "ip-address": address, "hostname": device}
+        r: dict[str, Any] = {**match, "hostname": device}
+        r.update({"ip-addresses": [address]} if v6 else {"ip-address": address})
         if device in sonic:
-            r["option-data"] = [{"name": "boot-file-name", "data": f"{base}/dhcp/ztp/{device}.json"}]
+            # SONiC ZTP's URL: DHCPv4 option 67 (boot-file-name), DHCPv6 option 59 (bootfile-url, RFC 5970).
+            option = "bootfile-url" if v6 else "boot-file-name"
+            r["option-data"] = [{"name": option, "data": f"{base}/dhcp/ztp/{device}.json"}]
             out[f"dhcp/ztp/{device}.json"] = _dumps(ztp_json(base, device))
         r["user-context"] = {"port": port}
         subnet["reservations"].append(r)
+    if v6:
+        out["dhcp/kea-dhcp6.json"] = _dumps(
+            {
+                "Dhcp6": {
+                    "interfaces-config": {"interfaces": ["*"]},
+                    "lease-database": {"type": "memfile", "lfc-interval": 3600},
+                    # A DHCPv6 client identifies itself by its DUID; the link-layer address comes from
+                    # the client's DUID-LL(T) or the relay's option 79 (RFC 6939).
+                    "host-reservation-identifiers": ["hw-address", "duid"],
+                    "valid-lifetime": 86400,
+                    "preferred-lifetime": 43200,
+                    "subnet6": sorted(subnets.values(), key=lambda s: s["id"]),
+                }
+            }
+        )
+        return out
     config = {
         "Dhcp4": {
             "interfaces-config": {"interfaces": ["*"]},
@@ -140,6 +170,13 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
     }
     out["dhcp/kea-dhcp4.json"] = _dumps(config)
     return out
+
+
+def _subnet_id(block: int, blocks: int) -> int:
+    """Kea's subnet ID (32 bits) of a routed segment: its block index + 1, or for a block in the top
+    half of an IPv6 network (the OOB switches' blocks, counted from the top) 2^32 - 2 - its index
+    from the top; both stable as the plan grows."""
+    return block + 1 if block < 2**31 else 2**32 - 2 - (blocks - 1 - block)  # Kea takes 1 .. 2^32 - 2
 
 
 def _dumps(doc: dict[str, Any]) -> bytes:

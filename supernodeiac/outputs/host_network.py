@@ -37,9 +37,6 @@ from .base import RENDERERS, RenderContext, Stream
 from .host_addresses import host_rows
 
 NETPLAN_FILE = "60-snc-fabric.yaml"
-# The hosts' IP MTU: jumbo frames inside the leaves' port MTU (9100, outputs/sonic_config.py) with
-# room for the Ethernet header; RoCE's largest payload (4096-byte IB MTU) fits in it.
-HOST_MTU = 9000
 _CHUNK = 256  # template chunks joined per write
 
 
@@ -61,16 +58,18 @@ def _fabrics(ctx: RenderContext) -> list[str]:
 
 def host_nics(ctx: RenderContext, fabrics: list[str]) -> list[tuple[str, list[tuple[str, ...]]]]:
     """Per host (device order), its fabric NICs in port order across the fabrics: (nic, address with
-    prefix, address, gateway, table, route, fabric)."""
+    prefix, address, gateway, table, route, fabric, mtu); the MTU is the fabric's ``host_mtu``
+    (default the leaf ports' ``mtu``: both are IP MTUs, model/clos.py)."""
     facts = facts_for(ctx)
     index = {d.name: d.index for d in ctx.fabric.devices}
     per: dict[int, list[tuple[int, tuple[str, ...]]]] = {}
     for name in fabrics:
         hosts = facts.host_addresses(name)
         assert hosts is not None
+        mtu = str(ctx.fabric.facts[name]["ethernet"]["host_mtu"])  # type: ignore[typeddict-item]
         for node, nic, _rdma, _port, address, gateway, _leaf, _lp, _rail, table, route in host_rows(ctx, name, hosts):
             source = address.partition("/")[0]
-            per.setdefault(index[node], []).append((int(table), (nic, address, source, gateway, table, route, name)))
+            per.setdefault(index[node], []).append((int(table), (nic, address, source, gateway, table, route, name, mtu)))
     devices = ctx.fabric.devices
     return [(devices[h].name, [row for _t, row in sorted(per[h])]) for h in sorted(per)]
 
@@ -82,7 +81,6 @@ def _netplan(ctx: RenderContext, fabrics: list[str]) -> Iterator[str]:
         hosts=host_nics(ctx, fabrics),
         blueprint=ctx.blueprint.metadata.name,
         file_name=NETPLAN_FILE,
-        mtu=HOST_MTU,
         c=comment_text,
         q=_quote_yaml,
     ):

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from ..catalog.collectives import model_figures
 from ..catalog.host_topology import HostTopology, host_topologies, layout_problems
 from ..facts.hosts import Hosts, cached_host_facts
+from ..facts.imex import imex_domains
 from ..model.blueprint import built_fabrics
 from ..util.shell import assignment, comment_text
 from ..util.templating import render_template
@@ -229,6 +230,14 @@ def variants(hosts: Hosts, topologies: dict[str, HostTopology]) -> list[Variant]
     return out
 
 
+def _imex_names(ctx: RenderContext) -> set[str]:
+    """The NVLink domain instances whose imex/<domain>/nodes_config.cfg is written (made once)."""
+    found = ctx.memo.get("imex_names")
+    if found is None:
+        found = ctx.memo["imex_names"] = {d.name for d in imex_domains(ctx.blueprint, ctx.fabric) if d.trays}
+    return found
+
+
 def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology, with_file: bool) -> str:
     f = ctx.fabric
     first = v.hosts[0]
@@ -259,6 +268,7 @@ def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology, with_
         multi_node=multi_node,
         domain_gpus=hosts.domain_accelerators.get(domain, 0) if domain else 0,
         domain_kind=hosts.domain_kind.get(domain, "") if domain else "",
+        imex=multi_node and domain is not None and domain in _imex_names(ctx),
         transport=sorted({fh.transport for fh in fabrics}),
         gpus=accelerators.count if (accelerators := f.models[v.model].accelerators) else 0,
         # Every variable through assign (checked key, quoted value), every value in a comment through c.

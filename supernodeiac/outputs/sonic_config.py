@@ -5,7 +5,8 @@ field names and ranges from the SONiC YANG models):
 DEVICE_METADATA, PORT (from the catalogue's port map: names, lanes, aliases, cages, speeds),
 BREAKOUT_CFG, INTERFACE and LOOPBACK_INTERFACE (point-to-point, host-link and loopback addresses
 of the plan), STATIC_ROUTE (a leaf's host-subnet summary, advertised), BGP_NEIGHBOR (the far
-end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN (``dhcp_servers``: a routed segment's relay) /
+end's address and ASN), MGMT_PORT / MGMT_INTERFACE, VLAN (``dhcp_servers``: a routed segment's relay;
+DHCP_RELAY ``dhcpv6_servers`` on IPv6) /
 VLAN_MEMBER / VLAN_INTERFACE on management switches, and for a lossless RoCEv2 fabric the QoS
 and buffer tables of SONiC's own templates (qos_config.j2, buffers_config.j2): DSCP_TO_TC_MAP,
 TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, MAP_PFC_PRIORITY_TO_QUEUE, PORT_QOS_MAP (pfc_enable),
@@ -29,11 +30,12 @@ from ..fabric.fabric_facts import LosslessFacts
 from ..facts.mgmt_l2 import bridge_mode
 from ..facts.sonic_ports import SonicPorts
 from ..facts.switch_facts import SwitchFacts
+from ..model.clos import PORT_MTU
 from ..model.management import MgmtAddressing
 
 Config = dict[str, Mapping[str, dict[str, Any]]]
 
-MTU = "9100"  # SONiC's default port MTU (jumbo frames: a 4096-byte RoCE payload fits)
+MTU = str(PORT_MTU)  # SONiC's default port MTU (model/clos.py): management switches, PortChannels
 # eBGP timers of FRR's "datacenter" defaults profile: keepalive 3 s, hold 9 s (fast failure detection).
 BGP_KEEPALIVE, BGP_HOLDTIME = "3", "9"
 MAP = "AZURE"  # SONiC's own map and profile names: its qos/buffer templates and tools look for them
@@ -141,10 +143,11 @@ class _ModelPorts:
     and shared by every switch of the model: the idle line (admin down), and for a cabled port the
     text before the description and between it and the speed."""
 
-    __slots__ = ("ports", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout")
+    __slots__ = ("ports", "mtu", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout")
 
-    def __init__(self, ports: SonicPorts) -> None:
+    def __init__(self, ports: SonicPorts, mtu: int) -> None:
         self.ports = ports
+        self.mtu = mtu
         self.idle: list[str | None] = []
         self.head: list[str] = []
         self.middle: list[str] = []
@@ -160,7 +163,7 @@ class _ModelPorts:
                 continue
             key = _key(sp.name)
             fec = f'"fec": {_key(sp.fec)}, ' if sp.fec else ""
-            rest = f'"index": {_key(sp.index)}, "lanes": {_key(sp.lanes)}, "mtu": "{MTU}", "speed": '
+            rest = f'"index": {_key(sp.index)}, "lanes": {_key(sp.lanes)}, "mtu": "{self.mtu}", "speed": '
             alias = _key(sp.alias)
             self.idle.append(f'        {key}: {{"admin_status": "down", "alias": {alias}, {fec}{rest}"{sp.speed_mbps}"}}')
             self.head.append(f'        {key}: {{"admin_status": "up", "alias": {alias}, "description": ')
@@ -178,13 +181,14 @@ class _ModelPorts:
                 self.breakout.add(sp.cage_master, f'        {_key(sp.cage_master)}: {{"brkout_mode": {mode}}}')
 
 
-_MODEL_PORTS: dict[int, _ModelPorts] = {}
+_MODEL_PORTS: dict[tuple[int, int], _ModelPorts] = {}
 
 
-def _model_ports(ports: SonicPorts) -> _ModelPorts:
-    found = _MODEL_PORTS.get(id(ports))
+def _model_ports(ports: SonicPorts, mtu: int) -> _ModelPorts:
+    key = (id(ports), mtu)
+    found = _MODEL_PORTS.get(key)
     if found is None or found.ports is not ports:
-        found = _MODEL_PORTS[id(ports)] = _ModelPorts(ports)
+        found = _MODEL_PORTS[key] = _ModelPorts(ports, mtu)
     return found
 
 
@@ -211,7 +215,7 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
 
     # -- ports --------------------------------------------------------------------------------
     by_port = sw.by_port
-    mp = _model_ports(ports)
+    mp = _model_ports(ports, sw.mtu)
     port_table = EncodedTable()
     port_table.keys_ = list(mp.mapped_names)
     lines = port_table.lines
@@ -282,9 +286,10 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
 
 def _vlan(cfg: Config, sw: SwitchFacts) -> None:
     """The management VLAN as ``facts/mgmt_l2.py`` bridges it: a rack or OOB switch's access ports
-    untagged; in the flat design every other cabled port tagged (the VLAN spans the site), in the
-    routed design none (a routed aggregation switch has no VLAN at all)."""
-    if sw.kind == "mgmt-agg" and sw.mgmt_design != "flat":
+    untagged; in the flat and MCLAG designs every other cabled port tagged (the VLAN spans the
+    site; in the MCLAG design through the PortChannels, :func:`_lags`), in the routed design none
+    (a routed aggregation switch has no VLAN at all)."""
+    if sw.kind == "mgmt-agg" and sw.mgmt_design not in ("flat", "mclag"):
         return
     vlan = sw.mgmt_vlan or DEFAULT_MGMT_VLAN
     name = f"Vlan{vlan}"
@@ -296,18 +301,57 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
         if ports.ports[i.port] is None:
             continue
         mode = bridge_mode(sw.kind, i.role, sw.mgmt_design)
-        if mode is not None:
-            members[f"{name}|{i.name}"] = untagged if mode == "untagged" else tagged
+        if mode is None:
+            continue
+        lag = sw.lags.get(i.port)
+        member = i.name if lag is None else f"PortChannel{lag}"  # a PortChannel bridges, not its members
+        members[f"{name}|{member}"] = untagged if mode == "untagged" else tagged
     entry: dict[str, Any] = {"vlanid": str(vlan)}
     if sw.dhcp_relay and sw.mgmt_address and sw.mgmt_inband:
         # The segment's gateway relays its DHCP to the servers (SONiC's dhcp_relay container starts
         # one dhcrelay per VLAN with dhcp_servers; the circuit ID it inserts: FabricFacts.relay_circuit_id).
         entry["dhcp_servers"] = list(sw.dhcp_relay)
     cfg["VLAN"] = {name: entry}
+    if sw.dhcpv6_relay and sw.mgmt_address and sw.mgmt_inband:
+        # DHCPv6: SONiC's dhcp6relay reads its servers per VLAN from DHCP_RELAY (sonic-dhcpv6-relay.yang).
+        cfg["DHCP_RELAY"] = {name: {"dhcpv6_servers": list(sw.dhcpv6_relay)}}
+    interfaces: dict[str, dict[str, Any]] = {}
+    if sw.mgmt_address and sw.mgmt_inband:
+        interfaces = {name: {}, f"{name}|{sw.mgmt_address}": {}}
+    elif sw.gateway_interface:
+        interfaces = {name: {}, f"{name}|{sw.gateway_interface}": {}}
+    if sw.lags:
+        _lags(cfg, sw, members, interfaces)
     if members:
         cfg["VLAN_MEMBER"] = members
-    if sw.mgmt_address and sw.mgmt_inband:
-        cfg["VLAN_INTERFACE"] = {name: {}, f"{name}|{sw.mgmt_address}": {}}
+    if interfaces:
+        cfg["VLAN_INTERFACE"] = interfaces
+
+
+def _lags(cfg: Config, sw: SwitchFacts, members: dict[str, dict[str, Any]], interfaces: dict[str, dict[str, Any]]) -> None:
+    """The MCLAG design's PortChannels (LACP; PORTCHANNEL, PORTCHANNEL_MEMBER) and, on the
+    aggregation pair, the MCLAG domain: the peer link, the keepalive session on a VLAN of its own
+    over it (each peer its own address: MCLAG_UNIQUE_IP), every rack-facing PortChannel an MCLAG
+    interface (SONiC MCLAG HLD; sonic-mclag.yang)."""
+    names = {n: f"PortChannel{n}" for n in sorted(set(sw.lags.values()))}
+    lag = {"admin_status": "up", "lacp_key": "auto", "min_links": "1", "mtu": MTU}
+    cfg["PORTCHANNEL"] = {names[n]: lag for n in names}
+    by_port = sw.by_port
+    cfg["PORTCHANNEL_MEMBER"] = {
+        f"{names[n]}|{by_port[p].name}": {} for p, n in sorted(sw.lags.items(), key=lambda kv: (kv[1], kv[0]))
+    }
+    m = sw.mclag
+    if m is None:
+        return
+    keepalive = f"Vlan{m.keepalive_vlan}"
+    cfg["VLAN"] = {**cfg["VLAN"], keepalive: {"vlanid": str(m.keepalive_vlan)}}
+    members[f"{keepalive}|{m.peer_link}"] = {"tagging_mode": "tagged"}
+    interfaces.update({keepalive: {}, f"{keepalive}|{m.source_ip}/{m.keepalive_prefixlen}": {}})
+    cfg["MCLAG_DOMAIN"] = {str(m.domain_id): {"peer_ip": m.peer_ip, "peer_link": m.peer_link, "source_ip": m.source_ip}}
+    cfg["MCLAG_INTERFACE"] = {
+        f"{m.domain_id}|{name}": {"if_type": "PortChannel"} for name in names.values() if name != m.peer_link
+    }
+    cfg["MCLAG_UNIQUE_IP"] = {keepalive: {"unique_ip": "enable"}}
 
 
 class _QosPlan:

@@ -37,6 +37,9 @@ def _leaf_kind(node: object) -> str:
         return "leaf-list"
     t = node.type()  # type: ignore[attr-defined]
     base = t.base()
+    while base == libyang.Type.LEAFREF:  # a leafref's value is its target's (MCLAG_INTERFACE domain_id: uint16)
+        t = t.leafref_type()
+        base = t.base()
     if base in _INTS:
         return "int"
     if base == libyang.Type.BOOL:
