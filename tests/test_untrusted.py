@@ -219,6 +219,62 @@ def test_every_catalogue_string_is_checked():
     assert unchecked == []
 
 
+# Blueprint string fields without a check of their own, each checked elsewhere at its line:
+BLUEPRINT_TEMPLATES = {  # naming templates: name_rules at parse (load/parse.py), every field in tests/test_hostile.py
+    ("Naming", "cable_id"), ("Naming", "cable_label"), ("Naming", "end_label"), ("Naming", "devices"),
+    ("Naming", "short_label"), ("NodeGroup", "naming"), ("CxlHosts", "naming"), ("Site", "rack_name"),
+}  # fmt: skip
+BLUEPRINT_REFERENCES = {  # names of catalogue entries: an unknown name is unknown-catalogue-item (or media-*) at its line
+    ("MediaPolicy", "allow"), ("MediaPolicy", "forbid"), ("MediaPolicy", "pin"),
+    ("TierPolicy", "allow"), ("TierPolicy", "forbid"), ("TierPolicy", "pin"),
+    ("NodeGroup", "model"), ("TwoLevelDomain", "switch"), ("SwitchedDomain", "compute_tray"),
+    ("SwitchedDomain", "switch_tray"), ("OrthogonalDomain", "compute_board"), ("OrthogonalDomain", "switch_board"),
+    ("OrthogonalDomain", "chassis"), ("DragonflyPlus", "switch"), ("DragonflyPlus", "spine_switch"),
+    ("Dragonfly", "router"), ("FatTree", "switch"), ("FatTree", "spine_switch"), ("FatTree", "core_switch"),
+    ("CxlPool", "switch"), ("CxlMemory", "model"), ("CxlHosts", "model"), ("Management", "switch"),
+    ("Aggregation", "switch"), ("Aggregation", "oob_switch"), ("Consoles", "model"), ("Pdus", "model"),
+}  # fmt: skip
+BLUEPRINT_REFUSED = {("Tacacs", "passkey"), ("SnmpCommunity", "community"), ("SnmpUser", "password")}  # secret-inline
+
+
+def test_every_blueprint_string_is_checked():
+    """Every string field of the blueprint schema (112, enumerated from the models) refuses
+    control characters by its own type, or is a naming template, a catalogue reference or an
+    inline secret, each refused at its line by a later check (three shown here); catalogue
+    overrides are the catalogue's types (the test above)."""
+    from pydantic import TypeAdapter
+
+    from supernodeiac.model.blueprint import Blueprint
+
+    unchecked, kinds = [], BLUEPRINT_TEMPLATES | BLUEPRINT_REFERENCES | BLUEPRINT_REFUSED
+    fields = _str_fields(Blueprint, set())
+    assert len(fields) >= 100
+    for model, name, info in fields:
+        meta = info if isinstance(info, list) else info.metadata
+        if model == "CatalogueOverrides":  # entry names (Name) over the catalogue's types
+            continue
+        if (model, name) in kinds:
+            assert not meta or (model, name) == ("Naming", "short_label"), f"{model}.{name} has a check now: drop it here"
+            continue
+        if not meta:
+            unchecked.append(f"{model}.{name}")
+            continue
+        adapter = TypeAdapter(typing_annotated(meta))
+        for bad in ("x\x1f", "a\nb", "x\x1b[31m", "a\u2028b"):
+            with pytest.raises(ValueError):
+                adapter.validate_python(bad)
+    assert unchecked == []
+    text = (BLUEPRINTS / "small-ib.yaml").read_text()
+    for edited, rule, line in (
+        (text + 'naming:\n  short_label: ["X\\nY"]\n', "naming", 64),
+        (text + 'naming:\n  short_label: ["X\\e[31m"]\n', "naming", 64),
+        (text.replace("switch: sn2201", 'switch: "sn2201\\e[31m"', 1), "unknown-catalogue-item", 54),
+    ):
+        errors = [f for f in compile_text(edited).findings if f.severity == "error"]
+        assert errors and {(f.rule, f.location.line if f.location else 0) for f in errors} == {(rule, line)}, errors
+        assert all("\x1b" not in f.message and "\n" not in f.message for f in errors)
+
+
 def typing_annotated(meta: list) -> object:
     import typing
 

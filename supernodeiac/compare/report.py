@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from ..util import markdown as md
 from . import Diff
 from .artifacts import CountDelta, FileChange
 from .fabric import Cable, CableChange, DeviceChange
@@ -412,16 +413,9 @@ def _short(value: object) -> str:
 
 
 def _md_cell(text: str) -> str:
-    """Text from the blueprint (names, parts) in a table cell: no column breaks, no HTML, and no
-    '@' that GitHub would turn into a mention of a user or team."""
-    return (
-        text.replace("\\", "\\\\")
-        .replace("|", "\\|")
-        .replace("\n", " ")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("@", "&#64;")
-    )
+    """Text from the blueprint (names, parts, messages) shown as text: no markup, no HTML, no
+    column break, no mention (``util/markdown.py``); snc's own Markdown (:class:`md.Markdown`) as it is."""
+    return md.cell(text)
 
 
 def _table(header: list[str], rows: Iterable[list[str]], align: Sequence[str] = ()) -> list[str]:
@@ -431,7 +425,8 @@ def _table(header: list[str], rows: Iterable[list[str]], align: Sequence[str] = 
 
 
 def _details(summary: str, body: list[str]) -> list[str]:
-    return ["<details>", f"<summary>{_md_cell(summary)}</summary>", "", *body, "", "</details>", ""]
+    """A folded section; its summary is raw HTML (no Markdown escapes there), so entities."""
+    return ["<details>", f"<summary>{md.html_text(summary)}</summary>", "", *body, "", "</details>", ""]
 
 
 FULL_LIST = (
@@ -449,7 +444,12 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
     devices = Counter(x.change for x in d.fabric.devices)
     files = Counter(f.status for f in d.artifacts.files) if d.artifacts else Counter()
     racks = d.fabric.racks()
-    out: list[str] = [f"### snc diff: `{d.old.label}` → `{d.new.label}`", "", f"**{verdict(d)}**", ""]
+    out: list[str] = [
+        f"### snc diff: {md.code(d.old.label, in_table=False)} → {md.code(d.new.label, in_table=False)}",
+        "",
+        f"**{verdict(d)}**",
+        "",
+    ]
     head = ["", *CABLE_CHANGES]
     rows = [["cables", *(f"{cables[c]:,}" for c in CABLE_CHANGES)]]
     rows.append(["devices", *(f"{devices[c]:,}" if c in DEVICE_CHANGES else "" for c in CABLE_CHANGES)])
@@ -487,7 +487,7 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
             rows = [[x.device.name, f"{x.old.place()} → {x.new.place()}" if x.old and x.new else ""] for x in o.devices]
             beneath = [[_follow_row(c, o.device_of(c))] for c in o.cables[:lim]]
             body = _table(["device", "move"], rows) + [""] + _table(["cable (port, ID, change)"], beneath)
-            out += _details(_md_cell(o.title()), body + _more(len(o.cables), min(len(o.cables), lim), "cables"))
+            out += _details(o.title(), body + _more(len(o.cables), min(len(o.cables), lim), "cables"))
 
     if rest:
         groups = sorted(_grouped(rest, CableChange.group).items(), key=_order(CABLE_CHANGES))
@@ -518,9 +518,9 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
             if len(fs) > 3:
                 keys = Counter(_file_group(k.path) for f in fs for k in f.keys)
                 what = ", ".join(f"{k} ({n})" for k, n in keys.most_common(5))
-                rows_md.append([f"`{group}` ({len(fs):,} files)", status, what])
+                rows_md.append([md.Markdown(f"{md.code(group)} ({len(fs):,} files)"), status, what])
             else:
-                rows_md += [[f"`{f.path}`", f.status, _file_detail(f)] for f in fs]
+                rows_md += [[md.code(f.path), f.status, _file_detail(f)] for f in fs]
         body = _table(["file", "change", "what changed"], rows_md[:lim])
         out += _details(
             f"Files ({sum(files.values()):,} changed, added or removed)",
@@ -530,7 +530,7 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
         if counts:
             body = _table(
                 ["file", "line (part)", "old", "new", "Δ"],
-                ([f"`{c.file}`", c.label(), f"{c.old:g}", f"{c.new:g}", _delta(c)] for c in counts[:lim]),
+                ([md.code(c.file), c.label(), f"{c.old:g}", f"{c.new:g}", _delta(c)] for c in counts[:lim]),
                 ["---", "---", "---:", "---:", "---:"],
             )
             out += _details(
@@ -545,8 +545,8 @@ def to_markdown(d: Diff, limit: int | None = MARKDOWN_LIMIT) -> str:
     return text
 
 
-def _file_detail(f: FileChange) -> str:
-    text = f.summary()
+def _file_detail(f: FileChange) -> md.Markdown:
+    text: str = md.text(f.summary())
     if f.keys:
-        text += ": " + ", ".join(f"`{k.path}`" for k in f.keys[:5]) + (" ..." if f.key_changes > 5 else "")
-    return text
+        text += ": " + ", ".join(md.code(k.path) for k in f.keys[:5]) + (" ..." if f.key_changes > 5 else "")
+    return md.Markdown(text)

@@ -15,6 +15,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..util import markdown as md
 from .check_paths import attribute, read_ports
 from .check_scaleup import grade as grade_scaleup
 from .check_uplinks import grade as grade_uplink
@@ -138,7 +139,7 @@ class Report:
         if self.failed:
             lines += ["## Failures", "", "| kind | test | verdict | detail | where |", "|---|---|---|---|---|"]
             for o in self.failed:
-                lines.append(f"| {o.kind} | {_md(o.id)} | {o.verdict or o.status} | {_md(o.detail)} | {_md(o.what)} |")
+                lines.append(f"| {o.kind} | {_md(o.id)} | {_md(o.verdict or o.status)} | {_md(o.detail)} | {_md(o.what)} |")
             lines.append("")
         cables = [o for o in self.outcomes if o.kind == "physical"]
         if cables:
@@ -149,7 +150,7 @@ class Report:
             lines += [
                 "## Physical layer",
                 "",
-                f"{len(cables)} cables: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())),
+                f"{len(cables)} cables: " + ", ".join(f"{n} {_md(v)}" for v, n in sorted(verdicts.items())),
                 "",
             ]
         runs = [o for o in self.outcomes if o.kind == "nccl" and o.status != "missing"]
@@ -163,15 +164,15 @@ class Report:
             for o in runs:
                 plateau = f"{o.measured:g}" if o.measured is not None else "-"
                 lines.append(
-                    f"| {_md(o.id)} | {o.verdict or o.status} | {plateau} | {o.expected:g} | {o.threshold:g} | "
+                    f"| {_md(o.id)} | {_md(o.verdict or o.status)} | {plateau} | {o.expected:g} | {o.threshold:g} | "
                     f"{o.knee_bytes if o.knee_bytes is not None else '-'} | {o.model_knee_bytes or '-'} |"
                 )
         return "\n".join(lines) + "\n"
 
 
 def _md(text: str) -> str:
-    """A table cell: pipes and line breaks of tool output or labels would break the row."""
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A table cell: tool output and labels shown as text (no markup, one line, no column break)."""
+    return md.text(text)
 
 
 def ib_write_bw_gbps(text: str) -> float | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..util import markdown as md
 from . import Result
 
 
@@ -48,18 +49,16 @@ def to_json(r: Result) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def to_markdown(r: Result) -> str:
-    lines = [f"# Cabling check: {r.blueprint}", "", f"Inputs: {_inputs(r)}", "", f"**{_summary(r)}**", ""]
+    """Every name, label, path and tool's word escaped for Markdown (``util/markdown.py``)."""
+    lines = [f"# Cabling check: {md.text(r.blueprint)}", "", f"Inputs: {md.text(_inputs(r))}", ""]
+    lines += [f"**{md.text(_summary(r))}**", ""]
     if r.discrepancies:
         lines += ["| # | kind | cables | found | fix |", "|---:|---|---|---|---|"]
         for n, d in enumerate(r.discrepancies, 1):
-            cables = "<br>".join(f"`{c['id']}`: {c['a']} ↔ {c['b']}" for c in d.cables) or "-"
-            found = "<br>".join(f"{s['a']} ↔ {s['b']} ({s['where']})" for s in d.found) or "-"
-            lines.append(f"| {n} | {d.kind} | {_cell(cables)} | {_cell(found)} | {_cell(d.fix)} |")
+            cables = "<br>".join(f"{md.code(c['id'])}: {md.text(c['a'])} ↔ {md.text(c['b'])}" for c in d.cables) or "-"
+            found = "<br>".join(md.text(f"{s['a']} ↔ {s['b']} ({s['where']})") for s in d.found) or "-"
+            lines.append(f"| {n} | {md.text(d.kind)} | {cables} | {found} | {md.text(d.fix)} |")
         lines.append("")
     return "\n".join(lines)
 
