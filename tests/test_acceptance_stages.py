@@ -74,8 +74,9 @@ def test_ib_3tier_storage_fabric_has_its_1102_links_and_own_threshold():
     rows = _tsv(files["acceptance/storage/perftest.tsv"])
     assert sum(len(r["cables"].split(";")) for r in rows) == 1102  # 17 planned leaves; 8 SUs built
     assert {r["line_gbps"] for r in rows} == {"400"} and {r["min_gbps"] for r in rows} == {"240"}
-    # Storage servers and nodes' storage ports, by the address of each NIC's host link.
-    assert {r["client_dev"] for r in rows} >= {"stor0", "stor1"} and all(r["server_address"] for r in rows)
+    # Storage servers and nodes' storage ports (the DGX H100's mlx5_1 and mlx5_7), by the address
+    # of each NIC's host link.
+    assert {r["client_dev"] for r in rows} >= {"mlx5_1", "mlx5_7"} and all(r["server_address"] for r in rows)
     assert "### Fabric storage (ethernet, storage fabric)" in files["acceptance/checklist.md"].decode()
     assert "ports.tsv" not in str(sorted(p for p in files if p.startswith("acceptance/storage/")))
 

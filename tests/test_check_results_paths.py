@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import shipped_files
 from test_check_results import nccl_output
+from test_physical_acceptance import healthy as physical_healthy
 
 from supernodeiac.cli import main
 from supernodeiac.verify.check_results import check
@@ -49,6 +50,7 @@ def small_plan(tmp_path_factory):
         "scaleup": _tsv(files["acceptance/scaleup.tsv"]),
         "uplinks": _tsv(files["acceptance/management/uplinks.tsv"]),
         "ports": _tsv(files["acceptance/ib/ports.tsv"]),
+        "physical": _tsv(files["acceptance/ib/physical.tsv"]),
     }
     return root, plan, traces
 
@@ -88,6 +90,7 @@ def healthy(tmp_path: Path, plan: dict, traces: dict[str, str]) -> Path:
             (results / "scaleup" / f"{r['check']}.{phase}.txt").write_text(f"== status\n{status}== errors\n{errors}")
     for r in plan["uplinks"]:
         (results / "management" / f"{r['test']}.txt").write_text(_uplink_record(r))
+    physical_healthy(results, "ib", plan["physical"])  # stage 0: every cable end reads its planned part
     return results
 
 
@@ -113,7 +116,7 @@ def test_healthy_sample_set_passes_every_stage(small_plan, tmp_path):
     report = check(plan_dir, healthy(tmp_path, plan, traces))
     assert not report.failed and report.count("missing") == 0
     kinds = {o.kind for o in report.outcomes}
-    assert kinds == {"perftest", "nccl", "scaleup", "uplink"}
+    assert kinds == {"physical", "perftest", "nccl", "scaleup", "uplink"}
     assert sum(o.kind == "scaleup" for o in report.outcomes) == 16 and sum(o.kind == "uplink" for o in report.outcomes) == 12
     result = CliRunner().invoke(main, ["check-results", str(plan_dir), str(tmp_path / "results")])
     assert result.exit_code == 0 and "0 failed" in result.output

@@ -242,7 +242,7 @@ def test_the_oracle_passes_a_shipped_render(small_render, monkeypatch):
             for name, d in small_render.items()
             if name.endswith(".sh")
         }
-    assert set(shapes) == {"perftest.sh", "nccl-tests.sh", "uplinks.sh", "scaleup.sh"}
+    assert set(shapes) == {"perftest.sh", "physical.sh", "nccl-tests.sh", "uplinks.sh", "scaleup.sh"}
     assert None not in set().union(*shapes.values())
     monkeypatch.setattr(fuzz, "_KNOWN_SHAPES", shapes)
     assert fuzz.read_back(small_render) is None

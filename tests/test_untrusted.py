@@ -323,6 +323,7 @@ def test_env_file_sources_to_exactly_the_planned_variables(tmp_path):
         multi_node=True,
         domain_gpus=72,
         domain_kind=payload,
+        imex=True,
         transport=["ethernet"],
         gpus=8,
         assign=assignment,
