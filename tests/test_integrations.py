@@ -194,7 +194,7 @@ def test_the_action_validates_checks_and_comments_the_diff(repo, tmp_path, fake_
     assert comment.startswith("<!-- snc-diff -->\n## supernodeiac: what this pull request changes")
     assert "### snc diff: `" in comment and "**Existing cabling changes: 6 moved; see the work orders.**" in comment
     # The far end re-plugged, escaped for Markdown/HTML (labels are in cables.csv and the JSON report).
-    moved = "far end mgmt-N02:Ethernet19 [RJ45 20] (N02 U48) -&gt; mgmt-N02:Ethernet29 [RJ45 30] (N02 U48)"
+    moved = r"far end mgmt-N02:Ethernet19 \[RJ45 20\] (N02 U48) -> mgmt-N02:Ethernet29 \[RJ45 30\] (N02 U48)"
     assert f"ufm-0001-bmc; {moved}" in comment
     calls = (tmp_path / "gh.log").read_text().splitlines()
     assert calls[0].startswith("pr comment 7 --edit-last --body-file ") and calls[1].startswith("pr comment 7 --body-file ")
