@@ -87,10 +87,11 @@ def _bundle_text(count: int, total: float, rate: float | None) -> str:
 
 
 def _media_text(media: Counter[str]) -> str:
-    """The bundle's medium ('over sr4-400g'), or how its links split ('192 over sr4-400g, 64 over dac')."""
+    """The bundle's medium ('over sr4-400g'), or how its links split, a line per medium ('192 over
+    sr4-400g' / '64 over dac': one line of all of them made the 131k overviews too wide to read)."""
     if len(media) == 1:
         return f"over {next(iter(media))}"
-    return ", ".join(f"{n:,} over {m}" for m, n in sorted(media.items()))
+    return "\n".join(f"{n:,} over {m}" for m, n in sorted(media.items()))
 
 
 def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int], title: str) -> Diagram | None:
