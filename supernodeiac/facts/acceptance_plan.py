@@ -31,7 +31,7 @@ from ..fabric.cable_naming import cable_id_format
 from ..fabric.views import links_by_fabric, local_tiers
 from ..model.blueprint import Blueprint, built_fabrics
 from .collectives import Scale, accelerator_of, domain_scale, fabric_scale, predict, rail_scale
-from .hosts import Hosts, cached_host_facts
+from .hosts import Hosts, cached_host_facts, rdma_names
 from .ib_fabric import infiniband_fabrics
 from .ib_routes import FtreeRoutes, ftree_routes
 
@@ -87,23 +87,6 @@ class Plan:
     roles: dict[str, str] = field(default_factory=dict)
     nccl: list[NcclRun] = field(default_factory=list)
     hostfiles: dict[str, list[int]] = field(default_factory=dict)  # name -> hosts
-
-
-def _rdma_names(f: Fabric, topologies: dict[str, HostTopology]) -> dict[str, list[str]]:
-    """Per model: the RDMA device name of each data port (the layout's rdma_device, else the port name)."""
-    out: dict[str, list[str]] = {}
-    for d in f.devices:
-        if d.model in out:
-            continue
-        layout = f.layouts[d.model]
-        names = list(layout.names)
-        topo = topologies.get(d.model)
-        if topo is not None:
-            data = layout.ports_of("data")
-            for p, name in zip(data, topo.rdma_names([names[p] for p in data]), strict=True):
-                names[p] = name
-        out[d.model] = names
-    return out
 
 
 def perftests(
@@ -512,7 +495,7 @@ def min_fraction(bp: Blueprint, role: str) -> float:
 def plan(f: Fabric, bp: Blueprint) -> Plan:
     hosts = cached_host_facts(f, bp)
     topologies, _ = host_topologies(bp.catalogue.host_topology)
-    rdma = _rdma_names(f, topologies)
+    rdma = rdma_names(f, topologies)
     out = Plan()
     # Every scale-out fabric: the accelerators' data fabrics, and storage / in-band fabrics cabled
     # to the hosts' storage ports (their own line rates and threshold, docs/acceptance.md).

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..catalog.host_topology import HostTopology
 from ..fabric import Device, Fabric
 from ..fabric.fabric_facts import fat_tree_of, kind_of
 from ..model.blueprint import Blueprint, built_fabrics
@@ -259,3 +260,21 @@ def cached_host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
     hosts = host_facts(fabric, blueprint)
     _LAST[:] = [(fabric, blueprint, stamp, hosts), *[e for e in _LAST if e[0] is not fabric]][:SLOTS]
     return hosts
+
+
+def rdma_names(f: Fabric, topologies: dict[str, HostTopology]) -> dict[str, list[str]]:
+    """Per model: each port's RDMA device name (the host topology's for data ports, else the port's
+    own name): what perftest, mlxlink and the host sheet call a NIC."""
+    out: dict[str, list[str]] = {}
+    for d in f.devices:
+        if d.model in out:
+            continue
+        layout = f.layouts[d.model]
+        names = list(layout.names)
+        topo = topologies.get(d.model)
+        if topo is not None:
+            data = layout.ports_of("data")
+            for p, name in zip(data, topo.rdma_names([names[p] for p in data]), strict=True):
+                names[p] = name
+        out[d.model] = names
+    return out

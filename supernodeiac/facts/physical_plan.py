@@ -32,7 +32,8 @@ from ..catalog.parts import medium_part, module_part, ordered_length
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
 from ..model.blueprint import Blueprint
-from .acceptance_plan import _rdma_names, label_maker
+from .acceptance_plan import label_maker
+from .hosts import rdma_names
 from .sonic_ports import sonic_ports
 
 TOOLS = ("mlxlink", "ibdiagnet", "sonic")
@@ -101,7 +102,7 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -
     labels = label_maker(f, bp)(positions)
     devices, layouts, models = f.devices, f.layouts, f.models
     topologies, _ = host_topologies(bp.catalogue.host_topology)
-    rdma = _rdma_names(f, topologies)
+    rdma = rdma_names(f, topologies)
     post = health.post_fec_ber.get(transport)
     infiniband = transport == "infiniband"
     # Per model: is it a switch, its OS port names (SONiC names where a port map says so), its

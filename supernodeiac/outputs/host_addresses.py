@@ -32,6 +32,7 @@ import numpy as np
 from ..catalog.host_topology import host_topologies
 from ..fabric import Fabric
 from ..facts.host_addresses import HostAddresses
+from ..facts.hosts import rdma_names
 from ..facts.switch_facts import facts_for
 from .base import RENDERERS, RenderContext, Stream
 from .csv_safe import CsvWriter
@@ -39,23 +40,6 @@ from .csv_safe import CsvWriter
 COLUMNS = ["node", "nic", "rdma_device", "port", "address", "gateway", "leaf", "leaf_port", "rail", "table", "route"]
 _json_string = json.encoder.encode_basestring_ascii
 TABLE_BASE = 100  # policy routing table of a NIC: TABLE_BASE + its port index (Linux user tables 1-252)
-
-
-def _rdma_names(ctx: RenderContext) -> dict[str, list[str]]:
-    """Per model: each port's RDMA device name (the host topology's, else the port's own name)."""
-    f = ctx.fabric
-    topologies, _ = host_topologies(ctx.blueprint.catalogue.host_topology)
-    out: dict[str, list[str]] = {}
-    for model in {d.model for d in f.devices}:
-        layout = f.layouts[model]
-        names = list(layout.names)
-        topo = topologies.get(model)
-        if topo is not None:
-            data = layout.ports_of("data")
-            for p, name in zip(data, topo.rdma_names([names[p] for p in data]), strict=True):
-                names[p] = name
-        out[model] = names
-    return out
 
 
 def host_rows(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[list[str]]:
@@ -75,7 +59,7 @@ def host_rows(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[l
     layouts = {m: f.layouts[m] for m in {d.model for d in f.devices}}
     port_names = [layouts[d.model].names for d in f.devices]
     printed = [layouts[d.model].physical_names for d in f.devices]
-    rdma_of = _rdma_names(ctx)
+    rdma_of = rdma_names(f, host_topologies(ctx.blueprint.catalogue.host_topology)[0])
     rdma = [rdma_of[d.model] for d in f.devices]
     rails = ["" if d.coord("rail") is None else str(d.coord("rail")) for d in f.devices]
     assert hosts.net is not None
