@@ -12,6 +12,8 @@ cores; restoring the dump takes seconds), so a second session in one CI run pays
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import socket
@@ -20,6 +22,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 NAUTOBOT = "nautobot==2.4.44"  # a current 2.4 release (Python 3.9-3.12)
@@ -52,19 +55,35 @@ def venv_dir() -> Path:
     return Path(os.environ.get("SNC_NAUTOBOT_VENV", str(default)))
 
 
+@contextlib.contextmanager
+def _cache_lock() -> Iterator[None]:
+    """The cache held by one process at a time: pytest-xdist starts a session per worker, and two
+    workers installing into (or one removing) the same venv left neither with a ``nautobot-server``
+    (CI, stop 27). The second waits for the first's install and dump, then reuses them."""
+    venv = venv_dir()
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.with_name(venv.name + ".lock"), "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def ensure_venv(log: Path) -> Path:
     """The venv's ``nautobot-server``, installing Nautobot on first use (a venv whose install did
-    not finish has no ``.complete`` and is made again)."""
+    not finish has no ``.complete`` and is made again). Call it under :func:`_cache_lock`."""
     venv = venv_dir()
     server = venv / "bin" / "nautobot-server"
-    if (venv / ".complete").exists():
+    if (venv / ".complete").exists() and server.exists():
         return server
     shutil.rmtree(venv, ignore_errors=True)
-    venv.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
         for cmd in ([sys.executable, "-m", "venv", str(venv)], [str(venv / "bin" / "pip"), "install", "-q", NAUTOBOT]):
             if subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=1800).returncode != 0:
                 raise Unavailable(f"cannot install {NAUTOBOT} (no package index?): see {log}")
+    if not server.exists():
+        raise Unavailable(f"{NAUTOBOT} installed without a nautobot-server: see {log}")
     (venv / ".complete").write_text(NAUTOBOT + "\n")
     return server
 
@@ -144,7 +163,6 @@ class NautobotServer:
     def start(self) -> NautobotServer:
         started = time.monotonic()
         self.root.mkdir(parents=True, exist_ok=True)
-        server = ensure_venv(self.root / "install.log")
         pg_port = self._postgres()
         redis_port = self._redis()
         pg = _pg_bin()
@@ -171,12 +189,14 @@ class NautobotServer:
         db = ["-h", "127.0.0.1", "-p", str(pg_port), "-U", USER]
         self._run([str(pg / "createdb"), *db, "nautobot"])
         dump = venv_dir().with_name(venv_dir().name + "-migrated.dump")
-        if dump.exists():
-            self._run([str(pg / "pg_restore"), *db, "-d", "nautobot", "--no-owner", str(dump)])
-        else:
-            self._run([str(server), "migrate", "--no-input"], env)
-            self._run([str(pg / "pg_dump"), *db, "-Fc", "-f", str(dump) + ".partial", "nautobot"])
-            os.replace(str(dump) + ".partial", dump)
+        with _cache_lock():  # the install and the first migration once, whichever worker comes first
+            server = ensure_venv(self.root / "install.log")
+            if dump.exists():
+                self._run([str(pg / "pg_restore"), *db, "-d", "nautobot", "--no-owner", str(dump)])
+            else:
+                self._run([str(server), "migrate", "--no-input"], env)
+                self._run([str(pg / "pg_dump"), *db, "-Fc", "-f", str(dump) + ".partial", "nautobot"])
+                os.replace(str(dump) + ".partial", dump)
         make_user = (
             "from nautobot.users.models import Token, User\n"
             f"u = User.objects.create_superuser({USER!r}, 'snc@example.invalid', 'not-a-secret')\n"
