@@ -109,6 +109,8 @@ def test_a_dragonfly_group_built_without_endpoints_leaves_its_links_untestable_n
     assert all(i in under for i in t.indices_of("df") if t.a[i] not in hostless and t.b[i] not in hostless)
     artifacts, _ = render(c, only=["acceptance"])
     assert f"{len(untestable)} links carry no host-to-host traffic" in artifacts["acceptance/checklist.md"].decode()
+    rows = [r.split("\t") for r in artifacts["acceptance/df/untestable.tsv"].decode().splitlines()[1:]]
+    assert rows and all(r[2] == "both" and r[3] == "no host below one end: nothing can load it" for r in rows)
 
 
 def host_ends(f, fabric: str) -> set[int]:
@@ -137,6 +139,11 @@ def test_rendered_plan_files_scripts_and_checklist(tmp_path):
     one_way = artifacts["acceptance/ib/untestable.tsv"].decode().splitlines()[1:]
     assert len(c.fabric.links.indices_of("ib")) == 16 * 8 + 4 + 8 * 32
     assert named + len(one_way) == 16 * 8 + 4 + 2 * 8 * 32
+    # Each row says why: small-ib's leaf-spine cables run in parallel, and ftree sends the
+    # destinations below a leaf down some of a spine's cables to it, not all.
+    whys = [r.split("\t") for r in one_way]
+    assert all(len(w) == 4 and w[3] for w in whys)
+    assert all(" down to " in w[3] and w[2] == "from " + w[3].split()[3] for w in whys)
     for r in rows:
         assert float(r["min_gbps"]) == pytest.approx(0.6 * float(r["line_gbps"])) and float(r["line_gbps"]) == 400
     # Stage by stage, rail by rail.

@@ -81,6 +81,9 @@ class Plan:
     # fabric -> (link, device it leaves): a direction of a switch link no routed test loads (ftree
     # sends no HCA-bound traffic down an uplink its leaf's targets do not need).
     one_way: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # fabric -> (link, device it leaves) -> why no routed test loads that direction (untestable.tsv);
+    # the device is -1 where neither direction is loaded.
+    why: dict[str, dict[tuple[int, int], str]] = field(default_factory=dict)
     routed: dict[str, bool] = field(default_factory=dict)  # fabric -> tier tests on the modelled routes
     # fabric -> "data" (the accelerators' scale-out fabric), "storage" or "inband" (the role of the
     # host ports its endpoints attach): each role has its own perftest threshold.
@@ -89,12 +92,17 @@ class Plan:
     hostfiles: dict[str, list[int]] = field(default_factory=dict)  # name -> hosts
 
 
+NO_HOST_BELOW = "no host below one end: nothing can load it"
+TURNS_BELOW = "every path between the hosts below it turns at a lower switch"
+
+
 def perftests(
     f: Fabric,
     name: str,
     rdma: dict[str, list[str]],
     routes: FtreeRoutes | None = None,
     self_one_way: list[tuple[int, int]] | None = None,
+    why: dict[tuple[int, int], str] | None = None,
 ) -> tuple[list[PerfTest], list[int]]:
     """The fabric's tests, and the links no host pair can load (every path between the hosts
     below them turns at a lower switch: the spine-core links of a single pod; or no host is below
@@ -164,6 +172,7 @@ def perftests(
     tests: list[PerfTest] = []
     untestable: list[int] = []
     one_way = self_one_way if self_one_way is not None else []
+    why = why if why is not None else {}
     counters: dict[tuple[str, int], int] = {}
     rdma_of = [rdma[d.model] for d in devices]  # per device: its ports' RDMA names
     spec = t.spec
@@ -234,12 +243,15 @@ def perftests(
 
     if routes is not None:
         gaps: list[tuple[int, int]] = []
-        _routed_tests(f, name, routes, tiers, ends, add, gaps)
+        _routed_tests(f, name, routes, tiers, ends, add, gaps, why)
         both: dict[int, int] = {}
         for link, _x in gaps:
             both[link] = both.get(link, 0) + 1
         untestable += [link for link, n in both.items() if n == 2]
         one_way += [(link, x) for link, x in gaps if both[link] == 1]
+        for link, n in both.items():
+            if n == 2:
+                why[(link, -1)] = "no route to an HCA port crosses it either way"
     for hi in sorted(down, key=lambda s: (tiers[s], s)) if routes is None else ():
         ds = down[hi]
         top = tiers[hi]
@@ -257,6 +269,7 @@ def perftests(
             two = descend(e2[3], one[0]) if one else None
             if one is None or two is None:  # no host below one side: nothing can load these links
                 untestable += [e1[2], e2[2]]
+                why[(e1[2], -1)] = why[(e2[2], -1)] = NO_HOST_BELOW
                 continue
             (h1, p1, path1), (h2, p2, path2) = one, two
             rail = rail_of(e1[3]) if rail_of(e1[3]) == rail_of(e2[3]) else None
@@ -267,11 +280,13 @@ def perftests(
             partner = next((o for o in keyed if o[0].isdisjoint(e[0]) and o[3] != e[3]), None)
             if partner is None:  # every path between hosts below turns before this switch
                 untestable.append(e[2])
+                why[(e[2], -1)] = TURNS_BELOW
                 continue
             one = descend(e[3])
             two = descend(partner[3], one[0]) if one else None
             if one is None or two is None:
                 untestable.append(e[2])
+                why[(e[2], -1)] = NO_HOST_BELOW
                 continue
             (h1, p1, path1), (h2, p2, path2) = one, two
             add(stage, hi, None, (h1, p1), (h2, p2), [e[2]], path1 + [partner[2]] + path2)
@@ -281,6 +296,7 @@ def perftests(
         two = descend(b, one[0]) if one else None
         if one is None or two is None:  # a router with no host below (a group built without endpoints)
             untestable.append(i)
+            why[(i, -1)] = NO_HOST_BELOW
             continue
         (h1, p1, path1), (h2, p2, path2) = one, two
         add("peer", min(a, b), None, (h1, p1), (h2, p2), [i], path1 + path2)
@@ -310,6 +326,7 @@ def _routed_tests(
     ends: dict[int, list[tuple[int, int, int, int]]],
     add: Callable[..., None],
     one_way: list[tuple[int, int]],
+    why: dict[tuple[int, int], str],
 ) -> None:
     """Switch-link tests on the paths the subnet manager routes (facts/ib_routes.py): pairs
     chosen so that every switch link direction some route loads is on a test's path. Per
@@ -385,12 +402,29 @@ def _routed_tests(
         rail_s, rail_d = devices[ls].coord("rail"), devices[leaf_of[d]].coord("rail")
         path = [(s_link, s_host), *hops, (d_link, leaf_of[d])]
         add(f"tier{top - 1}-{top}", at, rail_s if rail_s == rail_d else None, d, (s_host, s_port), under, via, path)
+    parallel: dict[tuple[int, int], list[int]] = {}  # (switch, switch) -> the cables between them
     for i in t.indices_of(name):
         a, b = t.a[i], t.b[i]
         if tiers[a] and tiers[b]:
-            for x in (a, b):
-                if (i, x) not in covered:
-                    one_way.append((i, x))
+            parallel.setdefault((min(a, b), max(a, b)), []).append(i)
+    for i in t.indices_of(name):
+        a, b = t.a[i], t.b[i]
+        if not (tiers[a] and tiers[b]):
+            continue
+        group = parallel[(min(a, b), max(a, b))]
+        for x, y in ((a, b), (b, a)):
+            if (i, x) in covered:
+                continue
+            one_way.append((i, x))
+            used = sum(1 for j in group if (j, x) in covered)
+            way = "down" if tiers[y] < tiers[x] else "up" if tiers[y] > tiers[x] else "across"
+            if used:
+                why[(i, x)] = (
+                    f"the routes from {devices[x].name} {way} to {devices[y].name} use {used} of the "
+                    f"{len(group)} parallel cables (one output port per destination LID), not this one"
+                )
+            else:
+                why[(i, x)] = f"no route to an HCA port goes {way} from {devices[x].name} to {devices[y].name}"
 
 
 def _run_design(collective: str, scale: Scale) -> tuple[float, str, int, str]:
@@ -503,9 +537,10 @@ def plan(f: Fabric, bp: Blueprint) -> Plan:
     for name in [n for _, _, n in built_fabrics(bp) if n in hosts.fabrics or n in cabled]:
         routes = ftree_routes(f, name, _service_groups(bp, name)) if name in infiniband_fabrics(f) else None
         out.one_way[name] = []
+        out.why[name] = {}
         out.roles[name] = "data" if name in hosts.fabrics else _port_role(bp, name)
         out.routed[name] = routes is not None
-        out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name])
+        out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name], out.why[name])
     out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)
     return out
 

@@ -245,11 +245,14 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         if untestable or one_way:
             ids = ctx.fabric.links.ids()
             names = ctx.fabric.devices
-            # "both", or the end whose outgoing direction no route to an HCA port loads.
-            gaps = [(i, "both") for i in untestable] + [(i, f"from {names[x].name}") for i, x in one_way]
-            labels = cable_labels(ctx.fabric, bp, [i for i, _ in gaps])
-            rows = [tsv_line((ids[i], label, what)) for (i, what), label in zip(gaps, labels, strict=True)]
-            out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\tuntested\n" + "\n".join(rows) + "\n").encode()
+            # "both", or the end whose outgoing direction no route to an HCA port loads; and why.
+            why = p.why.get(fabric, {})
+            gaps = [(i, -1, "both") for i in untestable] + [(i, x, f"from {names[x].name}") for i, x in one_way]
+            labels = cable_labels(ctx.fabric, bp, [i for i, _, _ in gaps])
+            rows = [
+                tsv_line((ids[i], label, what, why.get((i, x), ""))) for (i, x, what), label in zip(gaps, labels, strict=True)
+            ]
+            out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\tuntested\twhy\n" + "\n".join(rows) + "\n").encode()
         summaries.append(summary)
         out[f"acceptance/{fabric}/perftest.tsv"] = data
         out[f"acceptance/{fabric}/perftest.sh"] = render_template(
