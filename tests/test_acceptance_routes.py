@@ -124,6 +124,14 @@ def test_planned_tier_tests_follow_the_routes_opensm_programs(name, fabric, tmp_
     gaps = {(i, x) for i, x in p.one_way[fabric]} | {(i, x) for i in p.untestable[fabric] for x in (t.a[i], t.b[i])}
     every = {(i, x) for i in t.indices_of(fabric) if _switch_link(f, t, i) for x in (t.a[i], t.b[i])}
     assert gaps == every - loaded  # what the plan reports untested is exactly what no route loads
+    # The reason each one-way row gives counts the parallel cables OpenSM's real routes use.
+    for (i, x), why in p.why[fabric].items():
+        m = re.fullmatch(r"the routes from \S+ \w+ to \S+ use (\d+) of the (\d+) parallel cables .*", why)
+        if x == -1 or m is None:
+            continue
+        y = t.b[i] if t.a[i] == x else t.a[i]
+        bundle = [j for j in t.indices_of(fabric) if {t.a[j], t.b[j]} == {x, y}]
+        assert (int(m[1]), int(m[2])) == (sum((j, x) in loaded for j in bundle), len(bundle)), why
 
 
 @NEEDS_SIM
