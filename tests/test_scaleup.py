@@ -469,3 +469,9 @@ def test_switchless_mesh_boards_are_domains_in_the_workload_check():
     assert f"{acc.bidir_gbytes:g} GB/s per accelerator" in msgs["scaleup-class"]
     out = sum(g.count * g.speed_gbps for g in model.ports if g.role == "data") * 2 / 8 / acc.count
     assert f"scale-up {acc.bidir_gbytes:g} GB/s vs scale-out {out:g} GB/s" in msgs["scaleup-ratio"]
+    # each mesh board is its own scale-up domain in the acceptance plan: its links at their per-direction rate
+    plan = list(csv.DictReader(io.StringIO(render(c, only=["acceptance"])[0]["acceptance/scaleup.tsv"].decode()), delimiter="\t"))
+    assert len(plan) == sum(1 for d in c.fabric.devices if d.model == "mi300x-8gpu") == 8
+    assert {(r["domain"] == r["host"], r["links"], float(r["link_gbytes"])) for r in plan} == {
+        (True, str(acc.links), acc.link_gbps / 8)
+    }
