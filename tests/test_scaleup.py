@@ -420,3 +420,58 @@ def test_system_class_boundaries():
     assert system_class(SUPERPOD_MIN - 1, 1) == "SuperNode"
     assert system_class(SUPERPOD_MIN, 1) == "SuperPoD"
     assert system_class(SUPERNODE_MIN, 2) == "SuperCluster"
+
+
+# roce-rail-2tier with 2 x 4 MI300X platforms in place of its 2 x 48 HGX H100s.
+MESH = (
+    (BLUEPRINTS / "roce-rail-2tier.yaml")
+    .read_text()
+    .replace("model: hgx-h100-bf3\n    count: 48", "model: mi300x-8gpu\n    count: 4")
+)
+
+
+@pytest.mark.parametrize(("model", "per_pair"), [("mi300x-8gpu", 1), ("gaudi3-hls", 3)])
+def test_switchless_mesh_catalogue_figures(model, per_pair):
+    """A full mesh of n accelerators: n(n-1)/2 pairs, links_per_pair x (n-1) links per accelerator."""
+    from supernodeiac.catalog import merged
+    from supernodeiac.catalog.types import Catalogue
+
+    m = Catalogue.model_validate(merged(None)).devices[model]
+    acc, mesh = m.accelerators, m.internal_mesh
+    n = acc.count
+    assert mesh.links_per_pair == per_pair and mesh.pairs(n) == n * (n - 1) // 2
+    assert mesh.links(n) == per_pair * n * (n - 1) // 2 and acc.links == per_pair * (n - 1)
+    assert acc.bidir_gbytes == acc.links * acc.link_gbps * 2 / 8
+
+
+def test_switchless_mesh_inconsistent_with_accelerator_links_is_rejected():
+    from pydantic import ValidationError
+
+    from supernodeiac.catalog import merged
+    from supernodeiac.catalog.types import DeviceModel
+
+    entry = dict(merged(None)["devices"]["mi300x-8gpu"], internal_mesh={"links_per_pair": 2})
+    with pytest.raises(ValidationError, match="14 links, accelerators.links says 7"):
+        DeviceModel.model_validate(entry)
+    entry = dict(entry, internal_mesh={"links_per_pair": 1}, internal_scaleup={"switch_chips": 1, "links_per_chip": [7]})
+    with pytest.raises(ValidationError, match="excludes internal_scaleup"):
+        DeviceModel.model_validate(entry)
+
+
+def test_switchless_mesh_boards_are_domains_in_the_workload_check():
+    c = compile_text(MESH)
+    model = c.catalogue.devices["mi300x-8gpu"]
+    acc = model.accelerators
+    msgs = {f.rule: f.message for f in c.findings if f.rule in ("scaleup-class", "scaleup-ratio")}
+    assert (
+        f"switchless full mesh of {acc.count} MI300X ({acc.count * (acc.count - 1) // 2} point-to-point" in msgs["scaleup-class"]
+    )
+    assert f"{acc.bidir_gbytes:g} GB/s per accelerator" in msgs["scaleup-class"]
+    out = sum(g.count * g.speed_gbps for g in model.ports if g.role == "data") * 2 / 8 / acc.count
+    assert f"scale-up {acc.bidir_gbytes:g} GB/s vs scale-out {out:g} GB/s" in msgs["scaleup-ratio"]
+    # each mesh board is its own scale-up domain in the acceptance plan: its links at their per-direction rate
+    plan = list(csv.DictReader(io.StringIO(render(c, only=["acceptance"])[0]["acceptance/scaleup.tsv"].decode()), delimiter="\t"))
+    assert len(plan) == sum(1 for d in c.fabric.devices if d.model == "mi300x-8gpu") == 8
+    assert {(r["domain"] == r["host"], r["links"], float(r["link_gbytes"])) for r in plan} == {
+        (True, str(acc.links), acc.link_gbps / 8)
+    }

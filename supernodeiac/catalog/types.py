@@ -187,6 +187,21 @@ class InternalScaleup(Strict):
     links_per_chip: list[PortCount] = Field(description="links each accelerator has to each chip", max_length=MAX_PORTS)
 
 
+class InternalMesh(Strict):
+    """A board whose accelerators are wired to each other point to point, no switch (AMD xGMI, Huawei
+    HCCS, Intel Gaudi's in-node RoCE ports): a full mesh of n(n-1)/2 accelerator pairs."""
+
+    links_per_pair: PortCount = Field(description="direct links between each pair of the board's accelerators")
+
+    def pairs(self, accelerators: int) -> int:
+        """Accelerator pairs of one board: n(n-1)/2."""
+        return accelerators * (accelerators - 1) // 2
+
+    def links(self, accelerators: int) -> int:
+        """Point-to-point links of one board: links_per_pair x n(n-1)/2."""
+        return self.links_per_pair * self.pairs(accelerators)
+
+
 class SwitchChips(Strict):
     """Scale-up switch chips on a switch board or tray; port p of the scaleup group is on chip p // ports_per_chip."""
 
@@ -283,6 +298,7 @@ class DeviceModel(Strict):
     ports: list[PortGroup]
     accelerators: Accelerators | None = None
     internal_scaleup: InternalScaleup | None = None
+    internal_mesh: InternalMesh | None = Field(None, description="accelerators wired point to point (switchless full mesh)")
     switch_chips: SwitchChips | None = None
     asic: Text | None = Field(
         None, description="switch: the catalogue ASIC (asics) it is built on; a switch board names its chip in switch_chips.model"
@@ -319,6 +335,15 @@ class DeviceModel(Strict):
         internal, acc = self.internal_scaleup, self.accelerators
         if internal is not None and acc is not None and sum(internal.links_per_chip) != acc.links:
             raise ValueError("internal_scaleup.links_per_chip must add up to accelerators.links")
+        mesh = self.internal_mesh
+        if mesh is not None:
+            if acc is None or internal is not None:
+                raise ValueError("internal_mesh needs accelerators and excludes internal_scaleup")
+            if mesh.links_per_pair * (acc.count - 1) != acc.links:
+                raise ValueError(
+                    f"internal_mesh: {mesh.links_per_pair} link(s) to each of the {acc.count - 1} other accelerators "
+                    f"is {mesh.links_per_pair * (acc.count - 1)} links, accelerators.links says {acc.links}"
+                )
         if (self.kind == "chassis") != (self.slots is not None):
             raise ValueError("a chassis lists its 'slots', and only a chassis does")
         if self.height_u == 0 and self.kind not in ("pdu",):

@@ -6,7 +6,8 @@
   over accelerator pairs;
 * spread: every accelerator reaches every chip of its instance with the same number of links;
 * bandwidth: per accelerator, links x link rate x 2 / 8 (GB/s, both directions) against the
-  declared ``per_accelerator_gbytes``; boards with ``internal_scaleup`` (HGX) are domains too,
+  declared ``per_accelerator_gbytes``; boards with ``internal_scaleup`` (HGX) or ``internal_mesh`` (a
+  switchless full mesh: MI300X xGMI) are domains too,
   figured from the catalogue;
 * second level: every L1 chip reaches every L2 chip (of its plane, when planed: plane c joins L1
   chip c of every supernode, read from the boards' coordinates) with the same number of links, and the
@@ -312,7 +313,7 @@ def _internal(ctx: CheckContext) -> Iterator[Finding]:
     seen: dict[str, tuple[set[str], int, tuple]] = {}
     for d in f.devices:
         model = f.models[d.model]
-        if model.internal_scaleup is None or model.accelerators is None:
+        if (model.internal_scaleup is None and model.internal_mesh is None) or model.accelerators is None:
             continue
         if d.model in seen:
             groups, n, origin = seen[d.model]
@@ -322,8 +323,18 @@ def _internal(ctx: CheckContext) -> Iterator[Finding]:
             seen[d.model] = ({d.group}, 1, d.origin)
     for model_name, (groups, n, origin) in sorted(seen.items()):
         model = f.models[model_name]
-        acc, internal = model.accelerators, model.internal_scaleup
-        assert acc is not None and internal is not None  # only such models were collected above
+        acc, internal, mesh = model.accelerators, model.internal_scaleup, model.internal_mesh
+        assert acc is not None  # only such models were collected above
+        if mesh is not None:
+            yield info(
+                "scaleup-class",
+                f"{_groups_text(sorted(groups))}: {n} x {model_name}, each a switchless full mesh of {acc.count} "
+                f"{acc.model} ({mesh.links(acc.count)} point-to-point links, {mesh.links_per_pair} per pair: one hop), "
+                f"{acc.bidir_gbytes:g} GB/s per accelerator; class {system_class(acc.count, 1)}",
+                origin,
+            )
+            continue
+        assert internal is not None
         spread = "+".join(map(str, internal.links_per_chip))
         yield info(
             "scaleup-class",
@@ -350,7 +361,7 @@ def _ratio(ctx: CheckContext, m: Measure, per_acc: dict[int, float]) -> Iterator
             continue
         if dev in per_acc:
             up = per_acc[dev]
-        elif model.internal_scaleup is not None:
+        elif model.internal_scaleup is not None or model.internal_mesh is not None:
             up = acc.bidir_gbytes
         else:
             up = 0.0

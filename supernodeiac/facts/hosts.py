@@ -86,7 +86,7 @@ class Hosts:
     domain: dict[int, str]  # host -> scale-up domain instance
     domain_hosts: dict[str, list[int]]  # domain instance -> hosts, in index order
     domain_accelerators: dict[str, int]
-    domain_kind: dict[str, str]  # instance -> "board" (HGX), "orthogonal", "switched", "two-level"
+    domain_kind: dict[str, str]  # instance -> "board" (HGX, or a switchless mesh board), "orthogonal", "switched", "two-level"
     fabrics: dict[str, FabricHosts]
 
     def device(self, host: int) -> Device:
@@ -123,7 +123,7 @@ def _domains(f: Fabric, hosts: list[int]) -> tuple[dict[int, str], dict[str, str
                 instance, kind = joined[name], "two-level"
             else:
                 instance, kind = f"{name}-{d.coord('supernode') + 1:02d}", kind_of(f.facts.get(name)) or "domain"
-        elif f.models[d.model].internal_scaleup is not None:
+        elif f.models[d.model].internal_scaleup is not None or f.models[d.model].internal_mesh is not None:
             instance, kind = d.name, "board"
         else:
             continue
