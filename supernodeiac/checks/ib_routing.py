@@ -42,3 +42,60 @@ def check_ib_routing(ctx: CheckContext) -> Iterator[Finding]:
         else:
             hint = "set routing_engine to nue (deadlock-free on one VL on any topology)"
         yield make("ib-routing", f"{message}: it can deadlock, {plan.why}", path, hint)
+
+
+# Unicast LIDs a subnet can assign: 0x0001-0xBFFF (IBTA InfiniBand Architecture Specification vol. 1,
+# sec. 4.1.3: 0xC000-0xFFFE are multicast, 0xFFFF the permissive LID).
+UNICAST_LIDS = 0xBFFF
+
+
+def _lid_demand(ctx: CheckContext, name: str, lmc: int) -> tuple[int, int, int]:
+    """(switches, HCA ports, LIDs): one LID per switch (port 0, base LMC), 2^lmc per HCA port."""
+    f = ctx.fabric
+    t = f.links
+    switches: set[int] = set()
+    hca_ports: set[tuple[int, int]] = set()
+    for i in t.indices_of(name):
+        for dev, port in ((t.a[i], t.a_port[i]), (t.b[i], t.b_port[i])):
+            if f.models[f.devices[dev].model].kind == "switch":
+                switches.add(dev)
+            else:
+                hca_ports.add((dev, port))
+    return len(switches), len(hca_ports), len(switches) + (len(hca_ports) << lmc)
+
+
+@CHECKS.register("ib-subnet-manager")
+def check_subnet_manager(ctx: CheckContext) -> Iterator[Finding]:
+    """The blueprint's subnet_manager section against the engine and the LID space."""
+    ib = set(infiniband_fabrics(ctx.fabric))
+    for i, spec, name in built_fabrics(ctx.blueprint):
+        sm = getattr(spec, "subnet_manager", None)
+        if sm is None:
+            continue
+        path: tuple = ("scaleout", i, "subnet_manager")
+        if name not in ib:
+            yield error(
+                "ib-subnet-manager",
+                f"{name}: subnet_manager is for InfiniBand fabrics; this one is Ethernet",
+                path,
+                "remove subnet_manager (an Ethernet fabric has no subnet manager)",
+            )
+            continue
+        plan = routing_plan(ctx.blueprint, name, ctx.fabric.facts[name])
+        if sm.lmc and plan.engine == "ftree":
+            yield error(
+                "ib-subnet-manager",
+                f"{name}: lmc {sm.lmc} with ftree routing: OpenSM's fat-tree engine does not support LMC > 0 "
+                "and routes with its default engine instead",
+                (*path, "lmc"),
+                "set lmc 0 on a fat tree (ftree balances over the tree's paths with one LID per port)",
+            )
+        switches, ports, lids = _lid_demand(ctx, name, sm.lmc)
+        if lids > UNICAST_LIDS:
+            yield error(
+                "ib-subnet-manager",
+                f"{name}: {ports:,} HCA ports x 2^{sm.lmc} LIDs + {switches:,} switches = {lids:,} LIDs, over the "
+                f"{UNICAST_LIDS:,} unicast LIDs of one subnet",
+                (*path, "lmc"),
+                "lower lmc, or split the fabric into planes (each plane its own subnet)",
+            )

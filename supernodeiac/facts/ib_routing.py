@@ -74,6 +74,9 @@ class RoutingPlan:
     # "top": the top tier (a fat tree's roots, a Dragonfly+'s spines); "one": the first router (a
     # Dragonfly's up*/down* from one root); "": the engine takes no roots
     roots: str = ""
+    lmc: int = 0  # the blueprint's subnet_manager.lmc: 2^lmc LIDs per HCA port
+    # (name, sm_priority) of every machine the blueprint says runs OpenSM, highest priority first
+    managers: tuple[tuple[str, int], ...] = ()
 
     @property
     def uses_roots(self) -> bool:
@@ -171,12 +174,17 @@ def routing_plan(blueprint: Blueprint, name: str, facts: Mapping[str, Any]) -> R
     verdict for one static SL."""
     kind = facts["kind"]
     requested = None
+    lmc = 0
+    managers: tuple[tuple[str, int], ...] = ()
     for _, spec, built in built_fabrics(blueprint):
         if built == name and isinstance(spec, FatTree | Dragonfly | DragonflyPlus):
             requested = spec.routing_engine
+            if spec.subnet_manager is not None:
+                lmc = spec.subnet_manager.lmc
+                managers = tuple((i.name, i.priority) for i in sorted(spec.subnet_manager.instances, key=lambda i: -i.priority))
     work = nue_work(facts)
     engine = requested or default_engine(facts)
     severity, why = _verdict(engine, kind, work)
     options = {"nue_max_num_vls": "1"} if engine == "nue" else {}
     roots = "one" if (engine, kind) == ("updn", "dragonfly") else "top" if engine in ("ftree", "updn") else ""
-    return RoutingPlan(name, kind, engine, requested is not None, severity, why, options, roots)
+    return RoutingPlan(name, kind, engine, requested is not None, severity, why, options, roots, lmc, managers)

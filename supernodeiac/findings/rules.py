@@ -646,6 +646,19 @@ RULES: tuple[Rule, ...] = (
        is an error at the group's `lane_step` or `alias`.""",
     ),
     _r(
+        "ib-subnet-manager",
+        "check",
+        "The fabric's subnet managers and LID settings cannot work as written",
+        """A fabric's `subnet_manager` names the machines that run OpenSM, each with its own
+       `sm_priority` (one `opensm.<name>.conf` each; the highest priority is master, the others
+       standby and take over when it stops answering), and its `lmc` (2^lmc LIDs per HCA port).
+       Errors: `subnet_manager` on an Ethernet fabric; `lmc` above 0 with the ftree engine (OpenSM's
+       fat-tree routing does not support LMC > 0 and routes with its default engine instead); more
+       LIDs than one subnet's 49,151 unicast LIDs (HCA ports x 2^lmc plus one per switch; IBTA vol.
+       1 sec. 4.1.3). The blueprint's own checks reject priorities outside 0-15, equal priorities
+       (OpenSM would then elect by port GUID, unknown before binding) and repeated names.""",
+    ),
+    _r(
         "ib-routing",
         "check",
         "The subnet manager's routing can deadlock the traffic NCCL sends",

@@ -14,6 +14,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 from .base import Name, NonNegInt, PositiveInt, Ratio, Strict
 from .common import MediaPolicy, RoutingEngine
 from .site import Placement
+from .subnet_manager import SubnetManager
 
 # The port roles of a node that a scale-out fabric may take (catalogue PortGroup.role).
 EndpointPorts = Literal["data", "storage", "inband"]
@@ -242,6 +243,9 @@ class FatTree(Strict):
         None,
         description="InfiniBand: the subnet manager's routing engine; default the one deadlock-free on one virtual lane "
         "for the topology (ftree, updn, nue)",
+    )
+    subnet_manager: SubnetManager | None = Field(
+        None, description="InfiniBand: the machines that run OpenSM (sm_priority each, an HA pair) and the fabric's lmc"
     )
     tiers: Literal[2, 3] = 2
     switch: str = Field(description="catalogue switch for every tier unless spine_switch/core_switch say otherwise")

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from .base import Name, NonNegInt, PositiveInt, Ratio, Strict
 from .common import MediaPolicy, RoutingEngine
 from .site import Placement
+from .subnet_manager import SubnetManager
 
 Arrangement = Literal["absolute", "relative", "circulant"]
 
@@ -72,6 +73,9 @@ class _GroupedFabric(Strict):
         None,
         description="InfiniBand: the subnet manager's routing engine; default the one deadlock-free on one virtual lane "
         "for the topology (ftree, updn, nue)",
+    )
+    subnet_manager: SubnetManager | None = Field(
+        None, description="InfiniBand: the machines that run OpenSM (sm_priority each, an HA pair) and the fabric's lmc"
     )
     groups: PositiveInt | None = Field(None, description="g, groups to build; default: as many as the endpoints need")
     grow_to_groups: PositiveInt | None = Field(

@@ -3,7 +3,9 @@
 * ``opensm.conf``: the routing engine that fits the topology and stays deadlock-free on the one
   virtual lane NCCL's traffic uses (facts/ib_routing.py: ftree for fat trees, updn from the spines
   for Dragonfly+, nue on one VL for Dragonfly, updn from one router for a Dragonfly too big for
-  nue), the GUID files, the partitions file (templates/opensm.conf.j2);
+  nue), the GUID files, the partitions file, the blueprint's lmc (templates/opensm.conf.j2);
+* ``opensm.<name>.conf`` per machine the blueprint's ``subnet_manager.instances`` names: the same
+  settings with that machine's ``sm_priority`` (an HA pair: master and standby);
 * ``root_guids.conf`` (the top tier's node GUIDs, or a Dragonfly's one root router), ``cn_guids.conf`` (compute HCA port
   GUIDs), ``io_guids.conf`` (service endpoints: fabric managers, storage);
 * ``partitions.conf`` from the blueprint's tenants, the Default partition always defined
@@ -146,8 +148,7 @@ def guid_files(
     cn = [port_guid(n) for n in ib.cas if f.devices[n.device].group not in service]
     io = [port_guid(n) for n in ib.cas if f.devices[n.device].group in service]
     uses_roots = plan.uses_roots
-    conf = render_template(
-        "opensm.conf.j2",
+    settings = dict(
         fabric=ib.name,
         blueprint=f.name,
         kind=ib.kind,
@@ -167,8 +168,14 @@ def guid_files(
         io_guid_file=f"{ETC}/io_guids.conf" if io else None,
         max_reverse_hops=0,
         partition_config_file=f"{ETC}/partitions.conf",
+        lmc=plan.lmc,
     )
-    out = {"opensm.conf": conf.encode()}
+    out = {"opensm.conf": render_template("opensm.conf.j2", sm_name=None, **settings).encode()}
+    # An HA pair (or more): the same file per subnet-manager machine, each with its own priority.
+    for sm_name, priority in plan.managers:
+        peers = ", ".join(f"{n} {p}" for n, p in plan.managers if n != sm_name) or "none"
+        conf = render_template("opensm.conf.j2", sm_name=sm_name, sm_priority=priority, peers=peers, **settings)
+        out[f"opensm.{sm_name}.conf"] = conf.encode()
     if uses_roots:
         roots = ib.switches[:1] if plan.roots == "one" else ib.top_switches()
         out["root_guids.conf"] = "".join(_hex(node_guid(n)) + "\n" for n in roots).encode()
