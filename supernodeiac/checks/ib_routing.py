@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..facts.ib_fabric import infiniband_fabrics
-from ..facts.ib_routing import NCCL_DEFAULT_SL, default_engine, routing_plan
+from ..facts.ib_routing import NCCL_DEFAULT_SL, NO_LMC_ENGINES, default_engine, routing_plan
 from ..findings import Finding, error, info, warning
 from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
@@ -82,13 +82,13 @@ def check_subnet_manager(ctx: CheckContext) -> Iterator[Finding]:
             )
             continue
         plan = routing_plan(ctx.blueprint, name, ctx.fabric.facts[name])
-        if sm.lmc and plan.engine == "ftree":
+        if sm.lmc and plan.engine in NO_LMC_ENGINES:
             yield error(
                 "ib-subnet-manager",
-                f"{name}: lmc {sm.lmc} with ftree routing: OpenSM's fat-tree engine does not support LMC > 0 "
-                "and routes with its default engine instead",
+                f"{name}: lmc {sm.lmc} with {plan.engine} routing: OpenSM's {plan.engine} engine does not support "
+                "LMC > 0 and routes with its default engine instead",
                 (*path, "lmc"),
-                "set lmc 0 on a fat tree (ftree balances over the tree's paths with one LID per port)",
+                f"set lmc 0 with {plan.engine} (it balances over the fabric's paths with one LID per port)",
             )
         switches, ports, lids = _lid_demand(ctx, name, sm.lmc)
         if lids > UNICAST_LIDS:

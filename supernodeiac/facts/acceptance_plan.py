@@ -247,11 +247,11 @@ def perftests(
         both: dict[int, int] = {}
         for link, _x in gaps:
             both[link] = both.get(link, 0) + 1
-        untestable += [link for link, n in both.items() if n == 2]
-        one_way += [(link, x) for link, x in gaps if both[link] == 1]
         for link, n in both.items():
             if n == 2:
+                untestable.append(link)
                 why[(link, -1)] = "no route to an HCA port crosses it either way"
+        one_way += [(link, x) for link, x in gaps if both[link] == 1]
     for hi in sorted(down, key=lambda s: (tiers[s], s)) if routes is None else ():
         ds = down[hi]
         top = tiers[hi]

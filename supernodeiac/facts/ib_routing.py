@@ -44,6 +44,9 @@ NCCL_DEFAULT_SL = 0
 
 DEFAULT_ENGINE = {"fat-tree": "ftree", "dragonfly": "nue", "dragonfly-plus": "updn"}
 FALLBACK_ENGINE = "minhop"
+# Engines that route with one LID per port only: opensm(8), "LMC > 0 is not supported by fat-tree
+# routing. If this is specified, the default routing algorithm is invoked instead."
+NO_LMC_ENGINES = frozenset({"ftree"})
 # A Dragonfly's engine beyond this much nue work (destination LIDs x channel dependencies, see
 # nue_work): updn from one root router. At 9.4e7 OpenSM 3.3.23's nue computed its routes in 8 s on
 # a 2-core machine, at 3.4e8 in 62 s (docs/performance.md, "Subnet manager routing"): a rerouting
