@@ -3,8 +3,12 @@
 p = 16 terminals, a = 32 routers per group, h = 16 global links per router (a = 2p = 2h,
 k = 63 of a 64-port router), g = a*h + 1 = 513 groups, N = a*p*(a*h + 1) = 262,656 endpoints.
 
+Transport Ethernet: one InfiniBand subnet addresses at most 49,151 unicast LIDs (one per HCA port
+and switch), so a Dragonfly of a quarter or a million endpoints is not one InfiniBand subnet;
+HPE Slingshot builds Dragonflies of this size on Ethernet.
+
 The blueprint overrides two catalogue entries so that the figures measure the Dragonfly alone:
-``bench-router`` (a 64 x 400G NDR-class router without a management port) and ``bench-host``
+``bench-router`` (a 64 x 400G router without a management port) and ``bench-host``
 (a single-NIC endpoint without a BMC), so no management network is needed for a clean run.
 
 Layout: the routers one group per rack (32 x 1U) in the row ``R``; the endpoints 32 per rack
@@ -31,7 +35,7 @@ def _devices_site_nodes(radix: int, what: str, row_lines: list[str], node_lines:
   devices:
     bench-router:
       kind: switch
-      description: {what}, {radix} x 400G NDR-class, no management port
+      description: {what}, {radix} x 400G, no management port
       ports:
         - {{role: data, count: {radix}, speed_gbps: 400, lanes: 4, cage: osfp, ports_per_cage: 2, name: "IB1/{{cage}}/{{sub}}"}}
       sources: [{{ref: "qm9700 data ports (catalogue), management port left out for the benchmark", grade: ILLUSTRATIVE}}]
@@ -85,6 +89,7 @@ metadata:
 scaleout:
   - name: df
     kind: dragonfly
+    transport: ethernet  # one InfiniBand subnet addresses 49,151 LIDs: this size is an Ethernet design
     router: bench-router
     terminals: {p}
     routers_per_group: {a}
@@ -168,6 +173,7 @@ metadata:
 scaleout:
   - name: dfp
     kind: dragonfly-plus
+    transport: ethernet  # one InfiniBand subnet addresses 49,151 LIDs: this size is an Ethernet design
     switch: bench-router
     oversubscription: "1:1"
     groups: {g}

@@ -116,3 +116,41 @@ def test_opensm_accepts_an_sm_conf_and_gives_two_lids_per_port(tmp_path):
         spans = {int(hi, 16) - int(lo, 16) for lo, hi in ranges}
         assert spans == {0, 1}, spans  # switches one LID (base LMC on port 0), HCA ports two
         assert all(int(lo, 16) % 2 == 0 for lo, hi in ranges if int(hi, 16) > int(lo, 16))
+
+
+def _bench_generate():
+    import importlib.util
+    import sys
+
+    path = BLUEPRINTS.parent / "bench" / "generate.py"
+    spec = importlib.util.spec_from_file_location("generate", path)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("generate", gen)
+    spec.loader.exec_module(gen)
+    return gen
+
+
+def test_a_subnet_over_the_lid_space_is_an_error_without_a_subnet_manager_section():
+    """6,400 HGX H100 nodes of 8 NDR HCA ports: 51,200 HCA ports and their switches cannot be one
+    subnet (49,151 unicast LIDs), declared subnet managers or not. bench/generate.py splits such
+    a size into planes (each its own subnet): 2 planes of 25,600 ports fit, and each plane's rails
+    still follow the GPUs (plane p's rail r carries GPU r * 2 + p), so no nic-placement warning."""
+    planed = _bench_generate().blueprint(6_400)
+    assert "\n    planes: 2\n" in planed
+    c = compile_text(planed, "bench.yaml")
+    assert not [f for f in c.findings if f.rule in ("ib-subnet-manager", "nic-placement")], c.findings
+    per_plane = {
+        name: sum(1 for d in c.fabric.devices if d.group == name and d.role in ("leaf", "spine", "core"))
+        for name in ("ib-p1", "ib-p2")
+    }
+    assert all(25_600 + n <= 0xBFFF for n in per_plane.values()), per_plane
+
+    one = planed.replace("\n    planes: 2\n", "\n    planes: 1\n")
+    found = _findings(one)
+    assert len(found) == 1 and found[0].severity == "error", found
+    ports = int(re.search(r"([\d,]+) HCA ports", found[0].message).group(1).replace(",", ""))
+    switches = int(re.search(r"\+ ([\d,]+) switches", found[0].message).group(1).replace(",", ""))
+    assert ports == 6_400 * 8 and switches == sum(per_plane.values()) and ports + switches > 0xBFFF
+    assert "planes" in found[0].hint
+    assert found[0].location.line == _line_of(one, "  - name: ib")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 from ..facts.ib_fabric import infiniband_fabrics
 from ..facts.ib_routing import NCCL_DEFAULT_SL, NO_LMC_ENGINES, default_engine, routing_plan
 from ..findings import Finding, error, info, warning
@@ -50,18 +52,23 @@ UNICAST_LIDS = 0xBFFF
 
 
 def _lid_demand(ctx: CheckContext, name: str, lmc: int) -> tuple[int, int, int]:
-    """(switches, HCA ports, LIDs): one LID per switch (port 0, base LMC), 2^lmc per HCA port."""
+    """(switches, HCA ports, LIDs): one LID per switch (port 0, base LMC), 2^lmc per HCA port.
+
+    In bulk over the link columns (a fabric of 10^6 links in a few numpy passes), since the count
+    runs for every InfiniBand fabric, with or without a subnet_manager section."""
     f = ctx.fabric
-    t = f.links
-    switches: set[int] = set()
-    hca_ports: set[tuple[int, int]] = set()
-    for i in t.indices_of(name):
-        for dev, port in ((t.a[i], t.a_port[i]), (t.b[i], t.b_port[i])):
-            if f.models[f.devices[dev].model].kind == "switch":
-                switches.add(dev)
-            else:
-                hca_ports.add((dev, port))
-    return len(switches), len(hca_ports), len(switches) + (len(hca_ports) << lmc)
+    idx = np.asarray(f.links.indices_of(name), dtype=np.int64)
+    if not len(idx):
+        return 0, 0, 0
+    arr, dv = f.links.arrays(), f.device_arrays()
+    switch_model = np.array([f.models[m].kind == "switch" for m in dv.models], dtype=bool)
+    dev = np.concatenate((arr.a[idx], arr.b[idx]))
+    port = np.concatenate((arr.a_port[idx], arr.b_port[idx]))
+    is_switch = switch_model[dv.model[dev]]
+    switches = len(np.unique(dev[is_switch]))
+    width = int(dv.total.max()) + 1  # a (device, port) as one integer key
+    hca_ports = len(np.unique(dev[~is_switch] * width + port[~is_switch]))
+    return switches, hca_ports, switches + (hca_ports << lmc)
 
 
 @CHECKS.register("ib-subnet-manager")
@@ -71,6 +78,8 @@ def check_subnet_manager(ctx: CheckContext) -> Iterator[Finding]:
     for i, spec, name in built_fabrics(ctx.blueprint):
         sm = getattr(spec, "subnet_manager", None)
         if sm is None:
+            if name in ib:  # the LID space binds every subnet, declared subnet manager or not
+                yield from _lid_space(ctx, spec, name, 0, ("scaleout", i))
             continue
         path: tuple = ("scaleout", i, "subnet_manager")
         if name not in ib:
@@ -90,12 +99,23 @@ def check_subnet_manager(ctx: CheckContext) -> Iterator[Finding]:
                 (*path, "lmc"),
                 f"set lmc 0 with {plan.engine} (it balances over the fabric's paths with one LID per port)",
             )
-        switches, ports, lids = _lid_demand(ctx, name, sm.lmc)
-        if lids > UNICAST_LIDS:
-            yield error(
-                "ib-subnet-manager",
-                f"{name}: {ports:,} HCA ports x 2^{sm.lmc} LIDs + {switches:,} switches = {lids:,} LIDs, over the "
-                f"{UNICAST_LIDS:,} unicast LIDs of one subnet",
-                (*path, "lmc"),
-                "lower lmc, or split the fabric into planes (each plane its own subnet)",
-            )
+        yield from _lid_space(ctx, spec, name, sm.lmc, (*path, "lmc"))
+
+
+def _lid_space(ctx: CheckContext, spec: object, name: str, lmc: int, path: tuple) -> Iterator[Finding]:
+    """One subnet's LIDs against the unicast LID space: over it, the subnet manager cannot bring it up."""
+    switches, ports, lids = _lid_demand(ctx, name, lmc)
+    if lids <= UNICAST_LIDS:
+        return
+    split = (
+        "split the fabric into planes (planes: N, each plane its own subnet with its own subnet manager)"
+        if hasattr(spec, "planes")
+        else "split it into several fabrics (each its own subnet with its own subnet manager)"
+    )
+    yield error(
+        "ib-subnet-manager",
+        f"{name}: {ports:,} HCA ports x 2^{lmc} LIDs + {switches:,} switches = {lids:,} LIDs, over the "
+        f"{UNICAST_LIDS:,} unicast LIDs of one subnet: the subnet manager cannot address every port",
+        path,
+        ("lower lmc, or " if lmc else "") + split,
+    )

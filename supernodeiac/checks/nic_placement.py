@@ -24,6 +24,7 @@ from ..fabric import Fabric
 from ..facts.hosts import cached_host_facts
 from ..findings import Finding, error, warning
 from ..model.blueprint import built_fabrics
+from ..model.scaleout import fabric_names
 from .base import CHECKS, CheckContext
 
 SHOWN = 4  # NICs named in one finding
@@ -73,10 +74,14 @@ def check_nic_placement(ctx: CheckContext) -> Iterator[Finding]:
         yield from _port_findings(ctx, model, topo)
 
     gpu_of = {m: t.gpu_of_nic() for m, t in fits.items()}
-    for i, _spec, name in built_fabrics(bp):
+    for i, spec, name in built_fabrics(bp):
         fh = hosts.fabrics.get(name)
         if fh is None or not fh.rail_optimized:
             continue
+        # A planed tree sends endpoint port k to plane k % P as its port k // P there, so rail r of
+        # plane p carries the host's port r * P + p: on one NIC per GPU, GPU r * P + p's.
+        planes = fabric_names(spec)
+        first_gpu, step = planes.index(name), len(planes)
         # rail -> GPU index -> (hosts, an example (model, data index, port))
         seen: dict[int, dict[int, list]] = {}
         index_of: dict[str, dict[int, int]] = {}
@@ -99,7 +104,7 @@ def check_nic_placement(ctx: CheckContext) -> Iterator[Finding]:
         for rail in sorted(seen):
             gpus = seen[rail]
             one_per_gpu = all(f.models[m].port_count("data") == _accelerators(f, m) for _n, (m, _j, _p) in gpus.values())
-            if len(gpus) == 1 and (not one_per_gpu or next(iter(gpus)) == rail):
+            if len(gpus) == 1 and (not one_per_gpu or next(iter(gpus)) == rail * step + first_gpu):
                 continue
             for gpu, (count, (model, _j, port)) in sorted(gpus.items()):
                 layout = f.layouts[model]

@@ -655,7 +655,9 @@ RULES: tuple[Rule, ...] = (
        Errors: `subnet_manager` on an Ethernet fabric; `lmc` above 0 with the ftree engine (OpenSM's
        fat-tree routing does not support LMC > 0 and routes with its default engine instead); more
        LIDs than one subnet's 49,151 unicast LIDs (HCA ports x 2^lmc plus one per switch; IBTA vol.
-       1 sec. 4.1.3). The blueprint's own checks reject priorities outside 0-15, equal priorities
+       1 sec. 4.1.3), on every InfiniBand fabric, with or without a `subnet_manager` section (lmc 0
+       then): over it, split a fat tree into `planes` (each its own subnet) or the design into
+       several fabrics. The blueprint's own checks reject priorities outside 0-15, equal priorities
        (OpenSM would then elect by port GUID, unknown before binding) and repeated names.""",
     ),
     _r(
