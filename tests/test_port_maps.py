@@ -85,5 +85,6 @@ def test_a_breakout_mode_the_catalogue_does_not_list_is_an_error():
     device = CATALOGUE.devices["sn5600"]
     data = device.ports[0].model_copy(update={"breakout": ["2x400G", "4x200G"]})
     layout = PortLayout(device.model_copy(update={"ports": [data, *device.ports[1:]]}))
-    [(problem, _)] = port_map_problems(layout, port_map)
+    [(at, problem, _)] = port_map_problems(layout, port_map)
+    assert at == ()  # at the model
     assert "not one the catalogue lists" in problem

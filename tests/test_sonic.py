@@ -162,6 +162,8 @@ def test_ports_follow_the_catalogue_port_map():
         ("sn4600c", 63, ("Ethernet252", "504,505,506,507", "etp64", "64", 100000)),
         ("sn2201", 47, ("Ethernet47", "188", "etp48", "48", 1000)),
         ("sn2201", 51, ("Ethernet60", "204,205,206,207", "etp52", "52", 100000)),
+        # A listed map (swapped lanes; tests/test_port_lanes.py checks every line of its file).
+        ("arista-7060x6-o128", 1, ("Ethernet4", "21,22,23,24", "Ethernet1/5", "1", 400000)),
     ],
 )
 def test_port_maps_match_their_sources(model, port, expected):

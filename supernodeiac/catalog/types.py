@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
 from ..model.base import (
     MAX_PORTS,
@@ -540,8 +540,10 @@ class Medium(Strict):
 # SONiC numbers ports and SerDes lanes from 0 (an SN5600 has 512 lanes); 65,535 is far above any ASIC.
 SonicNumber = Annotated[int, Field(ge=0, le=65535)]
 SonicStep = Annotated[int, Field(gt=0, le=65535)]
-# The fields of a SONiC alias template: the cage's faceplate number, and a, b, ... on a split cage.
-ALIAS_FIELDS = ("cage", "sub")
+# The fields of a SONiC alias template: the cage's faceplate number, a, b, ... on a split cage, and
+# the port's first lane within its cage, 1-based (1, 5 for a cage split 2 x 4 lanes: Arista's
+# Ethernet{cage}/{lane}).
+ALIAS_FIELDS = ("cage", "sub", "lane")
 # A BREAKOUT_CFG mode as platform.json spells it: "2x400G[200G,100G]" (ports x speed, then the
 # speeds each port may also run at).
 BREAKOUT_MODE = r"^[1-9][0-9]?x[1-9][0-9]{0,3}G(\[[1-9][0-9]{0,3}G(,[1-9][0-9]{0,3}G)*\])?$"
@@ -554,14 +556,50 @@ def _alias_template(template: str) -> str:
     return template
 
 
+def _lane_list(value: object) -> object:
+    """A port's lanes as port_config.ini writes them ("17,18,19,20") or as a YAML list."""
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+        if not all(p.isdigit() for p in parts):
+            raise ValueError(f"lanes {value!r} are not comma-separated lane numbers (as port_config.ini writes them)")
+        return [int(p) for p in parts]
+    return value
+
+
+def _distinct_lanes(value: list[int]) -> list[int]:
+    seen: set[int] = set()
+    for lane in value:
+        if lane in seen:
+            raise ValueError(f"lane {lane} is given twice in one port's lanes {','.join(map(str, value))}")
+        seen.add(lane)
+    return value
+
+
+class SonicPortLanes(Strict):
+    """One port of a group whose lanes follow no rule (a board with swapped lanes): its SerDes
+    lanes, and optionally its name, alias and index as the hwsku's port_config.ini gives them (the
+    name and index are checked against the catalogue's; the alias replaces the group's template)."""
+
+    name: Annotated[str, AfterValidator(_port_name)] | None = Field(None, description="must be the catalogue's port name")
+    lanes: Annotated[
+        list[SonicNumber], BeforeValidator(_lane_list), Field(min_length=1, max_length=32), AfterValidator(_distinct_lanes)
+    ]
+    alias: Annotated[str, AfterValidator(_port_name)] | None = Field(
+        None, description="the port's alias as port_config.ini gives it, a literal name; default: from the group's alias"
+    )
+    index: Annotated[int, Field(gt=0, le=MAX_PORTS)] | None = Field(None, description="must be the catalogue cage's number")
+
+
 class SonicPortGroup(Strict):
     """How SONiC names and wires one catalogue port group (port_config.ini / platform.json of the hwsku).
 
     Port ``i`` of the group (0-based) is ``{prefix}{first_name + i * name_step}`` on lanes
-    ``first_lane + i * lane_step`` .. ``+ lanes - 1``. Its cage is the catalogue's (the port
-    group's ``first_cage``, ``ports_per_cage`` and ``faceplate``, as every other output prints it):
-    its index is the cage's faceplate number, its alias the ``alias`` template with ``{cage}`` and
-    ``{sub}`` (a, b, c, ... by position when a cage carries several ports, empty otherwise).
+    ``first_lane + i * lane_step`` .. ``+ lanes - 1``, or, where the board's lanes follow no such
+    rule, on the lanes ``ports[i]`` lists. Its cage is the catalogue's (the port group's
+    ``first_cage``, ``ports_per_cage`` and ``faceplate``, as every other output prints it): its
+    index is the cage's faceplate number, its alias the ``alias`` template with ``{cage}``, ``{sub}``
+    (a, b, c, ... by position when a cage carries several ports, empty otherwise) and ``{lane}``
+    (its first lane in the cage, 1-based), unless ``ports[i]`` gives one.
     """
 
     role: PortRole
@@ -569,7 +607,13 @@ class SonicPortGroup(Strict):
     first_name: SonicNumber = 0
     name_step: SonicStep
     first_lane: SonicNumber = 0
-    lane_step: SonicStep
+    lane_step: SonicStep | None = Field(None, description="lanes between port i and port i+1; or give 'ports'")
+    ports: list[SonicPortLanes] | None = Field(
+        None,
+        max_length=MAX_PORTS,
+        description="each port's lanes (and optionally name, alias, index) in port order, for a board whose lanes "
+        "follow no first_lane/lane_step rule; one entry per port of the catalogue group",
+    )
     lanes: Lanes | None = Field(None, description="SerDes lanes per port; default (and it must agree): the catalogue group's")
     alias: Annotated[str, AfterValidator(_alias_template)] = Field(
         "etp{cage}{sub}", description="alias template: {cage} faceplate cage number, {sub} a/b/... on a split cage"
@@ -583,6 +627,15 @@ class SonicPortGroup(Strict):
         description="BREAKOUT_CFG mode of each cage, as platform.json spells it; its 'NxSG' must be the catalogue "
         "group's ports per cage and speed",
     )
+
+    @model_validator(mode="after")
+    def _one_lane_rule(self) -> SonicPortGroup:
+        """Lanes by rule (first_lane, lane_step) or listed (ports), never both, never neither."""
+        if self.ports is None and self.lane_step is None:
+            raise ValueError("give lane_step (port i on lanes first_lane + i x lane_step ...) or ports (each port's lanes)")
+        if self.ports is not None and ({"lane_step", "first_lane"} & self.model_fields_set):
+            raise ValueError("give either first_lane/lane_step or ports (each port's lanes), not both")
+        return self
 
 
 class SonicBuffers(Strict):

@@ -18,10 +18,8 @@ def check_port_maps(ctx: CheckContext) -> Iterator[Finding]:
     overridden = ctx.blueprint.catalogue.port_maps
     for model in sorted({d.model for d in f.devices} & set(maps)):
         path = ("catalogue", "port_maps", model) if model in overridden else ("catalogue",)
-        for problem, hint in port_map_problems(f.layouts[model], maps[model]):
-            yield error("port-map", f"port map of {model}: {problem}", path, hint)
-        # At the group's key when the blueprint wrote the groups, else at the model.
+        # At the group's key (or a listed port's) when the blueprint wrote the groups, else at the model.
         groups = model in overridden and "groups" in overridden[model]
-        for g, key, problem, hint in port_map_clashes(f.layouts[model], maps[model]):
-            at = path + ("groups", g, key) if groups else path
-            yield error("port-map", f"port map of {model}: {problem}", at, hint)
+        layout, port_map = f.layouts[model], maps[model]
+        for at, problem, hint in [*port_map_problems(layout, port_map), *port_map_clashes(layout, port_map)]:
+            yield error("port-map", f"port map of {model}: {problem}", path + at if groups else path, hint)

@@ -643,7 +643,10 @@ RULES: tuple[Rule, ...] = (
        per cage x speed, one of the group's `breakout` modes), and only roles the model has. The
        catalogue model is the source of truth for cages; fix the map, or the model. No SerDes
        lane may belong to two ports and no alias name two ports (LLDP reports the alias): each
-       is an error at the group's `lane_step` or `alias`.""",
+       is an error at the group's `lane_step` or `alias`. A group that lists each port's lanes
+       (`ports:`, a board with swapped lanes) must list one entry per catalogue port, each with
+       the catalogue group's lane count, and any name or index it gives must be the catalogue's:
+       an error at the first wrong entry.""",
     ),
     _r(
         "ib-subnet-manager",

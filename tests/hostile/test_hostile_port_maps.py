@@ -54,8 +54,7 @@ def test_one_alias_on_every_uplink_is_named():
     clashes = port_map_clashes(PortLayout(device), port_map.model_copy(update={"groups": [port_map.groups[0], uplink]}))
     assert clashes == [
         (
-            1,
-            "alias",
+            ("groups", 1, "alias"),
             "uplink ports share aliases: 'uplink' is both Ethernet48's and Ethernet52's (3 ports repeat an alias)",
             "an alias template with {cage} (and {sub} on split cages), so every port has its own",
         )
