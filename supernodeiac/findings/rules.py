@@ -623,6 +623,14 @@ RULES: tuple[Rule, ...] = (
         shared regions' `size_gb` (each region counted once, however many hosts map it).""",
     ),
     _r(
+        "site-route",
+        "build",
+        "A side-by-side cable route joins racks that are not neighbours",
+        """A `site.routes` entry of type `side-by-side` bays consecutive racks of one row, so cables
+        between them run sideways without the overhead tray; racks in two rows, with a gap between
+        them, or in two routes cannot be bayed.""",
+    ),
+    _r(
         "cxl-granularity",
         "check",
         "A CXL pool's logical devices cannot serve every promise in whole LDs",
