@@ -154,7 +154,9 @@ def _granularity(pool: CxlPool, path: tuple, plan: PoolPlan) -> Iterator[Finding
         devices = math.ceil(plan.needed / per)
         switches = max(len({x.switch for x in plan.lds}), 1)
         options = [f"memory.per_switch: {math.ceil(devices / switches)} ({devices} devices, {devices * per} LDs)"]
-        whole = [f"{label}: {math.floor(gb / ld + 1e-9) * ld:g} GB" for label, _c, gb, each in groups if each * ld > gb + 1e-9]
+        # promises rounded down to whole LDs, where that leaves at least one
+        down = [(label, math.floor(gb / ld + 1e-9) * ld) for label, _c, gb, each in groups if each * ld > gb + 1e-9]
+        whole = [f"{label}: {gb:g} GB" for label, gb in down if gb > 0]
         if whole:
             options.append(f"promises of whole {ld:g} GB LDs ({', '.join(whole)})")
         if per < MLD_MAX_LOGICAL_DEVICES:
