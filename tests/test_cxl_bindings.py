@@ -292,3 +292,5 @@ def test_side_by_side_route_joins_neighbours_only(routes, rule, needle):
     twice = text.replace("racks: " + routes + "}", "racks: [A01, A02]}\n    - {type: side-by-side, racks: [A02, A03]}")
     (err,) = of_rule(compile_text(twice), "site-route")
     assert "A02 is already in site.routes[0]" in err.message and err.path == ("site", "routes", 1, "racks", 0)
+    (err,) = of_rule(compile_text(text.replace("racks: " + routes + "}", "racks: [A01, A01]}")), "site-route")
+    assert "A01 is listed twice in this route" in err.message and err.path == ("site", "routes", 0, "racks", 1)

@@ -71,9 +71,12 @@ class Geometry:
                 close = did_you_mean(name, sorted(by_name), "racks")
                 raise BuildError([error("unknown-reference", f"no rack named {name!r} in site.rows", path + (m,), close)])
             if self._bay[rack.index] >= 0:
-                raise BuildError(
-                    [error("site-route", f"rack {name} is already in site.routes[{self._bay[rack.index]}]", path + (m,))]
+                where = (
+                    "listed twice in this route"
+                    if self._bay[rack.index] == k
+                    else f"already in site.routes[{self._bay[rack.index]}]"
                 )
+                raise BuildError([error("site-route", f"rack {name} is {where}", path + (m,))])
             self._bay[rack.index] = k
             racks.append(rack)
         rows = sorted({r.row for r in racks})
