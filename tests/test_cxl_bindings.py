@@ -272,6 +272,28 @@ def test_every_cable_between_bayed_racks_takes_the_route_in_bulk_and_one_by_one(
     assert across["kvpool"] == 16 and across["mgmt"] >= 2
 
 
+def test_bulk_lengths_equal_one_by_one_lengths_with_a_route(mld):
+    # builders take the numpy path for 32 links or more: the same floats as cable_length, route or not
+    from supernodeiac.builders.geometry import Geometry
+    from supernodeiac.fabric import Fabric
+
+    devices = mld.fabric.devices
+    placed = [d.index for d in devices if d.rack >= 0]
+    a = [x for x in placed for _ in placed]
+    b = [y for _ in placed for y in placed]
+    out = {}
+    for label, site in (("route", mld.blueprint.site), ("tray", mld.blueprint.site.model_copy(update={"routes": []}))):
+        f = Fabric("copy", dict(mld.fabric.models))
+        g = Geometry(site, f)  # the same racks in the same order
+        f.devices = devices
+        bulk = g.lengths(a, b)
+        assert bulk == [g.cable_length(devices[x], devices[y]) for x, y in zip(a, b)]
+        out[label] = bulk
+    across = [k for k, (x, y) in enumerate(zip(a, b)) if devices[x].rack != devices[y].rack]
+    assert across and all(out["route"][k] < out["tray"][k] for k in across)
+    assert all(out["route"][k] == out["tray"][k] for k in range(len(a)) if k not in set(across))
+
+
 @pytest.mark.parametrize(
     ("routes", "rule", "needle"),
     [
