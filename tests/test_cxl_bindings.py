@@ -56,6 +56,9 @@ def test_mld_pool_ld_counts_match_the_arithmetic(mld, tables):
     region_lds = [math.ceil(r.size_gb / ld_gb) for r in spec.shared]
     assert (host_lds, region_lds) == (40, [6, 2])
     assert host_lds + sum(region_lds) == devices * model.logical_devices  # exactly full
+    facts = f.facts[POOL]
+    assert (facts["lds"], facts["ld_gb"], facts["logical_devices"]) == (48, 256, 8)
+    assert facts["shared_gb"] == sum(r.size_gb for r in spec.shared) == 2048
     (note,) = of_rule(mld, "cxl-granularity")
     assert note.severity is Severity.INFO
     assert "48 of 48 LDs of 256 GB" in note.message and "40 to 8 hosts, 8 to 2 shared regions" in note.message
