@@ -308,7 +308,8 @@ def test_hosts_made_by_the_pool_have_their_naming_checked_before_the_build():
     (err,) = c.findings
     assert err.rule == "naming" and err.path == ("cxl", 0, "hosts", 0, "naming")
     assert "unknown field {grp}" in err.message and "did you mean 'group'?" in err.hint
-    good = compile_text(blueprint().replace("- group: cpu", made.replace("{grp}", "{group}")))
+    # 6 hosts on single logical devices: one device each
+    good = compile_text(blueprint(per_switch=6).replace("- group: cpu", made.replace("{grp}", "{group}")))
     assert good.exit_code == 0, [f.message for f in good.findings]
     assert [d.name for d in good.fabric.devices if d.group == "kv"] == ["kv-1", "kv-2"]
 

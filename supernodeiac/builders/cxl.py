@@ -19,7 +19,9 @@ Facts (``fabric.facts[pool]``, plain data for the sizing report): kind, switch a
 switches, memory_devices, capacity_gb, promised_gb, hosts, host_links, switch_ports (CXL ports
 per switch) and switch_ports_used (the most any switch uses), per_host_gbytes (the least any host
 gets, GB/s per direction) and per_host_gbytes_max, per_host_gbytes_target, memory_gbytes (the
-memory side's total link bandwidth), host_groups (one row per hosts entry).
+memory side's total link bandwidth), host_groups (one row per hosts entry), logical_devices (per
+memory device), ld_gb, lds (in the pool) and shared_gb (the shared regions, counted once); which LD
+serves whom is ``facts/cxl_bindings.py``.
 """
 
 from __future__ import annotations
@@ -151,6 +153,10 @@ def build_cxl_pool(ctx: BuildContext, spec: CxlPool, path: tuple) -> None:
         "per_host_gbytes_target": spec.per_host_gbytes,
         "memory_gbytes": memory_gbps / 8,
         "host_groups": groups,
+        "logical_devices": mem_model.logical_devices,
+        "ld_gb": mem_model.memory_gb / mem_model.logical_devices,
+        "lds": n_sw * spec.memory.per_switch * mem_model.logical_devices,
+        "shared_gb": sum(region.size_gb for region in spec.shared),
     }
 
 

@@ -2,7 +2,10 @@
 
 A cable between racks runs up from its device to the tray above the rack, along the tray
 (Manhattan: along the row, then across rows), and down to the other device, plus a service
-loop; inside one rack it runs between the two devices' units plus a smaller loop.
+loop; inside one rack it runs between the two devices' units plus a smaller loop. Between two
+racks of one side-by-side bay (``site.routes``) it runs sideways through the racks at its
+devices' height: the distance along the row, the height between the two devices, and the
+route's loop, never up to the tray.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import numpy as np
 from ..fabric import Device, Fabric
 from ..findings import BuildError, error
 from ..model.site import Placement, Site
+from ..util.suggest import did_you_mean
 
 
 class Geometry:
@@ -31,6 +35,14 @@ class Geometry:
                     name, row.name, row_index, pos, (pos - 1) * site.rack_pitch_m, row_index * site.row_pitch_m
                 )
                 self._rack_index[(row.name, pos)] = rack.index
+        # Side-by-side bays: rack index -> bay (-1: none), and each bay's service loop.
+        self._bay = np.full(len(fabric.racks), -1, dtype=np.int64)
+        self._bay_slack = np.array(
+            [r.slack_m if r.slack_m is not None else site.in_rack_slack_m for r in site.routes], dtype=np.float64
+        )
+        for k, route in enumerate(site.routes):
+            self._add_bay(k, route.racks)
+        self._bays = bool(site.routes)
         self._top_m = site.rack_units * site.unit_height_m
         # The site's figures as plain floats.
         self._unit_m = site.unit_height_m
@@ -46,6 +58,41 @@ class Geometry:
         # Devices made per blueprint entry (BuildContext.groups, shared): what 'follow' reads.
         self.groups: dict[str, list[int]] = {}
         self._follow_cache: dict[tuple, list[int]] = {}
+
+    def _add_bay(self, k: int, names: list[str]) -> None:
+        """Mark the racks of route ``k``; they must exist, be one row's consecutive positions, and
+        belong to no other bay (located errors at the rack's name)."""
+        path = ("site", "routes", k, "racks")
+        by_name = {rack.name: rack for rack in self.fabric.racks}
+        racks = []
+        for m, name in enumerate(names):
+            rack = by_name.get(name)
+            if rack is None:
+                close = did_you_mean(name, sorted(by_name), "racks")
+                raise BuildError([error("unknown-reference", f"no rack named {name!r} in site.rows", path + (m,), close)])
+            if self._bay[rack.index] >= 0:
+                where = (
+                    "listed twice in this route"
+                    if self._bay[rack.index] == k
+                    else f"already in site.routes[{self._bay[rack.index]}]"
+                )
+                raise BuildError([error("site-route", f"rack {name} is {where}", path + (m,))])
+            self._bay[rack.index] = k
+            racks.append(rack)
+        rows = sorted({r.row for r in racks})
+        positions = sorted(r.position for r in racks)
+        if len(rows) > 1 or positions != list(range(positions[0], positions[0] + len(positions))):
+            raise BuildError(
+                [
+                    error(
+                        "site-route",
+                        f"a side-by-side route joins neighbouring racks of one row; {', '.join(names)} are "
+                        + (f"in rows {', '.join(rows)}" if len(rows) > 1 else f"positions {', '.join(map(str, positions))}"),
+                        path,
+                        "one route per run of consecutive racks in a row (a gap or an aisle needs the tray)",
+                    )
+                ]
+            )
 
     def place(self, placement: Placement, slot: int, height_u: int, path: tuple) -> tuple[int, int]:
         """(rack index, lowest U) of the device in placement slot ``slot``."""
@@ -141,6 +188,9 @@ class Geometry:
         if a.rack == b.rack:
             return abs(ya - yb) + self._in_rack_slack_m
         ka, kb = self.fabric.racks[a.rack], self.fabric.racks[b.rack]
+        bay = self._bay[a.rack]
+        if bay >= 0 and bay == self._bay[b.rack]:
+            return abs(ka.x_m - kb.x_m) + abs(ya - yb) + float(self._bay_slack[bay])
         horizontal = abs(ka.x_m - kb.x_m) + abs(ka.y_m - kb.y_m)
         return (top - ya) + (top - yb) + self._trays_m + horizontal + self._slack_m
 
@@ -162,6 +212,11 @@ class Geometry:
         horizontal = np.abs(self._rack_x[sa] - self._rack_x[sb]) + np.abs(self._rack_y[sa] - self._rack_y[sb])
         across = (self._top_m - ya) + (self._top_m - yb) + self._trays_m + horizontal + self._slack_m
         inside = np.abs(ya - yb) + self._in_rack_slack_m
+        if self._bays:  # side-by-side bays: sideways at the devices' height, no tray
+            bay_a, bay_b = self._bay[sa], self._bay[sb]
+            beside = (bay_a >= 0) & (bay_a == bay_b)
+            sideways = np.abs(self._rack_x[sa] - self._rack_x[sb]) + np.abs(ya - yb) + self._bay_slack[np.maximum(bay_a, 0)]
+            across = np.where(beside, sideways, across)
         return np.where(placed, np.where(ra == rb, inside, across), 0.0).tolist()
 
     def _device_positions(self) -> tuple[np.ndarray, np.ndarray]:

@@ -276,6 +276,11 @@ class Part(Strict):
     ref: Text = ""
 
 
+# CXL 2.0 specification, section 2.4 (Multi-Logical Device): an MLD is partitioned into at most 16
+# logical devices (LD-ID 0..15); CXL 3.x keeps the limit. A bound of the schema, not a device figure.
+MLD_MAX_LOGICAL_DEVICES = 16
+
+
 class DeviceModel(Strict):
     kind: Literal[
         "switch",
@@ -304,6 +309,16 @@ class DeviceModel(Strict):
         None, description="switch: the catalogue ASIC (asics) it is built on; a switch board names its chip in switch_chips.model"
     )
     memory_gb: NonNegFloat = 0
+    logical_devices: int = Field(
+        1,
+        ge=1,
+        le=MLD_MAX_LOGICAL_DEVICES,
+        description="CXL Type 3: logical devices (LDs) the capacity is split into, each bound to one host; 1 is a "
+        "single logical device (SLD), more a multi-logical device (MLD) of memory_gb / logical_devices per LD",
+    )
+    memory_sharing: bool = Field(
+        False, description="CXL Type 3: maps one region into several hosts at once (CXL 3.x shared memory)"
+    )
     physical: Physical | None = None
     slots: ChassisSlots | None = Field(None, description="kind chassis: its board slots")
     part: Part | None = Field(None, description="part number for the BOM; none: a generic placeholder")

@@ -10,14 +10,17 @@ Reach is the generic ``reach`` check: the CXL ports' lane rates and cages make i
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from itertools import compress
 
+from ..catalog.types import MLD_MAX_LOGICAL_DEVICES
 from ..fabric import Fabric, Link
 from ..fabric.fabric_facts import kind_of
+from ..facts.cxl_bindings import PoolPlan, lds_for, pool_plans
 from ..findings import Finding, error, info, warning
 from ..model.cxl import ROLE_MEMORY, ROLE_SWITCH, CxlPool
+from ..util.suggest import did_you_mean
 from .base import CHECKS, CheckContext
 
 
@@ -72,10 +75,14 @@ def check_cxl(ctx: CheckContext) -> Iterator[Finding]:
     if not pools:
         return
     measured = measure(ctx.fabric, {p.name for _, p in pools})
+    plans = {plan.name: plan for plan in pool_plans(ctx.blueprint, ctx.fabric)}
     for i, pool in pools:
         m = measured[pool.name]
         path = ("cxl", i)
-        yield from _capacity(ctx, pool, path, m)
+        yield from _shared(ctx, pool, path, plans[pool.name])
+        fits = yield from _capacity(ctx, pool, path, m)
+        if fits:
+            yield from _granularity(pool, path, plans[pool.name])
         yield from _lanes(ctx, pool, path, m)
         yield from _bandwidth(ctx, pool, path, m)
 
@@ -93,13 +100,16 @@ def _hosts_by_entry(ctx: CheckContext, pool: CxlPool, m: PoolMeasure) -> list[li
     return out
 
 
-def _capacity(ctx: CheckContext, pool: CxlPool, path: tuple, m: PoolMeasure) -> Iterator[Finding]:
+def _capacity(ctx: CheckContext, pool: CxlPool, path: tuple, m: PoolMeasure) -> Generator[Finding, None, bool]:
+    """Capacity against the hosts' promises plus every shared region once; returns whether it fits."""
     capacity = sum(m.memory[d] for d in sorted(m.memory))
     entries = _hosts_by_entry(ctx, pool, m)
     promised_by_entry = [len(devs) * entry.promised_gb for devs, entry in zip(entries, pool.hosts)]
-    promised = sum(promised_by_entry)
+    shared = sum(region.size_gb for region in pool.shared)
+    promised = sum(promised_by_entry) + shared
     n_hosts = sum(len(devs) for devs in entries)
     n_mem = len(m.memory)
+    regions = f" + {_n(len(pool.shared), 'shared region')} {shared:g} GB" if pool.shared else ""
     if promised > capacity + 1e-9:
         per_device = capacity / n_mem if n_mem else 0.0
         need = math.ceil(promised / per_device / max(len(m.switches), 1)) if per_device else 0
@@ -108,23 +118,95 @@ def _capacity(ctx: CheckContext, pool: CxlPool, path: tuple, m: PoolMeasure) -> 
         )
         worst = max(range(len(pool.hosts)), key=lambda j: (promised_by_entry[j], -j))
         options = [f"memory.per_switch: {need}" if need else "add memory devices"]
-        if n_hosts:
-            options.append(f"promise at most {capacity / n_hosts:g} GB per host")
+        if n_hosts and capacity > shared:
+            options.append(f"promise at most {(capacity - shared) / n_hosts:g} GB per host")
         yield error(
             "cxl-capacity",
-            f"{pool.name}: hosts are promised {promised:g} GB ({detail}) but the pool has {capacity:g} GB "
+            f"{pool.name}: hosts are promised {promised:g} GB ({detail}{regions}) but the pool has {capacity:g} GB "
             f"in {_n(n_mem, 'memory device')}: {promised - capacity:g} GB short",
             path + ("hosts", worst, "promised_gb"),
             " or ".join(options),
         )
-        return
+        return False
     share = f" ({promised / capacity:.0%})" if capacity else ""
     yield info(
         "cxl-capacity",
         f"{pool.name}: {capacity:g} GB in {_n(n_mem, 'memory device')} behind {_n(len(m.switches), 'switch')}; "
-        f"{_n(n_hosts, 'host')} promised {promised:g} GB{share}",
+        f"{_n(n_hosts, 'host')} promised {promised - shared:g} GB{regions}{share}",
         path,
     )
+    return True
+
+
+def _granularity(pool: CxlPool, path: tuple, plan: PoolPlan) -> Iterator[Finding]:
+    """Every host's promise and every shared region in whole logical devices, against the LDs built."""
+    ld, per = plan.ld_gb, plan.logical_devices
+    kind = "SLD" if per == 1 else f"MLD of {per}"
+    have = f"{_n(len(plan.lds), 'LD')} of {ld:g} GB ({_n(plan.devices, 'memory device')} x {per}, {kind})"
+    groups = []  # (label, hosts, promised, LDs each)
+    for j, entry in enumerate(pool.hosts):
+        count = sum(1 for h in plan.hosts if h.entry == j)
+        if count:
+            groups.append((entry.label, count, entry.promised_gb, lds_for(entry.promised_gb, ld)))
+    wants = [f"{count} {label} x {gb:g} GB take {_n(each, 'LD')} each ({count * each})" for label, count, gb, each in groups]
+    wants += [f"shared {r.name} {r.size_gb:g} GB takes {r.lds}" for r in plan.regions]
+    if plan.short:
+        devices = math.ceil(plan.needed / per)
+        switches = max(len({x.switch for x in plan.lds}), 1)
+        options = [f"memory.per_switch: {math.ceil(devices / switches)} ({devices} devices, {devices * per} LDs)"]
+        # promises rounded down to whole LDs, where that leaves at least one
+        down = [(label, math.floor(gb / ld + 1e-9) * ld) for label, _c, gb, each in groups if each * ld > gb + 1e-9]
+        whole = [f"{label}: {gb:g} GB" for label, gb in down if gb > 0]
+        if whole:
+            options.append(f"promises of whole {ld:g} GB LDs ({', '.join(whole)})")
+        if per < MLD_MAX_LOGICAL_DEVICES:
+            options.append("a multi-logical device with smaller LDs (catalogue logical_devices)")
+        yield error(
+            "cxl-granularity",
+            f"{pool.name}: {'; '.join(wants)}: {plan.needed} LDs, but the pool has {have}: {plan.short} LDs short",
+            path,
+            "use " + ", or ".join(options),
+        )
+        return
+    bound_hosts = sum(h.lds for h in plan.hosts)
+    bound_shared = sum(r.lds for r in plan.regions)
+    regions = f", {bound_shared} to {_n(len(plan.regions), 'shared region')}" if plan.regions else ""
+    yield info(
+        "cxl-granularity",
+        f"{pool.name}: {plan.needed} of {have} bound ({bound_hosts} to {_n(len(plan.hosts), 'host')}{regions}); "
+        f"{plan.stranded_gb:g} GB bound beyond the promises (whole LDs)",
+        path,
+    )
+
+
+def _shared(ctx: CheckContext, pool: CxlPool, path: tuple, plan: PoolPlan) -> Iterator[Finding]:
+    """Shared regions: names that resolve to the pool's hosts, on memory devices that can share."""
+    known = [entry.label for entry in pool.hosts] + [h.host for h in plan.hosts]
+    for region in plan.regions:
+        at = path + ("shared", region.index)
+        for k, who in region.unknown:
+            yield error(
+                "cxl-shared",
+                f"{pool.name}: shared region {region.name} names {who!r}, which is no hosts entry or host of the pool",
+                at + ("hosts", k),
+                did_you_mean(who, known, "the pool's hosts entries and hosts"),
+            )
+        if not plan.memory_sharing:
+            sharing = sorted(n for n, md in ctx.catalogue.devices.items() if md.kind == "memory" and md.memory_sharing)
+            yield error(
+                "cxl-shared",
+                f"{pool.name}: shared region {region.name} needs memory sharing (CXL 3.x), which {plan.memory_model} "
+                "lacks (catalogue memory_sharing: false)",
+                at,
+                "a memory device that shares" + (f" ({', '.join(sharing)})" if sharing else "") + ", or drop the region",
+            )
+        elif not region.unknown and len(region.hosts) < 2:
+            yield warning(
+                "cxl-shared",
+                f"{pool.name}: shared region {region.name} is mapped by {_n(len(region.hosts), 'host')} only: nothing shares it",
+                at + ("hosts",),
+                "name at least two hosts, or promise the capacity to the one host",
+            )
 
 
 def _lanes(ctx: CheckContext, pool: CxlPool, path: tuple, m: PoolMeasure) -> Iterator[Finding]:

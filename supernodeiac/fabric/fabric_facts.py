@@ -327,6 +327,10 @@ class CxlFacts(TypedDict):
     per_host_gbytes_target: float | None
     memory_gbytes: float
     host_groups: list[CxlHostGroup]
+    logical_devices: int  # LDs per memory device (1: SLD)
+    ld_gb: float  # GB per LD
+    lds: int  # LDs in the pool
+    shared_gb: float  # shared regions, counted once
 
 
 class ManagementFacts(TypedDict):

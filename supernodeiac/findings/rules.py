@@ -619,7 +619,33 @@ RULES: tuple[Rule, ...] = (
         "cxl-capacity",
         "check",
         "A CXL pool cannot hold the capacity promised to its hosts",
-        """The Type 3 memory behind the pool's switches against the sum of `promised_gb`.""",
+        """The Type 3 memory behind the pool's switches against the sum of `promised_gb` and the
+        shared regions' `size_gb` (each region counted once, however many hosts map it).""",
+    ),
+    _r(
+        "site-route",
+        "build",
+        "A side-by-side cable route joins racks that are not neighbours",
+        """A `site.routes` entry of type `side-by-side` bays consecutive racks of one row, so cables
+        between them run sideways without the overhead tray; racks in two rows, with a gap between
+        them, or in two routes cannot be bayed.""",
+    ),
+    _r(
+        "cxl-granularity",
+        "check",
+        "A CXL pool's logical devices cannot serve every promise in whole LDs",
+        """Capacity binds to hosts in whole logical devices: a single logical device (SLD) goes to one
+        host, a multi-logical device (MLD) in `memory_gb / logical_devices` pieces. A host promised
+        1,100 GB on 1 TB SLDs takes 2 devices, so the sum of GB can fit while the devices do not.
+        Fix: more memory devices, promises of whole LDs, or an MLD with smaller LDs.""",
+    ),
+    _r(
+        "cxl-shared",
+        "check",
+        "A CXL shared region names no host of its pool, or its memory devices cannot share",
+        """A shared region is mapped by several hosts at once (CXL 3.x shared memory): its hosts must
+        be hosts entries (a group) or host devices of the same pool, and the pool's memory device
+        must support sharing (catalogue `memory_sharing`).""",
     ),
     _r(
         "cxl-lanes",

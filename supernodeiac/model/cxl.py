@@ -63,6 +63,18 @@ class CxlMemory(Strict):
     per_switch: PositiveInt = Field(description="Type 3 devices behind each switch")
 
 
+class CxlSharedRegion(Strict):
+    """One memory region mapped by several hosts at once (CXL 3.x shared memory: a KV-cache prefix
+    read by every host of a serving group). Counted once against the pool's capacity."""
+
+    name: Name = Field(description="region name, unique in the pool")
+    size_gb: PositiveFloat = Field(description="region size, GB (served by whole logical devices)")
+    hosts: list[Name] = Field(
+        min_length=1,
+        description="who maps it (two hosts or more): a hosts entry's group (all its hosts) or host devices, by name",
+    )
+
+
 class CxlPlacement(Strict):
     switch: Placement
     memory: Placement = Field(description="memory device (switch s, slot j) takes placement slot j x switches + s")
@@ -78,5 +90,17 @@ class CxlPool(Strict):
     per_host_gbytes: PositiveFloat | None = Field(
         None, description="bandwidth target per host into the pool, GB/s per direction (lanes x lane rate of its links)"
     )
+    shared: list[CxlSharedRegion] = Field(
+        default_factory=list, description="regions mapped by several hosts (CXL 3.x shared memory), counted once"
+    )
     placement: CxlPlacement
     media: MediaPolicy | None = None
+
+    @model_validator(mode="after")
+    def _regions_unique(self) -> CxlPool:
+        seen: set[str] = set()
+        for region in self.shared:
+            if region.name in seen:
+                raise ValueError(f"shared region {region.name!r} is named twice")
+            seen.add(region.name)
+        return self

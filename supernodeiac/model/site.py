@@ -42,6 +42,16 @@ class Row(Strict):
         return max(self.racks, self.planned_racks or 0)
 
 
+class Route(Strict):
+    """A cable route other than the overhead tray. ``side-by-side``: consecutive racks of one row
+    bayed together (side panels open or cut through), so a cable between two of them runs sideways
+    at its devices' height instead of climbing to the tray: short copper between neighbours."""
+
+    type: Literal["side-by-side"] = "side-by-side"
+    racks: list[Name] = Field(min_length=2, description="rack names, consecutive positions of one row, in any order")
+    slack_m: NonNegFloat | None = Field(None, description="service loop of such a cable; default: in_rack_slack_m")
+
+
 class Site(Strict):
     name: Name | None = Field(None, description="site name for cable labels (default: metadata.name)")
     rack_units: PositiveInt = 48
@@ -54,6 +64,9 @@ class Site(Strict):
     rack_name: str = Field("{row}{rack:02d}", description="rack naming template: {row} name, {rack} 1-based")
     budget: RackBudget | None = Field(None, description="every rack's budget (power, cooling, weight, cable density)")
     rows: list[Row] = Field(min_length=1)
+    routes: list[Route] = Field(
+        default_factory=list, description="cable routes besides the overhead tray (side-by-side racks), checked when built"
+    )
 
 
 class Placement(Strict):

@@ -37,6 +37,7 @@ from . import (  # noqa: E402,F401
     bom,
     cabling,
     connectors,
+    cxl_bindings,
     dhcp,
     diagram,
     elevation,
