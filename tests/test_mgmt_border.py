@@ -143,11 +143,13 @@ def test_mclag_both_peers_gateway_relay_and_border():
         cfg = configs[name]
         assert "Vlan10|10.200.0.1/16" in cfg["VLAN_INTERFACE"]
         assert cfg["VLAN"]["Vlan10"]["dhcp_servers"] == ["10.10.0.67"]
+        assert cfg["FEATURE"] == {"dhcp_relay": {"state": "enabled"}}  # off by default on a MgmtLeafRouter
         assert "STATIC_ROUTE" not in cfg
     assert configs[aggs[0]]["VLAN"]["Vlan10"] == configs[aggs[1]]["VLAN"]["Vlan10"]  # consistently
     for d in c.fabric.devices:
         if d.role == "mgmt":
             assert "dhcp_servers" not in configs[d.name]["VLAN"]["Vlan10"], d.name
+            assert "FEATURE" not in configs[d.name]
     assert l2_cycles(configs) == {}  # the border ports are routed: no VLAN member among them
     (subnet,) = json.loads(files["dhcp/kea-dhcp4.json"])["Dhcp4"]["subnet4"]
     assert subnet["subnet"] == "10.200.0.0/16" and subnet["relay"] == {"ip-addresses": ["10.200.0.1"]}
@@ -313,3 +315,29 @@ def test_a_flat_gateway_on_no_device_is_a_located_error():
         line = next(n for n, row in enumerate(t.splitlines(), 1) if "addressing: {" in row)
         assert found[0].location.line == line
         assert ("10.200.0.9" in found[0].message) == (t is given)
+
+
+def test_an_ipv6_border_carries_ipv6_sessions():
+    """An IPv6 management network (roce-rail-2tier's, as test_dhcp makes it) with an IPv6 border:
+    /127 links, sessions to the routers' IPv6 addresses, YANG-valid."""
+    from test_dhcp import _v6
+
+    c, files = _v6()
+    aggs = _aggs(c)
+    for name in aggs:
+        cfg = json.loads(files[f"sonic/{name}.json"])
+        site = {a: n for a, n in cfg["BGP_NEIGHBOR"].items() if n["name"].startswith("site-")}
+        assert len(site) == 2
+        for address, n in site.items():
+            assert ipaddress.ip_address(address).version == 6
+            own = next(k.split("|")[1] for k in cfg["INTERFACE"] if k.endswith("/127") and n["local_addr"] in k)
+            assert ipaddress.ip_address(address) in ipaddress.ip_interface(own).network
+        assert cfg["STATIC_ROUTE"] == {"default|fd00:200::/48": {"advertise": "true", "blackhole": "true"}}
+    libyang = pytest.importorskip("libyang", reason="PyPI libyang==2.7.1 (needs Debian libyang2-dev) validates config_db")
+    from helpers.sonic_yang import validate
+
+    for name in aggs:
+        try:
+            validate(json.loads(files[f"sonic/{name}.json"]))
+        except libyang.LibyangError as exc:
+            pytest.fail(f"{name}: {exc}")

@@ -56,7 +56,8 @@ class MgmtAddressing(Strict):
     )
     asn: Asn = Field(
         4259000000,
-        description="routed design: the aggregation layer's ASN; the rack at site index r takes asn + 1 + r (RFC 6996 private)",
+        description="the aggregation layer's ASN (routed design, and toward the border's site routers); the rack at "
+        "site index r takes asn + 1 + r (RFC 6996 private)",
     )
 
     @model_validator(mode="after")
@@ -244,8 +245,8 @@ class Management(Strict):
         description="routed: every rack switch routes its rack's subnet (its own VLAN) and peers in eBGP over /31 "
         "uplinks with the aggregation switches, so no broadcast domain leaves a rack; mclag: one VLAN across the "
         "site, the aggregation pair one MCLAG domain and each rack switch's uplinks one PortChannel to it (a tree "
-        "of logical links); flat: one VLAN across every switch (loop-free only as a tree: one uplink per rack, or "
-        "one aggregation switch)",
+        "of logical links); flat: one VLAN across every switch, the aggregation switches joined to the first (the gateway) "
+        "by one link each (loop-free only as a tree: one uplink per rack)",
     )
     mclag: Mclag | None = Field(None, description="design: mclag: the MCLAG domain of the aggregation pair")
     switch: str = Field("sn2201", description="catalogue switch placed in every rack with management ports")

@@ -53,6 +53,8 @@ PFCWD_POLL_MS = "200"
 # The dynamic buffer model's lossless traffic assumptions (SONiC buffers_config.j2 defaults).
 LOSSLESS_PATTERN = {"mtu": "1024", "small_packet_percentage": "100"}
 DEFAULT_MGMT_VLAN = MgmtAddressing.model_fields["vlan"].default
+# Device types whose dhcp_relay feature SONiC enables by default (init_cfg.json.j2).
+RELAY_BY_DEFAULT = frozenset({"ToRRouter", "EPMS", "MgmtTsToR", "MgmtToRRouter", "BmcMgmtToRRouter"})
 # A leaf's host-subnet summary: a discard route that bgpcfgd redistributes into BGP (see config_db).
 HOST_SUMMARY_ROUTE = {"advertise": "true", "blackhole": "true"}
 
@@ -324,6 +326,11 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
         # with dhcp_servers; the circuit ID it inserts: FabricFacts.relay_circuit_id).
         entry["dhcp_servers"] = list(sw.dhcp_relay)
     cfg["VLAN"] = {name: entry}
+    if (sw.dhcp_relay or sw.dhcpv6_relay) and sw.sonic_type not in RELAY_BY_DEFAULT:
+        # SONiC starts the dhcp_relay container by default only on the device types its
+        # init_cfg.json.j2 lists (sonic-buildimage files/build_templates/init_cfg.json.j2); an
+        # aggregation switch (MgmtLeafRouter) that is a VLAN's gateway needs it switched on.
+        cfg["FEATURE"] = {"dhcp_relay": {"state": "enabled"}}
     if sw.dhcpv6_relay:
         # DHCPv6: SONiC's dhcp6relay reads its servers per VLAN from DHCP_RELAY (sonic-dhcpv6-relay.yang).
         cfg["DHCP_RELAY"] = {name: {"dhcpv6_servers": list(sw.dhcpv6_relay)}}
