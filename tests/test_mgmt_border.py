@@ -146,6 +146,7 @@ def test_mclag_both_peers_gateway_relay_and_border():
         assert cfg["FEATURE"] == {"dhcp_relay": {"state": "enabled"}}  # off by default on a MgmtLeafRouter
         assert "STATIC_ROUTE" not in cfg
     assert configs[aggs[0]]["VLAN"]["Vlan10"] == configs[aggs[1]]["VLAN"]["Vlan10"]  # consistently
+    _check_ibgp(configs, aggs)
     for d in c.fabric.devices:
         if d.role == "mgmt":
             assert "dhcp_servers" not in configs[d.name]["VLAN"]["Vlan10"], d.name
@@ -154,6 +155,33 @@ def test_mclag_both_peers_gateway_relay_and_border():
     (subnet,) = json.loads(files["dhcp/kea-dhcp4.json"])["Dhcp4"]["subnet4"]
     assert subnet["subnet"] == "10.200.0.0/16" and subnet["relay"] == {"ip-addresses": ["10.200.0.1"]}
     assert subnet["option-data"] == [{"name": "routers", "data": "10.200.0.1"}]
+
+
+def _check_ibgp(configs: dict, aggs: list[str]) -> None:
+    """The MCLAG peers' iBGP session over the keepalive VLAN: each the other's neighbour at the
+    other's keepalive address, one ASN, next hop self (routes learned from the site pass on)."""
+    a, b = (configs[n] for n in aggs)
+    asn = a["DEVICE_METADATA"]["localhost"]["bgp_asn"]
+    assert b["DEVICE_METADATA"]["localhost"]["bgp_asn"] == asn
+    (da,), (db,) = a["MCLAG_DOMAIN"].values(), b["MCLAG_DOMAIN"].values()
+    for cfg, domain, other in ((a, da, aggs[1]), (b, db, aggs[0])):
+        n = cfg["BGP_NEIGHBOR"][domain["peer_ip"]]
+        assert n["name"] == other and n["asn"] == asn and n["local_addr"] == domain["source_ip"] and n["nhopself"] == "1"
+        assert f"Vlan4094|{domain['source_ip']}/31" in cfg["VLAN_INTERFACE"]
+
+
+def test_mclag_one_border_peer_still_routes_both():
+    """border.switches naming one MCLAG peer: only it uplinks, and the other learns the site's
+    routes from it over their iBGP session (a host's PortChannel may hash to either)."""
+    border = "  border:\n    routers: [{name: site-r1, asn: 65100}]\n    switches: [mgmt-agg-01]\n    network: 192.0.2.0/31\n"
+    c = compile_text(_text("mclag", border=border))
+    assert c.exit_code == 0, [f.message for f in c.findings if f.severity.value == "error"]
+    files, _ = render(c, ["sonic"])
+    aggs = _aggs(c)
+    configs = {n: json.loads(files[f"sonic/{n}.json"]) for n in aggs}
+    _check_ibgp(configs, aggs)
+    assert [n["name"] for n in configs[aggs[0]]["BGP_NEIGHBOR"].values()] == ["site-r1", aggs[1]]
+    assert [n["name"] for n in configs[aggs[1]]["BGP_NEIGHBOR"].values()] == [aggs[0]]
 
 
 def test_routed_kea_subnets_name_the_rack_switch_that_relays_them():

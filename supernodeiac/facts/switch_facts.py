@@ -73,6 +73,7 @@ class BgpNeighbor:
     asn: int
     name: str
     local_address: str
+    next_hop_self: bool = False  # an iBGP session passing on routes learned in eBGP (BGP_NEIGHBOR nhopself)
 
 
 @dataclass(slots=True)
@@ -358,6 +359,8 @@ class FabricFacts:
             self._routed_uplinks(sw, plan)
         if sw.kind == "mgmt-agg" and sw.device.name in self._border:
             self._border_ports(sw, plan)
+        if sw.mclag is not None and self._border:
+            self._mclag_ibgp(sw, plan)
         if sw.kind == "mgmt" and sw.device.rack >= 0:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(self._block(sw.device))), True
             if plan.routed:  # a segment gateway (flat, MCLAG: the rack switch only bridges)
@@ -454,6 +457,19 @@ class FabricFacts:
         connected = {str(ipaddress.ip_interface(sw.gateway_interface).network)} if sw.gateway_interface else set()
         announce = m.border.announce or [str(plan.network)]
         sw.announce = [str(ipaddress.ip_network(p)) for p in announce if str(ipaddress.ip_network(p)) not in connected]
+
+    def _mclag_ibgp(self, sw: SwitchFacts, plan: MgmtPlan) -> None:
+        """With a border, the MCLAG peers (one ASN) also peer with each other in iBGP over their
+        keepalive VLAN, next hop self: a peer whose border links are down (or that has none,
+        ``border.switches`` naming one peer) still routes the gateway's traffic to the site through
+        the other, since a host's PortChannel may hash its packets to either peer."""
+        m = sw.mclag
+        assert m is not None
+        if sw.asn is None:
+            sw.asn = plan.asn
+        sw.bgp.append(BgpNeighbor(m.peer_ip, plan.asn, m.peer_name, m.source_ip, next_hop_self=True))
+        if sw.router_id is None:
+            sw.router_id = m.source_ip
 
     def dhcp_relay_servers(self) -> list[str]:
         """The DHCPv4 servers a segment gateway relays to: in the routed design every rack and OOB

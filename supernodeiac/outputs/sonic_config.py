@@ -274,7 +274,8 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
         neighbours.keys_ = [n.address for n in sw.bgp]
         neighbours.lines = [
             f'        {_key(n.address)}: {{"admin_status": "up", "asn": "{n.asn}", {timers}, '
-            f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "0", "rrclient": "0"}}'
+            f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "{int(n.next_hop_self)}", '
+            '"rrclient": "0"}'
             for n in sw.bgp
         ]
         cfg["BGP_NEIGHBOR"] = neighbours
