@@ -369,3 +369,14 @@ def test_an_ipv6_border_carries_ipv6_sessions():
             validate(json.loads(files[f"sonic/{name}.json"]))
         except libyang.LibyangError as exc:
             pytest.fail(f"{name}: {exc}")
+
+
+def test_a_border_over_a_fabric_pool_is_a_located_error():
+    """roce-rail-2tier's border moved into its RoCE fabric's point-to-point pool 10.64.0.0/20."""
+    text = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text()
+    bad = text.replace("    network: 192.0.2.0/28\n", "    network: 10.64.0.16/28\n")
+    assert bad != text
+    c = compile_text(bad)
+    (f,) = [f for f in c.findings if f.rule == "address-overlap"]
+    assert "border network 10.64.0.16/28" in f.message and "10.64.0.0/20" in f.message
+    assert f.location.line == next(n for n, row in enumerate(bad.splitlines(), 1) if "network: 10.64.0.16/28" in row)
