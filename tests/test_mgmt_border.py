@@ -253,10 +253,12 @@ def test_kea_accepts_the_relayed_config(design, tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_a_server_inside_the_management_network_is_not_relayed_in_the_flat_design():
-    """The one VLAN reaches a DHCP server inside it by broadcast: no relay (it would answer twice)."""
-    text = _text("mclag", services="services:\n  dhcp: [10.200.0.67]\n")
+def test_a_server_inside_the_management_network_is_not_relayed_on_the_one_vlan():
+    """MCLAG (as flat): the one VLAN reaches a DHCP server inside it by broadcast, so no relay (it
+    would answer twice) and no relay address in Kea."""
+    text = _text("mclag", services="services:\n  dhcp: [10.200.0.10]\n")  # in block 0, beside the gateway
     c = compile_text(text)
+    assert c.exit_code == 0, [f.message for f in c.findings if f.severity.value == "error"]
     files, _ = render(c, ["sonic", "dhcp"])
     for name in _aggs(c):
         assert "dhcp_servers" not in json.loads(files[f"sonic/{name}.json"])["VLAN"]["Vlan10"]
