@@ -382,3 +382,14 @@ def test_a_border_over_a_fabric_pool_is_a_located_error():
     (f,) = [f for f in c.findings if f.rule == "address-overlap"]
     assert "border network 10.64.0.16/28" in f.message and "10.64.0.0/20" in f.message
     assert f.location.line == next(n for n, row in enumerate(bad.splitlines(), 1) if "network: 10.64.0.16/28" in row)
+
+
+def test_a_given_border_link_over_a_fabric_pool_is_a_located_error():
+    text = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text()
+    link = "      - {switch: mgmt-agg-01, router: site-core-1, address: 10.64.0.9/31, peer: 10.64.0.8}\n"
+    bad = text.replace("    network: 192.0.2.0/28\n", "    links:\n" + link)
+    assert bad != text
+    c = compile_text(bad)
+    (f,) = [f for f in c.findings if f.rule == "address-overlap"]
+    assert "border link mgmt-agg-01-site-core-1 10.64.0.8/31" in f.message and "10.64.0.0/20" in f.message
+    assert f.location.line == bad.splitlines().index(link.rstrip("\n")) + 1

@@ -50,12 +50,12 @@ def _pools(ctx: CheckContext) -> list[_Pool]:
         # by the builder, which reports that overlap at the border's own line).
         b = m.border
         if b.network is not None:
-            at = ("management", "border", "network")
-            pools.append(_Pool("management", "the border network", ipaddress.ip_network(b.network), at))
+            where = ("management", "border", "network")
+            pools.append(_Pool("management", "the border network", ipaddress.ip_network(b.network), where))
         for k, link in enumerate(b.links or []):
-            at = ("management", "border", "links", k, "address")
             net = ipaddress.ip_interface(link.address).network
-            pools.append(_Pool("management", f"border link {link.switch}-{link.router}", net, at))
+            given = ("management", "border", "links", k, "address")
+            pools.append(_Pool("management", f"border link {link.switch}-{link.router}", net, given))
     return pools
 
 
