@@ -205,6 +205,7 @@ V6 = (
     .replace("addressing: {network: 10.200.0.0/16}", "addressing: {network: 'fd00:200::/48'}")
     .replace("  networks: [10.10.0.0/24]", "  networks: [10.10.0.0/24, 'fd00:10::/64']")
     .replace("  dhcp: [10.10.0.67] ", "  dhcp: ['fd00:10::67'] ")
+    .replace("    network: 192.0.2.0/28\n", "    network: 'fd00:ffff::/124'\n")  # the border's sessions: IPv6 too
 )
 
 
@@ -212,7 +213,7 @@ V6 = (
 def _v6():
     from conftest import compile_text
 
-    assert V6.count("fd00:") == 3
+    assert V6.count("fd00:") == 4
     c = compile_text(V6)
     assert c.exit_code == 0, [f.message for f in c.findings]
     files, notices = render(c, ["dhcp", "sonic"])

@@ -106,11 +106,12 @@ def test_a_planted_loop_is_in_the_configs_and_reported_at_its_line():
     assert len(loops) == 1, [f.message for f in c.findings]
     line = FLAT.splitlines().index("  design: flat") + 1
     assert loops[0].location.line == line
-    # 6 rack switches x 2 uplinks over 2 aggregation switches: 8 switches, 12 links, 12 - 8 + 1 = 5 cycles.
-    assert "mgmt-agg-0" in loops[0].message and "4 more independent loops" in loops[0].message
+    # 6 rack switches x 2 uplinks over 2 aggregation switches joined by their inter-aggregation
+    # link: 8 switches, 13 links, 13 - 8 + 1 = 6 cycles.
+    assert "mgmt-agg-0" in loops[0].message and "5 more independent loops" in loops[0].message
     # The same loops are in what the configs say, independently of the check (the renderer does
     # not refuse a compiled blueprint with errors; the CLI does).
-    assert sum(len(v) for v in l2_cycles(_configs_of(c)).values()) == 5
+    assert sum(len(v) for v in l2_cycles(_configs_of(c)).values()) == 6
     # A flat tree (one uplink per rack) is loop-free in both.
     tree = compile_text(FLAT.replace("  uplinks: 2 ", "  uplinks: 1 "))
     assert not [f for f in tree.findings if f.rule == "management-loop"], [f.message for f in tree.findings]

@@ -35,7 +35,9 @@ import ipaddress
 from collections import defaultdict
 
 from ..fabric import Device, Fabric
-from ..fabric.fabric_facts import ManagementFacts
+from ..fabric.fabric_facts import BorderLinkFacts, ManagementFacts
+from ..facts.link_addresses import ip_text
+from ..facts.mgmt_l2 import routing_aggregation
 from ..model.management import Management
 from .base import BUILDERS
 from .context import BuildContext
@@ -59,6 +61,11 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
     agg_ports = f.layouts[spec.aggregation.switch].ports_of("data") if spec.aggregation is not None else []
     if spec.design == "mclag":
         agg_ports = _mclag_pair(ctx, spec, path, aggs, agg_ports, chooser)
+    if spec.design == "flat" and len(aggs) > 1:
+        agg_ports = _inter_aggregation(ctx, spec, path, aggs, agg_ports, chooser)
+    border: list[BorderLinkFacts] = []
+    if spec.border is not None:
+        agg_ports, border = _border(ctx, spec, path, aggs, agg_ports)
     blocks = _row_blocks(ctx, spec, path, len(aggs) * len(agg_ports)) if aggs else {}
     occupied = sorted({d.rack for d in f.devices if d.rack >= 0})
     _pdus(ctx, spec, path, occupied)
@@ -125,6 +132,8 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
     }
     if blocks_of:
         facts["blocks"] = blocks_of
+    if border:
+        facts["border"] = border
     f.facts["mgmt"] = facts
 
 
@@ -175,6 +184,134 @@ def _mclag_pair(
     rows = [(aggs[0], p, aggs[1], p) for p in peer]
     ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=where)  # the peer link: no tier of the tree
     return ports[: len(ports) - peer_links]
+
+
+def _inter_aggregation(
+    ctx: BuildContext, spec: Management, path: tuple, aggs: list[int], ports: list[int], chooser: MediaChooser
+) -> list[int]:
+    """The flat design's aggregation switches joined into one VLAN: aggregation switch k + 1 (k >=
+    1) cabled to the first (the VLAN's gateway) on the top data port k of both, a star, so that the
+    racks uplinked to any of them reach the gateway and the layer adds no cycle (with one uplink per
+    rack switch the whole VLAN is a tree). Returns the data ports left for the rack switches' uplinks."""
+    need = len(aggs) - 1
+    if need >= len(ports):
+        agg = spec.aggregation
+        assert agg is not None
+        raise ctx.fail("port-budget", f"{agg.switch} has {len(ports)} data ports; {need} inter-aggregation links asked",
+                       path + ("aggregation", "count"), "fewer aggregation switches, or design: routed")  # fmt: skip
+    rows = [(aggs[0], ports[len(ports) - k], aggs[k], ports[len(ports) - k]) for k in range(1, len(aggs))]
+    ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path + ("aggregation",))  # inside the layer: no tier
+    return ports[: len(ports) - need]
+
+
+def _border(
+    ctx: BuildContext, spec: Management, path: tuple, aggs: list[int], ports: list[int]
+) -> tuple[list[int], list[BorderLinkFacts]]:
+    """The border links (``management.border``): the chosen aggregation switches' top data ports,
+    one per site router (or as ``links`` lists them), numbered from ``border.network`` or as given.
+    The site routers are not devices of the Fabric (snc configures none of them): each link's far
+    end is the router and port the blueprint names. Returns the data ports left for the racks."""
+    b = spec.border
+    assert b is not None
+    where = path + ("border",)
+    f = ctx.fabric
+    if not aggs:
+        raise ctx.fail("management", "a border needs the aggregation switches that uplink to the site",
+                       where, "add management.aggregation")  # fmt: skip
+    if spec.addressing is None:
+        raise ctx.fail("management", "a border needs management.addressing (the network it announces, the ASN it peers from)",
+                       where, "add management.addressing")  # fmt: skip
+    mgmt_net = ipaddress.ip_network(spec.addressing.network)
+    routing = routing_aggregation(spec.design, aggs)
+    by_name = {f.devices[a].name: a for a in aggs}
+    chosen: list[int] = []
+    for k, name in enumerate(b.switches or [f.devices[a].name for a in routing]):
+        at = where + ("switches", k)
+        if name not in by_name:
+            raise ctx.fail("unknown-reference", f"{name!r} is not an aggregation switch", at, f"one of {', '.join(by_name)}")
+        if by_name[name] not in routing:
+            raise ctx.fail(
+                "management",
+                f"{name} does not route the management network ({spec.design} design: only "
+                f"{', '.join(f.devices[a].name for a in routing)} carries its gateway)",
+                at,
+                "uplink the switches that carry the gateway, or design: routed / mclag",
+            )
+        if by_name[name] in chosen:
+            raise ctx.fail("management", f"{name} is listed twice", at, "list each aggregation switch once")
+        chosen.append(by_name[name])
+    routers = {r.name: r for r in b.routers}
+    # (switch, router, own address, router's address, router's port, blueprint path)
+    planned: list[tuple[int, str, str, str, str | None, tuple]] = []
+    if b.network is not None:
+        net = ipaddress.ip_network(b.network)
+        count = len(chosen) * len(b.routers)
+        if net.num_addresses < 2 * count:
+            raise ctx.fail("mgmt-addressing", f"{b.network} holds {net.num_addresses // 2} point-to-point links; the border has "
+                           f"{len(chosen)} switches x {len(b.routers)} routers = {count}", where + ("network",),
+                           f"a /{net.max_prefixlen - (2 * count - 1).bit_length()} or larger")  # fmt: skip
+        base, plen = int(net.network_address), net.max_prefixlen - 1
+        for j, sw in enumerate(chosen):
+            for k, r in enumerate(b.routers):
+                low = base + 2 * (j * len(b.routers) + k)
+                own, peer = ip_text(net.version, low + 1), ip_text(net.version, low)
+                planned.append((sw, r.name, f"{own}/{plen}", peer, None, where + ("network",)))
+        families = [(net, where + ("network",))]
+    else:
+        assert b.links is not None
+        families = []
+        for i, link in enumerate(b.links):
+            at = where + ("links", i)
+            if link.switch not in by_name or by_name[link.switch] not in chosen:
+                raise ctx.fail("unknown-reference", f"{link.switch!r} is not a border switch", at + ("switch",),
+                               f"one of {', '.join(f.devices[a].name for a in chosen)}")  # fmt: skip
+            if link.router not in routers:
+                raise ctx.fail("unknown-reference", f"{link.router!r} is not a site router of border.routers", at + ("router",),
+                               f"one of {', '.join(routers)}")  # fmt: skip
+            planned.append((by_name[link.switch], link.router, link.address, link.peer, link.peer_port, at))
+            families.append((ipaddress.ip_interface(link.address).network, at + ("address",)))
+    for net, at in families:
+        if net.version != mgmt_net.version:
+            raise ctx.fail(
+                "mgmt-addressing",
+                f"border link {net} is IPv{net.version}, the management network IPv{mgmt_net.version}: an "
+                f"IPv{net.version} session carries IPv{net.version} prefixes (BGP activates the neighbour's own family)",
+                at,
+                f"IPv{mgmt_net.version} border addresses",
+            )
+        if net.overlaps(mgmt_net):
+            raise ctx.fail("mgmt-addressing", f"border link {net} overlaps the management network {mgmt_net}", at,
+                           "addresses outside management.addressing.network")  # fmt: skip
+    seen: dict[str, tuple] = {}
+    for _, _, own, peer, _, at in planned:
+        for address in (own.split("/")[0], peer):
+            if address in seen:
+                raise ctx.fail("address-overlap", f"border address {address} is given twice", at, "one /31 per link")
+            seen[address] = at
+    for k, prefix in enumerate(b.announce or []):
+        if ipaddress.ip_network(prefix).version != mgmt_net.version:
+            raise ctx.fail("mgmt-addressing", f"{prefix} is not of the border sessions' family (IPv{mgmt_net.version})",
+                           where + ("announce", k), f"IPv{mgmt_net.version} prefixes")  # fmt: skip
+    per_switch: dict[int, int] = defaultdict(int)
+    for sw, *_ in planned:
+        per_switch[sw] += 1
+    need = max(per_switch.values())
+    if need >= len(ports):
+        agg = spec.aggregation
+        assert agg is not None
+        raise ctx.fail("port-budget", f"{agg.switch} has {len(ports)} data ports left; the border asks {need} on a switch",
+                       where, "fewer border links per switch, or an aggregation switch with more ports")  # fmt: skip
+    out: list[BorderLinkFacts] = []
+    used: dict[int, int] = defaultdict(int)
+    for sw, router, own, peer, peer_port, _ in planned:
+        port = ports[len(ports) - 1 - used[sw]]  # the top data ports left, downwards
+        used[sw] += 1
+        record: BorderLinkFacts = {"switch": f.devices[sw].name, "port": port, "router": router,
+                                   "asn": routers[router].asn, "address": own, "peer": peer}  # fmt: skip
+        if peer_port is not None:
+            record["peer_port"] = peer_port
+        out.append(record)
+    return ports[: len(ports) - need], out
 
 
 def _switch_groups(ctx: BuildContext, spec: Management, path: tuple, occupied: list[int]) -> list[tuple[list[int], bool]]:

@@ -1,6 +1,6 @@
-"""Address pools across networks: the management network and every Ethernet fabric's loopback,
-point-to-point and host pools are each a separate routing domain's addresses, so no two may
-share an address. (Pools of one fabric are checked against each other when the blueprint is
+"""Address pools across networks: the management network (with its border's links) and every
+Ethernet fabric's loopback, point-to-point and host pools are each a separate routing domain's
+addresses, so no two may share an address. (Pools of one fabric are checked against each other when the blueprint is
 parsed; this check compares the rest: management against every fabric, fabric against fabric.)"""
 
 from __future__ import annotations
@@ -45,6 +45,17 @@ def _pools(ctx: CheckContext) -> list[_Pool]:
     if m is not None and m.addressing is not None:
         at = ("management", "addressing", "network")
         pools.append(_Pool("management", "the management network", ipaddress.ip_network(m.addressing.network), at))
+    if m is not None and m.border is not None:
+        # The border's links: compared with the fabrics' pools here (with the management network
+        # by the builder, which reports that overlap at the border's own line).
+        b = m.border
+        if b.network is not None:
+            where = ("management", "border", "network")
+            pools.append(_Pool("management", "the border network", ipaddress.ip_network(b.network), where))
+        for k, link in enumerate(b.links or []):
+            net = ipaddress.ip_interface(link.address).network
+            given = ("management", "border", "links", k, "address")
+            pools.append(_Pool("management", f"border link {link.switch}-{link.router}", net, given))
     return pools
 
 

@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator
 
 from ..fabric.fabric_facts import oob_switches
+from ..facts.mgmt_l2 import gateway_owners
 from ..facts.switch_facts import mgmt_plan
 from ..findings import Finding, error
 from .base import CHECKS, CheckContext
@@ -72,6 +73,17 @@ def check_mgmt_addressing(ctx: CheckContext) -> Iterator[Finding]:
                 f"at least {oob_access}",
             )
             break
+    if not plan.routed and not gateway_owners(f, m.design):
+        # Flat: the gateway every device is told (DHCP routers, MGMT_INTERFACE gwaddr) is the first
+        # aggregation switch's VLAN interface; without one it would be no device's address.
+        yield error(
+            "mgmt-addressing",
+            f"gateway {plan.gateway} is no device's address: in the {m.design} design the gateway is the first "
+            "aggregation switch's VLAN interface, and the management network has no aggregation switch",
+            path + ("gateway",) if m.addressing.gateway is not None else path,
+            "add management.aggregation (its first switch carries the gateway), or design: routed (every rack "
+            "switch is its rack's gateway)",
+        )
     gateway = ipaddress.ip_address(plan.gateway)
     offset = int(gateway) - int(plan.network.network_address)
     if offset >= plan.per_rack:

@@ -333,6 +333,19 @@ class CxlFacts(TypedDict):
     shared_gb: float  # shared regions, counted once
 
 
+class BorderLinkFacts(TypedDict):
+    """One border link of the management network (management.border): an aggregation switch's
+    port, routed, to a site router (no device of the Fabric: named by the blueprint)."""
+
+    switch: str  # the aggregation switch
+    port: int  # its port index
+    router: str  # the site router's name
+    asn: int  # the site router's ASN
+    address: str  # the switch's end, with prefix
+    peer: str  # the router's end, no prefix
+    peer_port: NotRequired[str]  # the router's port, where the blueprint names it
+
+
 class ManagementFacts(TypedDict):
     kind: Literal["management"]
     rack_switches: int
@@ -342,6 +355,7 @@ class ManagementFacts(TypedDict):
     design: Literal["routed", "flat", "mclag"]  # management.design
     uplink_slots: int  # planned rack positions x uplinks (the aggregation ports kept for them)
     blocks: NotRequired[dict[str, int]]  # shared switch name -> the rack (site index) keying its address block
+    border: NotRequired[list[BorderLinkFacts]]  # management.border's links, switch by switch
 
 
 ScaleOutFacts = FatTreeFacts | DragonflyFacts | DragonflyPlusFacts

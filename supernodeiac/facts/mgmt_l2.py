@@ -39,6 +39,22 @@ def bridge_mode(role: str, port_role: str, design: str) -> str | None:
     return "tagged" if design in ("flat", "mclag") else None
 
 
+def routing_aggregation(design: str, aggs: list[int]) -> list[int]:
+    """The aggregation switches (of ``aggs``, in Fabric order) that route the management network,
+    i.e. carry its prefixes at layer 3 and may uplink to the site: every one in the routed design,
+    the MCLAG pair (both carry the gateway), the first in the flat design (the one VLAN's gateway)."""
+    return aggs[:1] if design == "flat" else list(aggs)
+
+
+def gateway_owners(fabric: Fabric, design: str) -> list[int]:
+    """The switches that carry the management network's one gateway address on its VLAN (flat:
+    the first aggregation switch; MCLAG: both peers). None in the routed design, where every rack
+    (and out-of-band) switch is its own segment's gateway, nor without aggregation switches."""
+    if design == "routed":
+        return []
+    return routing_aggregation(design, [d.index for d in fabric.devices if d.role == "mgmt-agg"])
+
+
 @dataclass(frozen=True, slots=True)
 class MgmtLags:
     """The MCLAG design's PortChannels. A PortChannel is numbered by its lowest member's position

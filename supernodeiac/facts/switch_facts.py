@@ -20,14 +20,14 @@ import numpy as np
 
 from ..catalog.types import Catalogue, DeviceModel
 from ..fabric import Device, Fabric
-from ..fabric.fabric_facts import LosslessFacts, ethernet_of, management_of, oob_switches
+from ..fabric.fabric_facts import BorderLinkFacts, LosslessFacts, ethernet_of, management_of, oob_switches
 from ..model.blueprint import Blueprint
 from ..model.clos import PORT_MTU
 from ..model.management import Mclag, MgmtAddressing
 from .host_addresses import HostAddresses
 from .link_addresses import LinkAddresses
 from .mgmt_addresses import MgmtPlan
-from .mgmt_l2 import MgmtLags, mgmt_lags
+from .mgmt_l2 import MgmtLags, gateway_owners, mgmt_lags
 from .sonic_ports import SonicPorts, sonic_ports
 
 # SONiC's DEVICE_METADATA.type for each role (the sonic-device_metadata.yang vocabulary). A
@@ -73,6 +73,7 @@ class BgpNeighbor:
     asn: int
     name: str
     local_address: str
+    next_hop_self: bool = False  # an iBGP session passing on routes learned in eBGP (BGP_NEIGHBOR nhopself)
 
 
 @dataclass(slots=True)
@@ -86,6 +87,19 @@ class MclagSide:
     keepalive_vlan: int
     keepalive_prefixlen: int
     peer_name: str
+
+
+@dataclass(slots=True)
+class BorderPort:
+    """A routed port toward a site router (management.border): no link of the Fabric, as the
+    router is the site's, named by the blueprint."""
+
+    port: int
+    name: str  # the port's OS name
+    router: str
+    router_port: str | None
+    address: str  # with prefix
+    peer_address: str
 
 
 @dataclass(slots=True)
@@ -121,6 +135,10 @@ class SwitchFacts:
     # A RoCE leaf with a host pool: the prefixes summarising its host links' /31s, which it
     # advertises for its hosts (sonic_config: STATIC_ROUTE, see there why not the connected routes).
     host_routes: list[str] = field(default_factory=list)
+    # management.border: the ports toward the site routers, and the prefixes this switch announces
+    # to them as discard routes (the routed design's aggregate of the rack subnets).
+    border: list[BorderPort] = field(default_factory=list)
+    announce: list[str] = field(default_factory=list)
 
 
 class LinkEnds:
@@ -181,6 +199,10 @@ class FabricFacts:
         self._aggs = {d.index: j for j, d in enumerate(d for d in fabric.devices if d.role == "mgmt-agg")}
         self._agg_ports: dict[str, dict[int, int]] = {}
         self._lags: MgmtLags | None = None
+        self._gateway_owners = set(gateway_owners(fabric, self.mgmt_design))
+        self._border: dict[str, list[BorderLinkFacts]] = {}
+        for link in mgmt_facts.get("border", []) if mgmt_facts is not None else []:
+            self._border.setdefault(link["switch"], []).append(link)
 
     @property
     def lags(self) -> MgmtLags:
@@ -321,23 +343,33 @@ class FabricFacts:
         plan = self.mgmt
         if plan is None:
             return
-        if sw.mclag is not None:
-            # The pair is the flat network's gateway: both peers carry its address on the VLAN
-            # (SONiC MCLAG: the same VLAN interface address on both peers, the router MAC synced).
-            sw.gateway_interface = f"{plan.gateway}/{plan.prefixlen}"
-        elif self.mgmt_design == "flat" and sw.kind == "mgmt-agg" and self._aggs.get(sw.device.index) == 0:
+        if sw.device.index in self._gateway_owners:
             # Flat: the first aggregation switch is the one VLAN's gateway (one address, one owner).
+            # MCLAG: both peers carry it, the same VLAN interface address on both with the router
+            # MAC synchronised over ICCP (SONiC MCLAG HLD, sonic-net/SONiC doc/mclag/
+            # MCLAG_Enhancements_HLD.md: "L3 interface ... same IP address configured on both
+            # peers"; MCLAG_UNIQUE_IP only for the keepalive VLAN), so a host keeps its gateway
+            # whichever peer its PortChannel hashes to. Each gateway relays the VLAN's DHCP to
+            # the servers the broadcast cannot reach (dhcp_relay_servers): giaddr is the gateway
+            # address on both peers, the address Kea selects the subnet by.
             sw.gateway_interface = f"{plan.gateway}/{plan.prefixlen}"
+            sw.dhcp_relay, sw.dhcpv6_relay = self.dhcp_relay_servers(), self.dhcpv6_relay_servers()
         sw.mgmt_gateway, sw.mgmt_vlan = plan.gateway, plan.vlan
         if plan.routed and sw.kind in ("mgmt", "mgmt-agg"):
             self._routed_uplinks(sw, plan)
+        if sw.kind == "mgmt-agg" and sw.device.name in self._border:
+            self._border_ports(sw, plan)
+        if sw.mclag is not None and self._border:
+            self._mclag_ibgp(sw, plan)
         if sw.kind == "mgmt" and sw.device.rack >= 0:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.switch(self._block(sw.device))), True
-            sw.dhcp_relay, sw.dhcpv6_relay = self.dhcp_relay_servers(), self.dhcpv6_relay_servers()
+            if plan.routed:  # a segment gateway (flat, MCLAG: the rack switch only bridges)
+                sw.dhcp_relay, sw.dhcpv6_relay = self.dhcp_relay_servers(), self.dhcpv6_relay_servers()
             return
         if sw.kind == "mgmt-oob" and sw.device.name in self._oob_index:
             sw.mgmt_address, sw.mgmt_inband = plan.with_prefix(plan.oob_switch(self._oob_index[sw.device.name])), True
-            sw.dhcp_relay, sw.dhcpv6_relay = self.dhcp_relay_servers(), self.dhcpv6_relay_servers()
+            if plan.routed:
+                sw.dhcp_relay, sw.dhcpv6_relay = self.dhcp_relay_servers(), self.dhcpv6_relay_servers()
             return
         for iface in sw.interfaces:
             if iface.role == "mgmt":
@@ -400,24 +432,81 @@ class FabricFacts:
             if sw.router_id is None and plan.network.version == 4:
                 sw.router_id = own.split("/")[0]  # an aggregation switch's first /31: unique, stable
 
+    def _border_ports(self, sw: SwitchFacts, plan: MgmtPlan) -> None:
+        """management.border on an aggregation switch: its routed ports to the site routers, an
+        eBGP session over each (the aggregation layer's ASN to the router's), and what it
+        announces. Both directions are SONiC's defaults for a BGP_NEIGHBOR: bgpcfgd puts it in
+        peer group PEER_V4 (PEER_V6) whose route maps FROM_BGP_PEER_V4 / TO_BGP_PEER_V4 permit
+        every route (docker-fpm-frr bgpd templates, general/policies.conf.j2), so the switch
+        learns the site's default route and passes on what it has. The management network goes as
+        one aggregate: in the flat and MCLAG designs it is the gateway's VLAN_INTERFACE prefix,
+        which bgpd.main.conf.j2 turns into a ``network`` statement; in the routed design (rack
+        subnets learned over BGP) a discard route with ``advertise`` (STATIC_ROUTE, as a leaf's
+        host summary: RFC 4632's aggregate to null, the more specifics still forwarded)."""
+        names = self._port_names[sw.device.index]
+        m = self.blueprint.management
+        assert m is not None and m.border is not None
+        if sw.asn is None:
+            sw.asn = plan.asn
+        for link in self._border[sw.device.name]:
+            own, peer = link["address"], link["peer"]
+            sw.border.append(BorderPort(link["port"], names[link["port"]], link["router"], link.get("peer_port"), own, peer))
+            sw.bgp.append(BgpNeighbor(peer, link["asn"], link["router"], own.split("/")[0]))
+            if sw.router_id is None and ":" not in own:
+                sw.router_id = own.split("/")[0]  # the switch's first border address: unique, stable
+        connected = {str(ipaddress.ip_interface(sw.gateway_interface).network)} if sw.gateway_interface else set()
+        announce = m.border.announce or [str(plan.network)]
+        sw.announce = [str(ipaddress.ip_network(p)) for p in announce if str(ipaddress.ip_network(p)) not in connected]
+
+    def _mclag_ibgp(self, sw: SwitchFacts, plan: MgmtPlan) -> None:
+        """With a border, the MCLAG peers (one ASN) also peer with each other in iBGP over their
+        keepalive VLAN, next hop self: a peer whose border links are down (or that has none,
+        ``border.switches`` naming one peer) still routes the gateway's traffic to the site through
+        the other, since a host's PortChannel may hash its packets to either peer."""
+        m = sw.mclag
+        assert m is not None
+        if sw.asn is None:
+            sw.asn = plan.asn
+        sw.bgp.append(BgpNeighbor(m.peer_ip, plan.asn, m.peer_name, m.source_ip, next_hop_self=True))
+        if sw.router_id is None:
+            sw.router_id = m.source_ip
+
     def dhcp_relay_servers(self) -> list[str]:
         """The DHCPv4 servers a segment gateway relays to: in the routed design every rack and OOB
-        switch routes its own segment, so a server elsewhere is reached only through a relay; the
-        flat design's one VLAN reaches the server by broadcast (and a relay there would answer twice)."""
-        s = self.blueprint.services
-        plan = self.mgmt
-        if s is None or plan is None or not plan.routed or plan.network.version != 4:
-            return []
-        return [a for a in s.dhcp if ":" not in a]
+        switch routes its own segment, so a server elsewhere is reached only through a relay; in
+        the flat and MCLAG designs the one VLAN reaches a server inside the management network by
+        broadcast (a relay there would answer twice), so its gateway relays to the servers outside
+        it (services.networks, beyond the border)."""
+        return self._relay_servers(4)
 
     def dhcpv6_relay_servers(self) -> list[str]:
         """The DHCPv6 servers a segment gateway relays to: as :meth:`dhcp_relay_servers`, on an IPv6
         management network (SONiC's dhcp6relay, one per VLAN of the DHCP_RELAY table)."""
+        return self._relay_servers(6)
+
+    def _relay_servers(self, version: int) -> list[str]:
         s = self.blueprint.services
         plan = self.mgmt
-        if s is None or plan is None or not plan.routed or plan.network.version != 6:
+        if s is None or plan is None or plan.network.version != version:
             return []
-        return [a for a in s.dhcp if ":" in a]
+        servers = [a for a in s.dhcp if ipaddress.ip_address(a).version == version]
+        if plan.routed:
+            return servers
+        return [a for a in servers if ipaddress.ip_address(a) not in plan.network]
+
+    def relay_address_of(self, switch: int) -> str | None:
+        """The address a relayed request from a device on ``switch``'s access ports carries as its
+        relay agent's (DHCPv4 giaddr, DHCPv6 link-address), or None where no switch relays it: a
+        routed rack or OOB switch's own VLAN address; in the flat and MCLAG designs the gateway
+        address, which every gateway switch relays from (on the MCLAG pair, both)."""
+        sw = self.switch(switch)
+        if sw.dhcp_relay or sw.dhcpv6_relay:
+            return sw.mgmt_address.split("/")[0] if sw.mgmt_address else None
+        for owner in sorted(self._gateway_owners):
+            gw = self.switch(owner)
+            if (gw.dhcp_relay or gw.dhcpv6_relay) and gw.gateway_interface:
+                return gw.gateway_interface.split("/")[0]
+        return None
 
     def relay_circuit_id(self, switch: int, port: int) -> str | None:
         """The option 82 circuit ID a relaying SONiC switch inserts for a request that came in on

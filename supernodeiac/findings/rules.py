@@ -723,7 +723,11 @@ RULES: tuple[Rule, ...] = (
        block for every rack position (and, routed, the uplinks' /31s), a block must hold the rack
        switch's access ports, its own address and a spare (routed: a power-of-two subnet with its
        network, gateway and broadcast addresses), and the gateway must lie in block 0 (routed:
-       no gateway, each rack switch is its rack's). The hint names the prefix needed.""",
+       no gateway, each rack switch is its rack's) and be a device's address: the flat design's
+       first aggregation switch carries it on the VLAN (MCLAG: both peers), so a flat network
+       without aggregation switches is an error. `management.border`'s link addresses must hold
+       every switch x router link, be of the management network's family (a session carries
+       its own family) and lie outside the management network. The hint names the prefix needed.""",
     ),
     _r(
         "imex-addressing",
@@ -739,8 +743,8 @@ RULES: tuple[Rule, ...] = (
         "address-overlap",
         "check",
         "Two networks' address pools overlap",
-        """The management network and every Ethernet fabric's `loopbacks`, `p2p` and `hosts`
-       pools must be disjoint across networks (one fabric's own pools are compared when the
+        """The management network (and its `border` links) and every Ethernet fabric's `loopbacks`,
+       `p2p` and `hosts` pools must be disjoint across networks (one fabric's own pools are compared when the
        blueprint is parsed): an overlap gives two interfaces the same address in the switch
        configs and the host address plan. The error is at the later pool, naming both ranges;
        give one of them a range outside the other.""",

@@ -56,7 +56,8 @@ class MgmtAddressing(Strict):
     )
     asn: Asn = Field(
         4259000000,
-        description="routed design: the aggregation layer's ASN; the rack at site index r takes asn + 1 + r (RFC 6996 private)",
+        description="the aggregation layer's ASN (routed design, and toward the border's site routers); the rack at "
+        "site index r takes asn + 1 + r (RFC 6996 private)",
     )
 
     @model_validator(mode="after")
@@ -161,14 +162,91 @@ class Mclag(Strict):
     keepalive_vlan: int = Field(4094, ge=2, le=4094, description="VLAN of the keepalive session, on the peer link only")
 
 
+def _p2p(value: str) -> str:
+    iface = ipaddress.ip_interface(value)
+    if iface.network.prefixlen != iface.max_prefixlen - 1:
+        raise ValueError(f"{value} is not a point-to-point address with its /31 (/127) prefix, e.g. 192.0.2.1/31")
+    return str(iface)
+
+
+class SiteRouter(Strict):
+    """A router of the site network that the management network peers with (an external eBGP peer:
+    its own ASN, named by the blueprint; snc renders no config for it)."""
+
+    name: Name = Field(description="the site router's name, written in the aggregation switches' port descriptions")
+    asn: Asn = Field(description="the site router's ASN (the site's; public or private)")
+
+    @model_validator(mode="after")
+    def _asn_nonzero(self) -> SiteRouter:
+        if not 1 <= self.asn <= 2**32 - 2:
+            raise ValueError(f"ASN {self.asn} is reserved (RFC 7607: 0; RFC 7300: 4294967295)")
+        return self
+
+
+class BorderLink(Strict):
+    """One border link with addresses the site gives (instead of ``border.network``)."""
+
+    switch: Name = Field(description="the aggregation switch, e.g. mgmt-agg-01")
+    router: Name = Field(description="the site router (a name of border.routers)")
+    address: Annotated[str, AfterValidator(_p2p)] = Field(description="the switch's end, with its /31 (/127), e.g. 192.0.2.1/31")
+    peer: Annotated[str, AfterValidator(_ip)] = Field(description="the router's end, in the same /31 (/127)")
+    peer_port: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9/._-]{0,63}$")] | None = Field(
+        None, description="the router's port, for the port description and the cable label"
+    )
+
+    @model_validator(mode="after")
+    def _same_link(self) -> BorderLink:
+        iface = ipaddress.ip_interface(self.address)
+        peer = ipaddress.ip_address(self.peer)
+        if peer not in iface.network or peer == iface.ip:
+            raise ValueError(f"peer {self.peer} is not the other address of {iface.network}")
+        return self
+
+
+class Border(Strict):
+    """The management network's border toward the site network: the aggregation switches that
+    route the management network each have one routed link to every site router (their top data
+    ports, below an MCLAG peer link or the flat design's inter-aggregation links), an eBGP session
+    over it (the aggregation layer's ASN, management.addressing.asn, to the router's), learn the
+    site's routes (its default route) and announce the management network as one aggregate."""
+
+    routers: list[SiteRouter] = Field(min_length=1, max_length=8, description="the site routers")
+    switches: list[Name] | None = Field(
+        None,
+        min_length=1,
+        description="the aggregation switches that uplink (default: every one that routes the management network: "
+        "all of them in the routed design, the pair in mclag, the first (the gateway) in flat)",
+    )
+    network: Network | None = Field(
+        None,
+        description="pool of the border links' /31s (/127s): link k (switch in order, then router) takes pair k, "
+        "the router its even address, the switch the odd",
+    )
+    links: list[BorderLink] | None = Field(
+        None, min_length=1, description="the links with the site's addresses (instead of network)"
+    )
+    announce: list[Network] | None = Field(
+        None, min_length=1, description="prefixes announced to the site routers; default: the management network"
+    )
+
+    @model_validator(mode="after")
+    def _one_numbering(self) -> Border:
+        if (self.network is None) == (self.links is None):
+            raise ValueError("give the border links' addresses as 'network' (a pool of /31s) or as 'links', one of them")
+        names = [r.name for r in self.routers]
+        if len(set(names)) != len(names):
+            raise ValueError("site router names repeat")
+        return self
+
+
 class Management(Strict):
     design: Literal["routed", "flat", "mclag"] = Field(
         "routed",
         description="routed: every rack switch routes its rack's subnet (its own VLAN) and peers in eBGP over /31 "
         "uplinks with the aggregation switches, so no broadcast domain leaves a rack; mclag: one VLAN across the "
         "site, the aggregation pair one MCLAG domain and each rack switch's uplinks one PortChannel to it (a tree "
-        "of logical links); flat: one VLAN across every switch (loop-free only as a tree: one uplink per rack, or "
-        "one aggregation switch)",
+        "of logical links); flat: one VLAN across every switch, the aggregation switches joined to the first (the gateway) "
+        "by one link each (loop-free only as a tree: one uplink per rack)",
     )
     mclag: Mclag | None = Field(None, description="design: mclag: the MCLAG domain of the aggregation pair")
     switch: str = Field("sn2201", description="catalogue switch placed in every rack with management ports")
@@ -186,6 +264,9 @@ class Management(Strict):
     console: Consoles | None = Field(None, description="console servers for the switches' serial ports")
     pdus: Pdus | None = Field(None, description="rack PDUs on the management network")
     media: MediaPolicy | None = None
+    border: Border | None = Field(
+        None, description="the uplinks to the site network: site routers, eBGP sessions, announced prefixes"
+    )
 
     @model_validator(mode="after")
     def _mclag_settings(self) -> Management:

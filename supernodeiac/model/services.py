@@ -73,7 +73,8 @@ class Services(Strict):
         default_factory=list,
         description="DHCP servers (Kea: dhcp/kea-dhcp4.json, or dhcp/kea-dhcp6.json on an IPv6 management network) "
         "the routed rack and out-of-band switches relay their segment's requests to (VLAN dhcp_servers; IPv6: "
-        "DHCP_RELAY dhcpv6_servers), in the order given, of the management network's family",
+        "DHCP_RELAY dhcpv6_servers), as do the flat/MCLAG gateways for a server outside the management network, "
+        "in the order given, of the management network's family",
     )
     dns_search: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")]] = Field(
         default_factory=list, description="DNS search domains"

@@ -15,6 +15,8 @@ it one reservation per management address the plan gives over a cable: every BMC
 PDU and console-server port cabled to a rack or OOB switch. No pools: a device the plan does not
 name gets no address. The rack and OOB switches' own addresses are not leased: each is its
 segment's gateway, configured in its config_db (and relays its segment's DHCP to this server).
+A relayed segment names its relay agent's address (``relay.ip-addresses``): the routed rack or OOB
+switch, or in the flat and MCLAG designs the gateway that relays to a server beyond the border.
 
 Reservation key, first that applies: by ``hw-address`` where the blueprint's ``inventory:`` gives
 the port's MAC (``device`` or ``device:port``); else, where the device's switch relays (routed
@@ -122,6 +124,12 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
             subnet = subnets[key] = {"id": ident, "subnet": key, "reservations": []}
             if gateway is not None and not v6:  # DHCPv6 has no router option: hosts learn it from RAs
                 subnet["option-data"] = [{"name": "routers", "data": gateway}]
+            relay = facts.relay_address_of(switch)
+            if relay is not None:
+                # The relay agent's address the segment's requests arrive with (giaddr, link-address):
+                # Kea selects the subnet by it (it lies in the subnet), said here so that a reader
+                # sees which switch relays each segment.
+                subnet["relay"] = {"ip-addresses": [relay]}
         entry = inventory.get(f"{device}:{port}") or inventory.get(device)
         mac = entry.mac if entry is not None else None
         # By MAC where the inventory gives it (a device with several management ports: device:port).

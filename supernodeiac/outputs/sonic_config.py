@@ -29,7 +29,7 @@ from ..catalog.types import PortMap
 from ..fabric.fabric_facts import LosslessFacts
 from ..facts.mgmt_l2 import bridge_mode
 from ..facts.sonic_ports import SonicPorts
-from ..facts.switch_facts import SwitchFacts
+from ..facts.switch_facts import BorderPort, Interface, SwitchFacts
 from ..model.clos import PORT_MTU
 from ..model.management import MgmtAddressing
 
@@ -53,6 +53,8 @@ PFCWD_POLL_MS = "200"
 # The dynamic buffer model's lossless traffic assumptions (SONiC buffers_config.j2 defaults).
 LOSSLESS_PATTERN = {"mtu": "1024", "small_packet_percentage": "100"}
 DEFAULT_MGMT_VLAN = MgmtAddressing.model_fields["vlan"].default
+# Device types whose dhcp_relay feature SONiC enables by default (init_cfg.json.j2).
+RELAY_BY_DEFAULT = frozenset({"ToRRouter", "EPMS", "MgmtTsToR", "MgmtToRRouter", "BmcMgmtToRRouter"})
 # A leaf's host-subnet summary: a discard route that bgpcfgd redistributes into BGP (see config_db).
 HOST_SUMMARY_ROUTE = {"advertise": "true", "blackhole": "true"}
 
@@ -220,9 +222,15 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
     port_table.keys_ = list(mp.mapped_names)
     lines = port_table.lines
     head, middle, idle, max_speed = mp.head, mp.middle, mp.idle, mp.max_speed
+    border = {b.port: b for b in sw.border}
     for index in mp.mapped:
         iface = by_port.get(index)
-        if iface is None:
+        if iface is None and index in border:
+            # A border port: its far end is a site router (no link of the Fabric), at the port's full speed.
+            b = border[index]
+            far = f"{b.router}:{b.router_port}" if b.router_port else b.router
+            lines.append(f'{head[index]}{_key(far)}{middle[index]}"{max_speed[index]}"}}')
+        elif iface is None:
             lines.append(idle[index])  # type: ignore[arg-type]
         else:
             speed = min(max_speed[index], int(iface.gbps * 1000))
@@ -232,7 +240,8 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
         cfg["BREAKOUT_CFG"] = mp.breakout  # the same for every switch of the model
 
     # -- layer 3 ------------------------------------------------------------------------------
-    routed = [i for i in sw.interfaces if i.address is not None and ports.ports[i.port] is not None]
+    routed: list[Interface | BorderPort] = [i for i in sw.interfaces if i.address is not None and ports.ports[i.port] is not None]
+    routed += [b for b in sw.border if ports.ports[b.port] is not None]
     if routed:
         interface = EncodedTable()
         keys, lines_ = interface.keys_, interface.lines
@@ -242,6 +251,10 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
             keys += (i.name, with_address)
             lines_ += (f"        {port_key[i.port]}: {{}}", f"        {_key(with_address)}: {{}}")
         cfg["INTERFACE"] = interface
+    if sw.announce:
+        # management.border: the aggregate the site routers learn (FabricFacts._border_ports says why
+        # a discard route; bgpcfgd's StaticRouteMgr redistributes it, as the leaves' host summaries).
+        cfg["STATIC_ROUTE"] = {f"default|{prefix}": dict(HOST_SUMMARY_ROUTE) for prefix in sw.announce}
     if sw.host_routes:
         # Advertising the host subnets. bgpcfgd's bgpd.main.conf.j2 turns Loopback0 and VLAN_INTERFACE
         # prefixes into `network` statements and redistributes connected /31s only on multi-ASIC
@@ -261,7 +274,8 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
         neighbours.keys_ = [n.address for n in sw.bgp]
         neighbours.lines = [
             f'        {_key(n.address)}: {{"admin_status": "up", "asn": "{n.asn}", {timers}, '
-            f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "0", "rrclient": "0"}}'
+            f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "{int(n.next_hop_self)}", '
+            '"rrclient": "0"}'
             for n in sw.bgp
         ]
         cfg["BGP_NEIGHBOR"] = neighbours
@@ -307,12 +321,18 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
         member = i.name if lag is None else f"PortChannel{lag}"  # a PortChannel bridges, not its members
         members[f"{name}|{member}"] = untagged if mode == "untagged" else tagged
     entry: dict[str, Any] = {"vlanid": str(vlan)}
-    if sw.dhcp_relay and sw.mgmt_address and sw.mgmt_inband:
-        # The segment's gateway relays its DHCP to the servers (SONiC's dhcp_relay container starts
-        # one dhcrelay per VLAN with dhcp_servers; the circuit ID it inserts: FabricFacts.relay_circuit_id).
+    if sw.dhcp_relay:
+        # The segment's gateway (a routed rack or OOB switch; the flat or MCLAG VLAN's gateway)
+        # relays its DHCP to the servers (SONiC's dhcp_relay container starts one dhcrelay per VLAN
+        # with dhcp_servers; the circuit ID it inserts: FabricFacts.relay_circuit_id).
         entry["dhcp_servers"] = list(sw.dhcp_relay)
     cfg["VLAN"] = {name: entry}
-    if sw.dhcpv6_relay and sw.mgmt_address and sw.mgmt_inband:
+    if (sw.dhcp_relay or sw.dhcpv6_relay) and sw.sonic_type not in RELAY_BY_DEFAULT:
+        # SONiC starts the dhcp_relay container by default only on the device types its
+        # init_cfg.json.j2 lists (sonic-buildimage files/build_templates/init_cfg.json.j2); an
+        # aggregation switch (MgmtLeafRouter) that is a VLAN's gateway needs it switched on.
+        cfg["FEATURE"] = {"dhcp_relay": {"state": "enabled"}}
+    if sw.dhcpv6_relay:
         # DHCPv6: SONiC's dhcp6relay reads its servers per VLAN from DHCP_RELAY (sonic-dhcpv6-relay.yang).
         cfg["DHCP_RELAY"] = {name: {"dhcpv6_servers": list(sw.dhcpv6_relay)}}
     interfaces: dict[str, dict[str, Any]] = {}
