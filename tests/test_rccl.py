@@ -251,3 +251,38 @@ def test_a_four_gpu_table_for_an_eight_gpu_host_is_unreadable(mesh, tmp_path):
     root, res = _results(tmp_path, files, {check_id: text})
     (bad,) = [o for o in check(root, res).outcomes if o.status == "unreadable"]
     assert "4 GPUs in the table, the host has 8" in bad.detail
+
+
+@pytest.mark.parametrize(("column", "value"), [("accelerators", "eight"), ("links_per_pair", "0"), ("accelerators", "")])
+def test_a_plan_line_snc_did_not_write_is_a_located_error(mesh, tmp_path, column, value):
+    from supernodeiac.verify.check_results import ResultsError
+
+    _c, files = mesh
+    root, res = _results(tmp_path, files, {})
+    plan = root / "xgmi.tsv"
+    lines = plan.read_text().splitlines()
+    header = lines[0].split("\t")
+    cells = lines[2].split("\t")
+    cells[header.index(column)] = value
+    lines[2] = "\t".join(cells)
+    plan.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ResultsError, match=rf"xgmi.tsv:3: {column} must be a whole number"):
+        check(root, res)
+
+
+def test_check_results_command_exits_1_naming_the_slow_pair(mesh, tmp_path):
+    from click.testing import CliRunner
+
+    from supernodeiac.cli import main
+
+    _c, files = mesh
+    rows = _tsv(files["acceptance/xgmi.tsv"])
+    root, res = _results(tmp_path, files, {r["check"]: HEALTHY for r in rows} | {rows[0]["check"]: DEGRADED})
+    result = CliRunner().invoke(main, ["check-results", str(root), str(res), "--require-all"])
+    assert result.exit_code == 1, result.output
+    assert f"FAIL xgmi {rows[0]['check']}.gpu3-gpu6: xgmi/{rows[0]['check']}.txt: 21.4 GB/s" in result.output
+    assert f"{8 * 56 - 2} passed, 2 failed" in result.output
+    for r in rows:
+        (res / "xgmi" / f"{r['check']}.txt").write_text(HEALTHY)
+    result = CliRunner().invoke(main, ["check-results", str(root), str(res), "--require-all", "--format", "json"])
+    assert result.exit_code == 0, result.output

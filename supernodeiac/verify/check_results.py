@@ -41,6 +41,9 @@ class ResultsError(Exception):
 CEILING = 1.05
 # A tool's output file is a few KB; anything larger is not one (read no further than this).
 MAX_RESULT_BYTES = 4 << 20
+# The most accelerators (and links per pair) an xgmi.tsv line may give: TransferBench prints one
+# column per GPU of a host, so a figure beyond any board's is not a plan snc wrote.
+MAX_MESH = 1024
 # A test or run ID names its result file: a plain name, never a path.
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,254}")
 
@@ -376,7 +379,10 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
                 report.outcomes.append(_scaleup_outcome(row, expected, threshold, results))
     xgmi = plan / "xgmi.tsv"
     if xgmi.is_file():
-        for row, expected, threshold in _rows(xgmi, ("pair_gbytes", "min_pair_gbytes"), "check"):
+        for line, (row, expected, threshold) in enumerate(_rows(xgmi, ("pair_gbytes", "min_pair_gbytes"), "check"), 2):
+            for column in ("accelerators", "links_per_pair"):
+                if not (row.get(column) or "").isdigit() or not 1 <= int(row[column]) <= MAX_MESH:
+                    raise ResultsError(f"{xgmi}:{line}: {column} must be a whole number from 1 to {MAX_MESH}")
             report.outcomes += _xgmi_outcomes(row, expected, threshold, results)
     uplinks = plan / "management" / "uplinks.tsv"
     if uplinks.is_file():
