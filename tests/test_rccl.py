@@ -106,6 +106,30 @@ def test_plain_ethernet_without_a_lossless_class_sets_no_traffic_class():
     assert "NCCL_IB_HCA==" in text and "NCCL_SOCKET_IFNAME==" in text
 
 
+def test_infiniband_hosts_take_the_layouts_rdma_names_and_no_socket_interface(tmp_path):
+    """small-ib's hosts given MI300X accelerators (a catalogue override) and a host layout naming
+    their RDMA devices rdma{j}: the HCA list follows the layout's names in rail order; InfiniBand
+    sets no socket interface and no traffic class."""
+    text = (ROOT / "blueprints" / "small-ib.yaml").read_text() + (
+        "\ncatalogue:\n  devices:\n    hgx-h100:\n"
+        "      accelerators: {count: 8, model: MI300X, links: 18, link_gbps: 200, hbm_gb: 192}\n"
+        "  host_topology:\n    hgx-h100:\n      nic: {rdma_device: 'rdma{j}', port: 1}\n"
+    )
+    c = compile_text(text)
+    assert not [f for f in c.findings if f.severity == "error"]
+    files = render(c, only=["rccl", "nccl"])[0]
+    assert sorted(files) == ["rccl/hgx-h100.env", "rccl/hosts.tsv"]
+    hosts = cached_host_facts(c.fabric, c.blueprint)
+    (fh,) = hosts.fabrics.values()
+    data = c.fabric.layouts["hgx-h100"].ports_of("data")
+    orders = {tuple(f"rdma{data.index(n.port)}" for n in sorted(fh.nics[h], key=lambda n: n.rail)) for h in hosts.hosts}
+    (order,) = orders
+    env = tmp_path / "x.env"
+    env.write_bytes(files["rccl/hgx-h100.env"])
+    assert _sourced(env) == {"NCCL_IB_HCA": "=" + ",".join(f"{n}:1" for n in order), "NCCL_CROSS_NIC": "0"}
+    assert "(mlx5_0)" in env.read_text()  # the netdev beside its RDMA name, where they differ
+
+
 def test_nvidia_designs_get_no_rccl_files():
     c = compile_text((ROOT / "blueprints" / "roce-rail-2tier.yaml").read_text())
     assert render(c, only=["rccl"])[0] == {}

@@ -5,8 +5,9 @@ AMD Instinct) get ``rccl/<model>.env`` in place of the NCCL files: the variables
 names that RCCL honours (ROCm's RCCL environment-variable reference) and that the Fabric fixes:
 
 * ``NCCL_IB_HCA``: the cabled compute NICs in rail order, with NCCL's ``=`` exact-match prefix and
-  port 1, named as ``perftest -d`` names them (``facts.hosts.rdma_names``: the host layout's RDMA
-  names where one is given, else the ports' catalogue names);
+  the HCA port (the host layout's ``nic.port``, else 1), named as ``perftest -d`` names them
+  (``facts.hosts.rdma_names``: the host layout's RDMA names where one is given, else the ports'
+  catalogue names);
 * ``NCCL_SOCKET_IFNAME``: the same NICs' network interfaces, on Ethernet fabrics (the ports' OS
   names carry the host-link addresses ``host-addresses/`` plans); unset on InfiniBand;
 * ``NCCL_CROSS_NIC``: 0 where every fabric of the host is rail-optimised, else 1;
@@ -46,7 +47,9 @@ def rccl_models(ctx: RenderContext, hosts: Hosts) -> dict[str, str]:
     return out
 
 
-def _env(ctx: RenderContext, hosts: Hosts, model: str, stem: str, plan: NicPlan, members: list[int], accelerator: str) -> str:
+def _env(
+    ctx: RenderContext, hosts: Hosts, model: str, stem: str, plan: NicPlan, members: list[int], accelerator: str, port: int
+) -> str:
     f = ctx.fabric
     first = members[0]
     fabrics = [fh for fh in hosts.fabrics.values() if first in fh.nics]
@@ -69,7 +72,7 @@ def _env(ctx: RenderContext, hosts: Hosts, model: str, stem: str, plan: NicPlan,
         hosts=len(members),
         accelerator=accelerator,
         nics=[(n[1], dev, n[2], port) for n, dev, port in zip(plan.nics, netdevs, printed, strict=True)],
-        hca=",".join(f"{name}:1" for _j, name, _r, _g in plan.nics),
+        hca=",".join(f"{name}:{port}" for _j, name, _r, _g in plan.nics),
         socket=",".join(netdevs) if ethernet else "",
         fabrics=[fh.name for fh in fabrics],
         rail_optimized=bool(fabrics) and all(fh.rail_optimized for fh in fabrics),
@@ -97,7 +100,9 @@ def render_rccl(ctx: RenderContext) -> Artifacts:
         mine = sorted(((p, hs) for (m, p), hs in groups.items() if m == model), key=lambda x: (-len(x[1]), x[1][0]))
         for k, (plan, members) in enumerate(mine):
             stem = model if k == 0 else f"{model}-{k + 1}"
-            out[f"rccl/{stem}.env"] = _env(ctx, hosts, model, stem, plan, members, models[model]).encode()
+            topo = topologies.get(model)
+            port = topo.nic.port if topo is not None else 1  # the HCA port: the layout's, else a NIC's first
+            out[f"rccl/{stem}.env"] = _env(ctx, hosts, model, stem, plan, members, models[model], port).encode()
             layout = ctx.fabric.layouts[model]
             data = layout.ports_of("data")
             nics = ";".join(f"{name}={layout.physical_name(data[j])}" for j, name, _r, _g in plan.nics)
