@@ -33,17 +33,20 @@ def xgmi_artifacts(ctx: RenderContext) -> tuple[Artifacts, dict]:
     hosts = cached_host_facts(f, ctx.blueprint)
     figures = model_figures()
     frac = ctx.blueprint.acceptance.scaleup_copy_min_fraction
+    # The host models with a mesh and a copy test, first: most designs have none and stop here.
+    tested: dict[str, tuple[str, str, int, int, float]] = {}
+    for name, m in f.models.items():
+        acc, mesh = m.accelerators, m.internal_mesh
+        vendor = figures.vendor_of(acc.model) if acc is not None else None
+        if acc is not None and mesh is not None and acc.count >= 2 and vendor is not None and vendor.copy_tool:
+            tested[name] = (acc.model, vendor.copy_tool, acc.count, mesh.links_per_pair, acc.link_gbps / 8)
+    if not tested:
+        return {}, {}
     rows: list[tuple[str, str, str, str, int, int, float]] = []
     for h in hosts.hosts:
         d = f.devices[h]
-        m = f.models[d.model]
-        acc, mesh = m.accelerators, m.internal_mesh
-        if acc is None or mesh is None or acc.count < 2:
-            continue
-        vendor = figures.vendor_of(acc.model)
-        if vendor is None or not vendor.copy_tool:
-            continue
-        rows.append((f"xgmi-{d.name}", d.name, acc.model, vendor.copy_tool, acc.count, mesh.links_per_pair, acc.link_gbps / 8))
+        if d.model in tested:
+            rows.append((f"xgmi-{d.name}", d.name, *tested[d.model]))
     if not rows:
         return {}, {}
     columns = [
