@@ -19,6 +19,7 @@ class Vendor:
     models: tuple[str, ...]
     nvls: dict[str, str]  # accelerator model -> NVLS generation (a key of ModelFigures.nvls)
     link_tool: str = ""  # the scale-up link check: nvidia-smi, amd-smi ("" where none is known)
+    copy_tool: str = ""  # the GPU-to-GPU copy test over a switchless mesh: TransferBench ("" where none is known)
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,15 @@ def model_figures() -> ModelFigures:
     d = _load("collectives.yaml")
     eff = d["efficiency"]
     vendors = tuple(
-        Vendor(name, v["tool"], v["library"], tuple(v["models"]), dict(v.get("nvls") or {}), str(v.get("link_tool") or ""))
+        Vendor(
+            name,
+            v["tool"],
+            v["library"],
+            tuple(v["models"]),
+            dict(v.get("nvls") or {}),
+            str(v.get("link_tool") or ""),
+            str(v.get("copy_tool") or ""),
+        )
         for name, v in d["vendors"].items()
     )
     return ModelFigures(

@@ -75,6 +75,11 @@ class Acceptance(Strict):
         description="every scale-up link (NVLink) of an accelerator must report at least this fraction of the "
         "catalogue's per-link rate (default 100 %: a link trained slower or down is a fault, docs/acceptance.md)",
     )
+    scaleup_copy_min_fraction: Fraction01 = Field(
+        0.7,
+        description="every GPU pair of a switchless mesh (xGMI) must copy at least this fraction of its links' "
+        "per-direction rate in TransferBench's p2p test (default 70 %, docs/acceptance.md)",
+    )
     uplink_max_loss: Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)] = Field(
         0.0, description="share of the pings over a management uplink that may be lost (default 0, docs/acceptance.md)"
     )

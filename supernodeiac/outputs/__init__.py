@@ -51,6 +51,7 @@ from . import (  # noqa: E402,F401
     netbox,
     opensm,
     p2p,
+    rccl,
     slurm,
     sonic,
     workbook,

@@ -23,6 +23,7 @@ from .acceptance_mgmt import uplink_artifacts
 from .acceptance_physical import physical_summaries, render_physical
 from .acceptance_ports import ports_tsv
 from .acceptance_scaleup import scaleup_artifacts
+from .acceptance_xgmi import xgmi_artifacts
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line, tsv_lines
 
@@ -221,10 +222,11 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
     p = plan(ctx.fabric, ctx.blueprint)
     uplinks, uplink_summary = uplink_artifacts(ctx)
     scaleup, scaleup_summary = scaleup_artifacts(ctx)
+    xgmi, xgmi_summary = xgmi_artifacts(ctx)  # switchless meshes: a copy test per GPU pair
     if not p.perftests and not p.nccl and not uplinks and not scaleup:
         return {}
     bp = ctx.blueprint
-    out: Artifacts = {**render_physical(ctx), **uplinks, **scaleup}  # stage 0: outputs/acceptance_physical.py
+    out: Artifacts = {**render_physical(ctx), **uplinks, **scaleup, **xgmi}  # stage 0: outputs/acceptance_physical.py
     summaries = []
     for fabric in sorted(p.perftests):
         data, summary = perftest_tsv(ctx, p, fabric)
@@ -299,6 +301,8 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         untested=untested,
         uplinks=uplink_summary,
         scaleup=scaleup_summary,
+        xgmi=xgmi_summary,
+        rccl=any("RCCL" in t["libraries"] for t in scaleup_summary.get("tools", [])),
         perftest_fraction=bp.acceptance.perftest_min_fraction,
         collective_fraction=bp.acceptance.collective_min_fraction,
         seconds=bp.acceptance.perftest_seconds,

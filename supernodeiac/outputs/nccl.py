@@ -22,8 +22,8 @@ switch in another tray. For every host model with a PCI/NUMA layout in the catal
   prefix, ``NCCL_CROSS_NIC``, the RoCE traffic class, the multi-node NVLink settings).
 
 Hosts whose accelerators are not NVIDIA's get no NCCL files; a notice names the collective
-library their vendor's entry in ``catalog/data/collectives.yaml`` gives (RCCL for AMD), or says
-that the catalogue knows none.
+library their vendor's entry in ``catalog/data/collectives.yaml`` gives (RCCL for AMD: their
+environment is ``rccl/<model>.env``, outputs/rccl.py), or says that the catalogue knows none.
 
 Hosts of one model whose NICs are cabled to the rails in a different order (or with different
 NICs cabled) get a file of their own, ``nccl/<model>-<k>.xml``; ``nccl/hosts.tsv`` names the
@@ -351,7 +351,10 @@ def render_nccl(ctx: RenderContext) -> Artifacts:
         acc = ctx.fabric.models[model].accelerators
         what = acc.model if acc is not None else model
         notes.append(
-            f"no NCCL files for {model}: its accelerators ({what}) use {library}, not NCCL"
+            (
+                f"no NCCL files for {model}: its accelerators ({what}) use {library}, not NCCL"
+                + ("; its environment is rccl/ (snc render --only rccl)" if library == "RCCL" else "")
+            )
             if library
             else f"no NCCL files for {model}: its accelerators ({what}) are not NVIDIA's and the catalogue names no "
             "collective library for them (catalog/data/collectives.yaml vendors); set up the vendor's own collective library"

@@ -19,6 +19,8 @@ from ..util import markdown as md
 from .check_paths import attribute, read_ports
 from .check_scaleup import grade as grade_scaleup
 from .check_uplinks import grade as grade_uplink
+from .check_xgmi import XgmiError
+from .check_xgmi import grade as grade_xgmi
 from .physical_results import ReadingError, check_physical
 
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
@@ -39,6 +41,9 @@ class ResultsError(Exception):
 CEILING = 1.05
 # A tool's output file is a few KB; anything larger is not one (read no further than this).
 MAX_RESULT_BYTES = 4 << 20
+# The most accelerators (and links per pair) an xgmi.tsv line may give: TransferBench prints one
+# column per GPU of a host, so a figure beyond any board's is not a plan snc wrote.
+MAX_MESH = 1024
 # A test or run ID names its result file: a plain name, never a path.
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,254}")
 
@@ -62,7 +67,7 @@ def _impossible(measured: float, ceiling: float, unit: str, what: str) -> str | 
 
 @dataclass
 class Outcome:
-    kind: str  # perftest | nccl | uplink | scaleup
+    kind: str  # perftest | nccl | uplink | scaleup | xgmi | physical
     id: str
     status: str  # pass | fail | missing | unreadable
     measured: float | None
@@ -308,10 +313,10 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
     perf = sorted(plan.glob("*/perftest.tsv"))
     nccl = plan / "nccl-tests.tsv"
     physical = sorted(plan.glob("*/physical.tsv"))
-    stages = [plan / "scaleup.tsv", plan / "management" / "uplinks.tsv", *physical]
+    stages = [plan / "scaleup.tsv", plan / "xgmi.tsv", plan / "management" / "uplinks.tsv", *physical]
     if not perf and not nccl.is_file() and not any(p.is_file() for p in stages):
         raise ResultsError(
-            f"{plan} holds no */perftest.tsv, */physical.tsv, nccl-tests.tsv, scaleup.tsv or management/uplinks.tsv "
+            f"{plan} holds no */perftest.tsv, */physical.tsv, nccl-tests.tsv, scaleup.tsv, xgmi.tsv or management/uplinks.tsv "
             "(the acceptance/ folder of snc render)"
         )
     report = Report()
@@ -372,6 +377,13 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
         for row, expected, threshold in _rows(scaleup, ("link_gbytes", "min_link_gbytes"), "check"):
             if row["tool"] == "nvidia-smi":  # other tools' output is read by hand (checklist)
                 report.outcomes.append(_scaleup_outcome(row, expected, threshold, results))
+    xgmi = plan / "xgmi.tsv"
+    if xgmi.is_file():
+        for line, (row, expected, threshold) in enumerate(_rows(xgmi, ("pair_gbytes", "min_pair_gbytes"), "check"), 2):
+            for column in ("accelerators", "links_per_pair"):
+                if not (row.get(column) or "").isdigit() or not 1 <= int(row[column]) <= MAX_MESH:
+                    raise ResultsError(f"{xgmi}:{line}: {column} must be a whole number from 1 to {MAX_MESH}")
+            report.outcomes += _xgmi_outcomes(row, expected, threshold, results)
     uplinks = plan / "management" / "uplinks.tsv"
     if uplinks.is_file():
         for row, expected, _t in _rows(uplinks, ("line_gbps", "line_gbps"), "test"):
@@ -417,6 +429,39 @@ def _scaleup_outcome(row: dict[str, str], expected: float, threshold: float, res
     verdict = grade_scaleup(row, text, earlier)
     base.status, base.measured, base.detail = verdict.status, verdict.measured, f"{latest.name}: {verdict.detail}"
     return base
+
+
+def _xgmi_outcomes(row: dict[str, str], expected: float, threshold: float, results: Path) -> list[Outcome]:
+    """One outcome per GPU pair and direction of the host's TransferBench matrix (one for the
+    host when its file is missing or cannot be read)."""
+    what = f"{row['host']} ({row['accelerators']} x {row['accelerator']}, {row['links_per_pair']} xGMI link(s) per pair)"
+    base = Outcome("xgmi", row["check"], "missing", None, expected, threshold, "GB/s", what)
+    path = results / "xgmi" / f"{row['check']}.txt"
+    if not path.is_file():
+        return [base]
+    text = _read_result(path)
+    if text is None:
+        base.status, base.detail = "unreadable", f"{path.name} is larger than {MAX_RESULT_BYTES:,} bytes"
+        return [base]
+    try:
+        verdicts = grade_xgmi(row, text, f"xgmi/{path.name}", CEILING)
+    except XgmiError as exc:
+        base.status, base.detail = "unreadable", str(exc)
+        return [base]
+    return [
+        Outcome(
+            "xgmi",
+            f"{row['check']}.gpu{v.src}-gpu{v.dst}",
+            v.status,
+            v.measured,
+            expected,
+            threshold,
+            "GB/s",
+            f"{row['host']} GPU {v.src} -> GPU {v.dst} ({row['links_per_pair']} xGMI link(s))",
+            f"xgmi/{path.name}: {v.detail}",
+        )
+        for v in verdicts
+    ]
 
 
 def _uplink_outcome(row: dict[str, str], line_gbps: float, results: Path) -> Outcome:
