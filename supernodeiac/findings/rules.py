@@ -104,7 +104,8 @@ RULES: tuple[Rule, ...] = (
         "Two things share a name that must be unique",
         """Node groups, scale-up domains, fabrics and CXL pools share one namespace, rows another;
        after the build, every device name and every cable ID must be unique too (a naming
-       template that drops a coordinate makes names collide).""",
+       template that drops a coordinate makes names collide). Names are compared without case:
+       they name files and folders, which collide on case-insensitive file systems.""",
     ),
     _r(
         "naming",
