@@ -47,9 +47,12 @@ class Location:
     col: int
 
     def __str__(self) -> str:
+        # A file name may hold control characters too (a line break, an escape sequence): shown
+        # escaped, so that a name cannot start a line that reads as another finding.
+        file = plain_text(self.file)
         if self.line <= 0:
-            return self.file
-        return f"{self.file}:{self.line}:{self.col}"
+            return file
+        return f"{file}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True, slots=True)
