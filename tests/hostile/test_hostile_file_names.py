@@ -8,6 +8,7 @@ is shown escaped now, one line per finding; JSON keeps the name as it is, SARIF 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -59,5 +60,32 @@ def test_json_keeps_the_name_whole(hostile_name):
 def test_locations_and_progress_lines_are_one_line():
     assert str(Location(NAME, 3, 1)) == f"{SHOWN}:3:1" and str(Location(NAME, 0, 0)) == SHOWN
     assert str(Location("bp.yaml", 3, 1)) == "bp.yaml:3:1"
+    # A name that is not UTF-8: its bytes (a lone 0x9b is CSI on an 8-bit terminal) shown as bytes.
+    assert str(Location(os.fsdecode(b"bad\x9b\xff.yaml"), 3, 1)) == "bad\\x9b\\xff.yaml:3:1"
     reporter = _Reporter(NAME, Verbosity.VERBOSE)
     assert reporter.status().startswith(f"{SHOWN}: starting (")
+
+
+@pytest.mark.parametrize("raw", [b"bad\xff name%.yaml", NAME.encode()], ids=["not-utf8", "control"])
+def test_sarif_of_a_hostile_file_name_is_schema_valid(tmp_path, monkeypatch, raw):
+    """A file name that is not UTF-8 raised UnicodeEncodeError (a raw traceback) in SARIF; it is
+    percent-encoded now, and the log (as code scanning uploads it) is valid against the official
+    OASIS 2.1.0 schema, its URI naming the very file."""
+    from urllib.parse import unquote_to_bytes
+
+    import jsonschema
+    from conftest import ROOT
+
+    (tmp_path / ".git").mkdir()
+    name = os.fsdecode(raw)
+    (tmp_path / name).write_text((BLUEPRINTS / "small-ib.yaml").read_text().replace("count: 16", "count: -1", 1))
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["validate", "--format", "sarif", name])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    log = json.loads(r.stdout)
+    schema = json.loads((ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json").read_bytes())
+    validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+    assert not [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(log)]
+    [result] = log["runs"][0]["results"]
+    uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert unquote_to_bytes(uri) == raw and all(0x20 < ord(c) < 0x7F for c in uri), uri
