@@ -709,8 +709,8 @@ RULES: tuple[Rule, ...] = (
         "address-overlap",
         "check",
         "Two networks' address pools overlap",
-        """The management network and every Ethernet fabric's `loopbacks`, `p2p` and `hosts`
-       pools must be disjoint across networks (one fabric's own pools are compared when the
+        """The management network, every Ethernet fabric's `loopbacks`, `p2p` and `hosts` pools
+       and every scale-up domain's `inband` pool must be disjoint across networks (one fabric's own pools are compared when the
        blueprint is parsed): an overlap gives two interfaces the same address in the switch
        configs and the host address plan. The error is at the later pool, naming both ranges;
        give one of them a range outside the other.""",
