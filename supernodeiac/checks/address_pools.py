@@ -45,9 +45,9 @@ def _pools(ctx: CheckContext) -> list[_Pool]:
     for i, domain in enumerate(ctx.blueprint.scaleup):
         inband = getattr(domain, "inband", None)
         if inband is not None:
-            path = ("scaleup", i, "inband", "network")
             label = f"scale-up domain {domain.name}'s in-band pool"
-            pools.append(_Pool(f"domain {domain.name}", label, ipaddress.ip_network(inband.network), path))
+            at_inband = ("scaleup", i, "inband", "network")
+            pools.append(_Pool(f"domain {domain.name}", label, ipaddress.ip_network(inband.network), at_inband))
     # Last: an overlap with a fabric's pool is reported at the management network (the later pool).
     m = ctx.blueprint.management
     if m is not None and m.addressing is not None:
