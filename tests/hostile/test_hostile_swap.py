@@ -209,3 +209,17 @@ def test_the_render_command_refuses_a_parent_replaced_at_the_exchange_with_exit_
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     assert "changed during the swap: it is now a symbolic link" in result.output
     assert os.listdir(elsewhere) == [] and read_tree(moved / "out") == before and os.listdir(moved) == ["out"]
+
+
+def test_the_default_output_folder_does_not_follow_a_committed_link_below_out(tmp_path, monkeypatch):
+    """out/ a real folder, out/<name> a committed link: refused the same way, nothing written."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    work = tmp_path / "work"
+    (work / "out").mkdir(parents=True)
+    (work / "out" / "small-ib").symlink_to(elsewhere)
+    monkeypatch.chdir(work)
+    result = CliRunner().invoke(main, ["render", str(BLUEPRINTS / "small-ib.yaml"), "--only", "bom"])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "out/small-ib is a symbolic link" in result.output and "give -o the folder it points to" in result.output
+    assert os.listdir(elsewhere) == [] and os.listdir(work / "out") == ["small-ib"]
