@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from . import config as snc_config
-from .findings import Finding, Severity
+from .findings import Finding, Severity, plain_text
 from .findings.formats import FINDING_FORMATS, Verbosity, finding_dicts, github, github_annotations, human, shown
 from .util.progress import NULL, Progress
 
@@ -195,7 +195,7 @@ class _Reporter(Progress):
 
     def __init__(self, what: str, verbosity: Verbosity) -> None:
         super().__init__()
-        self.what = what
+        self.what = plain_text(what)  # a file name: one line on standard error, however it is spelt
         self.verbose = verbosity is Verbosity.VERBOSE
         stream = sys.stderr
         if verbosity is Verbosity.QUIET or os.environ.get("SNC_PROGRESS", "") in ("0", "off") or not _real_stream(stream):
@@ -345,9 +345,10 @@ def _compile(path: str, opts: Options, source: Source | None = None, progress: P
     compiled = replace(compiled, findings=findings)
     if opts.verbose:
         size = f", {len(compiled.fabric.devices):,} devices, {len(compiled.fabric.links):,} links" if compiled.fabric else ""
-        click.echo(f"{compiled.path}: {compiled.stage.value} in {time.perf_counter() - started:.2f} s{size}", err=True)
+        took = time.perf_counter() - started
+        click.echo(f"{plain_text(compiled.path)}: {compiled.stage.value} in {took:.2f} s{size}", err=True)
         for f, rule in ignored:
-            click.echo(f"{f.location or compiled.path}: ignored {f.rule} ({rule.location}: {rule.reason})", err=True)
+            click.echo(f"{f.location or plain_text(compiled.path)}: ignored {f.rule} ({rule.location}: {rule.reason})", err=True)
     return compiled
 
 
@@ -356,7 +357,7 @@ def _summary(c: Compiled) -> str:
     parts = [f"{counts[Severity.ERROR]} error(s)", f"{counts[Severity.WARNING]} warning(s)"]
     if c.fabric is not None:
         parts.append(f"{len(c.fabric.devices)} devices, {len(c.fabric.links)} links")
-    return f"{c.path}: " + ", ".join(parts)
+    return f"{plain_text(c.path)}: " + ", ".join(parts)  # a file name shown on one line
 
 
 def _emit(

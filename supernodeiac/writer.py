@@ -582,6 +582,21 @@ class _Held:
             raise WriteError(f"{self.target} changed during the render: {why}")
         self.check_listing(self.target, skip)
 
+    @contextlib.contextmanager
+    def swapping(self) -> Iterator[None]:
+        """The swap itself goes by path: a folder replaced in the instant after the re-check makes
+        the paths miss the staging folder (nothing is exchanged then, or it is moved back); that
+        is said as the change it is, not as the bare OSError."""
+        try:
+            yield
+        except OSError:
+            why = _same_folder(self.holder, self.holder_id)
+            if why is None:
+                raise
+            raise WriteError(
+                f"{self.holder}, the folder {self.target.name} is written in, changed during the swap: {why}"
+            ) from None
+
     def check_listing(self, folder: Path, skip: set[str]) -> None:
         why = _changed(self.found.listing, _scan(folder, skip))
         if why is not None:
@@ -679,9 +694,11 @@ def _write_held(
         staging_fd = None
         held.recheck(staging, ours)
         if found.in_place:
-            _swap_inside(staging, target, lock, ours)
+            with held.swapping():
+                _swap_inside(staging, target, lock, ours)
         else:
-            _swap_whole(staging, target)
+            with held.swapping():
+                _swap_whole(staging, target)
             swapped = found.exists
             if swapped:
                 # The old render is in staging now: what it holds must be what was inspected (a

@@ -1,7 +1,8 @@
-"""Address pools across networks: the management network (with its border's links) and every
-Ethernet fabric's loopback, point-to-point and host pools are each a separate routing domain's
-addresses, so no two may share an address. (Pools of one fabric are checked against each other when the blueprint is
-parsed; this check compares the rest: management against every fabric, fabric against fabric.)"""
+"""Address pools across networks: the management network (with its border's links), every Ethernet fabric's loopback,
+point-to-point and host pools and every scale-up domain's in-band pool are each a separate
+routing domain's addresses, so no two may share an address. (Pools of one fabric are checked
+against each other when the blueprint is parsed; this check compares the rest: management
+against every fabric and domain, fabric against fabric, domain against fabric and domain.)"""
 
 from __future__ import annotations
 
@@ -40,6 +41,13 @@ def _pools(ctx: CheckContext) -> list[_Pool]:
             if value is not None and value != "unnumbered":
                 path = ("scaleout", i, "ethernet", "addressing", key)
                 pools.append(_Pool(f"fabric {fabric.name}", f"fabric {fabric.name}'s {label}", ipaddress.ip_network(value), path))
+    # Scale-up domains' in-band (front-end) pools: the compute trays' addresses (IMEX's peers).
+    for i, domain in enumerate(ctx.blueprint.scaleup):
+        inband = getattr(domain, "inband", None)
+        if inband is not None:
+            label = f"scale-up domain {domain.name}'s in-band pool"
+            at_inband = ("scaleup", i, "inband", "network")
+            pools.append(_Pool(f"domain {domain.name}", label, ipaddress.ip_network(inband.network), at_inband))
     # Last: an overlap with a fabric's pool is reported at the management network (the later pool).
     m = ctx.blueprint.management
     if m is not None and m.addressing is not None:

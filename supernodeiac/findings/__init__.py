@@ -9,11 +9,15 @@ from enum import StrEnum
 # Control characters (C0 but the tab, DEL, C1, the Unicode line and paragraph separators): a
 # blueprint value quoted in a message must not move the terminal's cursor, recolour it, or start
 # a line that reads as another finding (`x\nbp.yaml:1:1: error ...`). Shown escaped instead.
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+# So are the bytes of a file name that is not UTF-8 (Python's surrogate escapes, U+DC80-U+DCFF):
+# written raw they could be a C1 control; shown as the byte they stand for (`\xff`).
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\udc80-\udcff]")
 
 
 def _escaped(ch: re.Match) -> str:
     c = ord(ch.group())
+    if 0xDC80 <= c <= 0xDCFF:
+        return f"\\x{c - 0xDC00:02x}"
     return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
 
 
@@ -47,9 +51,12 @@ class Location:
     col: int
 
     def __str__(self) -> str:
+        # A file name may hold control characters too (a line break, an escape sequence): shown
+        # escaped, so that a name cannot start a line that reads as another finding.
+        file = plain_text(self.file)
         if self.line <= 0:
-            return self.file
-        return f"{self.file}:{self.line}:{self.col}"
+            return file
+        return f"{file}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True, slots=True)

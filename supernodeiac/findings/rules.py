@@ -104,7 +104,8 @@ RULES: tuple[Rule, ...] = (
         "Two things share a name that must be unique",
         """Node groups, scale-up domains, fabrics and CXL pools share one namespace, rows another;
        after the build, every device name and every cable ID must be unique too (a naming
-       template that drops a coordinate makes names collide).""",
+       template that drops a coordinate makes names collide). Names are compared without case:
+       they name files and folders, which collide on case-insensitive file systems.""",
     ),
     _r(
         "naming",
@@ -743,8 +744,8 @@ RULES: tuple[Rule, ...] = (
         "address-overlap",
         "check",
         "Two networks' address pools overlap",
-        """The management network (and its `border` links) and every Ethernet fabric's `loopbacks`,
-       `p2p` and `hosts` pools must be disjoint across networks (one fabric's own pools are compared when the
+        """The management network (and its `border` links), every Ethernet fabric's `loopbacks`, `p2p` and `hosts` pools
+       and every scale-up domain's `inband` pool must be disjoint across networks (one fabric's own pools are compared when the
        blueprint is parsed): an overlap gives two interfaces the same address in the switch
        configs and the host address plan. The error is at the later pool, naming both ranges;
        give one of them a range outside the other.""",

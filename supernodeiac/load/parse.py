@@ -298,25 +298,28 @@ def name_findings(doc: Document, bp: Blueprint) -> list[Finding]:
         named.append((pool.name, ("cxl", i, "name")))
         named += [(h.name, ("cxl", i, "hosts", j, "name")) for j, h in enumerate(pool.hosts) if h.name is not None]
     seen: dict[str, tuple] = {MANAGEMENT_NAME: ("management",)} if bp.management is not None else {}
-    rows: dict[str, tuple] = {}
+    rows: dict[str, tuple] = {}  # keyed by the folded name
     findings = []
+    # Names are compared without case: they name files and folders (acceptance/<fabric>/,
+    # diagrams/<fabric>.dot, imex/<domain>/, elevation/<row>.pdf), which collide on
+    # case-insensitive file systems.
     for i, row in enumerate(bp.site.rows):  # rows are a namespace of their own (placements name them)
         path = ("site", "rows", i, "name")
-        first = rows.setdefault(row.name, path)
+        first = rows.setdefault(row.name.casefold(), path)
         if first is not path:
             hint = "give each row its own name (placements find a row by name)"
             findings.append(
                 Finding(
                     "names-unique",
                     Severity.ERROR,
-                    f"row {row.name!r} is already the name of {format_path(first[:-1])}",
+                    f"row {row.name!r} is already the name of {format_path(first[:-1])}{_case(row.name, bp, first)}",
                     path,
                     hint,
                     doc.locate(path),
                 )
             )
     for name, path in named:
-        first = seen.setdefault(name, path)
+        first = seen.setdefault(name.casefold(), path)
         if first is path:
             continue
         what = "the management network" if first == ("management",) else format_path(first[:-1])
@@ -324,13 +327,28 @@ def name_findings(doc: Document, bp: Blueprint) -> list[Finding]:
             Finding(
                 "names-unique",
                 Severity.ERROR,
-                f"{name!r} is already the name of {what}",
+                f"{name!r} is already the name of {what}{_case(name, bp, first)}",
                 path,
                 "node groups, scale-up domains, fabrics and CXL pools share one namespace: give this one its own name",
                 doc.locate(path),
             )
         )
     return findings
+
+
+def _case(name: str, bp: Blueprint, first: tuple) -> str:
+    """', spelt 'X'' when the first holder spells the name otherwise (it differs only in case)."""
+    other = MANAGEMENT_NAME if first == ("management",) else _value_at(bp, first)
+    if not isinstance(other, str) or other == name:
+        return ""
+    return f" (spelt {other!r}: names that differ only in case collide as file names on case-insensitive systems)"
+
+
+def _value_at(bp: Blueprint, path: tuple) -> object:
+    node: Any = bp
+    for part in path:
+        node = node[part] if isinstance(part, int) else getattr(node, part, None)
+    return node
 
 
 # -- naming templates --------------------------------------------------------------------------

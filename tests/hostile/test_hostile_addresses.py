@@ -77,3 +77,38 @@ def test_two_fabrics_sharing_a_pool_and_the_management_network():
             ),
         ]
     ), messages
+
+
+NVL72 = BLUEPRINTS / "nvl72-pod.yaml"
+
+
+@pytest.mark.parametrize(
+    ("network", "clash"),
+    [("10.150.0.0/16", True), ("10.150.4.0/24", True), ("10.0.0.0/8", True), ("10.200.0.0/16", False)],
+)
+def test_a_management_network_overlapping_a_scale_up_in_band_pool_is_an_error(network, clash):
+    """The compute trays' in-band addresses (IMEX's nodes_config.cfg) against the management
+    network: duplicate host addresses before, with exit 0."""
+    text = NVL72.read_text()
+    anchor = "management:\n  switch: sn2201\n"
+    assert anchor in text and "inband: {network: 10.150.0.0/16}" in text
+    text = text.replace(anchor, anchor + f"  addressing: {{network: {network}}}\n")
+    c = compile_text(text, "nvl.yaml")
+    found = [f for f in c.findings if f.rule == "address-overlap"]
+    if not clash:
+        assert found == [] and c.exit_code == 0, [f.message for f in c.findings if f.severity == "error"]
+        return
+    [f] = found
+    assert c.exit_code == 1
+    assert f.message.startswith(f"the management network {network} overlaps scale-up domain nvl's in-band pool 10.150.0.0/16: ")
+    assert (f.location.file, f.location.line) == ("nvl.yaml", _line(text, "  addressing: {network: "))
+
+
+def test_a_loopback_pool_inside_the_management_network_is_an_error_at_the_management_network():
+    text = ROCE.read_text()
+    assert "loopbacks: 10.0.0.0/24 " in text
+    text = text.replace("loopbacks: 10.0.0.0/24 ", "loopbacks: 10.200.7.0/24 ")
+    c = compile_text(text, "roce.yaml")
+    [f] = [f for f in c.findings if f.rule == "address-overlap"]
+    assert f.message.startswith("the management network 10.200.0.0/16 overlaps fabric roce's loopback pool 10.200.7.0/24: ")
+    assert (f.location.file, f.location.line) == ("roce.yaml", _line(text, MGMT)) and c.exit_code == 1

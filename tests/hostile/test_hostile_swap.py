@@ -164,3 +164,62 @@ def test_the_default_output_folder_does_not_follow_a_committed_out_link(tmp_path
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     assert "cannot write out/: it is a symbolic link" in result.output
     assert os.listdir(elsewhere) == []
+
+
+def _replace_by_link_at_the_exchange(monkeypatch, folder: Path, moved: Path, elsewhere: Path) -> None:
+    """The hook between the re-check and the swap: ``folder`` moved away and a link to
+    ``elsewhere`` put at its path, in the instant before the exchange."""
+    real = writer.exchange
+
+    def exchange(a, b):
+        if not folder.is_symlink():
+            folder.rename(moved)
+            folder.symlink_to(elsewhere)
+        return real(a, b)
+
+    monkeypatch.setattr(writer, "exchange", exchange)
+
+
+def test_a_parent_replaced_by_a_link_in_the_instant_before_the_exchange_is_refused(tmp_path, monkeypatch):
+    """After the re-check, before the exchange: the exchange's paths lead through the link and
+    miss the staging folder, so nothing is exchanged; the swap is refused as the change it is
+    (an ENOENT before), the old render stays whole where it was, nothing lands through the link."""
+    parent, elsewhere, moved = tmp_path / "site", tmp_path / "elsewhere", tmp_path / "site.moved"
+    elsewhere.mkdir()
+    out = writer.write(OLD, parent / "out", "t")
+    before = read_tree(out)
+    _replace_by_link_at_the_exchange(monkeypatch, parent, moved, elsewhere)
+    with pytest.raises(
+        writer.WriteError, match="site, the folder out is written in, changed during the swap: it is now a symbolic link"
+    ):
+        writer.write(_new(lambda: None), out, "t")
+    assert os.listdir(elsewhere) == []
+    assert read_tree(moved / "out") == before and os.listdir(moved) == ["out"]  # staging and its lock removed
+
+
+def test_the_render_command_refuses_a_parent_replaced_at_the_exchange_with_exit_1(tmp_path, monkeypatch):
+    parent, elsewhere, moved = tmp_path / "site", tmp_path / "elsewhere", tmp_path / "site.moved"
+    elsewhere.mkdir()
+    out = parent / "out"
+    small = str(BLUEPRINTS / "small-ib.yaml")
+    assert CliRunner().invoke(main, ["render", small, "-o", str(out), "--only", "bom"]).exit_code == 0
+    before = read_tree(out)
+    _replace_by_link_at_the_exchange(monkeypatch, parent, moved, elsewhere)
+    result = CliRunner().invoke(main, ["render", small, "-o", str(out), "--only", "bom", "--only", "cabling", "--force"])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "changed during the swap: it is now a symbolic link" in result.output
+    assert os.listdir(elsewhere) == [] and read_tree(moved / "out") == before and os.listdir(moved) == ["out"]
+
+
+def test_the_default_output_folder_does_not_follow_a_committed_link_below_out(tmp_path, monkeypatch):
+    """out/ a real folder, out/<name> a committed link: refused the same way, nothing written."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    work = tmp_path / "work"
+    (work / "out").mkdir(parents=True)
+    (work / "out" / "small-ib").symlink_to(elsewhere)
+    monkeypatch.chdir(work)
+    result = CliRunner().invoke(main, ["render", str(BLUEPRINTS / "small-ib.yaml"), "--only", "bom"])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "out/small-ib is a symbolic link" in result.output and "give -o the folder it points to" in result.output
+    assert os.listdir(elsewhere) == [] and os.listdir(work / "out") == ["small-ib"]
