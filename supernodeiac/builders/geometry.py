@@ -108,17 +108,14 @@ class Geometry:
         """The racks the devices of the named groups occupy, each once, in the devices' order
         (group by group). Cached per group sizes: a leaf tier asks once per leaf."""
         groups = self.groups
-        for i, name in enumerate(names):
-            if name not in groups:
-                hint = "groups built so far: " + (", ".join(sorted(groups)) or "none") + " (list node groups before fabrics)"
-                raise BuildError(
-                    [
-                        error(
-                            "unknown-reference", f"placement follows {name!r}, which is not built yet", path + ("follow", i), hint
-                        )
-                    ]
-                )
-        key = (names, tuple(len(groups[n]) for n in names))
+        try:  # the key in C: a tier asks once per switch, and ``names`` can list 10^2 groups
+            key = (names, tuple(map(len, map(groups.__getitem__, names))))
+        except KeyError:
+            i, name = next((i, name) for i, name in enumerate(names) if name not in groups)
+            hint = "groups built so far: " + (", ".join(sorted(groups)) or "none") + " (list node groups before fabrics)"
+            raise BuildError(
+                [error("unknown-reference", f"placement follows {name!r}, which is not built yet", path + ("follow", i), hint)]
+            ) from None
         found = self._follow_cache.get(key)
         if found is None:
             devices, seen = self.fabric.devices, set()
@@ -130,6 +127,27 @@ class Geometry:
                         seen.add(rack)
                         found.append(rack)
             self._follow_cache[key] = found
+        return found
+        for i, name in enumerate(names):
+            if name not in groups:
+                hint = "groups built so far: " + (", ".join(sorted(groups)) or "none") + " (list node groups before fabrics)"
+                raise BuildError(
+                    [
+                        error(
+                            "unknown-reference", f"placement follows {name!r}, which is not built yet", path + ("follow", i), hint
+                        )
+                    ]
+                )
+        key = (names, tuple(len(groups[n]) for n in names))
+        devices, seen = self.fabric.devices, set()
+        found = []
+        for name in names:
+            for dev in groups[name]:
+                rack = devices[dev].rack
+                if rack >= 0 and rack not in seen:
+                    seen.add(rack)
+                    found.append(rack)
+        self._follow_cache[key] = found
         return found
 
     def cable_length(self, a: Device, b: Device) -> float:

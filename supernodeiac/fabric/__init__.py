@@ -12,6 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..catalog.types import DeviceModel, PortGroup
 from .cable_naming import a_end_affixes, cable_id_format
 from .device_arrays import DeviceArrays
@@ -165,9 +167,47 @@ class Fabric:
             self._arrays = (len(self.devices), DeviceArrays(self.devices, self.layouts))
         return self._arrays[1]
 
-    def has_unique_names(self) -> bool:
-        """Whether no two devices share a name (the name index keeps one entry per name)."""
-        return len(self._by_name) == len(self.devices)
+    def has_unique_names(self, fold_case: bool = False) -> bool:
+        """Whether no two devices share a name (the name index keeps one entry per name); with
+        ``fold_case``, not even names that differ only in case."""
+        if len(self._by_name) != len(self.devices):
+            return False
+        if not fold_case:
+            return True
+        joined = "\n".join(self._by_name)  # 10^6 names: one string tells whether any has a capital
+        if joined.isascii() and joined.lower() == joined:
+            return True  # nothing to fold: the names are the folded names
+        return len(set(map(str.lower, self._by_name))) == len(self._by_name)
+
+    def cable_ids_distinct(self) -> bool:
+        """True when no two links can get one cable ID, decided from the names and the link
+        ends without formatting an ID; False when that cannot be shown this way (the IDs
+        themselves then decide).
+
+        For a ``before{a}between{a_port}after`` template (the default ``{a}-{a_port}``) an ID
+        is the A device's name and port name joined by ``between``. When the device names are
+        distinct, a model's port names are distinct, and no port name lets ``between`` occur
+        again after the joint (``(between + port).find(between, 1) == -1``), the joint is the
+        last ``between`` of the ID, so the ID gives back its (device, port): distinct A ends
+        then mean distinct IDs. The A ends are counted with one ``bincount`` over port slots.
+        """
+        affixes = a_end_affixes(self.cable_id)
+        if affixes is None or not affixes[1] or not self.has_unique_names():
+            return False
+        between = affixes[1]
+        t = self.links
+        if not len(t):
+            return True
+        dv = self.device_arrays()
+        arr = t.arrays()
+        if not dv.ports_in_range(arr.a, arr.a_port):
+            return False
+        for model in (dv.models[m] for m in np.flatnonzero(np.bincount(dv.model[arr.a])).tolist()):
+            names = self.layouts[model].names
+            if len(set(names)) != len(names) or any((between + q).find(between, 1) != -1 for q in names):
+                return False
+        first_slot = np.concatenate(([0], np.cumsum(dv.total)[:-1]))  # device -> its port 0 among every port
+        return int(np.bincount(first_slot[arr.a] + arr.a_port).max()) <= 1
 
     def links_of(self, fabric: str) -> Iterator[Link]:
         return iter(self.links.links(self.links.indices_of(fabric)))

@@ -61,8 +61,9 @@ class LinkCages:
 
 
 def link_cages(fabric: Fabric) -> LinkCages:
-    """The cages of every link's two ends (made once per state of the links, kept on the Fabric)."""
-    stamp = (fabric.links.stamp(), len(fabric.devices))
+    """The cages of every link's two ends (made once per state of the links' ends, kept on the
+    Fabric: the media settled after the build do not move a cage)."""
+    stamp = (fabric.links.ends_stamp(), len(fabric.devices))
     cached = fabric.derived.get("link_cages")
     if cached is not None and cached[0] == stamp:
         return cached[1]
@@ -114,6 +115,23 @@ def spec_columns(fabric: Fabric, media: dict[str, Medium]) -> tuple[np.ndarray, 
     medium = np.array([names.get(s.medium, -1) for s in specs], dtype=np.int64)
     cable = np.array([s.kind == "cable" for s in specs], dtype=bool)
     return shape, head_b, medium, cable
+
+
+def link_plug_problems(fabric: Fabric, media: dict[str, Medium]) -> np.ndarray:
+    """:func:`plug_problems` of every cable of the Fabric with a medium, as its links stand
+    (kept on the Fabric until they change: the build's last settling round computes what the
+    one-plug check reads)."""
+    stamp = (fabric.links.stamp(), len(fabric.devices), id(media))
+    cached = fabric.derived.get("plug_problems")
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    cages = link_cages(fabric)
+    spec = fabric.links.arrays().spec
+    shape, head_b, medium, cable = spec_columns(fabric, media)
+    sel = cable[spec] & cages.valid & (medium[spec] >= 0)
+    out = plug_problems(cages, shape[spec], head_b[spec], medium[spec], sel)
+    fabric.derived["plug_problems"] = (stamp, out)
+    return out
 
 
 def plug_problems(cages: LinkCages, shape: np.ndarray, head_b: np.ndarray, medium: np.ndarray, sel: np.ndarray) -> np.ndarray:
