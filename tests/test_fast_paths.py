@@ -191,3 +191,35 @@ def test_bulk_lengths_are_the_plain_definition_bit_for_bit():
                 assert [x for x, k in zip(bulk, cables, strict=True) if k] == [
                     x for x, k in zip(t.length_m, cables, strict=True) if k
                 ], path.name
+
+
+def test_cable_ids_are_called_distinct_only_when_they_are():
+    """Fabric.cable_ids_distinct (names-unique's shortcut at 10^6 links) says True only for IDs
+    that are distinct when formatted: every shipped blueprint under templates whose joint text
+    does and does not occur in port names; and False where a port name could move the joint."""
+    from conftest import BLUEPRINTS
+
+    from supernodeiac.pipeline import compile_file
+
+    said = {}
+    for path in sorted(BLUEPRINTS.glob("*.yaml")):
+        f = compile_file(str(path)).fabric
+        for template in ("{a}-{a_port}", "{a}/{a_port}", "{a}{a_port}", "x{a}:{a_port}-y", "{a}_{a_port}", "{a}-{b}"):
+            f.cable_id, f.links._ids = template, None  # the cached IDs were of another template
+            ids = f.links.ids()
+            said[(path.stem, template)] = distinct = f.cable_ids_distinct()
+            assert not distinct or len(set(ids)) == len(ids), (path.name, template)
+    assert said[("dragonfly-plus", "{a}-{a_port}")] and said[("small-ib", "{a}-{a_port}")]
+    assert not any(v for (_, template), v in said.items() if template in ("{a}{a_port}", "{a}-{b}"))
+    # A port name that starts like the joint: "x" + "--" + "-1" is "x-" + "--" + "1".
+    f = compile_text(SMALL).fabric
+    f.cable_id = "{a}--{a_port}"
+    assert f.cable_ids_distinct()
+    layout = f.layouts[f.devices[0].model]
+    layout._names = ["-" + name for name in layout.names]
+    assert not f.cable_ids_distinct()
+    # Two links from one port (a hand edit): the same ID twice.
+    f = compile_text(SMALL).fabric
+    t = f.links
+    t.add(t.a[0], t.a_port[0], t.b[1], t.b_port[1], 1.0, t.spec[0])
+    assert not f.cable_ids_distinct() and len(set(t.ids())) == len(t) - 1

@@ -74,6 +74,19 @@ class Geometry:
             )
         return racks[rack_pos - 1], u
 
+    def place_slots(self, placement: Placement, slots: list[int], height_u: int, path: tuple) -> list[tuple[int, int]] | None:
+        """``place`` of each slot, or None when one of them does not fit (``place`` then says why)."""
+        racks = self._racks_of(placement, path)
+        first, per, step, u0 = placement.first_rack, placement.per_rack, height_u + placement.gap_u, placement.first_u
+        top, count = self.site.rack_units, len(racks)
+        out = []
+        for slot in slots:
+            rack_pos, u = first + slot // per, u0 + (slot % per) * step
+            if rack_pos > count or u + height_u - 1 > top:
+                return None
+            out.append((racks[rack_pos - 1], u))
+        return out
+
     def place_many(self, placement: Placement, count: int, height_u: int, path: tuple) -> list[tuple[int, int]]:
         """``place`` for slots 0..count-1 at once: bounds are checked on the extreme slots only."""
         if count == 0:
@@ -173,7 +186,7 @@ class Geometry:
         if not len(self._rack_x):  # a site without racks: nothing is placed
             return [0.0] * len(a)
         rack, y = self._device_positions()
-        ia, ib = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+        ia, ib = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
         ra, rb, ya, yb = rack[ia], rack[ib], y[ia], y[ib]
         placed = (ra >= 0) & (rb >= 0)
         sa, sb = np.where(placed, ra, 0), np.where(placed, rb, 0)
