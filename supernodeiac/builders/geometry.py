@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..fabric import Device, Fabric
+from ..fabric.device_arrays import device_column
 from ..findings import BuildError, error
 from ..model.site import Placement, Site
 
@@ -208,8 +209,9 @@ class Geometry:
                 rack = self._dev_rack = np.concatenate((rack[:done], np.zeros(size - done, dtype=np.int64)))
                 y = self._dev_y = np.concatenate((y[:done], np.zeros(size - done, dtype=np.float64)))
             new = devices[done:]
-            rack[done:total] = [d.rack for d in new]
-            height = self._port_height
-            y[done:total] = [height(d.u, d.height_u) for d in new]
+            rack[done:total] = device_column(new, "rack")
+            u, height = device_column(new, "u"), device_column(new, "height_u")
+            # _port_height of each, the same operations in the same order (the same floats)
+            y[done:total] = np.where(height != 0, (u - 1 + height / 2) * self._unit_m, self._top_m / 2)
             self._placed = total
         return self._dev_rack, self._dev_y

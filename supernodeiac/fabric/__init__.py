@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,6 +21,8 @@ from .device_arrays import DeviceArrays
 from .devices import Cage, Coords, Device, PortLayout, PortSlot, Rack
 from .fabric_facts import FabricFacts
 from .link_table import Link, LinkSpec, LinkTable
+
+_NAME = attrgetter("name")
 
 __all__ = ["Cage", "Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable", "PortLayout", "PortSlot", "Rack"]
 
@@ -46,7 +49,8 @@ class Fabric:
     # Bulk views derived from the links (cages per link end, cable assemblies), each kept with the
     # state of the links it was made from (see facts/cage_plan.py).
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
-    _by_name: dict[str, int] = field(default_factory=dict, repr=False)
+    _by_name: dict[str, int] = field(default_factory=dict, repr=False)  # name -> first device with it
+    _named: int = field(default=0, repr=False)  # devices[:_named] are in _by_name (made when first asked)
     _sorted: tuple[tuple[int, int], list[Link]] | None = field(default=None, repr=False)
     _arrays: tuple[int, DeviceArrays] | None = field(default=None, repr=False)
 
@@ -68,10 +72,10 @@ class Fabric:
         return rack
 
     def add_device(self, device: Device) -> Device:
-        """Append a device; returns it. Duplicate names are reported by a check, so keep the first."""
+        """Append a device; returns it. Duplicate names are reported by a check, so the name
+        index (made when first read) keeps the first."""
         device.index = len(self.devices)
         self.devices.append(device)
-        self._by_name.setdefault(device.name, device.index)
         if device.model not in self.layouts:
             self.layouts[device.model] = PortLayout(self.models[device.model])
         return device
@@ -84,13 +88,6 @@ class Fabric:
             return range(first, first)
         if devices[0].index != first or devices[-1].index != first + n - 1:
             raise ValueError("add_devices: devices must be made with their final indices")
-        names = [d.name for d in devices]
-        by_name = self._by_name
-        if len(set(names)) == n and by_name.keys().isdisjoint(names):
-            by_name.update(zip(names, range(first, first + n)))  # the common case, in C
-        else:  # a repeated name (the names check reports it): the first device keeps it
-            for i, name in enumerate(names, first):
-                by_name.setdefault(name, i)
         self.devices.extend(devices)
         for model in {d.model for d in devices} - self.layouts.keys():
             self.layouts[model] = PortLayout(self.models[model])
@@ -130,7 +127,23 @@ class Fabric:
 
     # -- reading --------------------------------------------------------------------------
     def device(self, name: str) -> Device:
-        return self.devices[self._by_name[name]]
+        return self.devices[self._name_index()[name]]
+
+    def _name_index(self) -> dict[str, int]:
+        """Name -> index of the first device with it, for every device: made on first use, in one
+        pass (a dict grown device by device while 10^6 are built costs more than the build's
+        readers need), then extended as devices are added."""
+        by_name, devices = self._by_name, self.devices
+        done, n = self._named, len(devices)
+        if done < n:
+            if not by_name:  # all at once, in C: the last write of a name is its first device
+                names = list(map(_NAME, devices[done:]))
+                by_name.update(zip(reversed(names), range(n - 1, done - 1, -1)))
+            else:
+                for i in range(done, n):
+                    by_name.setdefault(devices[i].name, i)
+            self._named = n
+        return by_name
 
     def layout(self, device: Device) -> PortLayout:
         return self.layouts[device.model]
@@ -170,7 +183,7 @@ class Fabric:
     def has_unique_names(self, fold_case: bool = False) -> bool:
         """Whether no two devices share a name (the name index keeps one entry per name); with
         ``fold_case``, not even names that differ only in case."""
-        if len(self._by_name) != len(self.devices):
+        if len(self._name_index()) != len(self.devices):
             return False
         if not fold_case:
             return True

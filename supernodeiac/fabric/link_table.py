@@ -251,9 +251,9 @@ class LinkTable:
         if self._arrays is None or self._arrays[0] != stamp:
 
             def ints(column: list[int]) -> np.ndarray:
-                return np.array(column, dtype=np.int64)
+                return np.fromiter(column, dtype=np.int64, count=len(column))
 
-            length = np.array(self.length_m, dtype=np.float64)
+            length = np.fromiter(self.length_m, dtype=np.float64, count=len(self.length_m))
             arrays = LinkArrays(ints(self.a), ints(self.a_port), ints(self.b), ints(self.b_port), length, ints(self.spec))
             self._arrays = (stamp, arrays)
         return self._arrays[1]
