@@ -181,7 +181,7 @@ class Geometry:
         the rack for a 0U device (a vertical PDU runs the rack's height in the rear)."""
         return (u - 1 + height_u / 2) * self._unit_m if height_u else self._top_m / 2
 
-    def lengths(self, a: Sequence[int], b: Sequence[int]) -> list[float]:
+    def lengths(self, a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> list[float]:
         """``cable_length(devices[a[i]], devices[b[i]])`` for every i, in bulk (numpy): the same
         arithmetic in the same order, so the same floats."""
         if not len(self._rack_x):  # a site without racks: nothing is placed
