@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections import Counter
 
 import networkx as nx
+import numpy as np
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
 from supernodeiac.builders.context import BuildContext
-from supernodeiac.builders.dragonfly import cage_sections, global_plan, peer
+from supernodeiac.builders.dragonfly import cage_sections, global_link_arrays, global_links, global_plan, peer, peers
 from supernodeiac.builders.geometry import Geometry
 from supernodeiac.catalog.types import DeviceModel
 from supernodeiac.checks import CheckContext
@@ -190,6 +191,24 @@ def test_arrangements_are_involutions_reaching_every_other_group_once(arrangemen
             assert peer(arrangement, planned, j, s2) == (i, s)
             peers.append(j)
         assert sorted(peers) == [x for x in range(planned) if x != i]
+
+
+@pytest.mark.parametrize("arrangement", ["absolute", "relative", "circulant"])
+def test_bulk_global_links_are_the_generator_link_for_link(arrangement: str) -> None:
+    """The builders' numpy form of the global wiring (peers, global_link_arrays) lists the same
+    links in the same order as the per-link definition, for odd and even planned groups, groups
+    left to grow into, several switches and ports per group, and no global link at all."""
+    for planned in (1, 2, 3, 8, 9, 10, 17):
+        i, s = (np.repeat(np.arange(planned), planned - 1), np.tile(np.arange(planned - 1), planned))
+        j, s2 = peers(arrangement, planned, i, s)
+        assert list(zip(j.tolist(), s2.tolist())) == [peer(arrangement, planned, x, y) for x, y in zip(i.tolist(), s.tolist())]
+        for built in {1, 2, planned // 2 or 1, planned}:
+            for switches, h in ((1, 1), (2, 3), (4, 4), (3, 5), (4, 16)):
+                plan = global_plan(arrangement, planned, switches, h)
+                want = list(global_links(plan, built))
+                got = list(zip(*(x.tolist() for x in global_link_arrays(plan, built))))
+                assert got == want, (planned, built, switches, h)
+                assert len(got) == plan.parallel * built * (built - 1) // 2
 
 
 def test_arrangements_wire_differently() -> None:

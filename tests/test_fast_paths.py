@@ -191,3 +191,78 @@ def test_bulk_lengths_are_the_plain_definition_bit_for_bit():
                 assert [x for x, k in zip(bulk, cables, strict=True) if k] == [
                     x for x, k in zip(t.length_m, cables, strict=True) if k
                 ], path.name
+
+
+def test_cable_ids_are_called_distinct_only_when_they_are():
+    """Fabric.cable_ids_distinct (names-unique's shortcut at 10^6 links) says True only for IDs
+    that are distinct when formatted: every shipped blueprint under templates whose joint text
+    does and does not occur in port names; and False where a port name could move the joint."""
+    from conftest import BLUEPRINTS
+
+    from supernodeiac.pipeline import compile_file
+
+    said = {}
+    for path in sorted(BLUEPRINTS.glob("*.yaml")):
+        f = compile_file(str(path)).fabric
+        for template in ("{a}-{a_port}", "{a}/{a_port}", "{a}{a_port}", "x{a}:{a_port}-y", "{a}_{a_port}", "{a}-{b}"):
+            f.cable_id, f.links._ids = template, None  # the cached IDs were of another template
+            ids = f.links.ids()
+            said[(path.stem, template)] = distinct = f.cable_ids_distinct()
+            assert not distinct or len(set(ids)) == len(ids), (path.name, template)
+    assert said[("dragonfly-plus", "{a}-{a_port}")] and said[("small-ib", "{a}-{a_port}")]
+    assert not any(v for (_, template), v in said.items() if template in ("{a}{a_port}", "{a}-{b}"))
+    # A port name that starts like the joint: "x" + "--" + "-1" is "x-" + "--" + "1".
+    f = compile_text(SMALL).fabric
+    f.cable_id = "{a}--{a_port}"
+    assert f.cable_ids_distinct()
+    layout = f.layouts[f.devices[0].model]
+    layout._names = ["-" + name for name in layout.names]
+    assert not f.cable_ids_distinct()
+    # Two links from one port (a hand edit): the same ID twice.
+    f = compile_text(SMALL).fabric
+    t = f.links
+    t.add(t.a[0], t.a_port[0], t.b[1], t.b_port[1], 1.0, t.spec[0])
+    assert not f.cable_ids_distinct() and len(set(t.ids())) == len(t) - 1
+
+
+def test_the_name_index_made_on_first_read_keeps_the_first_device_of_a_name():
+    """Fabric.device(name) after devices added one by one and in bulk, before and after the index
+    is first read: the first device with a name keeps it, as the names check expects."""
+    from supernodeiac.fabric import Device, Fabric
+
+    c = compile_text(SMALL)
+    f = Fabric("t", c.fabric.models)
+    model = c.fabric.devices[0].model
+
+    def make(index: int, name: str) -> Device:
+        return Device(index, name, "node", model, "g", -1, 0, 1)
+
+    f.add_device(make(0, "a"))
+    f.add_devices([make(1, "b"), make(2, "a"), make(3, "c")])
+    assert [f.device(n).index for n in "abc"] == [0, 1, 3]
+    assert not f.has_unique_names()
+    f.add_device(make(4, "d"))
+    f.add_devices([make(5, "c"), make(6, "e")])  # added after the first read
+    assert [f.device(n).index for n in "abcde"] == [0, 1, 3, 4, 6]
+    g = Fabric("u", c.fabric.models)
+    g.add_devices([make(0, "x"), make(1, "X")])
+    assert g.has_unique_names() and not g.has_unique_names(fold_case=True)
+
+
+def test_the_one_plug_problems_kept_from_the_build_are_those_of_the_settled_links():
+    """link_plug_problems reads what the build's last settling round left on the Fabric: the same
+    answer as computing the rule afresh on the settled links, for every shipped blueprint."""
+    from conftest import BLUEPRINTS
+
+    from supernodeiac.facts.cage_plan import link_cages, link_plug_problems, plug_problems, spec_columns
+    from supernodeiac.pipeline import compile_file
+
+    for path in sorted(BLUEPRINTS.glob("*.yaml")):
+        c = compile_file(str(path))
+        f, media = c.fabric, c.catalogue.media
+        kept = link_plug_problems(f, media)
+        cages, spec = link_cages(f), f.links.arrays().spec
+        shape, head_b, medium, cable = spec_columns(f, media)
+        fresh = plug_problems(cages, shape[spec], head_b[spec], medium[spec], cable[spec] & cages.valid & (medium[spec] >= 0))
+        assert kept.tolist() == fresh.tolist(), path.name
+        assert spec.tolist() == f.links.spec  # the arrays kept through the settling are the column

@@ -293,8 +293,9 @@ def sub_fabric_problems(
         if c.change != "added" and fabrics(c.cable.fabric) and (plugs or c.change != "replaced")
     ]
     problems += [f"device {x.change}: {x.device.name}" for x in d.devices if x.change != "added"]
+    new_names = {d.name for d in new.fabric.devices}
     for dev in old.fabric.devices:
-        if dev.name not in new.fabric._by_name:  # noqa: SLF001 - reported above
+        if dev.name not in new_names:  # reported above
             continue
         other = new.fabric.device(dev.name)
         if old.fabric.layouts[dev.model].names != new.fabric.layouts[other.model].names:

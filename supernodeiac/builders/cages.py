@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..facts.cage_plan import SPLITTER, TRANSCEIVER, LinkCages, link_cages, plug_problems, spec_columns
+from ..facts.cage_plan import SPLITTER, TRANSCEIVER, LinkCages, link_cages, link_plug_problems, spec_columns
 from .context import BuildContext, SpecSource
 from .media import TRANSCEIVER as TRANSCEIVER_ONLY
 from .media import media_ranks
@@ -39,10 +39,7 @@ def settle(ctx: BuildContext) -> None:
         return
     media = ctx.catalogue.media
     cages = link_cages(ctx.fabric)
-    arr = t.arrays()
-    spec = arr.spec.copy()
-    lengths = arr.length_m
-    changed = np.zeros(len(spec), dtype=bool)
+    lengths = t.arrays().length_m
     ranks = media_ranks(ctx.catalogue)
     rechoose = _Rechooser(ctx)
 
@@ -53,22 +50,26 @@ def settle(ctx: BuildContext) -> None:
         rank = np.array([ranks.get(s.medium, -1) for s in specs], dtype=np.int64)
         return shape, head_b, medium, cable, movable, rank
 
+    # Each round writes its moves into the table, so the last round's problems (none, when the
+    # policy settled every cage) are what the one-plug check reads (``link_plug_problems``).
     # 1. shapes the cages cannot take -> optics, until no cage needs more.
     for _ in range(_ROUNDS):
         shape, head_b, medium, cable, movable, _rank = columns()
+        spec = t.arrays().spec
         sel = cable[spec] & cages.valid & (medium[spec] >= 0)
-        problems = plug_problems(cages, shape[spec], head_b[spec], medium[spec], sel)
+        problems = link_plug_problems(ctx.fabric, media)
         bad = (problems != 0) | _splitters_out_of_reach(rechoose, cages, shape[spec], head_b[spec], spec, lengths, sel)
         bad &= movable[spec] & sel & (shape[spec] != TRANSCEIVER)
         if not bad.any():
             break
         idx = np.flatnonzero(bad)
-        spec[idx] = _choose_each(idx, spec[idx], lengths[idx], np.full(len(idx), -1, dtype=np.int64), rechoose)
-        changed |= bad
+        new = _choose_each(idx, spec[idx], lengths[idx], np.full(len(idx), -1, dtype=np.int64), rechoose)
+        t.set_specs(idx.tolist(), new.tolist())
 
     # 2. one optical type per cage: the most capable any of its links needs, spread to the far ends.
     for _ in range(_ROUNDS):
         shape, head_b, medium, cable, movable, rank = columns()
+        spec = t.arrays().spec
         tx = cable[spec] & cages.valid & (shape[spec] == TRANSCEIVER)
         if not tx.any():
             break
@@ -85,14 +86,9 @@ def settle(ctx: BuildContext) -> None:
         at = idx[ups]
         new = _choose_each(at, spec[at], lengths[at], need[ups], rechoose)
         differs = new != spec[at]
-        spec[at[differs]] = new[differs]
-        changed[at[differs]] = True
         if not differs.any():
             break  # no candidate reaches the rank a cage needs: the cage check reports the mix
-
-    if changed.any():
-        positions = np.flatnonzero(changed)
-        t.set_specs(positions.tolist(), spec[positions].tolist())
+        t.set_specs(at[differs].tolist(), new[differs].tolist())
 
 
 def _choose_each(

@@ -4,9 +4,12 @@ helpers that keep names, placement, lengths and media consistent across builders
 from __future__ import annotations
 
 import difflib
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from ..catalog.fit import CageShape
 from ..catalog.types import Catalogue, DeviceModel, PortGroup
@@ -57,6 +60,27 @@ def link_rate(ga: PortGroup, gb: PortGroup) -> tuple[int, float]:
     return min(ga.lanes, gb.lanes), min(ga.lane_gbps, gb.lane_gbps)
 
 
+_MODEL = operator.attrgetter("model")
+
+
+@dataclass
+class _ModelTables:
+    """What :meth:`BuildContext._group_ids_bulk` indexes: every device's model id (the first
+    ``done`` devices), and per model id its first row in ``group_ids`` and its port count."""
+
+    ids: dict[str, int] = field(default_factory=dict)  # model -> model id
+    model: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    done: int = 0
+    base: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    total: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    group_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def add_model(self, port_group_ids: list[int]) -> None:
+        self.base = np.append(self.base, len(self.group_ids))
+        self.total = np.append(self.total, len(port_group_ids))
+        self.group_ids = np.concatenate((self.group_ids, np.array(port_group_ids, dtype=np.int64)))
+
+
 @dataclass
 class BuildContext:
     blueprint: Blueprint
@@ -79,6 +103,7 @@ class BuildContext:
     _pairs: dict[tuple, dict[tuple[int, int], PairInfo]] = field(default_factory=dict)
     # spec index -> how its links were chosen (for the per-cage settling after the build)
     spec_sources: dict[int, SpecSource] = field(default_factory=dict)
+    _tables: _ModelTables = field(default_factory=_ModelTables)
 
     def __post_init__(self) -> None:
         self.geometry.groups = self.groups  # placements that follow a group read its racks
@@ -165,6 +190,43 @@ class BuildContext:
         self.groups.setdefault(group, []).append(device.index)
         return device
 
+    def add_placed_devices(
+        self,
+        *,
+        names: list[str],
+        role: str,
+        model: str,
+        group: str,
+        placement: Placement,
+        slots: list[int],
+        origin: tuple,
+        coords: list[Coords],
+        tier: int = 0,
+    ) -> list[int]:
+        """:meth:`add_device` for each (name, slot, coords) in turn, in one pass when every slot
+        fits (a Dragonfly+ places 6.5 x 10^4 switches): the same devices, indices and racks. A
+        slot that does not fit, or a placement that follows ``group`` itself, takes the device
+        by device path, which fails where it did."""
+        height = self.catalogue.devices[model].height_u
+        path = self.placement_path(origin, placement)
+        fits = len(self.fabric.devices) + len(names) <= MAX_DEVICES and group not in (placement.follow or ())
+        where = self.geometry.place_slots(placement, slots, height, path) if fits else None
+        if where is None:
+            return [
+                self.add_device(
+                    name=n, role=role, model=model, group=group, placement=placement, slot=s, origin=origin, coords=c, tier=tier
+                ).index
+                for n, s, c in zip(names, slots, coords, strict=True)
+            ]
+        first = len(self.fabric.devices)
+        made = [
+            Device(first + k, name, role, model, group, rack, u, height, c, origin, tier)
+            for k, (name, (rack, u), c) in enumerate(zip(names, where, coords, strict=True))
+        ]
+        indices = self.fabric.add_devices(made)
+        self.groups.setdefault(group, []).extend(indices)
+        return list(indices)
+
     def placement_path(self, origin: tuple, placement: Any) -> tuple:
         """The blueprint path of ``placement`` inside the entry at ``origin``, found by identity,
         so a finding about it points at ``placement.leaf`` rather than at ``placement``."""
@@ -241,15 +303,16 @@ class BuildContext:
             return
         chooser = chooser.for_tier(tier)
         devices = self.fabric.devices
-        da = [devices[x] for x in a]
-        db = [devices[x] for x in b]
-        ga, gb = self._group_ids(da, a_port), self._group_ids(db, b_port)
-        if kind == "connector":
-            lengths = [0.0] * n
-        elif n < 32:  # a few links (connect, small pools): numpy's per-call cost would dominate
-            lengths = [self.geometry.cable_length(x, y) for x, y in zip(da, db)]
-        else:
-            lengths = self.geometry.lengths(a, b)
+        if n < 32:  # a few links (connect, small pools): numpy's per-call cost would dominate
+            da = [devices[x] for x in a]
+            db = [devices[x] for x in b]
+            ga, gb = self._group_ids(da, a_port), self._group_ids(db, b_port)
+            cable_length = self.geometry.cable_length
+            lengths = [0.0] * n if kind == "connector" else [cable_length(x, y) for x, y in zip(da, db)]
+        else:  # a builder loop's 10^5 links: per-device tables indexed in bulk, no Device read per link
+            ia, ib = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+            ga, gb = self._group_ids_bulk(ia, a_port), self._group_ids_bulk(ib, b_port)
+            lengths = [0.0] * n if kind == "connector" else self.geometry.lengths(ia, ib)
         spec = self._link_specs(fabric, kind, tier, chooser, origin, ga, gb, lengths)
         self.fabric.links.add_many(a, a_port, b, b_port, lengths, spec)
 
@@ -273,7 +336,7 @@ class BuildContext:
         """The port group (as its small id) of each (device, port); IndexError for a port the device lacks."""
         group_ids = self._port_group_ids
         for model in {d.model for d in devices} - group_ids.keys():
-            group_ids[model] = [self._group_id(g, model) for g in self.fabric.layouts[model].port_groups]
+            self._port_group_ids_of(model)
         try:
             if min(ports) < 0:
                 raise IndexError
@@ -281,6 +344,41 @@ class BuildContext:
         except IndexError:
             bad = next(i for i, (d, p) in enumerate(zip(devices, ports)) if not 0 <= p < len(group_ids[d.model]))
             raise IndexError(f"port {ports[bad]} of {devices[bad].name} does not exist") from None
+
+    def _group_ids_bulk(self, devices: np.ndarray, ports: Sequence[int]) -> list[int]:
+        """:meth:`_group_ids` of many links at once: the device's model id and the port index
+        one row of a flat table of every model's port group ids (same ids, same IndexError)."""
+        table = self._model_tables()
+        model = table.model[devices]
+        port = np.asarray(ports, dtype=np.int64)
+        if len(port) and ((port < 0) | (port >= table.total[model])).any():
+            fabric_devices = self.fabric.devices
+            return self._group_ids([fabric_devices[x] for x in devices.tolist()], ports)  # names the bad port
+        return table.group_ids[table.base[model] + port].tolist()
+
+    def _model_tables(self) -> _ModelTables:
+        """Per-device model ids and the per-model port group ids (grown as devices are added:
+        builders add devices between link loops)."""
+        t = self._tables
+        devices = self.fabric.devices
+        if t.done < len(devices):
+            ids = t.ids
+            new = [ids.get(m, -1) for m in map(_MODEL, devices[t.done :])]
+            if -1 in new:
+                for model in dict.fromkeys(d.model for d in devices[t.done :]):
+                    if model not in ids:
+                        ids[model] = len(ids)
+                        t.add_model(self._port_group_ids_of(model))
+                new = [ids[m] for m in map(_MODEL, devices[t.done :])]
+            t.model = np.concatenate((t.model[: t.done], np.array(new, dtype=np.int64)))
+            t.done = len(devices)
+        return t
+
+    def _port_group_ids_of(self, model: str) -> list[int]:
+        group_ids = self._port_group_ids
+        if model not in group_ids:
+            group_ids[model] = [self._group_id(g, model) for g in self.fabric.layouts[model].port_groups]
+        return group_ids[model]
 
     def _link_specs(
         self,
@@ -297,7 +395,7 @@ class BuildContext:
         loop = (fabric, id(chooser), origin, kind, tier)
         memo = self._specs.setdefault(loop, {})
         pairs = self._pairs.setdefault(loop, {})
-        if len(set(ga)) == 1 and len(set(gb)) == 1:
+        if ga.count(ga[0]) == len(ga) and gb.count(gb[0]) == len(gb):
             # One pair of port groups (a builder loop's usual case): the medium per distinct
             # length in one sorted sweep, then one dict lookup per link.
             pair = self._pair(pairs, ga[0], gb[0])

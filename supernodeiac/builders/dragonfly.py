@@ -144,6 +144,44 @@ def global_links(plan: GlobalPlan, built: int) -> Iterator[tuple[int, int, int, 
                 yield i, base + s, j, base + s2
 
 
+def peers(arrangement: str, planned: int, i: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`peer` of every (group ``i``, slot ``s``) at once (int64 arrays of one shape)."""
+    if arrangement == "absolute":
+        j = np.where(s < i, s, s + 1)
+        return j, np.where(i < j, i, i - 1)
+    if arrangement == "relative":
+        return (i + s + 1) % planned, planned - 2 - s
+    if arrangement == "circulant":
+        step, even = s // 2 + 1, s % 2 == 0
+        j, s2 = np.where(even, (i + step) % planned, (i - step) % planned), np.where(even, s + 1, s - 1)
+        if planned % 2 == 0:
+            last = s == planned - 2
+            j, s2 = np.where(last, (i + planned // 2) % planned, j), np.where(last, s, s2)
+        return j, s2
+    raise ValueError(f"unknown arrangement {arrangement!r}")
+
+
+def global_link_arrays(plan: GlobalPlan, built: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`global_links` as four int64 arrays (i, q, j, q'), in the same order, made in bulk
+    (a radix-64 Dragonfly+ has 5 x 10^5 global links)."""
+    slots, m = plan.planned - 1, plan.parallel
+    if slots < 1 or m < 1 or built < 1:
+        return (np.zeros(0, dtype=np.int64),) * 4
+    i, s = np.divmod(np.arange(built * slots, dtype=np.int64), slots)
+    j, s2 = peers(plan.arrangement, plan.planned, i, s)
+    keep = (i < j) & (j < built)
+    s, j, s2 = s[keep], j[keep], s2[keep]  # by group, slots ascending: the peers list of each group
+    per = np.bincount(i[keep], minlength=built)
+    starts = np.concatenate(([0], np.cumsum(per)[:-1]))
+    # Group g's links: its kept slots once per copy, copy after copy.
+    counts = per * m
+    g = np.repeat(np.arange(built, dtype=np.int64), counts)
+    k = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    copy, slot = np.divmod(k, np.maximum(per[g], 1))
+    at, base = starts[g] + slot, copy * slots
+    return g, base + s[at], j[at], base + s2[at]
+
+
 # -- shared pieces ------------------------------------------------------------------------------
 
 
@@ -355,22 +393,17 @@ def _group_switches(
 ) -> list[int]:
     """The ``count`` switches of one role in group ``group``, placed by (group, index) and named
     with the role's template (the field named like the role is the 1-based index)."""
-    out = []
-    for x in range(count):
-        out.append(
-            ctx.add_device(
-                name=ctx.name(role, default_name, path, fabric=fabric, group=group + 1, **{role: x + 1}),
-                role=role,
-                model=model,
-                group=fabric,
-                placement=placement,
-                slot=group * count + x,
-                origin=path,
-                coords=(("fabric", fabric), ("group", group), (role, x)),
-                tier=tier,
-            ).index
-        )
-    return out
+    return ctx.add_placed_devices(
+        names=[ctx.name(role, default_name, path, fabric=fabric, group=group + 1, **{role: x + 1}) for x in range(count)],
+        role=role,
+        model=model,
+        group=fabric,
+        placement=placement,
+        slots=[group * count + x for x in range(count)],
+        origin=path,
+        coords=[(("fabric", fabric), ("group", group), (role, x)) for x in range(count)],
+        tier=tier,
+    )
 
 
 def _wire_globals(
@@ -385,15 +418,19 @@ def _wire_globals(
     chooser: MediaChooser,
     path: tuple,
 ) -> None:
-    # Group port q of group i is switch q // h of the group, global port q mod h: both tabled
-    # by q once, as a 10^5-link loop should not divide twice per link.
-    switch_of = [q // h for q in range(plan.ports)]
-    port_of = [glob_ports[q % h] for q in range(plan.ports)]
-    ends = [
-        (switches[i * per_group + switch_of[q]], port_of[q], switches[j * per_group + switch_of[q2]], port_of[q2])
-        for i, q, j, q2 in global_links(plan, built)
-    ]
-    ctx.add_link_rows(name, ends, chooser=chooser, origin=path, tier="global")
+    # Group port q of group i is switch q // h of the group, global port q mod h.
+    i, q, j, q2 = global_link_arrays(plan, built)
+    sw, ports = np.array(switches, dtype=np.int64), np.array(glob_ports, dtype=np.int64)
+    ctx.add_links(
+        name,
+        sw[i * per_group + q // h].tolist(),
+        ports[q % h].tolist(),
+        sw[j * per_group + q2 // h].tolist(),
+        ports[q2 % h].tolist(),
+        chooser=chooser,
+        origin=path,
+        tier="global",
+    )
 
 
 def _global_facts(plan: GlobalPlan, built: int) -> GlobalFacts:
@@ -591,13 +628,20 @@ def build_dragonfly_plus(ctx: BuildContext, spec: DragonflyPlus, path: tuple) ->
     _attach_endpoints(ctx, name, endpoints, leaf_ids, leaves, down, order, chooser, path)
     terminal_gbps = _last_gbps(ctx)
     # Leaf x of group j sends up-port m to spine m // p1 of its group, on that spine's port x * p1 + m mod p1.
-    ups = [
-        (leaf_ids[j * leaves + x], up[m], spine_ids[j * spines + m // p1], spine_down[x * p1 + m % p1])
-        for j in range(g)
-        for x in range(leaves)
-        for m in range(u)
-    ]
-    ctx.add_link_rows(name, ups, chooser=chooser, origin=path, tier="leaf-spine")
+    # Listed group by group, leaf by leaf, up port by up port (j, x, m), in bulk.
+    m = np.arange(u, dtype=np.int64)
+    x = np.arange(leaves, dtype=np.int64)[:, None]
+    spine_of = np.array(spine_ids, dtype=np.int64).reshape(g, spines)[:, m // p1]  # (j, m)
+    ctx.add_links(
+        name,
+        np.repeat(np.array(leaf_ids, dtype=np.int64), u).tolist(),
+        np.array(up, dtype=np.int64)[np.tile(m, g * leaves)].tolist(),
+        np.broadcast_to(spine_of[:, None, :], (g, leaves, u)).ravel().tolist(),
+        np.tile(np.array(spine_down, dtype=np.int64)[x * p1 + m % p1].ravel(), g).tolist(),
+        chooser=chooser,
+        origin=path,
+        tier="leaf-spine",
+    )
     _wire_globals(ctx, name, spine_ids, spines, h, glob, plan, g, chooser, path)
     global_gbps = _last_gbps(ctx) if plan.parallel and g > 1 else 0.0
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..fabric import Device, Fabric
+from ..fabric.device_arrays import device_column
 from ..findings import BuildError, error
 from ..model.site import Placement, Site
 from ..util.suggest import did_you_mean
@@ -121,6 +122,19 @@ class Geometry:
             )
         return racks[rack_pos - 1], u
 
+    def place_slots(self, placement: Placement, slots: list[int], height_u: int, path: tuple) -> list[tuple[int, int]] | None:
+        """``place`` of each slot, or None when one of them does not fit (``place`` then says why)."""
+        racks = self._racks_of(placement, path)
+        first, per, step, u0 = placement.first_rack, placement.per_rack, height_u + placement.gap_u, placement.first_u
+        top, count = self.site.rack_units, len(racks)
+        out = []
+        for slot in slots:
+            rack_pos, u = first + slot // per, u0 + (slot % per) * step
+            if rack_pos > count or u + height_u - 1 > top:
+                return None
+            out.append((racks[rack_pos - 1], u))
+        return out
+
     def place_many(self, placement: Placement, count: int, height_u: int, path: tuple) -> list[tuple[int, int]]:
         """``place`` for slots 0..count-1 at once: bounds are checked on the extreme slots only."""
         if count == 0:
@@ -155,17 +169,14 @@ class Geometry:
         """The racks the devices of the named groups occupy, each once, in the devices' order
         (group by group). Cached per group sizes: a leaf tier asks once per leaf."""
         groups = self.groups
-        for i, name in enumerate(names):
-            if name not in groups:
-                hint = "groups built so far: " + (", ".join(sorted(groups)) or "none") + " (list node groups before fabrics)"
-                raise BuildError(
-                    [
-                        error(
-                            "unknown-reference", f"placement follows {name!r}, which is not built yet", path + ("follow", i), hint
-                        )
-                    ]
-                )
-        key = (names, tuple(len(groups[n]) for n in names))
+        try:  # the key in C: a tier asks once per switch, and ``names`` can list 10^2 groups
+            key = (names, tuple(map(len, map(groups.__getitem__, names))))
+        except KeyError:
+            i, name = next((i, name) for i, name in enumerate(names) if name not in groups)
+            hint = "groups built so far: " + (", ".join(sorted(groups)) or "none") + " (list node groups before fabrics)"
+            raise BuildError(
+                [error("unknown-reference", f"placement follows {name!r}, which is not built yet", path + ("follow", i), hint)]
+            ) from None
         found = self._follow_cache.get(key)
         if found is None:
             devices, seen = self.fabric.devices, set()
@@ -177,6 +188,27 @@ class Geometry:
                         seen.add(rack)
                         found.append(rack)
             self._follow_cache[key] = found
+        return found
+        for i, name in enumerate(names):
+            if name not in groups:
+                hint = "groups built so far: " + (", ".join(sorted(groups)) or "none") + " (list node groups before fabrics)"
+                raise BuildError(
+                    [
+                        error(
+                            "unknown-reference", f"placement follows {name!r}, which is not built yet", path + ("follow", i), hint
+                        )
+                    ]
+                )
+        key = (names, tuple(len(groups[n]) for n in names))
+        devices, seen = self.fabric.devices, set()
+        found = []
+        for name in names:
+            for dev in groups[name]:
+                rack = devices[dev].rack
+                if rack >= 0 and rack not in seen:
+                    seen.add(rack)
+                    found.append(rack)
+        self._follow_cache[key] = found
         return found
 
     def cable_length(self, a: Device, b: Device) -> float:
@@ -199,13 +231,13 @@ class Geometry:
         the rack for a 0U device (a vertical PDU runs the rack's height in the rear)."""
         return (u - 1 + height_u / 2) * self._unit_m if height_u else self._top_m / 2
 
-    def lengths(self, a: Sequence[int], b: Sequence[int]) -> list[float]:
+    def lengths(self, a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> list[float]:
         """``cable_length(devices[a[i]], devices[b[i]])`` for every i, in bulk (numpy): the same
         arithmetic in the same order, so the same floats."""
         if not len(self._rack_x):  # a site without racks: nothing is placed
             return [0.0] * len(a)
         rack, y = self._device_positions()
-        ia, ib = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+        ia, ib = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
         ra, rb, ya, yb = rack[ia], rack[ib], y[ia], y[ib]
         placed = (ra >= 0) & (rb >= 0)
         sa, sb = np.where(placed, ra, 0), np.where(placed, rb, 0)
@@ -232,8 +264,9 @@ class Geometry:
                 rack = self._dev_rack = np.concatenate((rack[:done], np.zeros(size - done, dtype=np.int64)))
                 y = self._dev_y = np.concatenate((y[:done], np.zeros(size - done, dtype=np.float64)))
             new = devices[done:]
-            rack[done:total] = [d.rack for d in new]
-            height = self._port_height
-            y[done:total] = [height(d.u, d.height_u) for d in new]
+            rack[done:total] = device_column(new, "rack")
+            u, height = device_column(new, "u"), device_column(new, "height_u")
+            # _port_height of each, the same operations in the same order (the same floats)
+            y[done:total] = np.where(height != 0, (u - 1 + height / 2) * self._unit_m, self._top_m / 2)
             self._placed = total
         return self._dev_rack, self._dev_y

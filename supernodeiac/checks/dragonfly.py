@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
@@ -27,6 +28,8 @@ from ..fabric.fabric_facts import DragonflyKindFacts, is_dragonfly
 from ..facts.dragonfly_ratios import group_ratios
 from ..findings import Finding, error, info, warning
 from .base import CHECKS, CheckContext
+
+_GROUP = attrgetter("group")
 
 KINDS = ("dragonfly", "dragonfly-plus")
 
@@ -69,6 +72,12 @@ def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s[starts], np.diff(np.concatenate((starts, [len(s)])))
 
 
+def _members(f: Fabric, name: str) -> np.ndarray:
+    """Positions of the devices the fabric ``name`` made (its switches), found in C among 10^6 devices."""
+    devices = f.devices
+    return np.flatnonzero(np.fromiter(map(name.__eq__, map(_GROUP, devices)), dtype=bool, count=len(devices)))
+
+
 def measure_links(fabric: Fabric, name: str, global_role: str) -> Wiring:
     """Global links per unordered group pair and local links per switch and peer, of one fabric.
 
@@ -79,8 +88,8 @@ def measure_links(fabric: Fabric, name: str, global_role: str) -> Wiring:
     devices = fabric.devices
     group_of = np.full(len(devices), -1, dtype=np.int64)
     carries = np.zeros(len(devices), dtype=bool)
-    for d in devices:
-        if d.group == name and d.tier > 0:
+    for d in map(devices.__getitem__, _members(fabric, name).tolist()):
+        if d.tier > 0:
             group_of[d.index] = d.coord("group")
             carries[d.index] = d.role == global_role
     t = fabric.links
@@ -141,7 +150,8 @@ def _local_findings(f: Fabric, name: str, facts: DragonflyKindFacts, w: Wiring, 
         want_peers, want_links, role = facts["a"] - 1, 1, "router"
     else:
         want_peers, want_links, role = facts["spines_per_group"], facts["leaf_spine_parallel"], "leaf"
-    switches = np.array([d.index for d in f.devices if d.group == name and d.role == role], dtype=np.int64)
+    mine = map(f.devices.__getitem__, _members(f, name).tolist())
+    switches = np.array([d.index for d in mine if d.role == role], dtype=np.int64)
     owner = w.peers // w.devices  # the switch of each (switch, peer) entry
 
     def per_switch(weights: np.ndarray | None = None) -> np.ndarray:

@@ -20,7 +20,7 @@ def check_host_topology(ctx: CheckContext) -> Iterator[Finding]:
     overrides = ctx.blueprint.catalogue.host_topology
     topologies, findings = host_topologies(overrides)
     yield from findings
-    used = {d.model for d in ctx.fabric.devices}
+    used = set(ctx.fabric.device_arrays().models)
     for name, topo in sorted(topologies.items()):
         if name not in used:
             continue

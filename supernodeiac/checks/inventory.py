@@ -29,6 +29,8 @@ def check_mac_duplicate(ctx: CheckContext) -> Iterator[Finding]:
 @CHECKS.register("inventory-device")
 def check_inventory_device(ctx: CheckContext) -> Iterator[Finding]:
     f = ctx.fabric
+    if not ctx.blueprint.inventory:
+        return  # no entry to look up: no name index of 10^6 devices
     names = {d.name: d for d in f.devices}
     for key in ctx.blueprint.inventory:
         device, _, port = key.partition(":")

@@ -26,9 +26,9 @@ def check_names(ctx: CheckContext) -> Iterator[Finding]:
     seen: dict[str, int] = {}
     repeats: dict[str, list[int]] = {}  # name -> every device that has it (insertion order)
     # Names are compared without case too: they name files (configs, NCCL files, per-device
-    # folders), which collide on case-insensitive file systems. The Fabric's name index and one
-    # set of folded names say whether any repeats: walk 10^5 devices only then.
-    unique = ctx.fabric.has_unique_names() and len({d.name.lower() for d in devices}) == len(devices)
+    # folders), which collide on case-insensitive file systems. A set of the names (folded only
+    # when one has a capital) says whether any repeats: walk 10^6 devices only then.
+    unique = ctx.fabric.has_unique_names(fold_case=True)
     for d in () if unique else devices:
         first = seen.setdefault(d.name.lower(), d.index)
         if first != d.index:
@@ -58,6 +58,8 @@ def check_names(ctx: CheckContext) -> Iterator[Finding]:
         )
     if repeats:
         return  # cable IDs are made of device names: theirs would repeat the same mistake
+    if ctx.fabric.cable_ids_distinct(names_unique=True):  # no name repeats (the walk above found none)
+        return  # shown from the names and the link ends, without formatting 10^6 IDs
     t = ctx.fabric.links
     ids = t.ids()
     if len(set(ids)) == len(ids):

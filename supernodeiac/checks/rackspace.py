@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..fabric import Device
+from ..fabric.device_arrays import device_column
 from ..findings import Finding, error
 from .base import CHECKS, CheckContext
 
@@ -19,11 +20,10 @@ from .base import CHECKS, CheckContext
 def _clean(ctx: CheckContext) -> bool:
     """No device out of its rack and no two overlapping, decided in bulk (numpy): the devices
     sorted by rack and lowest unit, each compared with the one below it, as the walk does."""
-    devices = [d for d in ctx.fabric.devices if _occupies(d)]
-    rack = np.array([d.rack for d in devices], dtype=np.int64)
-    low = np.array([d.u for d in devices], dtype=np.int64)
-    high = low + np.array([d.height_u for d in devices], dtype=np.int64) - 1
-    placed = rack >= 0
+    devices = ctx.fabric.devices
+    rack, low, height = (device_column(devices, attr) for attr in ("rack", "u", "height_u"))
+    high = low + height - 1
+    placed = (rack >= 0) & (device_column(devices, "chassis") < 0) & (height > 0)  # as _occupies
     rack, low, high = rack[placed], low[placed], high[placed]
     if ((low < 1) | (high > ctx.blueprint.site.rack_units)).any():
         return False

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..catalog.types import Accelerators
+from ..catalog.types import Accelerators, DeviceModel
 from ..fabric import Fabric
 from ..fabric.fabric_facts import OneLevelFacts, TwoLevelFacts, is_one_level
 from ..fabric.port_owners import PortMap
@@ -307,11 +307,17 @@ def _groups_text(groups: list[str]) -> str:
     return f"{', '.join(groups[:3])} and {len(groups) - 3} more groups"
 
 
+def _on_board(model: DeviceModel) -> bool:
+    """Whether the model's accelerators meet on on-board switch chips or an on-board mesh."""
+    return (model.internal_scaleup is not None or model.internal_mesh is not None) and model.accelerators is not None
+
+
 def _internal(ctx: CheckContext) -> Iterator[Finding]:
     """Boards whose accelerators meet on on-board switch chips (HGX): a domain per board, one line per model."""
     f = ctx.fabric
     seen: dict[str, tuple[set[str], int, tuple]] = {}
-    for d in f.devices:
+    boards = {m for m in f.device_arrays().models if _on_board(f.models[m])}
+    for d in f.devices if boards else ():  # none in a fabric without such boards: no walk of 10^6 devices
         model = f.models[d.model]
         if (model.internal_scaleup is None and model.internal_mesh is None) or model.accelerators is None:
             continue

@@ -8,9 +8,12 @@ seconds. Renderers and checks read this; none of them re-derives topology from t
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..catalog.types import DeviceModel, PortGroup
 from .cable_naming import a_end_affixes, cable_id_format
@@ -18,6 +21,8 @@ from .device_arrays import DeviceArrays
 from .devices import Cage, Coords, Device, PortLayout, PortSlot, Rack
 from .fabric_facts import FabricFacts
 from .link_table import Link, LinkSpec, LinkTable
+
+_NAME = attrgetter("name")
 
 __all__ = ["Cage", "Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable", "PortLayout", "PortSlot", "Rack"]
 
@@ -44,7 +49,8 @@ class Fabric:
     # Bulk views derived from the links (cages per link end, cable assemblies), each kept with the
     # state of the links it was made from (see facts/cage_plan.py).
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
-    _by_name: dict[str, int] = field(default_factory=dict, repr=False)
+    _by_name: dict[str, int] = field(default_factory=dict, repr=False)  # name -> first device with it
+    _named: int = field(default=0, repr=False)  # devices[:_named] are in _by_name (made when first asked)
     _sorted: tuple[tuple[int, int], list[Link]] | None = field(default=None, repr=False)
     _arrays: tuple[int, DeviceArrays] | None = field(default=None, repr=False)
 
@@ -66,10 +72,10 @@ class Fabric:
         return rack
 
     def add_device(self, device: Device) -> Device:
-        """Append a device; returns it. Duplicate names are reported by a check, so keep the first."""
+        """Append a device; returns it. Duplicate names are reported by a check, so the name
+        index (made when first read) keeps the first."""
         device.index = len(self.devices)
         self.devices.append(device)
-        self._by_name.setdefault(device.name, device.index)
         if device.model not in self.layouts:
             self.layouts[device.model] = PortLayout(self.models[device.model])
         return device
@@ -82,13 +88,6 @@ class Fabric:
             return range(first, first)
         if devices[0].index != first or devices[-1].index != first + n - 1:
             raise ValueError("add_devices: devices must be made with their final indices")
-        names = [d.name for d in devices]
-        by_name = self._by_name
-        if len(set(names)) == n and by_name.keys().isdisjoint(names):
-            by_name.update(zip(names, range(first, first + n)))  # the common case, in C
-        else:  # a repeated name (the names check reports it): the first device keeps it
-            for i, name in enumerate(names, first):
-                by_name.setdefault(name, i)
         self.devices.extend(devices)
         for model in {d.model for d in devices} - self.layouts.keys():
             self.layouts[model] = PortLayout(self.models[model])
@@ -128,7 +127,23 @@ class Fabric:
 
     # -- reading --------------------------------------------------------------------------
     def device(self, name: str) -> Device:
-        return self.devices[self._by_name[name]]
+        return self.devices[self._name_index()[name]]
+
+    def _name_index(self) -> dict[str, int]:
+        """Name -> index of the first device with it, for every device: made on first use, in one
+        pass (a dict grown device by device while 10^6 are built costs more than the build's
+        readers need), then extended as devices are added."""
+        by_name, devices = self._by_name, self.devices
+        done, n = self._named, len(devices)
+        if done < n:
+            if not by_name:  # all at once, in C: the last write of a name is its first device
+                names = list(map(_NAME, devices[done:]))
+                by_name.update(zip(reversed(names), range(n - 1, done - 1, -1)))
+            else:
+                for i in range(done, n):
+                    by_name.setdefault(devices[i].name, i)
+            self._named = n
+        return by_name
 
     def layout(self, device: Device) -> PortLayout:
         return self.layouts[device.model]
@@ -165,9 +180,51 @@ class Fabric:
             self._arrays = (len(self.devices), DeviceArrays(self.devices, self.layouts))
         return self._arrays[1]
 
-    def has_unique_names(self) -> bool:
-        """Whether no two devices share a name (the name index keeps one entry per name)."""
-        return len(self._by_name) == len(self.devices)
+    def has_unique_names(self, fold_case: bool = False) -> bool:
+        """Whether no two devices share a name (the name index keeps one entry per name); with
+        ``fold_case``, not even names that differ only in case."""
+        devices = self.devices
+        # The name index when it is made, else a set (a third of the index's cost at 10^6 names).
+        names: Collection[str] = self._by_name if self._named == len(devices) else set(map(_NAME, devices))
+        if len(names) != len(devices):
+            return False
+        if not fold_case:
+            return True
+        joined = "\n".join(names)  # 10^6 names: one string tells whether any has a capital
+        if joined.isascii() and joined.lower() == joined:
+            return True  # nothing to fold: the names are the folded names
+        return len(set(map(str.lower, names))) == len(names)
+
+    def cable_ids_distinct(self, names_unique: bool = False) -> bool:
+        """True when no two links can get one cable ID, decided from the names and the link
+        ends without formatting an ID; False when that cannot be shown this way (the IDs
+        themselves then decide).
+
+        For a ``before{a}between{a_port}after`` template (the default ``{a}-{a_port}``) an ID
+        is the A device's name and port name joined by ``between``. When the device names are
+        distinct, a model's port names are distinct, and no port name lets ``between`` occur
+        again after the joint (``(between + port).find(between, 1) == -1``), the joint is the
+        last ``between`` of the ID, so the ID gives back its (device, port): distinct A ends
+        then mean distinct IDs. The A ends are counted with one ``bincount`` over port slots.
+        ``names_unique``: the caller has shown the device names distinct already.
+        """
+        affixes = a_end_affixes(self.cable_id)
+        if affixes is None or not affixes[1] or not (names_unique or self.has_unique_names()):
+            return False
+        between = affixes[1]
+        t = self.links
+        if not len(t):
+            return True
+        dv = self.device_arrays()
+        arr = t.arrays()
+        if not dv.ports_in_range(arr.a, arr.a_port):
+            return False
+        for model in (dv.models[m] for m in np.flatnonzero(np.bincount(dv.model[arr.a])).tolist()):
+            names = self.layouts[model].names
+            if len(set(names)) != len(names) or any((between + q).find(between, 1) != -1 for q in names):
+                return False
+        first_slot = np.concatenate(([0], np.cumsum(dv.total)[:-1]))  # device -> its port 0 among every port
+        return int(np.bincount(first_slot[arr.a] + arr.a_port).max()) <= 1
 
     def links_of(self, fabric: str) -> Iterator[Link]:
         return iter(self.links.links(self.links.indices_of(fabric)))

@@ -9,6 +9,7 @@ is row ``port_base[model[d]] + p``.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from operator import attrgetter
 
 import numpy as np
 
@@ -20,10 +21,11 @@ class DeviceArrays:
     __slots__ = ("models", "model", "total", "port_base", "_layouts", "_tables", "_cages")
 
     def __init__(self, devices: Sequence[Device], layouts: Mapping[str, PortLayout]) -> None:
-        self.models: list[str] = sorted({d.model for d in devices})
+        models = list(map(attrgetter("model"), devices))
+        self.models: list[str] = sorted(set(models))
         model_id = {m: i for i, m in enumerate(self.models)}
         self._layouts = [layouts[m] for m in self.models]
-        self.model = np.array([model_id[d.model] for d in devices], dtype=np.int64)  # device -> model id
+        self.model = np.fromiter(map(model_id.__getitem__, models), dtype=np.int64, count=len(models))  # device -> model id
         per_model = np.array([layout.total for layout in self._layouts], dtype=np.int64)
         self.total = per_model[self.model] if len(self.models) else np.zeros(0, dtype=np.int64)  # device -> ports
         self.port_base = np.concatenate(([0], np.cumsum(per_model)[:-1])).astype(np.int64)  # model id -> first row
@@ -98,6 +100,12 @@ class DeviceArrays:
         _, _, _, per_model = self._cage_tables()
         per_device = per_model[self.model] if len(self.models) else np.zeros(0, dtype=np.int64)
         return np.repeat(np.arange(len(per_device), dtype=np.int64), per_device)
+
+
+def device_column(devices: Sequence[Device], attr: str, dtype: type = np.int64) -> np.ndarray:
+    """One attribute of every device as an array, read in C (``map`` of an attrgetter): the one
+    pass over 10^6 devices a bulk check makes."""
+    return np.fromiter(map(attrgetter(attr), devices), dtype=dtype, count=len(devices))
 
 
 def unique_ints(values: np.ndarray) -> np.ndarray:

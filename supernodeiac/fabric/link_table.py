@@ -117,6 +117,7 @@ class LinkTable:
         "_order",
         "_arrays",
         "_edits",
+        "_spec_edits",
     )
 
     def __init__(self, id_source: IdSource) -> None:
@@ -133,6 +134,7 @@ class LinkTable:
         self._order: tuple[tuple[int, int], list[int]] | None = None  # (stamp, positions by cable ID) cache
         self._arrays: tuple[tuple[int, int], LinkArrays] | None = None  # (stamp, arrays) cache
         self._edits = 0  # bumped by every change other than an append
+        self._spec_edits = 0  # of which new specs only (set_specs): the ends stay as they were
 
     # -- writing ----------------------------------------------------------------------------
     def spec_id(self, spec: LinkSpec) -> int:
@@ -189,7 +191,13 @@ class LinkTable:
         column = self.spec
         for i, s in zip(positions, specs, strict=True):
             column[i] = s
+        arrays = self._arrays if self._arrays is not None and self._arrays[0] == self.stamp() else None
         self._edits += 1
+        self._spec_edits += 1
+        if arrays is not None:  # the five other columns are as they were: no new conversion
+            spec = arrays[1].spec.copy()  # a copy: a caller may hold the old arrays
+            spec[np.asarray(positions, dtype=np.int64)] = np.asarray(specs, dtype=np.int64)
+            self._arrays = (self.stamp(), arrays[1]._replace(spec=spec))
 
     def _columns(self) -> tuple[list, ...]:
         return (self.a, self.a_port, self.b, self.b_port, self.length_m, self.spec)
@@ -217,6 +225,11 @@ class LinkTable:
         """Changes whenever the links do: a key for caches of derived data (IDs, sorted order)."""
         return (len(self.spec), self._edits)
 
+    def ends_stamp(self) -> tuple[int, int]:
+        """Changes whenever the links' ends do (not on new specs): a key for what depends only
+        on which ports are cabled, such as the cages of each link end."""
+        return (len(self.spec), self._edits - self._spec_edits)
+
     def ids(self) -> list[str]:
         """Every link's cable ID, in table order: formatted in one pass, kept until the next change."""
         stamp = self.stamp()
@@ -238,9 +251,9 @@ class LinkTable:
         if self._arrays is None or self._arrays[0] != stamp:
 
             def ints(column: list[int]) -> np.ndarray:
-                return np.array(column, dtype=np.int64)
+                return np.fromiter(column, dtype=np.int64, count=len(column))
 
-            length = np.array(self.length_m, dtype=np.float64)
+            length = np.fromiter(self.length_m, dtype=np.float64, count=len(self.length_m))
             arrays = LinkArrays(ints(self.a), ints(self.a_port), ints(self.b), ints(self.b_port), length, ints(self.spec))
             self._arrays = (stamp, arrays)
         return self._arrays[1]

@@ -61,8 +61,9 @@ class LinkCages:
 
 
 def link_cages(fabric: Fabric) -> LinkCages:
-    """The cages of every link's two ends (made once per state of the links, kept on the Fabric)."""
-    stamp = (fabric.links.stamp(), len(fabric.devices))
+    """The cages of every link's two ends (made once per state of the links' ends, kept on the
+    Fabric: the media settled after the build do not move a cage)."""
+    stamp = (fabric.links.ends_stamp(), len(fabric.devices))
     cached = fabric.derived.get("link_cages")
     if cached is not None and cached[0] == stamp:
         return cached[1]
@@ -116,32 +117,83 @@ def spec_columns(fabric: Fabric, media: dict[str, Medium]) -> tuple[np.ndarray, 
     return shape, head_b, medium, cable
 
 
+def link_plug_problems(fabric: Fabric, media: dict[str, Medium]) -> np.ndarray:
+    """:func:`plug_problems` of every cable of the Fabric with a medium, as its links stand
+    (kept on the Fabric until they change: the build's last settling round computes what the
+    one-plug check reads). What does not depend on the media (which cage faces which, single
+    cages) is kept apart and reused while the same links are selected: a settling round only
+    moves links to other media."""
+    stamp = (fabric.links.stamp(), len(fabric.devices), id(media))
+    cached = fabric.derived.get("plug_problems")
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    cages = link_cages(fabric)
+    spec = fabric.links.arrays().spec
+    shape, head_b, medium, cable = spec_columns(fabric, media)
+    sel = cable[spec] & cages.valid & (medium[spec] >= 0)
+    ends = (fabric.links.ends_stamp(), len(fabric.devices))
+    kept = fabric.derived.get("plug_frame")
+    if kept is not None and kept[0] == ends and np.array_equal(kept[1].sel, sel):
+        frame = kept[1]
+    else:
+        frame = _plug_frame(cages, sel)
+        fabric.derived["plug_frame"] = (ends, frame)
+    out = _plug_reasons(frame, cages, shape[spec], head_b[spec], medium[spec])
+    fabric.derived["plug_problems"] = (stamp, out)
+    return out
+
+
 def plug_problems(cages: LinkCages, shape: np.ndarray, head_b: np.ndarray, medium: np.ndarray, sel: np.ndarray) -> np.ndarray:
     """Per link, why its cages would not each hold one plug (``OK`` = 0 when they do), over the
     links selected by ``sel`` (cables with a medium): the rule in the module docstring."""
-    out = np.zeros(len(sel), dtype=np.int64)
+    return _plug_reasons(_plug_frame(cages, sel), cages, shape, head_b, medium)
+
+
+@dataclass(frozen=True, slots=True)
+class _PlugFrame:
+    """The part of :func:`plug_problems` the links' media do not change, for the links ``sel``
+    selects (``idx``): per link whether each cage faces one cage, port for port (``paired``);
+    per cage whether it holds one link (``single``) and whether every cage it faces does."""
+
+    sel: np.ndarray
+    idx: np.ndarray
+    ends: np.ndarray  # the selected links' A cages, then their B cages
+    n: int
+    paired: np.ndarray
+    single: np.ndarray
+    far_single: np.ndarray
+
+
+def _plug_frame(cages: LinkCages, sel: np.ndarray) -> _PlugFrame:
     idx = np.flatnonzero(sel)
-    if not len(idx):
-        return out
     n = max(cages.count, 1)
     a, b = cages.a[idx], cages.b[idx]
     ends, far = np.concatenate((a, b)), np.concatenate((b, a))
     count = np.bincount(ends, minlength=n)
     fmin, fmax = _reduce(ends, far, n)
+    paired = (fmin[a] == fmax[a]) & (fmin[b] == fmax[b]) & (cages.pos_a[idx] == cages.pos_b[idx])
+    single = (count == 1).astype(np.int64)
+    far_single, _ = _reduce(ends, single[far], n)
+    return _PlugFrame(sel, idx, ends, n, paired, single, far_single)
+
+
+def _plug_reasons(frame: _PlugFrame, cages: LinkCages, shape: np.ndarray, head_b: np.ndarray, medium: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(frame.sel), dtype=np.int64)
+    idx = frame.idx
+    if not len(idx):
+        return out
+    a, b = cages.a[idx], cages.b[idx]
     med = medium[idx]
-    mmin, mmax = _reduce(ends, np.concatenate((med, med)), n)
+    mmin, mmax = _reduce(frame.ends, np.concatenate((med, med)), frame.n)
     uniform = mmin == mmax
     mixed = ~(uniform[a] & uniform[b])
     sh = shape[idx]
-    paired = (fmin[a] == fmax[a]) & (fmin[b] == fmax[b]) & (cages.pos_a[idx] == cages.pos_b[idx])
     hb = head_b[idx]
     head, leg = np.where(hb, b, a), np.where(hb, a, b)
-    single = (count == 1).astype(np.int64)
-    far_single, _ = _reduce(ends, single[far], n)
-    split_ok = (single[leg] == 1) & (far_single[head] == 1)
+    split_ok = (frame.single[leg] == 1) & (frame.far_single[head] == 1)
     reason = np.zeros(len(idx), dtype=np.int64)
     reason[~mixed & (sh == SPLITTER) & ~split_ok] = SPLIT
-    reason[~mixed & (sh == STRAIGHT) & ~paired] = FANOUT
+    reason[~mixed & (sh == STRAIGHT) & ~frame.paired] = FANOUT
     reason[mixed] = MIXED
     out[idx] = reason
     return out

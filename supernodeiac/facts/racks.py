@@ -19,13 +19,17 @@ as the BOM counts them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
 from ..catalog.types import Catalogue
 from ..fabric import Device, Fabric
+from ..fabric.device_arrays import device_column
 from ..model.blueprint import Blueprint
 from .cage_plan import SPLITTER, STRAIGHT, TRANSCEIVER, link_cages, spec_columns
+
+_GROUP = attrgetter("group")
 
 # Link kinds that are cables (a connector or a cartridge is part of its chassis or rack).
 CABLE_KINDS = ("cable",)
@@ -76,7 +80,7 @@ def cables_leaving(f: Fabric, rack: np.ndarray | None = None) -> np.ndarray:
     arr = t.arrays()
     cable = np.array([spec.kind in CABLE_KINDS for spec in t.specs], dtype=bool)[arr.spec]
     if rack is None:
-        rack = np.fromiter((d.rack for d in f.devices), dtype=np.int64, count=n)
+        rack = device_column(f.devices, "rack")
     a, b = arr.a[cable], arr.b[cable]
     leaving = rack[a] != rack[b]
     ends = np.concatenate((a[leaving], b[leaving]))
@@ -187,11 +191,11 @@ def rack_loads(f: Fabric, catalogue: Catalogue) -> dict[int, RackLoad]:
     mid = dv.model
     core_groups = {g for g, facts in f.facts.items() if facts.get("kind") in ("fat-tree", "dragonfly-plus")}
     # One pass over the devices for what only they know: rack, units of their own, core switch.
-    cols = np.array(
-        [(d.rack, d.height_u if d.chassis < 0 else 0, d.tier >= 2 and d.group in core_groups) for d in devices],
-        dtype=np.int64,
-    )
-    rack, own_units, core = cols[:, 0], cols[:, 1], cols[:, 2].astype(bool)
+    rack = device_column(devices, "rack")
+    own_units = np.where(device_column(devices, "chassis") < 0, device_column(devices, "height_u"), 0)
+    core = device_column(devices, "tier") >= 2
+    if core.any():
+        core &= np.fromiter(map(core_groups.__contains__, map(_GROUP, devices)), dtype=bool, count=len(devices))
     power_typ, power_max = device_power(f, catalogue)
     weight_of = np.array([m.weight_kg if m.weight_kg is not None else np.nan for m in models], dtype=np.float64)[mid]
     liquid = np.array([m.cooling != "air" for m in models], dtype=bool)[mid]
