@@ -159,3 +159,19 @@ def test_tsv_lines_in_a_block_are_tsv_line_row_by_row(bad, column, row):
     columns = [list(c) for c in zip(*rows, strict=True)]
     assert tsv_lines(columns) == "".join(tsv_line(r) + "\n" for r in rows)
     assert tsv_lines([[] for _ in range(3)]) == ""
+
+
+@pytest.mark.parametrize("bad", [*_HOSTILE, "é", "-é", "é\tb", "é\x85", "=é", "é\u2028", "\u00a0x", "é\nb"])
+@pytest.mark.parametrize("neighbour", ["ok", "ça"])
+def test_a_column_is_clean_exactly_when_each_cell_is_its_own_tsv_cell(bad, neighbour):
+    """cells_clean (the column test behind tsv_lines and physical.tsv) says yes only when every cell
+    comes out of tsv_cell unchanged and starts with no formula character; ASCII and other text
+    take different tests, so both are tried, the odd cell first, in the middle and last."""
+    from supernodeiac.outputs.csv_safe import FORMULA_START, cells_clean, tsv_cell
+
+    for at in (0, 2, 4):
+        cells = [f"{neighbour}{k}" for k in range(5)]
+        cells[at] = bad
+        expected = all(tsv_cell(c) == c and c[:1] not in FORMULA_START | {"=", "+", "-", "@"} for c in cells)
+        assert cells_clean(cells) is expected, (cells, expected)
+    assert cells_clean(["", "a", ""]) and not cells_clean(["a", "-3"])
