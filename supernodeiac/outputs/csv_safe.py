@@ -54,6 +54,18 @@ def live_formulas(data: bytes) -> list[str]:
     return bad
 
 
+# Byte classes for testing a batch of joined rows at once: S a comma, N a line break, Q what makes
+# the csv module quote a cell or spreadsheets misread it (a quote, tab or carriage return), F a
+# formula character, "." the rest (UTF-8's multi-byte sequences included: none of their bytes is ASCII).
+_CSV = bytearray(b"." * 256)
+_CSV[ord(",")], _CSV[ord("\n")] = ord("S"), ord("N")
+for _c in b'"\t\r':
+    _CSV[_c] = ord("Q")
+for _c in b"=+-@":
+    _CSV[_c] = ord("F")
+_CSV_CLASSES = bytes(_CSV)
+
+
 class CsvWriter:
     """A CSV file built in memory: a header, then rows, every cell through :func:`safe_cell`.
 
@@ -112,24 +124,27 @@ class CsvWriter:
 
     def _rows(self, rows: list[list[str]]) -> None:
         separators = self._columns - 1
-        lines = [",".join(row) for row in rows]
-        text = "\n".join(lines) + "\n"
+        text = "\n".join(map(",".join, rows)) + "\n"
+        # The batch's bytes by class (_CSV_CLASSES): S a comma, N a line break, Q a quote, tab or
+        # carriage return, F a formula character. A clean batch has no Q and no S or N before an F.
+        data = text.encode()
+        m = data.translate(_CSV_CLASSES)
         if (
             set(map(len, rows)) == {self._columns}  # one cell per column, so commas count cells
-            and text.count(",") == separators * len(lines)
-            and text.count("\n") == len(lines)
-            and '"' not in text
-            and "\r" not in text
-            and "\t" not in text
-            and text[:1] not in FORMULA_START
-            # A two-character search is slow where its first character is common (every comma):
-            # look for the formula character alone first, which is rare except for '-'.
-            and not any(ch in text and (f",{ch}" in text or f"\n{ch}" in text) for ch in "=+-@")
+            and m.count(b"S") == separators * len(rows)
+            and m.count(b"N") == len(rows)
+            and b"Q" not in m
+            and m[:1] != b"F"
+            and b"SF" not in m
+            and b"NF" not in m
         ):
-            self._buf.write(text)
+            if self._buf.tell():
+                self._spill()
+            self._chunks.append(data)
         else:
             write, slow = self._buf.write, self.writerow
-            for row, line in zip(rows, lines, strict=True):
+            for row in rows:
+                line = ",".join(row)
                 if (
                     line.count(",") == separators
                     and '"' not in line
