@@ -169,11 +169,12 @@ def test_tsv_lines_in_a_block_are_tsv_line_row_by_row(bad, column, row):
 def test_a_column_is_clean_exactly_when_each_cell_is_its_own_tsv_cell(bad, neighbour):
     """cells_clean (the column test behind tsv_lines and physical.tsv) says yes only when every cell
     comes out of tsv_cell unchanged and starts with no formula character; ASCII and other text
-    take different tests, so both are tried, the odd cell first, in the middle and last."""
+    take different tests, so both are tried, the odd cell first, in the middle and last, in a short
+    column and a long one."""
     from supernodeiac.outputs.csv_safe import FORMULA_START, cells_clean, tsv_cell
 
-    for at in (0, 2, 4):
-        cells = [f"{neighbour}{k}" for k in range(5)]
+    for size, at in ((5, 0), (5, 2), (5, 4), (200, 0), (200, 117), (200, 199)):  # a long column: its distinct cells
+        cells = [f"{neighbour}{k % 7}" for k in range(size)]
         cells[at] = bad
         expected = all(tsv_cell(c) == c and c[:1] not in FORMULA_START | {"=", "+", "-", "@"} for c in cells)
         assert cells_clean(cells) is expected, (cells, expected)
