@@ -296,6 +296,10 @@ def cable_rows(ctx: RenderContext, with_ends: bool = True) -> Iterator[CableRow]
     label = cable_id_format(bp.naming.cable_label)
     end_labels = EndLabels(bp, f).pair
     short_lines = [positional_format(x, SHORT_FIELDS) for x in bp.naming.short_label]
+    # All of a label's lines in one format call, split at NUL; a field holding a NUL (the split
+    # then gives more lines) is formatted line by line instead.
+    all_lines = positional_format("\0".join(bp.naming.short_label), SHORT_FIELDS)
+    line_count = len(short_lines)
     width = bp.naming.label_width
     kinds = {name: f"{m.kind} {m.shape}" for name, m in media.items()}
     fibres = {name: m.fibre for name, m in media.items()}
@@ -342,14 +346,20 @@ def cable_rows(ctx: RenderContext, with_ends: bool = True) -> Iterator[CableRow]
         number = numbers[k]
         a_fields = (number, spec.fabric, ids[k], ar[0], ar[1], short_u[a], ar[3], a_plug)
         far_first = (b_first[0], b_first[1], short_u[legs[0][0]], b_first[3], legs[0][1])
-        a_short = _wrapped([line(*a_fields, *far_first) for line in short_lines], width)
+        parts = all_lines(*a_fields, *far_first).split("\0")
+        if len(parts) != line_count:
+            parts = [line(*a_fields, *far_first) for line in short_lines]
+        a_short = _wrapped(parts, width)
         ends = [CableEnd(a, ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_short)] if with_ends else []
         leg_short: list[tuple[str, ...]] = []
         leg_place: list[str] = []
         for dev, plug in legs:
             lr = place[dev]
             fields = (number, spec.fabric, ids[k], lr[0], lr[1], short_u[dev], lr[3], plug)
-            short = _wrapped([line(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug) for line in short_lines], width)
+            parts = all_lines(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug).split("\0")
+            if len(parts) != line_count:
+                parts = [line(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug) for line in short_lines]
+            short = _wrapped(parts, width)
             leg_short.append(short)
             if with_ends or len(legs) > 1:
                 leg_place.append(f"{lr[1]} U{lr[2]} {lr[3]} {plug}")
