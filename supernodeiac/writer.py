@@ -386,6 +386,7 @@ def _cannot_replace(target: Path) -> bool:
 # -- writing -------------------------------------------------------------------------------------
 
 
+_BLOCK = 1 << 20  # bytes of a stream gathered before they are written and hashed
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -398,11 +399,25 @@ def _write_one(folder_fd: int, rel: str, data: bytes | Chunked) -> dict[str, Any
         if isinstance(data, bytes | bytearray | memoryview):
             out.write(data)
             return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        # A stream's chunks (a config's tables, a sheet's rows) are written and hashed a megabyte
+        # at a time: one write and one hash update per block, not per chunk.
         digest, size = hashlib.sha256(), 0
+        pending: list[bytes] = []
+        held = 0
         for chunk in data.chunks():
-            out.write(chunk)
-            digest.update(chunk)
-            size += len(chunk)
+            pending.append(chunk)
+            held += len(chunk)
+            if held >= _BLOCK:
+                block = b"".join(pending)
+                out.write(block)
+                digest.update(block)
+                size += held
+                pending, held = [], 0
+        if pending:
+            block = b"".join(pending)
+            out.write(block)
+            digest.update(block)
+            size += held
     return {"bytes": size, "sha256": digest.hexdigest()}
 
 

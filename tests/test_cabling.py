@@ -104,3 +104,25 @@ def test_every_management_port_is_cabled_to_its_rack_switch(small_ib):
             assert (agg, port) in mgmt_ports
     racks_with_devices = {d.rack for d in f.devices if d.role != "mgmt"}
     assert sum(1 for d in f.devices if d.role == "mgmt") == len(racks_with_devices)
+
+
+def test_a_short_label_field_holding_a_nul_is_formatted_line_by_line(small_ib):
+    """cable_rows formats a short label's lines in one call split at NUL; a rack name holding a
+    NUL must give the same lines as any other character in its place (here '#', which nothing
+    else in the labels holds), not lines split inside the name."""
+    import dataclasses
+
+    from supernodeiac.outputs.cabling import CABLE_COLUMNS, cable_rows
+
+    def rows(mark: str) -> list[list[str]]:
+        racks = [dataclasses.replace(r, name=f"R{mark}{r.name}") for r in small_ib.fabric.racks]
+        fabric = dataclasses.replace(small_ib.fabric, racks=racks)
+        return [r.text for r in cable_rows(RenderContext(small_ib.blueprint, small_ib.catalogue, fabric), with_ends=False)]
+
+    plain, nul = rows("#"), rows("\0")
+    assert len(plain) == len(nul) > 0
+    short = [CABLE_COLUMNS.index("a_short_label"), CABLE_COLUMNS.index("b_short_label")]
+    for p, n in zip(plain, nul, strict=True):
+        for k in short:
+            assert "#" in p[k] and n[k] == p[k].replace("#", "\0")
+            assert n[k].count(" | ") == p[k].count(" | ")  # as many lines either way

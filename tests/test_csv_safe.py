@@ -52,6 +52,9 @@ ROWS = [
     ["a", "=1,2", "d"],
     ["", "", ""],
     ["x=y", "a-b", "c@d"],
+    ["é", "ñ-x", "ü"],  # UTF-8 text: the batch test reads bytes
+    ["é", "=ñ", "c"],
+    ['é"', "b,ü", "c"],
 ]
 
 
@@ -159,3 +162,20 @@ def test_tsv_lines_in_a_block_are_tsv_line_row_by_row(bad, column, row):
     columns = [list(c) for c in zip(*rows, strict=True)]
     assert tsv_lines(columns) == "".join(tsv_line(r) + "\n" for r in rows)
     assert tsv_lines([[] for _ in range(3)]) == ""
+
+
+@pytest.mark.parametrize("bad", [*_HOSTILE, "é", "-é", "é\tb", "é\x85", "=é", "é\u2028", "\u00a0x", "é\nb"])
+@pytest.mark.parametrize("neighbour", ["ok", "ça"])
+def test_a_column_is_clean_exactly_when_each_cell_is_its_own_tsv_cell(bad, neighbour):
+    """cells_clean (the column test behind tsv_lines and physical.tsv) says yes only when every cell
+    comes out of tsv_cell unchanged and starts with no formula character; ASCII and other text
+    take different tests, so both are tried, the odd cell first, in the middle and last, in a short
+    column and a long one."""
+    from supernodeiac.outputs.csv_safe import FORMULA_START, cells_clean, tsv_cell
+
+    for size, at in ((5, 0), (5, 2), (5, 4), (200, 0), (200, 117), (200, 199)):  # a long column: its distinct cells
+        cells = [f"{neighbour}{k % 7}" for k in range(size)]
+        cells[at] = bad
+        expected = all(tsv_cell(c) == c and c[:1] not in FORMULA_START | {"=", "+", "-", "@"} for c in cells)
+        assert cells_clean(cells) is expected, (cells, expected)
+    assert cells_clean(["", "a", ""]) and not cells_clean(["a", "-3"])

@@ -66,6 +66,20 @@ def test_streams_of_many_chunks_and_empty_files_have_their_hash(tmp_path):
     assert manifest["z/e.txt"]["bytes"] == 0 and (out / "z" / "e.txt").read_bytes() == b""
 
 
+def test_a_stream_longer_than_the_writers_block_is_written_and_hashed_whole(tmp_path, monkeypatch):
+    """The writer gathers a stream's chunks into blocks (writer._BLOCK) before it writes and hashes
+    them: chunks that end exactly on a block, straddle one, or are empty all land in the file, in
+    order, and the manifest's size and SHA-256 are those of the whole."""
+    monkeypatch.setattr(writer, "_BLOCK", 1000)
+    chunks = [bytes([i % 251]) * (i * 37 % 700) for i in range(60)] + [b"", b"y" * 1000, b"z"]
+    data = b"".join(chunks)
+    assert len(data) > 10 * 1000
+    out = writer.write({"s.bin": Stream(lambda: iter(chunks))}, tmp_path / "o", "t")
+    (entry,) = json.loads((out / "MANIFEST.json").read_text())["files"]
+    assert (out / "s.bin").read_bytes() == data
+    assert entry == {"path": "s.bin", "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
 def test_a_stream_that_fails_midway_leaves_no_staging(tmp_path):
     out = writer.write({"old.txt": b"old"}, tmp_path / "o", "t")
 

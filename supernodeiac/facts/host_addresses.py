@@ -117,9 +117,12 @@ class HostAddresses:
         block, a_leaf = self.blocks(positions)
         keep = np.flatnonzero(block >= 0)
         suffix = f"/{self.prefixlen}"
-        for k, blk, leaf_a in zip(keep.tolist(), block[keep].tolist(), a_leaf[keep].tolist(), strict=True):
-            leaf, host = self.leaf_ip(blk) + suffix, self.nic_ip(blk) + suffix
-            out_a[k], out_b[k] = (leaf, host) if leaf_a else (host, leaf)
+        version, base = self._net.version, int(self._net.network_address)
+        evens = [base + 2 * blk for blk in block[keep].tolist()]
+        leaves = ip_texts(version, evens)  # leaf_ip and nic_ip of every block, formatted in bulk
+        hosts = ip_texts(version, [even + 1 for even in evens])
+        for k, leaf, host, leaf_a in zip(keep.tolist(), leaves, hosts, a_leaf[keep].tolist(), strict=True):
+            out_a[k], out_b[k] = (leaf + suffix, host + suffix) if leaf_a else (host + suffix, leaf + suffix)
         return out_a, out_b
 
     def _block_table(self, positions: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:

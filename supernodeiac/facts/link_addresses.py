@@ -98,10 +98,11 @@ class LinkAddresses:
         out_b: list[str | None] = [None] * n
         keep = np.flatnonzero(ok)
         blocks, lowers = (first[low] + index)[keep].tolist(), a_lower[keep].tolist()
-        for k, block, lower in zip(keep.tolist(), blocks, lowers, strict=True):
-            even = base + 2 * block
-            upper, odd = ip_text(version, even) + suffix, ip_text(version, even + 1) + suffix  # the lower tier takes the odd one
-            out_a[k], out_b[k] = (odd, upper) if lower else (upper, odd)
+        evens = [base + 2 * block for block in blocks]
+        uppers = ip_texts(version, evens)
+        odds = ip_texts(version, [even + 1 for even in evens])  # the lower tier takes the odd one
+        for k, upper, odd, lower in zip(keep.tolist(), uppers, odds, lowers, strict=True):
+            out_a[k], out_b[k] = (odd + suffix, upper + suffix) if lower else (upper + suffix, odd + suffix)
         return out_a, out_b
 
 

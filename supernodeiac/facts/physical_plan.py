@@ -24,6 +24,7 @@ Columns, not objects: a fabric of 10^6 links has 2 x 10^6 ends, built in one pas
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..catalog.host_topology import host_topologies
@@ -80,8 +81,7 @@ class PhysicalPlan:
     def counts(self) -> dict[str, int]:
         """Ends per tool (for the checklist and the script's summary)."""
         out = dict.fromkeys(TOOLS, 0)
-        for t in self.tool:
-            out[t] += 1
+        out.update(Counter(self.tool))
         return out
 
 
@@ -105,96 +105,156 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -
     rdma = rdma_names(f, topologies)
     post = health.post_fec_ber.get(transport)
     infiniband = transport == "infiniband"
-    # Per model: is it a switch, its OS port names (SONiC names where a port map says so), its
-    # IB port numbers (data ports in catalogue order, from 1), its printed names.
-    is_switch: dict[str, bool] = {}
+    switch_tool = "ibdiagnet" if infiniband else "sonic"
+    # The ends' device and port columns (end a of every link, then end b).
+    A = [t.a[i] for i in positions]
+    AP = [t.a_port[i] for i in positions]
+    B = [t.b[i] for i in positions]
+    BP = [t.b_port[i] for i in positions]
+    S = [t.spec[i] for i in positions]
+    L = [t.length_m[i] for i in positions]
+    # Per model: its tool, its OS port names (SONiC names where a port map says so), its IB port
+    # numbers as text (data ports in catalogue order, from 1; an HCA's: 1), its printed names.
+    tool_of: dict[str, str] = {}
     os_names: dict[str, list[str]] = {}
-    ib_ports: dict[str, dict[int, int]] = {}
-    for model in {devices[x].model for i in positions for x in (t.a[i], t.b[i])}:
+    ib_text: dict[str, list[str]] = {}
+    for model in {devices[x].model for x in (*A, *B)}:
         layout = layouts[model]
-        is_switch[model] = models[model].kind == "switch"
+        switch = models[model].kind == "switch"
+        tool_of[model] = switch_tool if switch else "mlxlink"
         names = list(layout.names)
         port_map = catalogue.port_maps.get(model)
-        if is_switch[model] and transport == "ethernet" and port_map is not None:
+        if switch and transport == "ethernet" and port_map is not None:
             sonic = sonic_ports(layout, port_map)
             names = [p.name if p is not None else names[k] for k, p in enumerate(sonic.ports)]
-        elif not is_switch[model]:
+        elif not switch:
             names = rdma[model]
         os_names[model] = names
-        ib_ports[model] = {p: k + 1 for k, p in enumerate(layout.ports_of("data"))}
+        if not infiniband:
+            ib_text[model] = [""] * layout.total
+        elif switch:
+            number = {p: k + 1 for k, p in enumerate(layout.ports_of("data"))}
+            ib_text[model] = [str(number.get(p, "")) for p in range(layout.total)]
+        else:
+            ib_text[model] = ["1"] * layout.total
     specs = t.specs
     media, modules = catalogue.media, catalogue.transceivers
-    part_of: dict[tuple[int, float, str], tuple[str, str, str]] = {}
 
     def expected(s: int, length: float, end: str) -> tuple[str, str, str]:
         """(part number or "", its kind, the module's pmd) for one end of a link of spec ``s``."""
-        key = (s, length, end)
-        found = part_of.get(key)
-        if found is not None:
-            return found
         spec = specs[s]
         m = media.get(spec.medium)
         if m is None:
-            found = ("", "none", "")
-        elif m.shape == "transceiver":
+            return ("", "none", "")
+        if m.shape == "transceiver":
             module = modules.get(spec.a_module if end == "a" else spec.b_module)
             if module is None:
-                found = ("", "none", "")
-            elif module.integrated:
-                found = ("", "integrated", module.pmd)
-            else:
-                ref = module_part(module)
-                exact = ref.status == "exact"
-                found = (ref.number if exact else "", "module" if exact else "generic", module.pmd)
-        elif m.shape in ("straight", "splitter"):
+                return ("", "none", "")
+            if module.integrated:
+                return ("", "integrated", module.pmd)
+            ref = module_part(module)
+            exact = ref.status == "exact"
+            return (ref.number if exact else "", "module" if exact else "generic", module.pmd)
+        if m.shape in ("straight", "splitter"):
             ref = medium_part(catalogue, spec.medium, ordered_length(catalogue, spec.medium, length))
             if ref.status == "exact":
-                found = (ref.number, "cable", "")
-            elif ref.status == "family":  # "MCP4Y10-N 2 m": the EEPROM's part number starts with the family's
-                found = (ref.number.rsplit(" ", 2)[0], "family", "")
-            else:
-                found = ("", "generic", "")
-        else:
-            found = ("", "none", "")
-        part_of[key] = found
-        return found
+                return (ref.number, "cable", "")
+            if ref.status == "family":  # "MCP4Y10-N 2 m": the EEPROM's part number starts with the family's
+                return (ref.number.rsplit(" ", 2)[0], "family", "")
+            return ("", "generic", "")
+        return ("", "none", "")
 
-    sig_of: dict[float, tuple[str, float | None]] = {}
-    for i, label in zip(positions, labels, strict=True):
-        s = t.spec[i]
-        spec = specs[s]
-        lane = spec.lane_gbps
-        if lane not in sig_of:
-            sig = health.signalling_at(lane)
-            sig_of[lane] = (sig.fec, sig.pre_fec_ber) if sig is not None else ("", None)
-        fec, pre = sig_of[lane]
-        length = t.length_m[i]
-        for end, x, p, y, q in (("a", t.a[i], t.a_port[i], t.b[i], t.b_port[i]), ("b", t.b[i], t.b_port[i], t.a[i], t.a_port[i])):
-            d, peer = devices[x], devices[y]
-            switch = is_switch[d.model]
-            number, kind, pmd = expected(s, length, end)
-            rx = health.rx_power.get(pmd) if kind in ("module", "generic") else None
-            out.cable.append(ids[i])
-            out.label.append(label)
-            out.end.append(end)
-            out.device.append(d.name)
-            out.tool.append(("ibdiagnet" if transport == "infiniband" else "sonic") if switch else "mlxlink")
-            out.port.append(os_names[d.model][p])
-            out.ib_port.append((str(ib_ports[d.model].get(p, "")) if switch else "1") if infiniband else "")
-            out.printed.append(layouts[d.model].physical_names[p])
-            out.peer.append(peer.name)
-            out.peer_printed.append(layouts[peer.model].physical_names[q])
-            out.part.append(number)
-            out.part_kind.append(kind)
-            out.pmd.append(pmd)
-            out.lane_gbps.append(lane)
-            out.lanes.append(spec.lanes)
-            first = layouts[d.model].port_positions[p] * spec.lanes + 1
-            out.module_lanes.append(f"{first}-{first + spec.lanes - 1}")
-            out.fec.append(fec)
-            out.pre_fec_ber_max.append(pre)
-            out.post_fec_ber_max.append(post)
-            out.rx_dbm_min.append(rx.min_dbm if rx is not None else None)
-            out.rx_dbm_max.append(rx.max_dbm if rx is not None else None)
-            out.temp_c_max.append(health.temperature_c_max if kind in ("module", "generic") else None)
+    # Per (spec, length) and end: the expected part with its limits, decided once.
+    Limits = tuple[str, str, str, float | None, float | None, float | None]
+    found: dict[tuple[int, float, str], Limits] = {}
+
+    def limits(s: int, length: float, end: str) -> Limits:
+        number, kind, pmd = expected(s, length, end)
+        optical = kind in ("module", "generic")
+        rx = health.rx_power.get(pmd) if optical else None
+        got = found[(s, length, end)] = (
+            number,
+            kind,
+            pmd,
+            rx.min_dbm if rx is not None else None,
+            rx.max_dbm if rx is not None else None,
+            health.temperature_c_max if optical else None,
+        )
+        return got
+
+    get = found.get
+    per_a = [get((s, x, "a")) or limits(s, x, "a") for s, x in zip(S, L, strict=True)]
+    per_b = [get((s, x, "b")) or limits(s, x, "b") for s, x in zip(S, L, strict=True)]
+    # Per spec: lane rate, lanes, FEC and pre-FEC limit by lane rate.
+    lane_of = [spec.lane_gbps for spec in specs]
+    lanes_of = [spec.lanes for spec in specs]
+    fec_of: dict[int, str] = {}
+    pre_of: dict[int, float | None] = {}
+    for s in set(S):
+        sig = health.signalling_at(lane_of[s])
+        fec_of[s], pre_of[s] = (sig.fec, sig.pre_fec_ber) if sig is not None else ("", None)
+    name_of = [d.name for d in devices]
+    model_of = [d.model for d in devices]
+    printed_of = {m: layouts[m].physical_names for m in os_names}
+    spans: dict[tuple[int, int], str] = {}
+
+    def module_lanes(x: int, p: int, s: int) -> str:
+        lanes = lanes_of[s]
+        first = layouts[model_of[x]].port_positions[p] * lanes + 1
+        key = (first, lanes)
+        text = spans.get(key)
+        if text is None:
+            text = spans[key] = f"{first}-{first + lanes - 1}"
+        return text
+
+    def both(a: list, b: list) -> list:
+        """End a's and end b's values interleaved: two rows per link, end a first."""
+        merged = [None] * (2 * len(a))
+        merged[0::2] = a
+        merged[1::2] = b
+        return merged
+
+    models_a = [model_of[x] for x in A]
+    models_b = [model_of[x] for x in B]
+    names_a = [name_of[x] for x in A]
+    names_b = [name_of[x] for x in B]
+    printed_a = [printed_of[m][p] for m, p in zip(models_a, AP, strict=True)]
+    printed_b = [printed_of[m][p] for m, p in zip(models_b, BP, strict=True)]
+    cables = [ids[i] for i in positions]
+    out.cable = both(cables, cables)
+    out.label = both(labels, labels)
+    out.end = ["a", "b"] * len(positions)
+    out.device = both(names_a, names_b)
+    out.tool = both([tool_of[m] for m in models_a], [tool_of[m] for m in models_b])
+    out.port = both(
+        [os_names[m][p] for m, p in zip(models_a, AP, strict=True)],
+        [os_names[m][p] for m, p in zip(models_b, BP, strict=True)],
+    )
+    out.ib_port = both(
+        [ib_text[m][p] for m, p in zip(models_a, AP, strict=True)],
+        [ib_text[m][p] for m, p in zip(models_b, BP, strict=True)],
+    )
+    out.printed = both(printed_a, printed_b)
+    out.peer = both(names_b, names_a)
+    out.peer_printed = both(printed_b, printed_a)
+    per_end = both(per_a, per_b)
+    out.part = [e[0] for e in per_end]
+    out.part_kind = [e[1] for e in per_end]
+    out.pmd = [e[2] for e in per_end]
+    lane = [lane_of[s] for s in S]
+    out.lane_gbps = both(lane, lane)
+    lanes = [lanes_of[s] for s in S]
+    out.lanes = both(lanes, lanes)
+    out.module_lanes = both(
+        [module_lanes(x, p, s) for x, p, s in zip(A, AP, S, strict=True)],
+        [module_lanes(x, p, s) for x, p, s in zip(B, BP, S, strict=True)],
+    )
+    fec = [fec_of[s] for s in S]
+    out.fec = both(fec, fec)
+    pre = [pre_of[s] for s in S]
+    out.pre_fec_ber_max = both(pre, pre)
+    out.post_fec_ber_max = [post] * len(per_end)
+    out.rx_dbm_min = [e[3] for e in per_end]
+    out.rx_dbm_max = [e[4] for e in per_end]
+    out.temp_c_max = [e[5] for e in per_end]
     return out

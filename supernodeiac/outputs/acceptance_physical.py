@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..facts.physical_plan import PhysicalPlan, physical_fabrics, physical_plan
 from ..util.templating import render_template
 from .base import Artifacts, RenderContext
-from .csv_safe import tsv_line, tsv_lines
+from .csv_safe import cells_clean, tsv_line
 
 # Text columns first (through csv_safe), then the figures snc formats itself (numbers, some
 # negative: the Rx floor), joined on as they are so the plan's 10^6 lines keep the block path.
@@ -52,17 +52,9 @@ def _num(x: float | None) -> str:
 
 def physical_tsv(p: PhysicalPlan) -> bytes:
     n = len(p)
-    memo: dict[float | None, str] = {}
-
-    def nums(values: list[float | None]) -> list[str]:
-        out = []
-        for v in values:
-            text = memo.get(v)
-            if text is None:
-                text = memo[v] = _num(v)
-            out.append(text)
-        return out
-
+    head = tsv_line(PHYSICAL_COLUMNS) + "\n"
+    if not n:
+        return head.encode()
     text = [
         p.cable,
         p.label,
@@ -80,23 +72,26 @@ def physical_tsv(p: PhysicalPlan) -> bytes:
         p.module_lanes,
         p.fec,
     ]
-    figures = [
-        nums(list(p.lane_gbps)),
-        [str(k) for k in p.lanes],
-        nums(p.pre_fec_ber_max),
-        nums(p.post_fec_ber_max),
-        [str(p.symbol_errors_max)] * n,
-        [str(p.link_down_max)] * n,
-        nums(p.rx_dbm_min),
-        nums(p.rx_dbm_max),
-        nums(p.temp_c_max),
-    ]
-    head = tsv_line(PHYSICAL_COLUMNS) + "\n"
-    if not n:
-        return head.encode()
-    lines = tsv_lines(text).split("\n")
-    numbers = map("\t".join, zip(*figures, strict=True))
-    return (head + "\n".join(map("\t".join, zip(lines, numbers, strict=False))) + "\n").encode()
+    # The figures of an end repeat across thousands of ends: each distinct set is formatted once,
+    # as one text of its cells.
+    constant = f"{p.symbol_errors_max}\t{p.link_down_max}"
+    memo: dict[tuple, str] = {}
+
+    def figures(key: tuple) -> str:
+        lane, lanes, pre, post, rx_min, rx_max, temp = key
+        made = memo[key] = "\t".join(
+            (_num(lane), str(lanes), _num(pre), _num(post), constant, _num(rx_min), _num(rx_max), _num(temp))
+        )
+        return made
+
+    get = memo.get
+    keys = zip(p.lane_gbps, p.lanes, p.pre_fec_ber_max, p.post_fec_ber_max, p.rx_dbm_min, p.rx_dbm_max, p.temp_c_max, strict=True)
+    numbers = [get(k) or figures(k) for k in keys]
+    if all(map(cells_clean, text)):  # the common case: every text cell as it is
+        body = "\n".join(map("\t".join, zip(*text, numbers, strict=True)))
+    else:
+        body = "\n".join(map("\t".join, zip(map(tsv_line, zip(*text, strict=True)), numbers, strict=True)))
+    return (head + body + "\n").encode()
 
 
 def physical_summaries(ctx: RenderContext) -> list[dict]:

@@ -117,7 +117,7 @@ def stream_cabling(ctx: RenderContext) -> dict[str, Stream]:
     """The registered renderer: streamed, so the lists of a 131,072-GPU design are written (or
     compared) as they are made. Rows are joined by commas where nothing needs quoting or neutralising."""
     return {
-        "cabling/cables.csv": Stream(lambda: CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx))),
+        "cabling/cables.csv": Stream(lambda: CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx, with_ends=False))),
         "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx))),
     }
 
@@ -259,9 +259,10 @@ class CableRow(NamedTuple):
     ends: list[CableEnd]
 
 
-def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
+def cable_rows(ctx: RenderContext, with_ends: bool = True) -> Iterator[CableRow]:
     """One row per physical cable (facts/cable_plan), in cable-ID order: shared by cables.csv, the
-    workbook and the label sheets. Per-device and per-model columns are looked up, not recomputed."""
+    workbook and the label sheets. Per-device and per-model columns are looked up, not recomputed.
+    ``with_ends=False``: the rows' text only (their ``ends`` empty), for cables.csv."""
     f, cat, bp = ctx.fabric, ctx.catalogue, ctx.blueprint
     media = cat.media
     plan = cable_plan(f, cat)
@@ -287,6 +288,7 @@ def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
         cage_label = [layout.cage_label(c) for c in range(len(layout.cages))]
         ports[model] = (layout.physical_names, [cage_label[c] for c in layout.port_cages])
     port_cols = [ports[d.model] for d in f.devices]
+    os_names = [f.layouts[d.model].names for d in f.devices]
     cages = link_cages(f)
     cage_a, cage_b = cages.a, cages.b
     asm_length = assemblies(f, media).length_m.tolist()
@@ -294,6 +296,10 @@ def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
     label = cable_id_format(bp.naming.cable_label)
     end_labels = EndLabels(bp, f).pair
     short_lines = [positional_format(x, SHORT_FIELDS) for x in bp.naming.short_label]
+    # All of a label's lines in one format call, split at NUL; a field holding a NUL (the split
+    # then gives more lines) is formatted line by line instead.
+    all_lines = positional_format("\0".join(bp.naming.short_label), SHORT_FIELDS)
+    line_count = len(short_lines)
     width = bp.naming.label_width
     kinds = {name: f"{m.kind} {m.shape}" for name, m in media.items()}
     fibres = {name: m.fibre for name, m in media.items()}
@@ -310,12 +316,10 @@ def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
         # Orient every link to the item's A end: a splitter's head, else the first link's A cage.
         head_b = shape[k] == SPLITTER and spec.head == "b"
         a_cage = cage_b[first] if head_b else cage_a[first]
-        oriented = []
-        for i in members:
-            if cage_a[i] == a_cage:
-                oriented.append((col_a[i], col_ap[i], col_b[i], col_bp[i]))
-            else:
-                oriented.append((col_b[i], col_bp[i], col_a[i], col_ap[i]))
+        oriented = [
+            (col_a[i], col_ap[i], col_b[i], col_bp[i]) if cage_a[i] == a_cage else (col_b[i], col_bp[i], col_a[i], col_ap[i])
+            for i in members
+        ]
         a, ap, b, bp_ = oriented[0]
         a_phys, a_cages = port_cols[a]
         b_phys, b_cages = port_cols[b]
@@ -328,7 +332,7 @@ def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
             legs = [(lb, port_cols[lb][0][lbp]) for _, _, lb, lbp in oriented]
         else:
             legs = [(b, b_cages[bp_] if many else b_phys[bp_])]
-        medium, length_m = spec.medium, max(col_len[i] for i in members)
+        medium, length_m = spec.medium, max(col_len[i] for i in members) if many else col_len[first]
         fixed = per_spec.get(s)
         if fixed is None:
             fixed = per_spec[s] = _modules(ctx, s)
@@ -340,17 +344,28 @@ def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
             stock = lengths[(medium, asm_length[first])] = (_fmt(st), _part(ctx, medium, st))
         ar, b_first = place[a], place[legs[0][0]]
         number = numbers[k]
-        ends = []
         a_fields = (number, spec.fabric, ids[k], ar[0], ar[1], short_u[a], ar[3], a_plug)
         far_first = (b_first[0], b_first[1], short_u[legs[0][0]], b_first[3], legs[0][1])
-        a_short = _wrapped([line(*a_fields, *far_first) for line in short_lines], width)
-        ends.append(CableEnd(a, ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_short))
+        parts = all_lines(*a_fields, *far_first).split("\0")
+        if len(parts) != line_count:
+            parts = [line(*a_fields, *far_first) for line in short_lines]
+        a_short = _wrapped(parts, width)
+        ends = [CableEnd(a, ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_short)] if with_ends else []
+        leg_short: list[tuple[str, ...]] = []
+        leg_place: list[str] = []
         for dev, plug in legs:
             lr = place[dev]
             fields = (number, spec.fabric, ids[k], lr[0], lr[1], short_u[dev], lr[3], plug)
-            short = _wrapped([line(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug) for line in short_lines], width)
-            ends.append(CableEnd(dev, lr[4], lr[5], lr[3], plug, f"{lr[1]} U{lr[2]} {lr[3]} {plug}", short))
-        long_a, long_b = end_labels(a, port_names(f, a, ap), a_phys[ap], b, port_names(f, b, bp_), b_phys[bp_], link_ids[first])
+            parts = all_lines(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug).split("\0")
+            if len(parts) != line_count:
+                parts = [line(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug) for line in short_lines]
+            short = _wrapped(parts, width)
+            leg_short.append(short)
+            if with_ends or len(legs) > 1:
+                leg_place.append(f"{lr[1]} U{lr[2]} {lr[3]} {plug}")
+            if with_ends:
+                ends.append(CableEnd(dev, lr[4], lr[5], lr[3], plug, leg_place[-1], short))
+        long_a, long_b = end_labels(a, os_names[a][ap], a_phys[ap], b, os_names[b][bp_], b_phys[bp_], link_ids[first])
         text = [
             number,
             ids[k],
@@ -368,23 +383,23 @@ def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
             ar[2],
             ar[3],
             a_cages[ap],
-            a_phys[ap] if split else " + ".join(a_phys[x[1]] for x in oriented),
+            a_phys[ap] if split or not many else " + ".join([a_phys[x[1]] for x in oriented]),
             fixed[0],
             b_first[0],
             b_first[1],
             b_first[2],
             b_first[3],
             b_cages[bp_],
-            b_phys[bp_] if split else " + ".join(b_phys[x[3]] for x in oriented),
+            b_phys[bp_] if split or not many else " + ".join([b_phys[x[3]] for x in oriented]),
             fixed[1],
-            "; ".join(e.place for e in ends[1:]) if len(ends) > 2 else "",
+            "; ".join(leg_place) if len(legs) > 1 else "",
             fibres.get(medium, ""),
             f"{cord[k]}/{cords[k]}" if cords[k] > 1 else "",
             LINE_JOIN.join(a_short),
-            LINE_JOIN.join(ends[1].short),
+            LINE_JOIN.join(leg_short[0]),
             long_a,
             long_b,
-            " ".join(link_ids[i] for i in members),
+            " ".join([link_ids[i] for i in members]) if many else link_ids[first],
         ]
         yield CableRow(text, ends)
 
@@ -392,7 +407,7 @@ def cable_rows(ctx: RenderContext) -> Iterator[CableRow]:
 def _wrapped(lines: list[str], width: int) -> tuple[str, ...]:
     """The label's lines, a line longer than ``width`` broken at its last space that fits (or cut
     at ``width`` when none does), so that no printed line is wider than the stock takes."""
-    if all(len(x) <= width for x in lines):
+    if not lines or max(map(len, lines)) <= width:
         return tuple(lines)
     out: list[str] = []
     for line in lines:

@@ -54,6 +54,18 @@ def live_formulas(data: bytes) -> list[str]:
     return bad
 
 
+# Byte classes for testing a batch of joined rows at once: S a comma, N a line break, Q what makes
+# the csv module quote a cell or spreadsheets misread it (a quote, tab or carriage return), F a
+# formula character, "." the rest (UTF-8's multi-byte sequences included: none of their bytes is ASCII).
+_CSV = bytearray(b"." * 256)
+_CSV[ord(",")], _CSV[ord("\n")] = ord("S"), ord("N")
+for _c in b'"\t\r':
+    _CSV[_c] = ord("Q")
+for _c in b"=+-@":
+    _CSV[_c] = ord("F")
+_CSV_CLASSES = bytes(_CSV)
+
+
 class CsvWriter:
     """A CSV file built in memory: a header, then rows, every cell through :func:`safe_cell`.
 
@@ -112,24 +124,27 @@ class CsvWriter:
 
     def _rows(self, rows: list[list[str]]) -> None:
         separators = self._columns - 1
-        lines = [",".join(row) for row in rows]
-        text = "\n".join(lines) + "\n"
+        text = "\n".join(map(",".join, rows)) + "\n"
+        # The batch's bytes by class (_CSV_CLASSES): S a comma, N a line break, Q a quote, tab or
+        # carriage return, F a formula character. A clean batch has no Q and no S or N before an F.
+        data = text.encode()
+        m = data.translate(_CSV_CLASSES)
         if (
             set(map(len, rows)) == {self._columns}  # one cell per column, so commas count cells
-            and text.count(",") == separators * len(lines)
-            and text.count("\n") == len(lines)
-            and '"' not in text
-            and "\r" not in text
-            and "\t" not in text
-            and text[:1] not in FORMULA_START
-            # A two-character search is slow where its first character is common (every comma):
-            # look for the formula character alone first, which is rare except for '-'.
-            and not any(ch in text and (f",{ch}" in text or f"\n{ch}" in text) for ch in "=+-@")
+            and m.count(b"S") == separators * len(rows)
+            and m.count(b"N") == len(rows)
+            and b"Q" not in m
+            and m[:1] != b"F"
+            and b"SF" not in m
+            and b"NF" not in m
         ):
-            self._buf.write(text)
+            if self._buf.tell():
+                self._spill()
+            self._chunks.append(data)
         else:
             write, slow = self._buf.write, self.writerow
-            for row, line in zip(rows, lines, strict=True):
+            for row in rows:
+                line = ",".join(row)
                 if (
                     line.count(",") == separators
                     and '"' not in line
@@ -204,35 +219,45 @@ def tsv_line(cells: Sequence[str]) -> str:
     return "\t".join(tsv_cell(c) for c in cells)
 
 
-_CONTROL_BUT_TAB_LF = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+# Byte classes for testing a column of cells at once (ASCII text): T a tab, N a line break, F a
+# formula character, C any other control character (C0 and DEL), "." the rest.
+_CLASSES = bytearray(b"." * 256)
+for _c in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F]:
+    _CLASSES[_c] = ord("C")
+_CLASSES[0x09], _CLASSES[0x0A] = ord("T"), ord("N")
+for _c in b"=+-@":
+    _CLASSES[_c] = ord("F")
+_CELL_CLASSES = bytes(_CLASSES)
+_CONTROL_BUT_LF = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def cells_clean(cells: Sequence[str]) -> bool:
+    """Whether every cell is its own :func:`tsv_cell`: none holds a control character (a tab or a
+    line break included) and none starts with = + - @ (so none is a formula, nor a number to tell
+    from one). Tested on the cells joined by line breaks, in a few scans of C: a break count (no
+    cell held one), then, for ASCII text, each byte's class (no tab or other control character, no
+    formula character at a cell's start); other text by a regular expression and substring tests.
+    A long column is tested by its distinct cells (most columns of a plan repeat a few values)."""
+    if len(cells) > 64:
+        cells = list(set(cells))
+    text = "\n".join(cells)
+    if text.count("\n") != len(cells) - 1:
+        return False
+    if text.isascii():
+        m = text.encode().translate(_CELL_CLASSES)
+        return m[:1] != b"F" and b"C" not in m and b"T" not in m and b"NF" not in m
+    return text[:1] not in FORMULA_START and _CONTROL_BUT_LF.search(text) is None and not any(f"\n{ch}" in text for ch in "=+-@")
 
 
 def tsv_lines(columns: Sequence[Sequence[str]]) -> str:
     """Rows given as columns of text cells, each row as :func:`tsv_line` makes it and ended by a
     line break: the same text as ``"".join(tsv_line(r) + "\\n" for r in zip(*columns))``.
 
-    The rows are joined first and the whole block tested at once (the tab and line-break counts
-    prove no cell held either; formula starts after a tab or a line break; control characters);
-    a block that fails any test is made row by row. An acceptance plan's 10^5 rows take the block.
+    Each column is tested at once (:func:`cells_clean`); when every cell is clean the rows are
+    joined as they are, else made row by row. An acceptance plan's 10^5 rows take the first way.
     """
     if not columns or not columns[0]:
         return ""
-    n, width = len(columns[0]), len(columns)
-    text = "\n".join(map("\t".join, zip(*columns, strict=True))) + "\n"
-    if (
-        text.count("\t") == n * (width - 1)
-        and text.count("\n") == n
-        and text[:1] not in FORMULA_START
-        and "\t=" not in text
-        and "\t+" not in text
-        and "\t-" not in text
-        and "\t@" not in text
-        and "\n=" not in text
-        and "\n+" not in text
-        and "\n-" not in text
-        and "\n@" not in text
-        and "\n\t" not in text
-        and _CONTROL_BUT_TAB_LF.search(text) is None
-    ):
-        return text
+    if all(map(cells_clean, columns)):
+        return "\n".join(map("\t".join, zip(*columns, strict=True))) + "\n"
     return "".join(tsv_line(row) + "\n" for row in zip(*columns, strict=True))

@@ -371,6 +371,15 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
     a, b, spec = np.asarray(links.a, dtype=np.int64), np.asarray(links.b, dtype=np.int64), np.asarray(links.spec, dtype=np.int64)
     pa, pb = column[a], column[b]
     gbps_of = [s.gbps for s in links.specs]
+    # A device outside a part is drawn as its group whatever the part: named once per device.
+    outside: dict[int, str] = {}
+
+    def folded(i: int) -> str:
+        d = devices[i]
+        where = (part_of[i] if i in part_of else _part(d)) if d.group == name else ()
+        text = outside[i] = f"{d.role} ({d.group}{f' {where[0]} {where[1] + 1}' if where else ''})"
+        return text
+
     out: list[Diagram] = []
     for part in parts[:PART_DIAGRAMS_MAX]:
         pid = part_id[part]
@@ -382,9 +391,7 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
         def node(i: int, inside: set[int] = inside) -> str:
             if i in inside:
                 return devices[i].name
-            d = devices[i]
-            where = _part(d) if d.group == name else ()
-            return f"{d.role} ({d.group}{f' {where[0]} {where[1] + 1}' if where else ''})"
+            return outside.get(i) or folded(i)
 
         members: dict[str, tuple[int, str, int]] = {}  # node -> (tier, model, devices)
         for i in sorted(sub_tiers):

@@ -128,7 +128,22 @@ def kind_of(f: Fabric, d: Device) -> str:
 
 def width(text: str, size: float, font: str = FONT) -> float:
     """``stringWidth(text, font, size)``; printable ASCII in the regular font summed from its
-    width table as reportlab sums it (the same figure, without its per-call overhead)."""
+    width table as reportlab sums it (the same figure, without its per-call overhead). A sheet
+    measures the same few thousand texts again and again (a row's 10^5 boxes): each once."""
+    key = (text, size, font)
+    found = _MEASURED.get(key)
+    if found is None:
+        if len(_MEASURED) >= _MEASURED_MAX:
+            _MEASURED.clear()
+        found = _MEASURED[key] = _width(text, size, font)
+    return found
+
+
+_MEASURED: dict[tuple[str, float, str], float] = {}
+_MEASURED_MAX = 1 << 16
+
+
+def _width(text: str, size: float, font: str) -> float:
     if font == FONT and _PRINTABLE.fullmatch(text):
         return sum(map(_WIDTHS.__getitem__, text.encode())) * 0.001 * size
     return float(stringWidth(text, font, size))

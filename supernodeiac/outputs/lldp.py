@@ -25,11 +25,18 @@ _key = json.encoder.encode_basestring_ascii
 
 
 class _Announced:
-    """The port ID each model's ports announce over LLDP (SONiC: the alias; else the port name), per model once."""
+    """Per model, once: the port ID each port announces over LLDP (SONiC: the alias; else the port
+    name) and the ports' names, as JSON strings; per device its name as one; per model whether it
+    speaks LLDP. A switch's line is then lookups and one f-string per neighbour."""
 
     def __init__(self, facts: FabricFacts) -> None:
         self.facts = facts
+        f = facts.fabric
         self._by_model: dict[str, list[str]] = {}
+        self._keys: dict[str, list[str]] = {}
+        self._name_keys: dict[str, list[str]] = {}
+        self.device_keys = [_key(d.name) for d in f.devices]
+        self.speaks = {m: "true" if model.kind == "switch" else "false" for m, model in f.models.items()}
 
     def __call__(self, model: str) -> list[str]:
         found = self._by_model.get(model)
@@ -44,6 +51,20 @@ class _Announced:
             found = self._by_model[model] = names
         return found
 
+    def keys(self, model: str) -> list[str]:
+        """The announced port IDs of a model's ports, as JSON strings."""
+        found = self._keys.get(model)
+        if found is None:
+            found = self._keys[model] = [_key(x) for x in self(model)]
+        return found
+
+    def name_keys(self, model: str) -> list[str]:
+        """A model's port names (``Interface.name``: the layout's names), as JSON strings."""
+        found = self._name_keys.get(model)
+        if found is None:
+            found = self._name_keys[model] = [_key(x) for x in self.facts.fabric.layouts[model].names]
+        return found
+
 
 def _expected(facts: FabricFacts, device: int, announced: _Announced) -> str:
     """One switch's line: its name, model and neighbours (one per cabled port, what `show lldp
@@ -51,18 +72,23 @@ def _expected(facts: FabricFacts, device: int, announced: _Announced) -> str:
     f = facts.fabric
     sw = facts.switch(device)
     ids = f.links.ids()
-    speaks = {m: "true" if model.kind == "switch" else "false" for m, model in f.models.items()}
-    own_ids = announced(sw.device.model)
+    speaks = announced.speaks
+    device_keys = announced.device_keys
+    devices = f.devices
+    own = sw.device.model
+    own_ids = announced.keys(own)
+    own_names = announced.name_keys(own)
     mapped = sw.ports.ports if sw.ports is not None else None
     neighbours = []
     for i in sw.interfaces:
         if i.role in SERIAL_ROLES:
             continue  # a serial console cable carries no LLDP
-        peer_model = f.devices[i.peer].model
-        alias = _key(own_ids[i.port]) if mapped is not None and mapped[i.port] is not None else "null"
+        peer_model = devices[i.peer].model
+        alias = own_ids[i.port] if mapped is not None and mapped[i.port] is not None else "null"
         neighbours.append(
-            f'{{"port": {_key(i.name)}, "alias": {alias}, "neighbor": {_key(i.peer_name)}, '
-            f'"neighbor_port": {_key(i.peer_port_name)}, "neighbor_port_id": {_key(announced(peer_model)[i.peer_port])}, '
+            f'{{"port": {own_names[i.port]}, "alias": {alias}, "neighbor": {device_keys[i.peer]}, '
+            f'"neighbor_port": {announced.name_keys(peer_model)[i.peer_port]}, '
+            f'"neighbor_port_id": {announced.keys(peer_model)[i.peer_port]}, '
             f'"neighbor_speaks_lldp": {speaks[peer_model]}, "cable": {_key(ids[i.link])}, "network": {_key(i.network)}}}'
         )
     return (
