@@ -64,3 +64,19 @@ class Notice(str):
 # A Mapping (read-only, so covariant): a renderer that only makes bytes returns dict[str, bytes].
 Renderer = Callable[[RenderContext], "Mapping[str, bytes | Stream]"]
 RENDERERS: Registry[Renderer] = Registry("renderer")
+
+
+@dataclass(frozen=True)
+class RowSelection:
+    """The rows a subset render makes (``snc diff``: only the rows that may differ, on both sides):
+    True per position of the Fabric's link table (``links``) and per item of its cable plan
+    (``cables``, facts/cable_plan)."""
+
+    links: Any  # numpy bool array, len(fabric.links)
+    cables: Any  # numpy bool array, len(cable_plan)
+
+
+# A renderer's subset form, registered under the renderer's name: the same paths as the
+# renderer, each file with the selected rows only (its header and the order of its rows kept).
+SubsetRenderer = Callable[[RenderContext, RowSelection], "Mapping[str, bytes | Stream]"]
+SUBSETS: Registry[SubsetRenderer] = Registry("subset renderer")

@@ -1,0 +1,146 @@
+"""Which rows of the per-link tables can differ between two Fabrics, from their link columns.
+
+``snc diff`` compares the outputs of both sides. A table with one row per link (``links.csv``,
+``p2p/<fabric>.csv``) or per physical cable (``cables.csv``) is compared by the lines present on
+one side only (``artifacts._csv``: rows keyed by cable ID, or added and removed lines), so a row
+that is the same bytes on both sides takes no part in the result. This module finds, without
+rendering, the rows that may differ; the renderers' subset form (``outputs.base.SUBSETS``) then
+renders those rows alone on both sides, and the comparison of the two short tables is the
+comparison of the two whole ones.
+
+A link's row is a function of its cable ID, its two ends (each device's name, model, row, rack
+and unit; the port), its spec, its routed length and its assembly's ordered length, and of what
+is the same for every row: the naming settings, the site name, the catalogue (media, parts,
+modules, device models and their ports) and the Fabric's per-fabric facts. When any of the
+latter differ, or a cable ID repeats on a side (a names-unique error), :func:`select` gives None
+and the tables are rendered whole. Otherwise a link is kept (rendered) on both sides when its
+cable ID is on one side only or any of its own inputs differ; a cable (an item of
+``facts/cable_plan``) when its ID is on one side only, its cord or short number differs, or one
+of its links is kept or is not the same set of links. Matched rows are kept on both sides or on
+neither, so a row never looks added or removed because it was left out on the other side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..fabric.fabric_facts import kind_of, transport_of
+from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
+from ..facts.cage_plan import assemblies
+from ..outputs.base import RenderContext, RowSelection
+
+
+@dataclass(frozen=True)
+class Selections:
+    old: RowSelection
+    new: RowSelection
+
+
+def _globals(ctx: RenderContext) -> tuple:
+    """What every row reads beside its own link: naming, site, and each fabric's kind and transport."""
+    bp, f = ctx.blueprint, ctx.fabric
+    fabrics = {name: (kind_of(facts), transport_of(facts)) for name, facts in f.facts.items()}
+    return (bp.naming, bp.site.name or bp.metadata.name, f.cable_id, fabrics, f.fabrics())
+
+
+def numbers(ctx: RenderContext) -> list[str]:
+    """The short numbers of the Fabric's cables (``cable_numbers``), made once per render context."""
+    found = ctx.memo.get("cable_numbers")
+    if found is None:
+        plan = cable_plan(ctx.fabric, ctx.catalogue)
+        found = ctx.memo["cable_numbers"] = cable_numbers(cable_ids(ctx.fabric, plan))
+    return found
+
+
+def select(old: RenderContext, new: RenderContext) -> Selections | None:
+    """The rows to render on each side, or None when the tables must be rendered whole."""
+    if _globals(old) != _globals(new) or old.catalogue != new.catalogue:
+        return None
+    fo, fn = old.fabric, new.fabric
+    ids_o, ids_n = fo.links.ids(), fn.links.ids()
+    pos_old = dict(zip(ids_o, range(len(ids_o))))
+    if len(pos_old) != len(ids_o) or len(set(ids_n)) != len(ids_n):
+        return None
+    match = np.fromiter((pos_old.get(cid, -1) for cid in ids_n), dtype=np.int64, count=len(ids_n))
+    matched = match >= 0
+    nj = np.flatnonzero(matched)
+    oi = match[matched]
+
+    # Devices in one space of signatures: the same number for a device whose name, model and
+    # place are the same on both sides.
+    space: dict[tuple, int] = {}
+    sig_o = np.array([space.setdefault(s, len(space)) for s in _signatures(old)], dtype=np.int64)
+    sig_n = np.array([space.setdefault(s, len(space)) for s in _signatures(new)], dtype=np.int64)
+    specs: dict[object, int] = {}
+    spec_o = np.array([specs.setdefault(s, len(specs)) for s in fo.links.specs], dtype=np.int64)
+    spec_n = np.array([specs.setdefault(s, len(specs)) for s in fn.links.specs], dtype=np.int64)
+    ao, an = fo.links.arrays(), fn.links.arrays()
+    asm_o = assemblies(fo, old.catalogue.media).length_m
+    asm_n = assemblies(fn, new.catalogue.media).length_m
+    same = np.ones(len(nj), dtype=bool)
+    for dev, port in (("a", "a_port"), ("b", "b_port")):
+        same &= sig_o[getattr(ao, dev)[oi]] == sig_n[getattr(an, dev)[nj]]
+        same &= getattr(ao, port)[oi] == getattr(an, port)[nj]
+    same &= spec_o[ao.spec[oi]] == spec_n[an.spec[nj]]
+    same &= ao.length_m[oi] == an.length_m[nj]
+    same &= asm_o[oi] == asm_n[nj]
+
+    links_o = np.ones(len(ids_o), dtype=bool)
+    links_n = np.ones(len(ids_n), dtype=bool)
+    links_o[oi[same]] = False
+    links_n[nj[same]] = False
+    # The partner of each link that is the same on both sides (-1: none), for the cables below.
+    partner = np.full(len(ids_n), -1, dtype=np.int64)
+    partner[nj[same]] = oi[same]
+    cables_o, cables_n = _cables(old, new, links_n, partner)
+    return Selections(RowSelection(links_o, cables_o), RowSelection(links_n, cables_n))
+
+
+def _signatures(ctx: RenderContext) -> list[tuple]:
+    f = ctx.fabric
+    racks = f.racks
+    return [
+        (d.name, d.model, racks[d.rack].row, racks[d.rack].name, d.u) if d.rack >= 0 else (d.name, d.model, "", "", d.u)
+        for d in f.devices
+    ]
+
+
+def _cables(old: RenderContext, new: RenderContext, links_n: np.ndarray, partner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cables (cable-plan items) to render on each side: see the module's text."""
+    po, pn = cable_plan(old.fabric, old.catalogue), cable_plan(new.fabric, new.catalogue)
+    item_ids_o, item_ids_n = cable_ids(old.fabric, po), cable_ids(new.fabric, pn)
+    num_o, num_n = numbers(old), numbers(new)
+    keep_o = np.ones(len(po), dtype=bool)
+    keep_n = np.ones(len(pn), dtype=bool)
+    if not len(po) or not len(pn):
+        return keep_o, keep_n
+    by_id = dict(zip(item_ids_o, range(len(item_ids_o))))
+    if len(by_id) != len(item_ids_o) or len(set(item_ids_n)) != len(item_ids_n):
+        return keep_o, keep_n
+    k_new = np.arange(len(pn), dtype=np.int64)
+    k_old = np.fromiter((by_id.get(x, -1) for x in item_ids_n), dtype=np.int64, count=len(pn))
+    ok = k_old >= 0
+    sizes_o, sizes_n = np.diff(po.start), np.diff(pn.start)
+    kn, ko = k_new[ok], k_old[ok]
+    ok_pair = sizes_o[ko] == sizes_n[kn]
+    ok_pair &= (po.cord[ko] == pn.cord[kn]) & (po.cords[ko] == pn.cords[kn]) & (po.shape[ko] == pn.shape[kn])
+    ok_pair &= np.array([num_o[a] == num_n[b] for a, b in zip(ko.tolist(), kn.tolist())], dtype=bool)
+    # Every member link the same on both sides and in the matched item, member by member.
+    member_item_n = np.repeat(k_new, sizes_n)
+    members = pn.links
+    bad_member = links_n[members] | (partner[members] < 0)
+    # ... each the partner of the matched item's member at the same place (the A end and the
+    # legs are read in member order; a cord item repeats its link).
+    offset_n = np.arange(len(members)) - pn.start[member_item_n]
+    ko_of = k_old[member_item_n]
+    old_pos = np.where(ko_of >= 0, po.start[np.maximum(ko_of, 0)] + offset_n, 0)
+    old_pos = np.minimum(old_pos, max(len(po.links) - 1, 0))
+    member_ok = ~bad_member & (po.links[old_pos] == np.maximum(partner[members], 0))
+    all_ok = np.ones(len(pn), dtype=bool)
+    np.logical_and.at(all_ok, member_item_n, member_ok)
+    same = ok_pair & all_ok[kn]
+    keep_n[kn[same]] = False
+    keep_o[ko[same]] = False
+    return keep_o, keep_n
