@@ -1,7 +1,8 @@
 """Which rows of the per-link tables can differ between two Fabrics, from their link columns.
 
 ``snc diff`` compares the outputs of both sides. A table with one row per link (``links.csv``,
-``p2p/<fabric>.csv``) or per physical cable (``cables.csv``) is compared by the lines present on
+``p2p/<fabric>.csv``, the acceptance plan's ``physical.tsv``, a line per link end) or per physical
+cable (``cables.csv``) is compared by the lines present on
 one side only (``artifacts._csv``: rows keyed by cable ID, or added and removed lines), so a row
 that is the same bytes on both sides takes no part in the result. This module finds, without
 rendering, the rows that may differ; the renderers' subset form (``outputs.base.SUBSETS``) then
@@ -11,7 +12,8 @@ comparison of the two whole ones.
 A link's row is a function of its cable ID, its two ends (each device's name, model, row, rack
 and unit; the port), its spec, its routed length and its assembly's ordered length, and of what
 is the same for every row: the naming settings, the site name, the catalogue (media, parts,
-modules, device models and their ports) and the Fabric's per-fabric facts. When any of the
+modules, device models and their ports, port maps), the blueprint's catalogue section (host
+topologies) and each fabric's kind and transport. When any of the
 latter differ, or a cable ID repeats on a side (a names-unique error), :func:`select` gives None
 and the tables are rendered whole. Otherwise a link is kept (rendered) on both sides when its
 cable ID is on one side only or any of its own inputs differ; a cable (an item of
@@ -39,10 +41,11 @@ class Selections:
 
 
 def _globals(ctx: RenderContext) -> tuple:
-    """What every row reads beside its own link: naming, site, and each fabric's kind and transport."""
+    """What every row reads beside its own link: naming, site, the blueprint's catalogue section
+    (host topologies: the RDMA device names), each fabric's kind and transport."""
     bp, f = ctx.blueprint, ctx.fabric
     fabrics = {name: (kind_of(facts), transport_of(facts)) for name, facts in f.facts.items()}
-    return (bp.naming, bp.site.name or bp.metadata.name, f.cable_id, fabrics, f.fabrics())
+    return (bp.naming, bp.site.name or bp.metadata.name, bp.catalogue, f.cable_id, fabrics, f.fabrics())
 
 
 def numbers(ctx: RenderContext) -> list[str]:
