@@ -111,3 +111,23 @@ def test_the_whole_report_is_the_same_with_every_renderer(compiled):
     assert _reports(fast) == _reports(whole)
     paths = {f.path for f in fast.artifacts.files}
     assert {"cabling/cables.csv", "cabling/links.csv"} <= paths
+
+
+@pytest.mark.parametrize("pair", ["one more scalable unit", "two appliances move up their rack", "spines one rack on"])
+def test_per_row_workbooks_of_untouched_rows_are_not_made(pair, compiled, monkeypatch):
+    """Past ROW_LIMIT cables (lowered here to reach it on a small design) one workbook per row of
+    racks: the fast diff makes only those of rows where a cable may differ, with the same report."""
+    from supernodeiac.outputs import workbook
+
+    monkeypatch.setattr(workbook, "ROW_LIMIT", 10)
+    old, new = (compiled(t) for t in PAIRS[pair])
+    fast, whole = diff(old, new, only=["workbook"]), diff(old, new, only=["workbook"], fast=False)
+    assert _reports(fast) == _reports(whole)
+    assert whole.artifacts.files and all(f.path.startswith("cabling/rows/") for f in whole.artifacts.files)
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None and sel.new.hall_rows is not None
+    made = {p for p in SUBSETS.get("workbook")(new.render_context(), sel.new) if not p.startswith("same:")}
+    rows = {r.row for r in new.fabric.racks}
+    # the rows made are those whose workbook changed, and fewer than all
+    assert {f.path for f in whole.artifacts.files if f.status != "removed"} <= made
+    assert len(made) < len(rows) or pair == "spines one rack on"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..findings import Severity
 from ..outputs import RENDERERS, SUBSETS
+from ..outputs.base import SAME_PREFIX
 from ..pipeline import Compiled, render_in
 from ..util.progress import NULL, Progress
 from .artifacts import ArtifactDiff, diff_artifacts
@@ -171,11 +172,20 @@ def _artifacts(
         with progress.step(f"compare {name}" + (" (changed rows)" if subset else "")):
             old_files, old_notices = render_in(ctx_old, [name], selections.old if selections and subset else None)
             new_files, new_notices = render_in(ctx_new, [name], selections.new if selections and subset else None)
+            same_o = {p for p in old_files if p.startswith(SAME_PREFIX)}
+            same_n = {p for p in new_files if p.startswith(SAME_PREFIX)}
+            if same_o != same_n:  # a file left out on one side only: compare this output whole
+                old_files, old_notices = render_in(ctx_old, [name])
+                new_files, new_notices = render_in(ctx_new, [name])
+                same_o = same_n = set()
+            for p in same_o:
+                del old_files[p], new_files[p]
             part = diff_artifacts(old_files, new_files)
+            part.unchanged += len(same_o)
         del old_files, new_files
-        if subset:  # a changed file's sizes would be those of its changed rows: not known
+        if subset:  # a changed table's sizes would be those of its changed rows: not known
             for change in part.files:
-                if change.status == "changed":
+                if change.status == "changed" and change.kind in ("csv", "text"):
                     change.old_bytes = change.new_bytes = None
         files += part.files
         unchanged += part.unchanged

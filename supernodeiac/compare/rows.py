@@ -98,7 +98,35 @@ def select(old: RenderContext, new: RenderContext) -> Selections | None:
     partner = np.full(len(ids_n), -1, dtype=np.int64)
     partner[nj[same]] = oi[same]
     cables_o, cables_n = _cables(old, new, links_n, partner)
-    return Selections(RowSelection(links_o, cables_o), RowSelection(links_n, cables_n))
+    rows = _hall_rows(old, new, cables_o, cables_n)
+    return Selections(RowSelection(links_o, cables_o, rows), RowSelection(links_n, cables_n, rows))
+
+
+def _hall_rows(old: RenderContext, new: RenderContext, keep_o: np.ndarray, keep_n: np.ndarray) -> frozenset[str] | None:
+    """The rows of racks whose per-row workbooks may differ: those where a cable that may differ
+    has an end (on either side), whose racks differ, or that are on one side only. None (every
+    row) below the per-row workbooks' size, or when what every row's summary says differs (the
+    design's name, its connector and cartridge counts)."""
+    from ..facts.bom import bill_of_materials
+    from ..outputs.workbook import ROW_LIMIT, item_rows
+
+    if min(len(keep_o), len(keep_n)) <= ROW_LIMIT or old.blueprint.metadata.name != new.blueprint.metadata.name:
+        return None
+    boms = [bill_of_materials(c.catalogue, c.fabric, c.blueprint) for c in (old, new)]
+    if any(boms[0].count(s) != boms[1].count(s) for s in ("connector", "cartridge")):
+        return None
+    touched: set[str] = set()
+    racks: list[dict[str, list[tuple]]] = []
+    for ctx, keep in ((old, keep_o), (new, keep_n)):
+        item, row = item_rows(ctx)
+        names = sorted({r.row for r in ctx.fabric.racks})
+        touched |= {names[k] for k in np.unique(row[keep[item]]).tolist()}
+        by_row: dict[str, list[tuple]] = {}
+        for r in ctx.fabric.racks:
+            by_row.setdefault(r.row, []).append((r.name, r.row_index, r.position))
+        racks.append(by_row)
+    touched |= {n for n in set(racks[0]) | set(racks[1]) if racks[0].get(n) != racks[1].get(n)}
+    return frozenset(touched)
 
 
 def _signatures(ctx: RenderContext) -> list[tuple]:
