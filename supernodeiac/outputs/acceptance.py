@@ -217,7 +217,11 @@ def _hostfile_name(p: Plan, r: NcclRun) -> str:
 
 
 @RENDERERS.register("acceptance")
-def render_acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Artifacts:
+def render_acceptance(ctx: RenderContext) -> Artifacts:
+    return _acceptance(ctx)
+
+
+def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Artifacts:
     """Every file of the plan; with ``selection`` (``snc diff``), physical.tsv of the selected links only."""
     p = plan(ctx.fabric, ctx.blueprint)
     uplinks, uplink_summary = uplink_artifacts(ctx)
@@ -312,4 +316,4 @@ def render_acceptance(ctx: RenderContext, selection: RowSelection | None = None)
 def render_acceptance_rows(ctx: RenderContext, rows: RowSelection) -> Artifacts:
     """The plan with physical.tsv's rows of the selected links only (one line per link end, in
     cable-ID order); the other files whole (test waves and routes are the fabric's)."""
-    return render_acceptance(ctx, rows)
+    return _acceptance(ctx, rows)

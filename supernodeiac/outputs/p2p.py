@@ -114,7 +114,11 @@ def _hca_mapping(f: Fabric, name: str) -> bytes:
 
 
 @RENDERERS.register("p2p")
-def render_p2p(ctx: RenderContext, rows: RowSelection | None = None) -> dict[str, bytes | Stream]:
+def render_p2p(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    return _p2p(ctx)
+
+
+def _p2p(ctx: RenderContext, rows: RowSelection | None = None) -> dict[str, bytes | Stream]:
     f = ctx.fabric
     out: dict[str, bytes | Stream] = {}
     for name in _fabrics(f):
@@ -127,4 +131,4 @@ def render_p2p(ctx: RenderContext, rows: RowSelection | None = None) -> dict[str
 @SUBSETS.register("p2p")
 def render_p2p_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, bytes | Stream]:
     """The same sheets with the selected links' rows only (``snc diff``); the HCA mapping whole."""
-    return render_p2p(ctx, rows)
+    return _p2p(ctx, rows)

@@ -73,6 +73,10 @@ _SHEET_BAD = re.compile(r"[\[\]:*?/\\]")
 
 @RENDERERS.register("workbook")
 def render_workbook(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    return _workbooks(ctx)
+
+
+def _workbooks(ctx: RenderContext) -> dict[str, bytes | Stream]:
     rows = list(cable_rows(ctx))
     if not rows:
         return {}
@@ -120,7 +124,7 @@ def render_workbook_rows(ctx: RenderContext, selection: RowSelection) -> dict[st
     marked the same; the whole workbook otherwise."""
     plan = cable_plan(ctx.fabric, ctx.catalogue)
     if selection.hall_rows is None or len(plan) <= ROW_LIMIT:
-        return render_workbook(ctx)
+        return _workbooks(ctx)
     item, row = item_rows(ctx)
     names = sorted({r.row for r in ctx.fabric.racks})
     wanted = np.array([n in selection.hall_rows for n in names], dtype=bool)
