@@ -131,3 +131,22 @@ def test_per_row_workbooks_of_untouched_rows_are_not_made(pair, compiled, monkey
     # the rows made are those whose workbook changed, and fewer than all
     assert {f.path for f in whole.artifacts.files if f.status != "removed"} <= made
     assert len(made) < len(rows) or pair == "spines one rack on"
+
+
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_elevation_sheets_of_untouched_rows_are_not_made(pair, compiled):
+    """The elevation's per-row SVG sheets and PDFs: made only for rows of racks where a device,
+    a link end, the racks or the budget may differ, with the report of the whole render."""
+    old, new = (compiled(t) for t in PAIRS[pair])
+    fast, whole = diff(old, new, only=["elevation"]), diff(old, new, only=["elevation"], fast=False)
+    assert _reports(fast) == _reports(whole)
+    assert [f.as_dict() for f in fast.artifacts.files] == [f.as_dict() for f in whole.artifacts.files]
+    sel = select(old.render_context(), new.render_context())
+    if sel is None:
+        return
+    out = SUBSETS.get("elevation")(new.render_context(), sel.new)
+    made = {p for p in out if not p.startswith("same:")}
+    changed = {f.path for f in whole.artifacts.files if f.status != "removed"}
+    assert changed <= made
+    if pair in ("two appliances move up their rack", "leaf-spine optics pinned", "no change"):
+        assert any(p.startswith("same:elevation/") for p in out)  # some rows are left out

@@ -98,34 +98,55 @@ def select(old: RenderContext, new: RenderContext) -> Selections | None:
     partner = np.full(len(ids_n), -1, dtype=np.int64)
     partner[nj[same]] = oi[same]
     cables_o, cables_n = _cables(old, new, links_n, partner)
-    rows = _hall_rows(old, new, cables_o, cables_n)
+    rows = _hall_rows(old, new, (cables_o, cables_n), (links_o, links_n))
     return Selections(RowSelection(links_o, cables_o, rows), RowSelection(links_n, cables_n, rows))
 
 
-def _hall_rows(old: RenderContext, new: RenderContext, keep_o: np.ndarray, keep_n: np.ndarray) -> frozenset[str] | None:
-    """The rows of racks whose per-row workbooks may differ: those where a cable that may differ
-    has an end (on either side), whose racks differ, or that are on one side only. None (every
-    row) below the per-row workbooks' size, or when what every row's summary says differs (the
-    design's name, its connector and cartridge counts)."""
+def _hall_rows(
+    old: RenderContext, new: RenderContext, keep: tuple[np.ndarray, np.ndarray], links: tuple[np.ndarray, np.ndarray]
+) -> frozenset[str] | None:
+    """The rows of racks whose per-row files (workbooks, elevation sheets) may differ: those where
+    a cable or link that may differ has an end (on either side), a device differs (any of what an
+    elevation draws), whose racks or budget differ, or that are on one side only. None (every row)
+    when what every row's files say differs: the design's name, the rack height, the switch
+    fills; past the per-row workbooks' size, the connector and cartridge counts."""
     from ..facts.bom import bill_of_materials
+    from ..facts.racks import budgets
+    from ..outputs.elevation_sheets import switch_fills
     from ..outputs.workbook import ROW_LIMIT, item_rows
 
-    if min(len(keep_o), len(keep_n)) <= ROW_LIMIT or old.blueprint.metadata.name != new.blueprint.metadata.name:
+    bo, bn = old.blueprint, new.blueprint
+    if (bo.metadata.name, bo.site.rack_units) != (bn.metadata.name, bn.site.rack_units):
         return None
-    boms = [bill_of_materials(c.catalogue, c.fabric, c.blueprint) for c in (old, new)]
-    if any(boms[0].count(s) != boms[1].count(s) for s in ("connector", "cartridge")):
+    if switch_fills(old.fabric) != switch_fills(new.fabric):
         return None
+    if min(len(keep[0]), len(keep[1])) > ROW_LIMIT:
+        boms = [bill_of_materials(c.catalogue, c.fabric, c.blueprint) for c in (old, new)]
+        if any(boms[0].count(s) != boms[1].count(s) for s in ("connector", "cartridge")):
+            return None
     touched: set[str] = set()
     racks: list[dict[str, list[tuple]]] = []
-    for ctx, keep in ((old, keep_o), (new, keep_n)):
+    for ctx, kept, kept_links in ((old, keep[0], links[0]), (new, keep[1], links[1])):
+        f = ctx.fabric
         item, row = item_rows(ctx)
-        names = sorted({r.row for r in ctx.fabric.racks})
-        touched |= {names[k] for k in np.unique(row[keep[item]]).tolist()}
+        names = sorted({r.row for r in f.racks})
+        touched |= {names[k] for k in np.unique(row[kept[item]]).tolist()}
+        arr = f.links.arrays()
+        dev_rack = np.array([d.rack for d in f.devices] + [-1], dtype=np.int64)
+        ends = np.unique(np.concatenate((dev_rack[arr.a[kept_links]], dev_rack[arr.b[kept_links]])))
+        touched |= {f.racks[r].row for r in ends.tolist() if r >= 0}
         by_row: dict[str, list[tuple]] = {}
-        for r in ctx.fabric.racks:
+        for r in f.racks:
             by_row.setdefault(r.row, []).append((r.name, r.row_index, r.position))
+        for d in f.devices:
+            if d.rack >= 0:
+                chassis = f.devices[d.chassis].name if d.chassis >= 0 else ""
+                by_row[f.racks[d.rack].row].append((d.name, d.role, d.model, d.group, d.u, d.height_u, chassis, d.slot))
         racks.append(by_row)
-    touched |= {n for n in set(racks[0]) | set(racks[1]) if racks[0].get(n) != racks[1].get(n)}
+    budget = [budgets(c.blueprint, c.catalogue) for c in (old, new)]
+    for n in set(racks[0]) | set(racks[1]):
+        if racks[0].get(n) != racks[1].get(n) or budget[0].get(n) != budget[1].get(n):
+            touched.add(n)
     return frozenset(touched)
 
 
