@@ -21,7 +21,7 @@ from .load.compose import Source, compose, has_references
 from .load.parse import ParseError, parse
 from .load.source import Document, LoadError, load_file, load_text
 from .model.blueprint import Blueprint
-from .outputs import Artifacts, RenderContext, render_all
+from .outputs import Artifacts, RenderContext, RowSelection, Stream, render_all
 from .util.progress import NULL, Progress
 
 
@@ -153,3 +153,12 @@ def render(
     """Every artifact as bytes; with ``stream``, large ones may stay :class:`render.Stream` for the writer."""
     with _bulk(), progress.step("render"):
         return render_all(compiled.render_context(), only, stream, progress)
+
+
+def render_in(
+    ctx: RenderContext, only: list[str], rows: RowSelection | None = None
+) -> tuple[dict[str, bytes | Stream], list[str]]:
+    """Renderers ``only`` in a context that is kept between calls (its shared facts made once),
+    streamed; with ``rows``, the subset forms of those that have one (``outputs.base.SUBSETS``)."""
+    with _bulk():
+        return render_all(ctx, only, True, NULL, rows)  # type: ignore[return-value]

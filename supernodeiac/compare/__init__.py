@@ -12,11 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..findings import Severity
-from ..outputs import RENDERERS
-from ..pipeline import Compiled, render
+from ..outputs import RENDERERS, SUBSETS
+from ..outputs.base import SAME_PREFIX
+from ..pipeline import Compiled, render_in
 from ..util.progress import NULL, Progress
 from .artifacts import ArtifactDiff, diff_artifacts
 from .fabric import FabricDiff, diff_fabrics
+from .rows import select
 
 __all__ = ["ArtifactDiff", "Diff", "FabricDiff", "Side", "diff"]
 
@@ -121,9 +123,12 @@ def diff(
     only: list[str] | None = None,
     labels: tuple[str | None, str | None] = (None, None),
     progress: Progress = NULL,
+    fast: bool = True,
 ) -> Diff:
     """The semantic diff of two built blueprints (``stage`` BUILT; design errors are allowed and
-    counted). ``artifacts=False`` compares the Fabrics only; ``only`` limits the renderers."""
+    counted). ``artifacts=False`` compares the Fabrics only; ``only`` limits the renderers.
+    ``fast=False`` renders every table whole on both sides (the reference the fast path is tested
+    against: the same report)."""
     for c in (old, new):
         if c.fabric is None or c.blueprint is None or c.catalogue is None:
             raise ValueError(f"{c.path} was not built ({c.stage.value}): nothing to compare")
@@ -137,23 +142,52 @@ def diff(
     result.new_findings = sorted(_named(new) - _named(old))
     result.resolved_findings = sorted(_named(old) - _named(new))
     if artifacts:
-        # One output family at a time: both sides' files of one renderer are held, not every
-        # renderer's (at 131k GPUs the cabling lists alone are 2 x 198 MB).
-        files: list = []
-        unchanged = 0
-        notices: set[str] = set()
-        for name, _renderer in RENDERERS.items():
-            if only and name not in only:
-                continue
-            # Streamed outputs (configs, sheets) are produced file by file as they are compared.
-            with progress.step(f"compare {name}"):
-                old_files, old_notices = render(old, [name], stream=True)
-                new_files, new_notices = render(new, [name], stream=True)
-                part = diff_artifacts(old_files, new_files)
-            del old_files, new_files
-            files += part.files
-            unchanged += part.unchanged
-            notices |= set(old_notices) | set(new_notices)
-        result.artifacts = ArtifactDiff(sorted(files, key=lambda f: f.path), unchanged)
-        result.notices = sorted(notices)
+        result.artifacts, result.notices = _artifacts(old, new, only, progress, fast)
     return result
+
+
+def _artifacts(
+    old: Compiled, new: Compiled, only: list[str] | None, progress: Progress, fast: bool
+) -> tuple[ArtifactDiff, list[str]]:
+    """Every renderer's files of both sides compared, one renderer at a time: both sides' files of
+    one renderer are held, not every renderer's (at 131k GPUs the cabling lists alone are 2 x 198
+    MB); streamed outputs are produced file by file as they are compared.
+
+    Each side keeps one render context, so facts that several renderers share are made once per
+    side. A per-link table whose renderer has a subset form (``outputs.base.SUBSETS``) is rendered
+    with only the rows that may differ (``compare/rows.py``, from the Fabrics' link columns):
+    its comparison is that of the whole tables, at the cost of the changed rows."""
+    ctx_old, ctx_new = old.render_context(), new.render_context()
+    selections = None
+    if fast and any(name in SUBSETS for name, _ in RENDERERS.items() if not only or name in only):
+        with progress.step("select changed rows"):
+            selections = select(ctx_old, ctx_new)
+    files: list = []
+    unchanged = 0
+    notices: set[str] = set()
+    for name, _renderer in RENDERERS.items():
+        if only and name not in only:
+            continue
+        subset = selections is not None and name in SUBSETS
+        with progress.step(f"compare {name}" + (" (changed rows)" if subset else "")):
+            old_files, old_notices = render_in(ctx_old, [name], selections.old if selections and subset else None)
+            new_files, new_notices = render_in(ctx_new, [name], selections.new if selections and subset else None)
+            same_o = {p for p in old_files if p.startswith(SAME_PREFIX)}
+            same_n = {p for p in new_files if p.startswith(SAME_PREFIX)}
+            if same_o != same_n:  # a file left out on one side only: compare this output whole
+                old_files, old_notices = render_in(ctx_old, [name])
+                new_files, new_notices = render_in(ctx_new, [name])
+                same_o = same_n = set()
+            for p in same_o:
+                del old_files[p], new_files[p]
+            part = diff_artifacts(old_files, new_files)
+            part.unchanged += len(same_o)
+        del old_files, new_files
+        if subset:  # a changed table's sizes would be those of its changed rows: not known
+            for change in part.files:
+                if change.status == "changed" and change.kind in ("csv", "text"):
+                    change.old_bytes = change.new_bytes = None
+        files += part.files
+        unchanged += part.unchanged
+        notices |= set(old_notices) | set(new_notices)
+    return ArtifactDiff(sorted(files, key=lambda f: f.path), unchanged), sorted(notices)

@@ -25,7 +25,11 @@ Columns, not objects: a fabric of 10^6 links has 2 x 10^6 ends, built in one pas
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from ..catalog.host_topology import host_topologies
 from ..catalog.link_health import link_health
@@ -38,6 +42,7 @@ from .hosts import rdma_names
 from .sonic_ports import sonic_ports
 
 TOOLS = ("mlxlink", "ibdiagnet", "sonic")
+EXACT = ("module", "cable")  # part kinds with an exact part number
 
 
 @dataclass(slots=True)
@@ -74,15 +79,30 @@ class PhysicalPlan:
     temp_c_max: list[float | None] = field(default_factory=list)
     symbol_errors_max: int = 0
     link_down_max: int = 0
+    # A plan of some links only (``keep``): (ends, ends per tool, ends with an exact part) of all
+    # the fabric's links, which the summaries report; None when the rows are every link's.
+    whole: tuple[int, dict[str, int], int] | None = None
 
     def __len__(self) -> int:
         return len(self.cable)
 
+    def ends(self) -> int:
+        """The fabric's link ends (those of a plan of some links only too)."""
+        return self.whole[0] if self.whole is not None else len(self)
+
     def counts(self) -> dict[str, int]:
         """Ends per tool (for the checklist and the script's summary)."""
+        if self.whole is not None:
+            return dict(self.whole[1])
         out = dict.fromkeys(TOOLS, 0)
         out.update(Counter(self.tool))
         return out
+
+    def exact_parts(self) -> int:
+        """Ends whose expected part is an exact part number (a module's or a cable's)."""
+        if self.whole is not None:
+            return self.whole[2]
+        return sum(1 for k in self.part_kind if k in EXACT)
 
 
 def physical_fabrics(f: Fabric) -> list[str]:
@@ -90,7 +110,9 @@ def physical_fabrics(f: Fabric) -> list[str]:
     return [n for n, facts in f.facts.items() if "kind" in facts and facts.get("transport") in ("infiniband", "ethernet")]
 
 
-def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -> PhysicalPlan:
+def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str, keep: Any = None) -> PhysicalPlan:
+    """The fabric's link ends; with ``keep`` (a bool per link position: ``snc diff``'s rows that
+    may differ), the rows of those links only, and the counts of all in ``whole``."""
     transport = str(f.facts[fabric].get("transport", ""))
     health = link_health()
     out = PhysicalPlan(fabric, transport, symbol_errors_max=health.symbol_errors_max, link_down_max=health.link_down_max)
@@ -99,6 +121,9 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -
     positions = sorted(t.indices_of(fabric), key=ids.__getitem__)  # in cable-ID order, as cables.csv
     if not positions:
         return out
+    every = positions
+    if keep is not None:
+        positions = [i for i, k in zip(positions, keep[positions].tolist(), strict=True) if k]
     labels = label_maker(f, bp)(positions)
     devices, layouts, models = f.devices, f.layouts, f.models
     topologies, _ = host_topologies(bp.catalogue.host_topology)
@@ -163,6 +188,11 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -
                 return (ref.number.rsplit(" ", 2)[0], "family", "")
             return ("", "generic", "")
         return ("", "none", "")
+
+    if keep is not None:
+        out.whole = _whole(f, every, transport, expected)
+        if not positions:
+            return out
 
     # Per (spec, length) and end: the expected part with its limits, decided once.
     Limits = tuple[str, str, str, float | None, float | None, float | None]
@@ -258,3 +288,27 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str) -
     out.rx_dbm_max = [e[4] for e in per_end]
     out.temp_c_max = [e[5] for e in per_end]
     return out
+
+
+def _whole(
+    f: Fabric, positions: list[int], transport: str, expected: Callable[[int, float, str], tuple[str, str, str]]
+) -> tuple[int, dict[str, int], int]:
+    """(ends, ends per tool, ends with an exact part) of the links at ``positions``, by arrays:
+    the counts a plan of every link gives, without its rows."""
+    arr = f.links.arrays()
+    pos = np.asarray(positions, dtype=np.int64)
+    switch = np.array([f.models[d.model].kind == "switch" for d in f.devices], dtype=bool)
+    on_switch = int(switch[arr.a[pos]].sum() + switch[arr.b[pos]].sum())
+    tools = dict.fromkeys(TOOLS, 0)
+    tools["mlxlink"] = 2 * len(pos) - on_switch
+    tools["ibdiagnet" if transport == "infiniband" else "sonic"] = on_switch
+    # The expected part is one per (spec, length, end): count the links of each (spec, length).
+    spec, length = arr.spec[pos], arr.length_m[pos]
+    order = np.lexsort((length, spec))
+    spec, length = spec[order], length[order]
+    starts = np.flatnonzero(np.concatenate(([True], (spec[1:] != spec[:-1]) | (length[1:] != length[:-1]))))
+    sizes = np.diff(np.concatenate((starts, [len(spec)])))
+    exact = 0
+    for s, m, n in zip(spec[starts].tolist(), length[starts].tolist(), sizes.tolist()):
+        exact += n * sum(1 for end in ("a", "b") if expected(s, m, end)[1] in EXACT)
+    return 2 * len(pos), tools, exact

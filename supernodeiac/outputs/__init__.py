@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from ..util.progress import NULL, Progress
-from .base import NOTICE_PREFIX, RENDERERS, Artifacts, Notice, RenderContext, Stream
+from .base import NOTICE_PREFIX, RENDERERS, SUBSETS, Artifacts, Notice, RenderContext, RowSelection, Stream
 
 
 def render_all(
-    ctx: RenderContext, only: list[str] | None = None, stream: bool = False, progress: Progress = NULL
+    ctx: RenderContext,
+    only: list[str] | None = None,
+    stream: bool = False,
+    progress: Progress = NULL,
+    rows: RowSelection | None = None,
 ) -> tuple[Artifacts, list[str]]:
     """All artifacts, and notices (one line each) about outputs that could not be produced.
 
     Renderers may return :class:`Stream` values for large outputs; they are joined into bytes
     here unless ``stream`` is set (the writer takes them as they are and writes them chunk by chunk).
+    With ``rows``, a renderer that has a subset form (``SUBSETS``) makes the selected rows only.
     """
     artifacts: dict[str, bytes | Stream] = {}
     notices: list[str] = []  # Notice values (str), transient ones marked
@@ -20,7 +25,7 @@ def render_all(
         if only and name not in only:
             continue
         with progress.step(name):
-            produced = renderer(ctx)
+            produced = SUBSETS.get(name)(ctx, rows) if rows is not None and name in SUBSETS else renderer(ctx)
         for path, data in produced.items():
             if path.startswith(NOTICE_PREFIX):
                 notices.append(Notice.of(path, bytes(data).decode()))

@@ -24,7 +24,7 @@ from .acceptance_physical import physical_summaries, render_physical
 from .acceptance_ports import ports_tsv
 from .acceptance_scaleup import scaleup_artifacts
 from .acceptance_xgmi import xgmi_artifacts
-from .base import RENDERERS, Artifacts, RenderContext
+from .base import RENDERERS, SUBSETS, Artifacts, RenderContext, RowSelection
 from .csv_safe import tsv_line, tsv_lines
 
 PERFTEST_COLUMNS = [
@@ -219,6 +219,11 @@ def _hostfile_name(p: Plan, r: NcclRun) -> str:
 
 @RENDERERS.register("acceptance")
 def render_acceptance(ctx: RenderContext) -> Artifacts:
+    return _acceptance(ctx)
+
+
+def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Artifacts:
+    """Every file of the plan; with ``selection`` (``snc diff``), physical.tsv of the selected links only."""
     p = plan(ctx.fabric, ctx.blueprint)
     uplinks, uplink_summary = uplink_artifacts(ctx)
     scaleup, scaleup_summary = scaleup_artifacts(ctx)
@@ -226,7 +231,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
     if not p.perftests and not p.nccl and not uplinks and not scaleup:
         return {}
     bp = ctx.blueprint
-    out: Artifacts = {**render_physical(ctx), **uplinks, **scaleup, **xgmi}  # stage 0: outputs/acceptance_physical.py
+    out: Artifacts = {**render_physical(ctx, selection), **uplinks, **scaleup, **xgmi}  # stage 0: outputs/acceptance_physical.py
     summaries = []
     for fabric in sorted(p.perftests):
         data, summary = perftest_tsv(ctx, p, fabric)
@@ -288,7 +293,7 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
     out["acceptance/checklist.md"] = render_template(
         "acceptance-checklist.md.j2",
         blueprint=bp.metadata.name,
-        physical=physical_summaries(ctx),
+        physical=physical_summaries(ctx, selection),
         fabrics=summaries,
         nccl=[
             {
@@ -309,3 +314,10 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
         max_bytes=bp.acceptance.nccl_max_bytes,
     ).encode()
     return out
+
+
+@SUBSETS.register("acceptance")
+def render_acceptance_rows(ctx: RenderContext, rows: RowSelection) -> Artifacts:
+    """The plan with physical.tsv's rows of the selected links only (one line per link end, in
+    cable-ID order); the other files whole (test waves and routes are the fabric's)."""
+    return _acceptance(ctx, rows)

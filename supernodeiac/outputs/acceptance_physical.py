@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..facts.physical_plan import PhysicalPlan, physical_fabrics, physical_plan
 from ..util.templating import render_template
-from .base import Artifacts, RenderContext
+from .base import Artifacts, RenderContext, RowSelection
 from .csv_safe import cells_clean, tsv_line
 
 # Text columns first (through csv_safe), then the figures snc formats itself (numbers, some
@@ -94,37 +94,41 @@ def physical_tsv(p: PhysicalPlan) -> bytes:
     return (head + body + "\n").encode()
 
 
-def physical_summaries(ctx: RenderContext) -> list[dict]:
+def physical_summaries(ctx: RenderContext, rows: RowSelection | None = None) -> list[dict]:
     """Per fabric: its plan's counts (for the checklist)."""
-    return [s for _p, s in _plans(ctx)]
+    return [s for _p, s in _plans(ctx, rows)]
 
 
-def _plans(ctx: RenderContext) -> list[tuple[PhysicalPlan, dict]]:
-    cached = ctx.memo.get("physical_plans")
-    if cached is not None:
-        return cached
+def _plans(ctx: RenderContext, rows: RowSelection | None = None) -> list[tuple[PhysicalPlan, dict]]:
+    # Kept with the selection it was made for (a plan of some rows answers for those rows only).
+    key = "physical_plans" if rows is None else "physical_plans/rows"
+    cached = ctx.memo.get(key)
+    if cached is not None and cached[0] is rows:
+        return cached[1]
     out = []
     for fabric in physical_fabrics(ctx.fabric):
-        p = physical_plan(ctx.fabric, ctx.blueprint, ctx.catalogue, fabric)
-        if not len(p):
+        p = physical_plan(ctx.fabric, ctx.blueprint, ctx.catalogue, fabric, rows.links if rows is not None else None)
+        if not p.ends():
             continue
         summary = {
             "fabric": fabric,
             "transport": p.transport,
-            "ends": len(p),
-            "cables": len(p) // 2,
+            "ends": p.ends(),
+            "cables": p.ends() // 2,
             "tools": p.counts(),
-            "exact_parts": sum(1 for k in p.part_kind if k in ("module", "cable")),
+            "exact_parts": p.exact_parts(),
         }
         out.append((p, summary))
-    ctx.memo["physical_plans"] = out
+    ctx.memo[key] = (rows, out)
     return out
 
 
-def render_physical(ctx: RenderContext) -> Artifacts:
+def render_physical(ctx: RenderContext, rows: RowSelection | None = None) -> Artifacts:
+    """physical.tsv and physical.sh per fabric; with ``rows``, the TSV of the selected links only
+    (``snc diff``), the script (its counts) of them all."""
     bp = ctx.blueprint
     out: Artifacts = {}
-    for p, summary in _plans(ctx):
+    for p, summary in _plans(ctx, rows):
         out[f"acceptance/{p.fabric}/physical.tsv"] = physical_tsv(p)
         out[f"acceptance/{p.fabric}/physical.sh"] = render_template(
             "acceptance-physical.sh.j2",

@@ -64,3 +64,26 @@ class Notice(str):
 # A Mapping (read-only, so covariant): a renderer that only makes bytes returns dict[str, bytes].
 Renderer = Callable[[RenderContext], "Mapping[str, bytes | Stream]"]
 RENDERERS: Registry[Renderer] = Registry("renderer")
+
+
+@dataclass(frozen=True)
+class RowSelection:
+    """The rows a subset render makes (``snc diff``: only the rows that may differ, on both sides):
+    True per position of the Fabric's link table (``links``) and per item of its cable plan
+    (``cables``, facts/cable_plan)."""
+
+    links: Any  # numpy bool array, len(fabric.links)
+    cables: Any  # numpy bool array, len(cable_plan)
+    # Rows of racks (hall rows) whose per-row files may differ (a cable with an end there that
+    # may differ, another rack list); None: every row's.
+    hall_rows: frozenset[str] | None = None
+
+
+# A subset form leaves out a file that is the same bytes on both sides of the comparison and
+# says so with an empty value under this prefix and the file's path (``snc diff`` counts it unchanged).
+SAME_PREFIX = "same:"
+
+# A renderer's subset form, registered under the renderer's name: the same paths as the
+# renderer, each file with the selected rows only (its header and the order of its rows kept).
+SubsetRenderer = Callable[[RenderContext, RowSelection], "Mapping[str, bytes | Stream]"]
+SUBSETS: Registry[SubsetRenderer] = Registry("subset renderer")

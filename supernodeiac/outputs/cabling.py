@@ -21,7 +21,9 @@ Fast: rows that need no quoting are joined and written as text, only the others 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from ..catalog.parts import link_part, module_number, ordered_length
 from ..fabric import Fabric
@@ -31,7 +33,7 @@ from ..facts.bom import fibres_per_link
 from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
 from ..facts.cage_plan import SPLITTER, assemblies, link_cages
 from ..model.common import SHORT_LABEL_FIELDS
-from .base import RENDERERS, Artifacts, RenderContext, Stream
+from .base import RENDERERS, SUBSETS, Artifacts, RenderContext, RowSelection, Stream
 from .csv_safe import CsvWriter
 
 COLUMNS = [
@@ -122,13 +124,25 @@ def stream_cabling(ctx: RenderContext) -> dict[str, Stream]:
     }
 
 
+@SUBSETS.register("cabling")
+def stream_cabling_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, Stream]:
+    """The same two lists with the selected rows only (``snc diff``: the rows that may differ)."""
+    return {
+        "cabling/cables.csv": Stream(
+            lambda: CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx, rows.cables, with_ends=False))
+        ),
+        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx, rows.links))),
+    }
+
+
 def render_cabling(ctx: RenderContext) -> Artifacts:
     """The cabling list as bytes, for library callers (the pipeline streams it)."""
     return {path: bytes(data) for path, data in stream_cabling(ctx).items()}
 
 
-def _rows(ctx: RenderContext) -> Iterator[list[str]]:
-    """The CSV rows (text fields only) in cable-ID order."""
+def _rows(ctx: RenderContext, keep: Any = None) -> Iterator[list[str]]:
+    """The CSV rows (text fields only) in cable-ID order; with ``keep`` (a bool per link
+    position), those links' rows only."""
     f, cat = ctx.fabric, ctx.catalogue
     media = cat.media
     bp = ctx.blueprint
@@ -155,7 +169,8 @@ def _rows(ctx: RenderContext) -> Iterator[list[str]]:
     ids, specs = t.ids(), t.specs
     asm_length = assemblies(f, media).length_m.tolist()
     col_a, col_ap, col_b, col_bp, col_len, col_spec = t.a, t.a_port, t.b, t.b_port, t.length_m, t.spec
-    for i in t.id_order():
+    order = t.id_order() if keep is None else [i for i, k in zip(t.id_order(), keep[t.id_order()].tolist()) if k]
+    for i in order:
         a, b, s = col_a[i], col_b[i], col_spec[i]
         spec = specs[s]
         medium, length_m = spec.medium, col_len[i]
@@ -259,17 +274,18 @@ class CableRow(NamedTuple):
     ends: list[CableEnd]
 
 
-def cable_rows(ctx: RenderContext, with_ends: bool = True) -> Iterator[CableRow]:
+def cable_rows(ctx: RenderContext, keep: Any = None, with_ends: bool = True) -> Iterator[CableRow]:
     """One row per physical cable (facts/cable_plan), in cable-ID order: shared by cables.csv, the
     workbook and the label sheets. Per-device and per-model columns are looked up, not recomputed.
-    ``with_ends=False``: the rows' text only (their ``ends`` empty), for cables.csv."""
+    With ``keep`` (a bool per item of the plan), those items' rows only; ``with_ends=False``: the
+    rows' text only (their ``ends`` empty), for cables.csv."""
     f, cat, bp = ctx.fabric, ctx.catalogue, ctx.blueprint
     media = cat.media
     plan = cable_plan(f, cat)
     if not len(plan):
         return
     ids = cable_ids(f, plan)
-    numbers = cable_numbers(ids)
+    numbers = ctx.memo.get("cable_numbers") or cable_numbers(ids)
     t = f.links
     link_ids, specs = t.ids(), t.specs
     racks = f.racks
@@ -308,7 +324,7 @@ def cable_rows(ctx: RenderContext, with_ends: bool = True) -> Iterator[CableRow]
     starts = plan.start.tolist()
     order = plan.links.tolist()
     cord, cords, shape = plan.cord.tolist(), plan.cords.tolist(), plan.shape.tolist()
-    for k in range(len(plan)):
+    for k in range(len(plan)) if keep is None else np.flatnonzero(keep).tolist():
         members = order[starts[k] : starts[k + 1]]
         first = members[0]
         s = col_spec[first]

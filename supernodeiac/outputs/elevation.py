@@ -23,7 +23,7 @@ from xml.sax.saxutils import escape, quoteattr
 from ..fabric import Device, Fabric
 from ..facts.racks import Budget, RackLoad, budgets, cables_leaving, device_order, device_power, rack_loads
 from ..util.number_format import rounded
-from .base import RENDERERS, RenderContext, Stream
+from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, Stream
 from .csv_safe import CsvWriter
 from .elevation_sheets import row_inputs, row_pdf, row_sheets
 
@@ -98,6 +98,18 @@ def _num(x: float | None) -> str:
 
 @RENDERERS.register("elevation")
 def render_elevation(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    return _elevation(ctx)
+
+
+@SUBSETS.register("elevation")
+def render_elevation_rows(ctx: RenderContext, selection: RowSelection) -> dict[str, bytes | Stream]:
+    """``snc diff``: the CSVs whole, the sheets and PDFs of the rows of racks that may differ
+    (``selection.hall_rows``: a device, a link end, the racks or the budget there), the other
+    rows' marked the same."""
+    return _elevation(ctx, selection.hall_rows)
+
+
+def _elevation(ctx: RenderContext, wanted: frozenset[str] | None = None) -> dict[str, bytes | Stream]:
     f = ctx.fabric
     loads = rack_loads(f, ctx.catalogue)
     if not loads:
@@ -117,10 +129,16 @@ def render_elevation(ctx: RenderContext) -> dict[str, bytes | Stream]:
         sheets = [racks[i : i + SHEET_RACKS] for i in range(0, len(racks), SHEET_RACKS)]
         for n, sheet in enumerate(sheets, 1):
             name = f"elevation/{row}.svg" if len(sheets) == 1 else f"elevation/{row}-{n:02d}.svg"
+            if wanted is not None and row not in wanted:
+                out[SAME_PREFIX + name] = b""
+                continue
             title = f"{ctx.blueprint.metadata.name}: row {row}" + (f", sheet {n} of {len(sheets)}" if len(sheets) > 1 else "")
             out[name] = _svg(f, sheet, rows[row], units, leaving, maximum, title)
     inputs = row_inputs(ctx, leaving, maximum)
     for row, racks in by_row.items():
+        if wanted is not None and row not in wanted:
+            out[f"{SAME_PREFIX}elevation/{row}.pdf"] = b""
+            continue
 
         def produce(row: str = row, racks: list[RackLoad] = racks) -> list[bytes]:
             title = f"{inputs.design} row {row} rack elevations (front and rear)"

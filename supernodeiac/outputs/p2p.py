@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from functools import partial
+from typing import Any
 
 from ..fabric import Fabric
 from ..fabric.fabric_facts import kind_of, transport_of
-from .base import RENDERERS, RenderContext, Stream
+from .base import RENDERERS, SUBSETS, RenderContext, RowSelection, Stream
 from .csv_safe import CsvWriter
 
 TOOL_COLUMNS = ["A-Node Name", "A-Type", "A-Port", "Z-Node Name", "Z-Type", "Z-Port"]
@@ -66,12 +67,16 @@ class _PortText:
         return out
 
 
-def _rows(ctx: RenderContext, name: str) -> Iterator[bytes]:
+def _rows(ctx: RenderContext, name: str, keep: Any = None) -> Iterator[bytes]:
+    """The fabric's sheet, in cable-ID order; with ``keep`` (a bool per link position), those links' rows only."""
     f = ctx.fabric
     infiniband = transport_of(f.facts.get(name)) == "infiniband"
     t = f.links
     ids = t.ids()
-    positions = sorted(t.indices_of(name), key=ids.__getitem__)
+    positions = t.indices_of(name)
+    if keep is not None:
+        positions = [i for i, k in zip(positions, keep[positions].tolist()) if k]
+    positions.sort(key=ids.__getitem__)
     kind = ["Switch" if f.models[d.model].kind == "switch" else "Host" for d in f.devices]
     racks = [f.racks[d.rack].name if d.rack >= 0 else "" for d in f.devices]
     units = [str(d.u) if d.u else "" for d in f.devices]
@@ -110,10 +115,20 @@ def _hca_mapping(f: Fabric, name: str) -> bytes:
 
 @RENDERERS.register("p2p")
 def render_p2p(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    return _p2p(ctx)
+
+
+def _p2p(ctx: RenderContext, rows: RowSelection | None = None) -> dict[str, bytes | Stream]:
     f = ctx.fabric
     out: dict[str, bytes | Stream] = {}
     for name in _fabrics(f):
-        out[f"p2p/{name}.csv"] = Stream(partial(_rows, ctx, name))
+        out[f"p2p/{name}.csv"] = Stream(partial(_rows, ctx, name, rows.links if rows is not None else None))
         if transport_of(f.facts.get(name)) == "infiniband":
             out[f"p2p/{name}-hca-mapping.csv"] = _hca_mapping(f, name)
     return out
+
+
+@SUBSETS.register("p2p")
+def render_p2p_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, bytes | Stream]:
+    """The same sheets with the selected links' rows only (``snc diff``); the HCA mapping whole."""
+    return _p2p(ctx, rows)

@@ -28,12 +28,14 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
 import xlsxwriter
 from xlsxwriter.utility import _preserve_whitespace, xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 
 from ..facts.bom import bill_of_materials
-from .base import RENDERERS, RenderContext, Stream
+from ..facts.cable_plan import cable_plan
+from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, Stream
 from .cabling import CABLE_COLUMNS, LINE_JOIN, CableRow, cable_rows
 
 ROW_LIMIT = 50_000  # cables; past this one workbook per row of racks
@@ -71,14 +73,24 @@ _SHEET_BAD = re.compile(r"[\[\]:*?/\\]")
 
 @RENDERERS.register("workbook")
 def render_workbook(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    return _workbooks(ctx)
+
+
+def _workbooks(ctx: RenderContext) -> dict[str, bytes | Stream]:
     rows = list(cable_rows(ctx))
     if not rows:
         return {}
     racks = ctx.fabric.racks
     if len(rows) <= ROW_LIMIT:
         return {"cabling/cabling.xlsx": _workbook(ctx, rows, [r.index for r in racks], fabric_sheets=True)}
-    # One workbook per row of racks: each cable in the workbook of every row it has an end in,
-    # bucketed in one pass; each row's workbook is made when it is written.
+    return _row_workbooks(ctx, rows)
+
+
+def _row_workbooks(ctx: RenderContext, rows: list[CableRow], same: set[str] | None = None) -> dict[str, bytes | Stream]:
+    """One workbook per row of racks: each cable in the workbook of every row it has an end in,
+    bucketed in one pass; each row's workbook is made when it is written. ``same``: rows of racks
+    left out as the same on both sides of ``snc diff`` (marked, not made)."""
+    racks = ctx.fabric.racks
     row_of = [r.row for r in racks]
     by_row: dict[str, list[int]] = defaultdict(list)
     for r in racks:
@@ -87,9 +99,13 @@ def render_workbook(ctx: RenderContext) -> dict[str, bytes | Stream]:
     for x in rows:
         for name in dict.fromkeys(row_of[e.rack] for e in x.ends if e.rack >= 0):
             cables_of[name].append(x)
-    scope = f"{len(rows):,} cables, past {ROW_LIMIT:,}: one workbook per row of racks (cabling/rows/<row>.xlsx)"
+    scope = f"more than {ROW_LIMIT:,} cables: one workbook per row of racks (cabling/rows/<row>.xlsx)"
     out: dict[str, bytes | Stream] = {}
     for row_name, indices in sorted(by_row.items()):
+        path = f"cabling/rows/{_file_part(row_name)}.xlsx"
+        if same is not None and row_name in same:
+            out[SAME_PREFIX + path] = b""
+            continue
         if row_name not in cables_of:
             continue
 
@@ -97,8 +113,44 @@ def render_workbook(ctx: RenderContext) -> dict[str, bytes | Stream]:
             note = f"row {row_name}: its racks' pull lists, the cables with an end in them; the design has {scope}"
             return [_workbook(ctx, cables_of[row_name], indices, fabric_sheets=False, scope=note)]
 
-        out[f"cabling/rows/{_file_part(row_name)}.xlsx"] = Stream(produce)
+        out[path] = Stream(produce)
     return out
+
+
+@SUBSETS.register("workbook")
+def render_workbook_rows(ctx: RenderContext, selection: RowSelection) -> dict[str, bytes | Stream]:
+    """``snc diff``: past ``ROW_LIMIT`` the workbooks of the rows of racks that may differ
+    (``selection.hall_rows``), each made from every cable with an end in that row, the others
+    marked the same; the whole workbook otherwise."""
+    plan = cable_plan(ctx.fabric, ctx.catalogue)
+    if selection.hall_rows is None or len(plan) <= ROW_LIMIT:
+        return _workbooks(ctx)
+    item, row = item_rows(ctx)
+    names = sorted({r.row for r in ctx.fabric.racks})
+    wanted = np.array([n in selection.hall_rows for n in names], dtype=bool)
+    keep = np.zeros(len(plan), dtype=bool)
+    keep[item[wanted[row]]] = True
+    with_cables = {names[k] for k in np.unique(row).tolist()}
+    same = {n for n in with_cables if n not in selection.hall_rows}
+    return _row_workbooks(ctx, list(cable_rows(ctx, keep)), same)
+
+
+def item_rows(ctx: RenderContext) -> tuple[np.ndarray, np.ndarray]:
+    """(item, row of racks) for every end of every cable of the plan (a row as its index among
+    the Fabric's row names, sorted): where each cable's ends are, for the per-row workbooks."""
+    f = ctx.fabric
+    plan = cable_plan(f, ctx.catalogue)
+    names = sorted({r.row for r in f.racks})
+    row_index = {n: k for k, n in enumerate(names)}
+    rack_row = np.array([row_index[r.row] for r in f.racks] + [-1], dtype=np.int64)  # [-1]: unplaced
+    dev_rack = np.array([d.rack for d in f.devices], dtype=np.int64)
+    arr = f.links.arrays()
+    members = plan.links
+    item = np.repeat(np.arange(len(plan), dtype=np.int64), np.diff(plan.start))
+    both_item = np.concatenate((item, item))
+    both_row = rack_row[np.concatenate((dev_rack[arr.a[members]], dev_rack[arr.b[members]]))]
+    placed = both_row >= 0
+    return both_item[placed], both_row[placed]
 
 
 def _workbook(

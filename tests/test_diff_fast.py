@@ -1,0 +1,152 @@
+"""`snc diff`'s fast path: the per-link tables (cabling lists, p2p sheets) rendered with only the
+rows that may differ (compare/rows.py), proven to give the report that rendering them whole gives."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from conftest import compile_text
+from test_diff import ROCE, SMALL, UFM_AT_20, UFM_AT_30, _one_more_su, _spines_one_rack_on
+
+from supernodeiac.compare import diff
+from supernodeiac.compare.report import to_json, to_markdown, to_text
+from supernodeiac.compare.rows import select
+from supernodeiac.outputs import render_all
+from supernodeiac.outputs.base import SUBSETS
+
+TABLES = ["acceptance", "cabling", "p2p"]
+PINNED = SMALL.replace("    rail_optimized: true\n", "    rail_optimized: true\n    media: {tiers: {leaf-spine: {pin: dr}}}\n")
+RENAMED = SMALL.replace("  - name: ufm\n", "  - name: fm\n").replace("      - group: ufm\n", "      - group: fm\n")
+NEW_IDS = SMALL.replace("site:\n", "naming:\n  cable_id: '{a}-{a_port}-{b}-{b_port}'\n\nsite:\n", 1)
+
+PAIRS = {
+    "one more scalable unit": (ROCE, _one_more_su(ROCE)),
+    "a scalable unit less": (_one_more_su(ROCE), ROCE),
+    "two appliances move up their rack": (SMALL, SMALL.replace(UFM_AT_20, UFM_AT_30)),
+    "leaf-spine optics pinned": (SMALL, PINNED),
+    "spines one rack on": (SMALL, _spines_one_rack_on()),
+    "a group renamed": (SMALL, RENAMED),
+    "other cable IDs (whole tables)": (SMALL, NEW_IDS),
+    "no change": (SMALL, SMALL),
+}
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    cache: dict[str, object] = {}
+
+    def get(text: str):
+        if text not in cache:
+            cache[text] = compile_text(text, f"bp{len(cache)}.yaml")
+        return cache[text]
+
+    return get
+
+
+def _reports(d) -> tuple:
+    return (json.loads(to_json(d)), to_text(d, limit=None), to_markdown(d))
+
+
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_the_fast_path_gives_the_report_of_whole_tables(pair, compiled):
+    old, new = (compiled(t) for t in PAIRS[pair])
+    fast, whole = diff(old, new, only=TABLES), diff(old, new, only=TABLES, fast=False)
+    assert _reports(fast) == _reports(whole)
+    assert fast.artifacts is not None and whole.artifacts is not None
+    assert [f.as_dict() for f in fast.artifacts.files] == [f.as_dict() for f in whole.artifacts.files]
+    assert fast.artifacts.unchanged == whole.artifacts.unchanged
+    if pair == "no change":
+        assert not fast.artifacts.files and fast.artifacts.unchanged > 0
+
+
+@pytest.mark.parametrize("pair", [p for p in PAIRS if "whole" not in p])
+def test_the_rows_left_out_are_the_same_bytes_on_both_sides(pair, compiled):
+    """What the subset render leaves out of each table is the same lines on both sides (so the
+    lines on one side only, all the comparison reads, are those of the whole tables), and what
+    it keeps is lines of the whole table."""
+    old, new = (compiled(t) for t in PAIRS[pair])
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    for name in TABLES:
+        whole_o, _ = render_all(old.render_context(), [name])
+        whole_n, _ = render_all(new.render_context(), [name])
+        part_o = {p: bytes(x) for p, x in SUBSETS.get(name)(old.render_context(), sel.old).items()}
+        part_n = {p: bytes(x) for p, x in SUBSETS.get(name)(new.render_context(), sel.new).items()}
+        assert set(part_o) == set(whole_o) and set(part_n) == set(whole_n)
+        for path in set(whole_o) & set(whole_n):
+            lo, ln = Counter(whole_o[path].splitlines()), Counter(whole_n[path].splitlines())
+            ko, kn = Counter(part_o[path].splitlines()), Counter(part_n[path].splitlines())
+            assert not ko - lo and not kn - ln, path  # kept lines are lines of the whole table
+            assert lo - ko == ln - kn, path  # left-out lines: the same on both sides
+            assert lo - ln <= ko and ln - lo <= kn, path  # every line on one side only is kept
+
+
+def test_only_the_changed_rows_are_rendered(compiled):
+    # one more SU: the new side's added links alone; nothing of the old side
+    old, new = compiled(ROCE), compiled(_one_more_su(ROCE))
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    added = len(new.fabric.links) - len(old.fabric.links)
+    assert (int(sel.old.links.sum()), int(sel.new.links.sum())) == (0, added) == (0, 1132)
+    assert int(sel.old.cables.sum()) == 0 and 0 < int(sel.new.cables.sum()) <= added
+    # two appliances move up their rack: their six cables (BMC and two IB ports each), both sides
+    old, new = compiled(SMALL), compiled(SMALL.replace(UFM_AT_20, UFM_AT_30))
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    ids = {f"ufm-000{i}-{p}" for i in (1, 2) for p in ("bmc", "ib0", "ib1")}
+    for side, c in ((sel.old, old), (sel.new, new)):
+        kept = {c.fabric.links.ids()[i] for i in side.links.nonzero()[0].tolist()}
+        assert kept == ids
+        assert int(side.cables.sum()) == 6
+    # a change every row reads (the cable ID template): no selection, the tables whole
+    assert select(compiled(SMALL).render_context(), compiled(NEW_IDS).render_context()) is None
+
+
+def test_the_whole_report_is_the_same_with_every_renderer(compiled):
+    """Every renderer, not only the tables: the fast diff's report is the whole-render one."""
+    old, new = compiled(SMALL), compiled(SMALL.replace(UFM_AT_20, UFM_AT_30))
+    fast, whole = diff(old, new), diff(old, new, fast=False)
+    assert _reports(fast) == _reports(whole)
+    paths = {f.path for f in fast.artifacts.files}
+    assert {"cabling/cables.csv", "cabling/links.csv"} <= paths
+
+
+@pytest.mark.parametrize("pair", ["one more scalable unit", "two appliances move up their rack", "spines one rack on"])
+def test_per_row_workbooks_of_untouched_rows_are_not_made(pair, compiled, monkeypatch):
+    """Past ROW_LIMIT cables (lowered here to reach it on a small design) one workbook per row of
+    racks: the fast diff makes only those of rows where a cable may differ, with the same report."""
+    from supernodeiac.outputs import workbook
+
+    monkeypatch.setattr(workbook, "ROW_LIMIT", 10)
+    old, new = (compiled(t) for t in PAIRS[pair])
+    fast, whole = diff(old, new, only=["workbook"]), diff(old, new, only=["workbook"], fast=False)
+    assert _reports(fast) == _reports(whole)
+    assert whole.artifacts.files and all(f.path.startswith("cabling/rows/") for f in whole.artifacts.files)
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None and sel.new.hall_rows is not None
+    made = {p for p in SUBSETS.get("workbook")(new.render_context(), sel.new) if not p.startswith("same:")}
+    rows = {r.row for r in new.fabric.racks}
+    # the rows made are those whose workbook changed, and fewer than all
+    assert {f.path for f in whole.artifacts.files if f.status != "removed"} <= made
+    assert len(made) < len(rows) or pair == "spines one rack on"
+
+
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_elevation_sheets_of_untouched_rows_are_not_made(pair, compiled):
+    """The elevation's per-row SVG sheets and PDFs: made only for rows of racks where a device,
+    a link end, the racks or the budget may differ, with the report of the whole render."""
+    old, new = (compiled(t) for t in PAIRS[pair])
+    fast, whole = diff(old, new, only=["elevation"]), diff(old, new, only=["elevation"], fast=False)
+    assert _reports(fast) == _reports(whole)
+    assert [f.as_dict() for f in fast.artifacts.files] == [f.as_dict() for f in whole.artifacts.files]
+    sel = select(old.render_context(), new.render_context())
+    if sel is None:
+        return
+    out = SUBSETS.get("elevation")(new.render_context(), sel.new)
+    made = {p for p in out if not p.startswith("same:")}
+    changed = {f.path for f in whole.artifacts.files if f.status != "removed"}
+    assert changed <= made
+    if pair in ("two appliances move up their rack", "leaf-spine optics pinned", "no change"):
+        assert any(p.startswith("same:elevation/") for p in out)  # some rows are left out
