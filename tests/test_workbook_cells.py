@@ -70,3 +70,26 @@ def test_bulk_rows_differ_when_a_cell_does() -> None:
     changed = [r[:] for r in rows]
     changed[1][2] = "d2"
     assert _book(True, rows, 2) != _book(True, changed, 2)
+
+
+PLAIN = ["", "plain", "gpu-0001 OSFP 4", "A01 U2 x; B03 U7 y", "12.50", "0", "-3", "1e3", "abc", "=1+1", "naïve — ünïcode", "a|b"]
+
+
+def test_row_template_and_cell_paths_give_xlsxwriters_bytes() -> None:
+    """Rows of plain text (one row template each) between rows that need escapes or preserved
+    whitespace (cell by cell), numbers and non-numbers in the numeric columns: XlsxWriter's bytes."""
+    from supernodeiac.outputs.workbook import _ROW_JOIN, _ROW_SPECIAL
+
+    rows = []
+    for n in range(120):
+        source = PLAIN if n % 3 else HOSTILE
+        rows.append([source[(n * 5 + k * 7) % len(source)] for k in range(len(COLUMNS))])
+    rows.append(["a\x7f b", "1", "c", "2"])  # the join character inside a cell, before a space
+    fast = [r for r in rows if _ROW_SPECIAL.search(_ROW_JOIN.join(r)) is None]
+    assert 40 < len(fast) < len(rows) - 20  # both paths are taken
+    assert _book(True, rows, 3) == _book(False, rows, 3)
+
+
+def test_a_row_of_the_wrong_width_is_refused() -> None:
+    with pytest.raises(ValueError):
+        _book(True, [["a", "1", "b", "2"], ["a", "1", "b"], ["c", "3", "d", "4"]], 1)

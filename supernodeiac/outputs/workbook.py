@@ -75,8 +75,9 @@ def render_workbook(ctx: RenderContext) -> dict[str, bytes | Stream]:
     if not rows:
         return {}
     racks = ctx.fabric.racks
+    extras = _not_cables(ctx)
     if len(rows) <= ROW_LIMIT:
-        return {"cabling/cabling.xlsx": _workbook(ctx, rows, [r.index for r in racks], fabric_sheets=True)}
+        return {"cabling/cabling.xlsx": _workbook(ctx, rows, [r.index for r in racks], extras, fabric_sheets=True)}
     # One workbook per row of racks: each cable in the workbook of every row it has an end in,
     # bucketed in one pass; each row's workbook is made when it is written.
     row_of = [r.row for r in racks]
@@ -95,14 +96,26 @@ def render_workbook(ctx: RenderContext) -> dict[str, bytes | Stream]:
 
         def produce(row_name: str = row_name, indices: list[int] = indices) -> list[bytes]:
             note = f"row {row_name}: its racks' pull lists, the cables with an end in them; the design has {scope}"
-            return [_workbook(ctx, cables_of[row_name], indices, fabric_sheets=False, scope=note)]
+            return [_workbook(ctx, cables_of[row_name], indices, extras, fabric_sheets=False, scope=note)]
 
         out[f"cabling/rows/{_file_part(row_name)}.xlsx"] = Stream(produce)
     return out
 
 
+def _not_cables(ctx: RenderContext) -> list[tuple[str, int]]:
+    """The summary's lines of what the BOM counts that are not cables (the design's, in every workbook)."""
+    bom = bill_of_materials(ctx.catalogue, ctx.fabric, ctx.blueprint)
+    sections = (("connector", "orthogonal connectors (connectors/connectors.csv)"), ("cartridge", "cable cartridges"))
+    return [(f"not cables: {what}", bom.count(section)) for section, what in sections if bom.count(section)]
+
+
 def _workbook(
-    ctx: RenderContext, rows: list[CableRow], rack_indices: Sequence[int], fabric_sheets: bool, scope: str = ""
+    ctx: RenderContext,
+    rows: list[CableRow],
+    rack_indices: Sequence[int],
+    extras: list[tuple[str, int]],
+    fabric_sheets: bool,
+    scope: str = "",
 ) -> bytes:
     buffer = io.BytesIO()
     book = xlsxwriter.Workbook(
@@ -115,7 +128,7 @@ def _workbook(
     fab_col, tier_col = CABLE_COLUMNS.index("fabric"), CABLE_COLUMNS.index("tier")
     names: set[str] = set()
     cells = _Cells()
-    _summary(book, ctx, rows, header, fills, names, scope)
+    _summary(book, ctx, rows, extras, header, fills, names, scope)
     if fabric_sheets:
         by_fabric: dict[str, list[CableRow]] = defaultdict(list)
         for r in rows:
@@ -181,6 +194,7 @@ def _summary(
     book: Any,
     ctx: RenderContext,
     rows: list[CableRow],
+    extras: list[tuple[str, int]],
     header: Any,
     fills: dict[tuple[str, str], Any],
     names: set[str],
@@ -192,7 +206,6 @@ def _summary(
     sheet.set_column(1, 3, 22)
     c = {name: i for i, name in enumerate(CABLE_COLUMNS)}
     counts = Counter((r.text[c["fabric"]], r.text[c["type"]]) for r in rows)
-    bom = bill_of_materials(ctx.catalogue, ctx.fabric, ctx.blueprint)
     n = 0
     sheet.write_string(n, 0, f"{ctx.blueprint.metadata.name}: cabling workbook", book.add_format({"bold": True, "font_size": 14}))
     n += 1
@@ -211,11 +224,10 @@ def _summary(
     sheet.write_string(n, 0, "cables in this workbook", book.add_format({"bold": True}))
     sheet.write_number(n, 2, len(rows), book.add_format({"bold": True}))
     n += 1
-    for section, what in (("connector", "orthogonal connectors (connectors/connectors.csv)"), ("cartridge", "cable cartridges")):
-        if bom.count(section):
-            n += 1
-            sheet.write_string(n, 0, f"not cables: {what}")
-            sheet.write_number(n, 2, bom.count(section))
+    for text, count in extras:
+        n += 1
+        sheet.write_string(n, 0, text)
+        sheet.write_number(n, 2, count)
     n += 2
     sheet.write_string(n, 0, "legend: fill per fabric and tier", book.add_format({"bold": True}))
     for (fabric, tier), fmt in sorted(fills.items()):
@@ -263,16 +275,39 @@ def _print_setup(sheet: Any) -> None:
 # What makes XlsxWriter change an inline string (XML escapes, control characters, its _xHHHH_
 # escape, the non-characters): a string with none of them is written as it is.
 _XML_SPECIAL = re.compile(r"[&<>\x00-\x08\x0b-\x1f\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
+# The same over a row's cells joined by DEL (neither whitespace nor special, so no match spans two
+# cells), and a cell that starts or ends with whitespace (XlsxWriter's xml:space="preserve"): a
+# row with no match is written by its row template, each text as it is.
+_ROW_JOIN = "\x7f"
+_ROW_SPECIAL = re.compile(_XML_SPECIAL.pattern + r"|(?:\A|\x7f)\s|\s(?:\x7f|\Z)")
 
 
 class _Cells:
     """Data rows written straight into a constant-memory sheet's row file, the bytes XlsxWriter's
     ``write_string`` / ``write_number`` would write (its ``_write_single_row`` / ``_write_cell``
     for a row of formatted inline strings and numbers), at a join per row instead of a few Python
-    calls and regular expressions per cell. Cell text is escaped once per distinct string."""
+    calls and regular expressions per cell. A row none of whose texts XlsxWriter would change (one
+    regular expression over the row) is one ``str.format`` of the columns' row template; other
+    rows are written cell by cell, each text escaped once per distinct string."""
 
     def __init__(self) -> None:
         self.tails: dict[bool, dict[str, str]] = {False: {}, True: {}}  # numeric column? text -> the cell's tail
+        self.templates: dict[tuple[str, ...], tuple[str, list[int]]] = {}
+
+    def _template(self, columns: Sequence[str]) -> tuple[str, list[int]]:
+        """A row's XML with {0} its number, {1} its format's XF index, {2+k} column k's text (a
+        string column) or cell tail (a numeric column); and the numeric columns."""
+        key = tuple(columns)
+        made = self.templates.get(key)
+        if made is None:
+            cells = []
+            for c, name in enumerate(columns):
+                start = f'<c r="{xl_col_to_name(c)}{{0}}" s="{{1}}"'
+                value = f"{{{c + 2}}}"
+                cells.append(start + (value if name in _NUMERIC else f' t="inlineStr"><is><t>{value}</t></is></c>'))
+            template = '<row r="{0}">' + "".join(cells) + "</row>"
+            made = self.templates[key] = (template, [c for c, name in enumerate(columns) if name in _NUMERIC])
+        return made
 
     def write(self, sheet: Any, columns: Sequence[str], rows: Sequence[tuple[Sequence[str], Any]]) -> None:
         """Write ``rows`` (cell texts, format) at rows 1.. of ``sheet``, whose row 0 (the header) is pending."""
@@ -287,20 +322,34 @@ class _Cells:
         if bulk:
             kinds = [name in _NUMERIC for name in columns]
             cols = [(f'<c r="{xl_col_to_name(c)}', self.tails[k], k) for c, k in enumerate(kinds)]
+            template, numeric = self._template(columns)
+            fill = template.format
+            number_tails = self.tails[True]
+            special = _ROW_SPECIAL.search
+            join = _ROW_JOIN.join
+            width = len(columns)
             sheet._write_single_row(1)  # the header row, as XlsxWriter writes it on row 1's first cell
             out: list[str] = []
             for n, (values, fmt) in enumerate(bulk, start=2):
-                mid = f'{n}" s="{fmt._get_xf_index()}"'
-                out.append(f'<row r="{n}">')
-                out.append(
-                    "".join(
-                        [
-                            start + mid + (tails.get(value) or _tail(tails, value, numeric))
-                            for (start, tails, numeric), value in zip(cols, values, strict=True)
-                        ]
+                xf = fmt._get_xf_index()
+                if len(values) == width and special(join(values)) is None:
+                    texts = list(values)
+                    for c in numeric:
+                        v = texts[c]
+                        texts[c] = number_tails.get(v) or _tail(number_tails, v, True)
+                    out.append(fill(n, xf, *texts))
+                else:
+                    mid = f'{n}" s="{xf}"'
+                    out.append(f'<row r="{n}">')
+                    out.append(
+                        "".join(
+                            [
+                                start + mid + (tails.get(value) or _tail(tails, value, numeric))
+                                for (start, tails, numeric), value in zip(cols, values, strict=True)
+                            ]
+                        )
                     )
-                )
-                out.append("</row>")
+                    out.append("</row>")
                 if len(out) > 16384:
                     sheet.fh.write("".join(out))
                     out.clear()
