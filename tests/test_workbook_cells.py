@@ -1,4 +1,5 @@
-"""The workbook's bulk row writer against XlsxWriter's own per-cell calls: the same xlsx bytes,
+"""The workbook's bulk row writer (and its sheets that hold their rows in memory) against
+XlsxWriter's own per-cell calls into its own temp-file sheets: the same xlsx bytes,
 hostile cell text included (XML escapes, control characters, XlsxWriter's _xHHHH_ escape,
 whitespace to preserve, rich-string look-alikes, numbers and non-numbers in numeric columns)."""
 
@@ -10,7 +11,7 @@ import io
 import pytest
 import xlsxwriter
 
-from supernodeiac.outputs.workbook import _Cells, _write_row
+from supernodeiac.outputs.workbook import _Book, _Cells, _write_row
 
 COLUMNS = ["cable_id", "length_m", "label", "u"]
 HOSTILE = [
@@ -39,7 +40,10 @@ HOSTILE = [
 
 def _book(bulk: bool, rows: list[list[str]], fills: int) -> bytes:
     buffer = io.BytesIO()
-    book = xlsxwriter.Workbook(buffer, {"constant_memory": True, "strings_to_numbers": False, "strings_to_formulas": False})
+    # The bulk rows into snc's sheets (rows held in memory), the cells through XlsxWriter's own.
+    book = (_Book if bulk else xlsxwriter.Workbook)(
+        buffer, {"constant_memory": True, "strings_to_numbers": False, "strings_to_formulas": False}
+    )
     book.set_properties({"created": datetime.datetime(2000, 1, 1)})
     header = book.add_format({"bold": True})
     formats = [book.add_format({"bg_color": f"#{k:02X}0000"}) for k in range(fills)]
@@ -78,14 +82,14 @@ PLAIN = ["", "plain", "gpu-0001 OSFP 4", "A01 U2 x; B03 U7 y", "12.50", "0", "-3
 def test_row_template_and_cell_paths_give_xlsxwriters_bytes() -> None:
     """Rows of plain text (one row template each) between rows that need escapes or preserved
     whitespace (cell by cell), numbers and non-numbers in the numeric columns: XlsxWriter's bytes."""
-    from supernodeiac.outputs.workbook import _ROW_JOIN, _ROW_SPECIAL
+    from supernodeiac.outputs.workbook import _ROW_JOIN, _plain_row
 
     rows = []
     for n in range(120):
         source = PLAIN if n % 3 else HOSTILE
         rows.append([source[(n * 5 + k * 7) % len(source)] for k in range(len(COLUMNS))])
     rows.append(["a\x7f b", "1", "c", "2"])  # the join character inside a cell, before a space
-    fast = [r for r in rows if _ROW_SPECIAL.search(_ROW_JOIN.join(r)) is None]
+    fast = [r for r in rows if _plain_row(_ROW_JOIN.join(r))]
     assert 40 < len(fast) < len(rows) - 20  # both paths are taken
     assert _book(True, rows, 3) == _book(False, rows, 3)
 
@@ -93,3 +97,28 @@ def test_row_template_and_cell_paths_give_xlsxwriters_bytes() -> None:
 def test_a_row_of_the_wrong_width_is_refused() -> None:
     with pytest.raises(ValueError):
         _book(True, [["a", "1", "b", "2"], ["a", "1", "b"], ["c", "3", "d", "4"]], 1)
+
+
+def test_a_plain_row_is_one_whose_every_cell_xlsxwriter_writes_as_it_is() -> None:
+    """_plain_row over the joined row against XlsxWriter's own tests per cell (its escapes and its
+    xml:space test), on random cells of characters near every boundary: never plain when a cell
+    is not, and plain whenever every cell is (the join character aside)."""
+    import random
+
+    from xlsxwriter.utility import _preserve_whitespace
+
+    from supernodeiac.outputs.workbook import _ROW_JOIN, _XML_SPECIAL, _plain_row
+
+    alphabet = ["a", "Z", "0", "_", "x", "_x00A0_", " ", "\t", "\n", "\r", "\x0b", "\x1c", "\x85", "\u2003", "\u3000"]
+    alphabet += ["&", "<", ">", "\x00", "\x08", "\x1f", "\x7f", "\ufffe", "\uffff", "é", "|", ";"]
+    rnd = random.Random(24)
+    seen = {True: 0, False: 0}
+    for _ in range(20_000):
+        row = ["".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 4))) for _ in range(rnd.randrange(1, 5))]
+        clean = all(not _XML_SPECIAL.search(v) and not _preserve_whitespace(v) for v in row)
+        plain = _plain_row(_ROW_JOIN.join(row))
+        assert not plain or clean, row
+        if not any(_ROW_JOIN in v for v in row):
+            assert plain == clean, row
+        seen[plain] += 1
+    assert min(seen.values()) > 1_000
