@@ -122,3 +122,9 @@ def test_a_plain_row_is_one_whose_every_cell_xlsxwriter_writes_as_it_is() -> Non
             assert plain == clean, row
         seen[plain] += 1
     assert min(seen.values()) > 1_000
+
+
+def test_a_sheet_of_plain_rows_gives_xlsxwriters_bytes() -> None:
+    rows = [[PLAIN[(n * 5 + k * 7) % len(PLAIN)] for k in range(len(COLUMNS))] for n in range(60)]
+    assert all(not any(x.strip() != x for x in r) for r in rows)
+    assert _book(True, rows, 2) == _book(False, rows, 2)

@@ -26,6 +26,7 @@ import io
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any
 
 import xlsxwriter
@@ -183,38 +184,48 @@ def pull_lists(ctx: RenderContext, rows: Iterable[CableRow]) -> list[tuple[str, 
 def _pull_lists(
     ctx: RenderContext, rows: list[CableRow], rack_indices: Sequence[int] | None
 ) -> list[tuple[str, list[tuple[list[str], str, str]]]]:
-    """Per rack: each cable with an end in it once, at its lowest end there (U, then cable ID)."""
+    """Per rack: each cable with an end in it once, at its lowest end there (U, then end order),
+    in U order, then cable ID."""
     c = {name: i for i, name in enumerate(CABLE_COLUMNS)}
+    shared = [c[x] for x in ("cable_no", "cable_id", "fabric", "tier", "type", "part", "length_m")]
+    i_id, i_fabric, i_tier = c["cable_id"], c["fabric"], c["tier"]
     racks = ctx.fabric.racks
     wanted = set(rack_indices) if rack_indices is not None else None
     per_rack: dict[int, list[tuple[int, str, list[str], str, str]]] = defaultdict(list)
     for r in rows:
-        t = r.text
-        seen: set[int] = set()
-        for k, end in sorted(enumerate(r.ends), key=lambda x: (x[1].u, x[0])):
-            if end.rack < 0 or end.rack in seen or (wanted is not None and end.rack not in wanted):
+        t, ends = r.text, r.ends
+        lowest: dict[int, int] = {}  # rack -> the end there that the pull list shows
+        for k, end in enumerate(ends):
+            if end.rack < 0 or (wanted is not None and end.rack not in wanted):
                 continue
-            seen.add(end.rack)
-            far = r.ends[1:] if k == 0 else r.ends[:1]
+            j = lowest.get(end.rack)
+            if j is None or end.u < ends[j].u:
+                lowest[end.rack] = k
+        if not lowest:
+            continue
+        common = [t[i] for i in shared]
+        for rack, k in lowest.items():
+            end = ends[k]
+            if k == 0:
+                far = ends[1]
+                far_place = far.place if len(ends) == 2 else "; ".join(x.place for x in ends[1:])
+            else:
+                far = ends[0]
+                far_place = far.place
             text = [
-                "; ".join(x.place for x in far),
+                far_place,
                 str(end.u) if end.u else "",
                 end.name,
                 end.plug,
-                t[c["cable_no"]],
-                t[c["cable_id"]],
-                t[c["fabric"]],
-                t[c["tier"]],
-                t[c["type"]],
-                t[c["part"]],
-                t[c["length_m"]],
+                *common,
                 LINE_JOIN.join(end.short),
-                LINE_JOIN.join(far[0].short),
+                LINE_JOIN.join(far.short),
             ]
-            per_rack[end.rack].append((end.u, t[c["cable_id"]], text, t[c["fabric"]], t[c["tier"]]))
+            per_rack[rack].append((end.u, t[i_id], text, t[i_fabric], t[i_tier]))
     out = []
     for index in sorted(per_rack, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name)):
-        pulls = sorted(per_rack[index], key=lambda x: (x[0], x[1]))
+        pulls = per_rack[index]
+        pulls.sort(key=lambda x: (x[0], x[1]))
         out.append((racks[index].name, [(text, fab, tier) for _, _, text, fab, tier in pulls]))
     return out
 
@@ -372,11 +383,14 @@ class _Cells:
             plain = _plain_row
             join = _ROW_JOIN.join
             width = len(columns)
+            # Most sheets are plain throughout: one test over all their cells, else one per row.
+            every = all(len(values) == width for values, _ in bulk)
+            every = every and plain(join(chain.from_iterable(values for values, _ in bulk)))
             sheet._write_single_row(1)  # the header row, as XlsxWriter writes it on row 1's first cell
             out: list[str] = []
             for n, (values, fmt) in enumerate(bulk, start=2):
                 xf = fmt._get_xf_index()
-                if len(values) == width and plain(join(values)):
+                if every or (len(values) == width and plain(join(values))):
                     texts = list(values)
                     for c in numeric:
                         v = texts[c]
