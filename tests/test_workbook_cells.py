@@ -76,20 +76,36 @@ def test_bulk_rows_differ_when_a_cell_does() -> None:
     assert _book(True, rows, 2) != _book(True, changed, 2)
 
 
-PLAIN = ["", "plain", "gpu-0001 OSFP 4", "A01 U2 x; B03 U7 y", "12.50", "0", "-3", "1e3", "abc", "=1+1", "naïve — ünïcode", "a|b"]
+PLAIN = [
+    "",
+    "plain",
+    "a:b > c:d",
+    "x & y",
+    "<tag>",
+    "gpu-0001 OSFP 4",
+    "A01 U2 x; B03 U7 y",
+    "12.50",
+    "0",
+    "-3",
+    "1e3",
+    "abc",
+    "=1+1",
+    "naïve — ünïcode",
+    "a|b",
+]
 
 
 def test_row_template_and_cell_paths_give_xlsxwriters_bytes() -> None:
     """Rows of plain text (one row template each) between rows that need escapes or preserved
     whitespace (cell by cell), numbers and non-numbers in the numeric columns: XlsxWriter's bytes."""
-    from supernodeiac.outputs.workbook import _ROW_JOIN, _plain_row
+    from supernodeiac.outputs.workbook import _ROW_JOIN, _row_texts
 
     rows = []
     for n in range(120):
         source = PLAIN if n % 3 else HOSTILE
         rows.append([source[(n * 5 + k * 7) % len(source)] for k in range(len(COLUMNS))])
     rows.append(["a\x7f b", "1", "c", "2"])  # the join character inside a cell, before a space
-    fast = [r for r in rows if _plain_row(_ROW_JOIN.join(r))]
+    fast = [r for r in rows if _row_texts(_ROW_JOIN.join(r), len(r)) is not None]
     assert 40 < len(fast) < len(rows) - 20  # both paths are taken
     assert _book(True, rows, 3) == _book(False, rows, 3)
 
@@ -99,32 +115,40 @@ def test_a_row_of_the_wrong_width_is_refused() -> None:
         _book(True, [["a", "1", "b", "2"], ["a", "1", "b"], ["c", "3", "d", "4"]], 1)
 
 
-def test_a_plain_row_is_one_whose_every_cell_xlsxwriter_writes_as_it_is() -> None:
-    """_plain_row over the joined row against XlsxWriter's own tests per cell (its escapes and its
-    xml:space test), on random cells of characters near every boundary: never plain when a cell
-    is not, and plain whenever every cell is (the join character aside)."""
+def test_a_row_template_row_is_one_whose_every_cell_xlsxwriter_only_escapes() -> None:
+    """_row_texts over the joined row against XlsxWriter's own per-cell steps (its control
+    character escape, its rich-string test, its xml:space test, its XML escape), on random cells
+    of characters near every boundary: texts only when XlsxWriter would only XML-escape each cell,
+    those escaped texts, and texts whenever that holds (a text with the join character or a rich
+    string's opening tag aside)."""
     import random
 
     from xlsxwriter.utility import _preserve_whitespace
+    from xlsxwriter.xmlwriter import XMLwriter
 
-    from supernodeiac.outputs.workbook import _ROW_JOIN, _XML_SPECIAL, _plain_row
+    from supernodeiac.outputs.workbook import _ROW_JOIN, _row_texts
 
     alphabet = ["a", "Z", "0", "_", "x", "_x00A0_", " ", "\t", "\n", "\r", "\x0b", "\x1c", "\x85", "\u2003", "\u3000"]
-    alphabet += ["&", "<", ">", "\x00", "\x08", "\x1f", "\x7f", "\ufffe", "\uffff", "é", "|", ";"]
+    alphabet += ["&", "<", ">", "<r>", "</r>", "&amp;", "\x00", "\x08", "\x1f", "\x7f", "\ufffe", "\uffff", "é", "|", ";"]
     rnd = random.Random(24)
     seen = {True: 0, False: 0}
     for _ in range(20_000):
         row = ["".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 4))) for _ in range(rnd.randrange(1, 5))]
-        clean = all(not _XML_SPECIAL.search(v) and not _preserve_whitespace(v) for v in row)
-        plain = _plain_row(_ROW_JOIN.join(row))
-        assert not plain or clean, row
-        if not any(_ROW_JOIN in v for v in row):
-            assert plain == clean, row
-        seen[plain] += 1
+        escaped = [XMLwriter._escape_control_characters(v) for v in row]
+        rich = [v.startswith("<r>") and v.endswith("</r>") for v in escaped]
+        only_escaped = all(e == v and not r and not _preserve_whitespace(v) for v, e, r in zip(row, escaped, rich, strict=True))
+        texts = _row_texts(_ROW_JOIN.join(row), len(row))
+        if texts is not None:
+            assert only_escaped, row
+            assert texts == [v.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") for v in row], row
+        elif only_escaped:
+            assert any(_ROW_JOIN in v or "<r>" in v for v in row), row
+        seen[texts is not None] += 1
     assert min(seen.values()) > 1_000
 
 
 def test_a_sheet_of_plain_rows_gives_xlsxwriters_bytes() -> None:
     rows = [[PLAIN[(n * 5 + k * 7) % len(PLAIN)] for k in range(len(COLUMNS))] for n in range(60)]
     assert all(not any(x.strip() != x for x in r) for r in rows)
+    assert any(">" in x for r in rows for x in r)  # escaped in the row template
     assert _book(True, rows, 2) == _book(False, rows, 2)

@@ -315,26 +315,36 @@ def _print_setup(sheet: Any) -> None:
 # What makes XlsxWriter change an inline string (XML escapes, control characters, its _xHHHH_
 # escape, the non-characters): a string with none of them is written as it is.
 _XML_SPECIAL = re.compile(r"[&<>\x00-\x08\x0b-\x1f\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
-# The same over a row's cells joined by DEL (neither whitespace nor special, so no match spans two
-# cells), and a cell that starts or ends with whitespace (XlsxWriter's xml:space="preserve"): a
-# row with none is written by its row template, each text as it is. (One alternation of all of
-# these is about 5x slower than the separate searches of _plain_row.)
+# Over a row's cells joined by DEL (neither whitespace nor special, so no match spans two cells):
+# the control characters, the _xHHHH_ escape, the non-characters, and a cell that starts or ends
+# with whitespace (XlsxWriter's xml:space="preserve"). A row with none of them is written by its
+# row template, each text XML-escaped (& < >) as XlsxWriter escapes it; a row with one is written
+# cell by cell. (One alternation of all of these is about 5x slower than separate searches.)
 _ROW_JOIN = "\x7f"
-_XML_CHARS = re.compile(r"[&<>\x00-\x08\x0b-\x1f\ufffe\uffff]")
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\ufffe\uffff]")
 _XML_ESCAPE = re.compile(r"_x[0-9a-fA-F]{4}_")
 _LEADING_SPACE = re.compile(r"\x7f\s")  # in the joined row and in it reversed: a cell's first or last
 
 
-def _plain_row(joined: str) -> bool:
-    """Whether no cell of a row (its texts joined by _ROW_JOIN) is changed by XlsxWriter's writer."""
-    return not (
-        _XML_CHARS.search(joined)
+def _row_texts(joined: str, width: int) -> list[str] | None:
+    """The ``width`` cells of ``joined`` (texts joined by _ROW_JOIN) as XlsxWriter writes them in
+    an inline string (XML-escaped), or None when XlsxWriter would do more than escape one (or a
+    text holds _ROW_JOIN, or looks like a rich string)."""
+    if (
+        _CONTROL_CHARS.search(joined)
         or ("_x" in joined and _XML_ESCAPE.search(joined))
         or _LEADING_SPACE.search(joined)
         or _LEADING_SPACE.search(joined[::-1])
         or joined[:1].isspace()
         or joined[-1:].isspace()
-    )
+    ):
+        return None
+    if "&" in joined or "<" in joined or ">" in joined:
+        if "<r>" in joined:
+            return None
+        joined = joined.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    texts = joined.split(_ROW_JOIN)
+    return texts if len(texts) == width else None
 
 
 class _Cells:
@@ -380,20 +390,22 @@ class _Cells:
             template, numeric = self._template(columns)
             fill = template.format
             number_tails = self.tails[True]
-            plain = _plain_row
             join = _ROW_JOIN.join
             width = len(columns)
-            # Most sheets are plain throughout: one test over all their cells, else one per row.
-            every = all(len(values) == width for values, _ in bulk)
-            every = every and plain(join(chain.from_iterable(values for values, _ in bulk)))
+            # Most sheets take the row template throughout: one test over all their cells, else
+            # one per row.
+            flat = None
+            if all(len(values) == width for values, _ in bulk):
+                flat = _row_texts(join(chain.from_iterable(values for values, _ in bulk)), width * len(bulk))
             sheet._write_single_row(1)  # the header row, as XlsxWriter writes it on row 1's first cell
             out: list[str] = []
             for n, (values, fmt) in enumerate(bulk, start=2):
                 xf = fmt._get_xf_index()
-                if every or (len(values) == width and plain(join(values))):
-                    texts = list(values)
-                    for c in numeric:
-                        v = texts[c]
+                k = (n - 2) * width
+                texts = flat[k : k + width] if flat is not None else _row_texts(join(values), width)
+                if texts is not None:
+                    for c in numeric:  # from the text itself, not the escaped
+                        v = values[c]
                         texts[c] = number_tails.get(v) or _tail(number_tails, v, True)
                     out.append(fill(n, xf, *texts))
                 else:
