@@ -152,3 +152,42 @@ def test_a_sheet_of_plain_rows_gives_xlsxwriters_bytes() -> None:
     assert all(not any(x.strip() != x for x in r) for r in rows)
     assert any(">" in x for r in rows for x in r)  # escaped in the row template
     assert _book(True, rows, 2) == _book(False, rows, 2)
+
+
+def test_parts_packed_in_memory_are_the_parts_packed_from_temp_files() -> None:
+    """The per-row workbooks' packing (XlsxWriter's in-memory packager over snc's sheets) against
+    XlsxWriter's own temp-file packing: the same parts in the same order, byte for byte; only the
+    zip entries' dates and modes differ."""
+    import zipfile
+
+    rows = [[HOSTILE[(n + k * 3) % len(HOSTILE)] for k in range(len(COLUMNS))] for n in range(40)]
+
+    def parts(in_memory: bool) -> list[tuple[str, bytes]]:
+        buffer = io.BytesIO()
+        options = {"constant_memory": True, "strings_to_numbers": False, "strings_to_formulas": False}
+        book = _Book(buffer, options, parts_in_memory=True) if in_memory else xlsxwriter.Workbook(buffer, options)
+        book.set_properties({"created": datetime.datetime(2000, 1, 1)})
+        fmt = book.add_format({"bg_color": "#DDEBF7"})
+        for sheet_no in range(3):
+            sheet = book.add_worksheet(f"s{sheet_no}")
+            sheet.freeze_panes(1, 0)
+            sheet.repeat_rows(0)
+            sheet.autofilter(0, 0, len(rows), len(COLUMNS) - 1)
+            for col, text in enumerate(COLUMNS):
+                sheet.write_string(0, col, text)
+            if in_memory:
+                _Cells().write(sheet, COLUMNS, [(r, fmt) for r in rows])
+            else:
+                for n, r in enumerate(rows, start=1):
+                    _write_row(sheet, n, COLUMNS, r, fmt)
+        book.close()
+        with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as z:
+            assert z.testzip() is None
+            dates = {i.date_time for i in z.infolist()}
+            assert dates == {(1980, 1, 1, 0, 0, 0) if in_memory else (1980, 1, 31, 0, 0, 0)}
+            return [(i.filename, z.read(i)) for i in z.infolist()]
+
+    packed, plain = parts(True), parts(False)
+    assert [name for name, _ in packed] == [name for name, _ in plain]
+    assert len([name for name, _ in packed if name.startswith("xl/worksheets/")]) == 3
+    assert packed == plain

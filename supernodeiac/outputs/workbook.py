@@ -122,6 +122,7 @@ def _workbook(
     book = _Book(
         buffer,
         {"constant_memory": True, "strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False},
+        parts_in_memory=not fabric_sheets,
     )
     book.set_properties({"title": f"{ctx.blueprint.metadata.name} cabling", "created": _EPOCH, "author": "snc"})
     header = book.add_format({"bold": True, "bg_color": "#404040", "font_color": "#FFFFFF", "border": 1})
@@ -173,7 +174,17 @@ class _RowsInMemory(Worksheet):  # type: ignore[misc]
 
 
 class _Book(xlsxwriter.Workbook):  # type: ignore[misc]
+    """A constant-memory workbook of _RowsInMemory sheets. ``parts_in_memory``: XlsxWriter's
+    packager assembles each XML part in a string buffer instead of a temp file (its ``in_memory``
+    mode, which alone would turn constant memory off): the same parts, and the zip entries dated
+    1980-01-01 instead of 1980-01-31 with no file mode. The per-row workbooks (past ROW_LIMIT,
+    hundreds of sheets each) are packed so; the single workbook's bytes stay as they were."""
+
     worksheet_class = _RowsInMemory
+
+    def __init__(self, filename: Any, options: dict[str, Any], parts_in_memory: bool = False) -> None:
+        super().__init__(filename, options)
+        self.in_memory = parts_in_memory
 
 
 def pull_lists(ctx: RenderContext, rows: Iterable[CableRow]) -> list[tuple[str, list[list[str]]]]:
