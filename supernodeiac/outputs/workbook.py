@@ -11,12 +11,15 @@ legend on the summary), and prints landscape on A4 one page wide with the header
 Every cell is written as a string or number, never as a formula (XlsxWriter's string writer),
 so a name that starts with ``=`` stays text, as in the CSVs.
 
-Size: a workbook takes rows in XlsxWriter's constant-memory mode (about 10 us a cell). Past
+Size: a workbook takes rows in XlsxWriter's constant-memory mode, its data rows written as
+XlsxWriter's bytes by ``_Cells`` (a row template per sheet, one text test over a sheet), its
+sheets' rows held in a buffer each (``_RowsInMemory``), the BOM's counts made once. Past
 ``ROW_LIMIT`` cables a design gets one workbook per row of racks (``cabling/rows/<row>.xlsx``:
 the summary, which says so, and that row's pull lists, every cable with an end in the row; the
 fabric sheets are ``cables.csv``), at any size: the cables are bucketed by row in one pass and
-each row's workbook is made when it is written, so one is held at a time.
-``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
+each row's workbook is made when it is written (its parts packed in memory), so one is held at a
+time. What is left at 131k is mostly the shared cable rows and XlsxWriter's zip compression
+(docs/performance.md). ``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ from .cabling import CABLE_COLUMNS, LINE_JOIN, CableRow, cable_rows
 
 ROW_LIMIT = 50_000  # cables; past this one workbook per row of racks
 WORKBOOK_LIMIT = 250_000  # cables; past this no workbook (see the module docstring)
+# cables; a per-row workbook of at most this many packs its parts in memory (_Book): the many
+# small sheets of a compute row, not the 10^5-cable switch rows, whose packed parts would hold
+# a few hundred MB (XlsxWriter keeps each part's buffer until the zip is closed)
+PACK_IN_MEMORY = 20_000
 
 PULL_COLUMNS = [
     "far_location",
@@ -122,7 +129,7 @@ def _workbook(
     book = _Book(
         buffer,
         {"constant_memory": True, "strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False},
-        parts_in_memory=not fabric_sheets,
+        parts_in_memory=not fabric_sheets and len(rows) <= PACK_IN_MEMORY,
     )
     book.set_properties({"title": f"{ctx.blueprint.metadata.name} cabling", "created": _EPOCH, "author": "snc"})
     header = book.add_format({"bold": True, "bg_color": "#404040", "font_color": "#FFFFFF", "border": 1})
@@ -148,7 +155,7 @@ def _workbook(
     return buffer.getvalue()
 
 
-class _RowsInMemory(Worksheet):  # type: ignore[misc]
+class _RowsInMemory(Worksheet):
     """A constant-memory sheet whose rows are held in a string buffer instead of a temp file each
     (thousands of sheets: a file's create, open, copy and unlink per sheet); the same bytes."""
 
@@ -173,12 +180,13 @@ class _RowsInMemory(Worksheet):  # type: ignore[misc]
             self._xml_end_tag("sheetData")
 
 
-class _Book(xlsxwriter.Workbook):  # type: ignore[misc]
+class _Book(xlsxwriter.Workbook):
     """A constant-memory workbook of _RowsInMemory sheets. ``parts_in_memory``: XlsxWriter's
     packager assembles each XML part in a string buffer instead of a temp file (its ``in_memory``
     mode, which alone would turn constant memory off): the same parts, and the zip entries dated
-    1980-01-01 instead of 1980-01-31 with no file mode. The per-row workbooks (past ROW_LIMIT,
-    hundreds of sheets each) are packed so; the single workbook's bytes stay as they were."""
+    1980-01-01 instead of 1980-01-31 with no file mode. The per-row workbooks of up to
+    PACK_IN_MEMORY cables (hundreds of small sheets each) are packed so; the single workbook's
+    bytes stay as they were."""
 
     worksheet_class = _RowsInMemory
 
