@@ -164,13 +164,22 @@ def test_workbook_prints_and_filters(small_ib):
     assert ws["A2"].fill.fgColor.rgb not in (None, "00000000")
 
 
-def test_libreoffice_converts_the_workbook(small_ib, tmp_path):
+def test_libreoffice_converts_the_workbook(small_ib, tmp_path, monkeypatch):
+    """The single workbook and a per-row one (past ROW_LIMIT: packed in memory) both convert."""
+    from supernodeiac.outputs import workbook as workbook_mod
+    from supernodeiac.outputs.base import RenderContext
+
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if soffice is None:
         pytest.skip("LibreOffice (soffice) is not installed: apt-get install -y libreoffice-calc")
-    _, files = small_ib
+    c, files = small_ib
     path = tmp_path / "cabling.xlsx"
     path.write_bytes(files["cabling/cabling.xlsx"])
+    monkeypatch.setattr(workbook_mod, "ROW_LIMIT", len(_rows(files)) - 1)
+    rows = workbook_mod.render_workbook(RenderContext(c.blueprint, c.catalogue, c.fabric))
+    first = sorted(rows)[0]
+    row_path = tmp_path / "row.xlsx"
+    row_path.write_bytes(bytes(rows[first]))
     profile = tmp_path / "profile"
     run = subprocess.run(
         [
@@ -182,6 +191,7 @@ def test_libreoffice_converts_the_workbook(small_ib, tmp_path):
             "--outdir",
             str(tmp_path),
             str(path),
+            str(row_path),
         ],
         capture_output=True,
         text=True,
@@ -190,6 +200,8 @@ def test_libreoffice_converts_the_workbook(small_ib, tmp_path):
     assert run.returncode == 0, run.stderr
     out = (tmp_path / "cabling.csv").read_text(errors="replace")
     assert "cabling workbook" in out  # the first sheet (Summary), converted
+    row = first.rsplit("/", 1)[1].removesuffix(".xlsx")
+    assert f"row {row}: " in (tmp_path / "row.csv").read_text(errors="replace")
 
 
 def test_label_sheets_hold_two_labels_per_cable_and_every_label_fits_its_stock(small_ib):
