@@ -189,27 +189,6 @@ class Geometry:
                         found.append(rack)
             self._follow_cache[key] = found
         return found
-        for i, name in enumerate(names):
-            if name not in groups:
-                hint = "groups built so far: " + (", ".join(sorted(groups)) or "none") + " (list node groups before fabrics)"
-                raise BuildError(
-                    [
-                        error(
-                            "unknown-reference", f"placement follows {name!r}, which is not built yet", path + ("follow", i), hint
-                        )
-                    ]
-                )
-        key = (names, tuple(len(groups[n]) for n in names))
-        devices, seen = self.fabric.devices, set()
-        found = []
-        for name in names:
-            for dev in groups[name]:
-                rack = devices[dev].rack
-                if rack >= 0 and rack not in seen:
-                    seen.add(rack)
-                    found.append(rack)
-        self._follow_cache[key] = found
-        return found
 
     def cable_length(self, a: Device, b: Device) -> float:
         """The routed length between two devices (the definition ``lengths`` computes in bulk)."""

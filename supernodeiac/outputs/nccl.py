@@ -238,18 +238,24 @@ def _imex_names(ctx: RenderContext) -> set[str]:
     return found
 
 
+def roce_dscps(ctx: RenderContext, fabrics: list) -> list[tuple[str, int]]:
+    """(fabric, RoCE DSCP) of each fabric with a lossless class, for the env files' NCCL_IB_TC
+    (NCCL's and RCCL's alike). Plain Ethernet (no lossless class, as the docs allow) sets none."""
+    out = []
+    for fh in fabrics:
+        spec = next((s for _, s, n in built_fabrics(ctx.blueprint) if n == fh.name), None)
+        eth = getattr(spec, "ethernet", None)
+        if eth is not None and eth.lossless is not None:
+            out.append((fh.name, eth.lossless.roce_dscp))
+    return out
+
+
 def _env(ctx: RenderContext, hosts: Hosts, v: Variant, topo: HostTopology, with_file: bool) -> str:
     f = ctx.fabric
     first = v.hosts[0]
     fabrics = [fh for fh in hosts.fabrics.values() if first in fh.nics]
     rail_optimized = bool(fabrics) and all(fh.rail_optimized for fh in fabrics)
-    tcs = []
-    for fh in fabrics:
-        spec = next((s for _, s, n in built_fabrics(ctx.blueprint) if n == fh.name), None)
-        eth = getattr(spec, "ethernet", None)
-        # Plain Ethernet (no lossless class, as the docs allow) sets no RoCE traffic class.
-        if eth is not None and eth.lossless is not None:
-            tcs.append((fh.name, eth.lossless.roce_dscp))
+    tcs = roce_dscps(ctx, fabrics)
     domain = hosts.domain.get(first)
     multi_node = domain is not None and len(hosts.domain_hosts.get(domain, ())) > 1 and topo.gpu.nvlink == "remote"
     return render_template(

@@ -24,12 +24,11 @@ from __future__ import annotations
 from ..catalog.collectives import model_figures
 from ..catalog.host_topology import host_topologies
 from ..facts.hosts import Hosts, cached_host_facts
-from ..model.blueprint import built_fabrics
 from ..util.shell import assignment, comment_text
 from ..util.templating import render_template
 from .base import RENDERERS, Artifacts, RenderContext
 from .csv_safe import tsv_line
-from .nccl import NicPlan, nic_plan
+from .nccl import NicPlan, nic_plan, roce_dscps
 
 HOSTS_COLUMNS = ("host", "model", "env_file", "nics")
 LIBRARY = "RCCL"
@@ -57,12 +56,7 @@ def _env(
     data = layout.ports_of("data")
     printed = [layout.physical_name(data[j]) for j, _n, _r, _g in plan.nics]
     netdevs = [layout.names[data[j]] for j, _n, _r, _g in plan.nics]
-    tcs = []
-    for fh in fabrics:
-        spec = next((s for _, s, n in built_fabrics(ctx.blueprint) if n == fh.name), None)
-        eth = getattr(spec, "ethernet", None)
-        if eth is not None and eth.lossless is not None:
-            tcs.append((fh.name, eth.lossless.roce_dscp))
+    tcs = roce_dscps(ctx, fabrics)
     ethernet = bool(fabrics) and all(fh.transport == "ethernet" for fh in fabrics)
     return render_template(
         "rccl.env.j2",
