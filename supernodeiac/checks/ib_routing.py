@@ -10,6 +10,7 @@ from ..facts.ib_fabric import infiniband_fabrics
 from ..facts.ib_routing import NCCL_DEFAULT_SL, NO_LMC_ENGINES, default_engine, routing_plan
 from ..findings import Finding, error, info, warning
 from ..model.blueprint import built_fabrics
+from ..model.clos import FatTree
 from .base import CHECKS, CheckContext
 
 
@@ -109,7 +110,7 @@ def _lid_space(ctx: CheckContext, spec: object, name: str, lmc: int, path: tuple
         return
     split = (
         "split the fabric into planes (planes: N, each plane its own subnet with its own subnet manager)"
-        if hasattr(spec, "planes")
+        if isinstance(spec, FatTree)
         else "split it into several fabrics (each its own subnet with its own subnet manager)"
     )
     yield error(
