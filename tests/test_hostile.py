@@ -9,11 +9,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 import typing
 
 import pytest
 from conftest import BLUEPRINTS, ROOT, compile_text
+from helpers.peak_rss import run_measured
 from pydantic import BaseModel
 
 from supernodeiac.catalog.host_topology import HostLayouts
@@ -68,18 +68,12 @@ def validated(tmp_path_factory) -> tuple[dict[str, dict], int]:
     out = tmp_path_factory.mktemp("out") / "report.json"
     command = [sys.executable, "-m", "supernodeiac", "validate", "--format", "json", *files]
     with open(out, "wb") as stdout:
-        pid = subprocess.Popen(command, env=env, stdout=stdout).pid
-    deadline = time.monotonic() + 300  # a guard against a hang, not a timing test
-    while True:
-        done, status, usage = os.wait4(pid, os.WNOHANG)  # this child's own peak memory
-        if done:
-            break
-        if time.monotonic() > deadline:
-            os.kill(pid, 9)
+        try:
+            measured = run_measured(command, env=env, stdout=stdout, timeout=300)
+        except subprocess.TimeoutExpired:
             pytest.fail("snc validate hung on the hostile corpus")
-        time.sleep(0.05)
-    assert os.waitstatus_to_exitcode(status) == 2
-    return {os.path.basename(r["file"]): r for r in json.loads(out.read_bytes())}, usage.ru_maxrss
+    assert measured.exit_code == 2
+    return {os.path.basename(r["file"]): r for r in json.loads(out.read_bytes())}, measured.peak_kb
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

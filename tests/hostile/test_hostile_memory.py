@@ -9,10 +9,11 @@ import json
 import os
 import subprocess
 import sys
-import time
+import tempfile
 
 import pytest
 from conftest import BLUEPRINTS, ROOT
+from helpers.peak_rss import run_measured
 from test_acceptance import _write_results
 
 from supernodeiac.pipeline import compile_file, render
@@ -21,11 +22,11 @@ from supernodeiac.pipeline import compile_file, render
 def _peak(command: list[str]) -> tuple[int, str, int, float]:
     """(exit code, stdout, peak RSS in KB, wall seconds) of a child process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    start = time.monotonic()
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = proc.stdout.read() if proc.stdout else b""
-    _, status, usage = os.wait4(proc.pid, 0)
-    return os.waitstatus_to_exitcode(status), out.decode(), usage.ru_maxrss, time.monotonic() - start
+    with tempfile.TemporaryFile() as out:
+        measured = run_measured(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        out.seek(0)
+        text = out.read().decode()
+    return measured.exit_code, text, measured.peak_kb, measured.wall_s
 
 
 @pytest.fixture(scope="module")
