@@ -236,7 +236,7 @@ def test_cli_json_is_stable_and_complete():
     doc = json.loads(first.output)
     assert set(doc) == {"file", "stage", "exit_code", "findings", "report"}
     report = doc["report"]
-    assert set(report) == {"blueprint", "totals", "fabrics", "placement", "racks", "collectives"}
+    assert set(report) == {"blueprint", "totals", "fabrics", "placement", "racks", "collectives", "meshes"}
     assert [f["name"] for f in report["fabrics"]] == ["ib", "mgmt"]
     keys = {"name", "kind", "endpoints", "switches", "cables", "bisection", "oversubscription", "growth"}
     keys |= {"power_w", "relative_cost", "optics", "notes", "facts", "section", "port_use"}

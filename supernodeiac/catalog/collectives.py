@@ -14,12 +14,15 @@ from ruamel.yaml import YAML
 @dataclass(frozen=True)
 class Vendor:
     name: str
-    tool: str  # nccl-tests, rccl-tests
-    library: str  # the collective library its accelerators run: NCCL, RCCL
+    tool: str  # nccl-tests, rccl-tests; "" where snc runs none (see collective_test)
+    library: str  # the collective library its accelerators run: NCCL, RCCL, HCCL
     models: tuple[str, ...]
     nvls: dict[str, str]  # accelerator model -> NVLS generation (a key of ModelFigures.nvls)
     link_tool: str = ""  # the scale-up link check: nvidia-smi, amd-smi ("" where none is known)
     copy_tool: str = ""  # the GPU-to-GPU copy test over a switchless mesh: TransferBench ("" where none is known)
+    # The vendor's own collective test where snc's nccl-tests.sh runs none (tool ""): hccl_test for
+    # Ascend; named in the acceptance checklist, not run by snc.
+    collective_test: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ def model_figures() -> ModelFigures:
             dict(v.get("nvls") or {}),
             str(v.get("link_tool") or ""),
             str(v.get("copy_tool") or ""),
+            str(v.get("collective_test") or ""),
         )
         for name, v in d["vendors"].items()
     )

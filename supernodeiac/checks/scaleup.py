@@ -29,6 +29,7 @@ from ..catalog.types import Accelerators, DeviceModel
 from ..fabric import Fabric
 from ..fabric.fabric_facts import OneLevelFacts, TwoLevelFacts, is_one_level
 from ..fabric.port_owners import PortMap
+from ..facts.mesh import mesh_facts
 from ..facts.system_class import SUPERNODE_MIN, system_class_of
 from ..findings import Finding, error, info, warning
 from ..model.base import format_fraction, ratio_value
@@ -332,11 +333,13 @@ def _internal(ctx: CheckContext) -> Iterator[Finding]:
         acc, internal, mesh = model.accelerators, model.internal_scaleup, model.internal_mesh
         assert acc is not None  # only such models were collected above
         if mesh is not None:
+            board = mesh_facts(f).boards[model_name]
             yield info(
                 "scaleup-class",
                 f"{_groups_text(sorted(groups))}: {n} x {model_name}, each a switchless full mesh of {acc.count} "
-                f"{acc.model} ({mesh.links(acc.count)} point-to-point links, {mesh.links_per_pair} per pair: one hop), "
-                f"{acc.bidir_gbytes:g} GB/s per accelerator; class {system_class(acc.count, 1)}",
+                f"{acc.model} ({board.links} point-to-point links, {board.links_per_pair} per pair: one hop), "
+                f"{board.accelerator_bidir_gbytes:g} GB/s per accelerator, {board.pair_gbytes:g} GB/s per pair one way "
+                f"(board traces, not cables); class {system_class(acc.count, 1)}",
                 origin,
             )
             continue

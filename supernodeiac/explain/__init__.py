@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 # Registration: importing a section module registers it (they import the registries from .base).
-from . import clos, collectives, dragonfly, ports, racks, rails  # noqa: F401
+from . import clos, collectives, dragonfly, mesh, ports, racks, rails  # noqa: F401
 from .report import explain, fabric_stats, min_cut_bisection, to_text
 
 __all__ = ["explain", "fabric_stats", "min_cut_bisection", "to_text"]

@@ -15,6 +15,7 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
+from ..catalog.collectives import model_figures
 from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, lossless_tclass, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
 from ..model.blueprint import built_fabrics
@@ -66,6 +67,20 @@ NCCL_COLUMNS = [
     "tool",
 ]
 STAGE_ORDER = {"endpoint": 0, "tier1-2": 1, "tier2-3": 2, "tier3-4": 3, "peer": 9}
+
+
+def _vendor_tests(ctx: RenderContext, runs: list[NcclRun]) -> list[str]:
+    """The vendors' own collective tests (``collective_test`` in catalog/data/collectives.yaml,
+    hccl_test for Ascend) of the accelerators whose runs snc's nccl-tests.sh skips, as
+    "test (library)", sorted."""
+    f, figures = ctx.fabric, model_figures()
+    out: set[str] = set()
+    for model in {f.devices[r.hosts[0]].model for r in runs if r.hosts}:
+        acc = f.models[model].accelerators
+        vendor = figures.vendor_of(acc.model) if acc is not None else None
+        if vendor is not None and vendor.collective_test:
+            out.add(f"{vendor.collective_test} ({vendor.library})")
+    return sorted(out)
 
 
 def _num(x: float) -> str:
@@ -290,6 +305,7 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
         s["groups"].add(r.group)
         s["busbw"].setdefault(r.collective, set()).add((r.algorithm, round(r.busbw_gbytes, 1)))
     untested = sorted({r.group for r in p.nccl if not r.tool})
+    vendor_tests = _vendor_tests(ctx, [r for r in p.nccl if not r.tool])
     out["acceptance/checklist.md"] = render_template(
         "acceptance-checklist.md.j2",
         blueprint=bp.metadata.name,
@@ -304,6 +320,7 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
             for s in nccl_stages.values()
         ],
         untested=untested,
+        vendor_tests=vendor_tests,
         uplinks=uplink_summary,
         scaleup=scaleup_summary,
         xgmi=xgmi_summary,

@@ -2,7 +2,7 @@
 ``xgmi.sh``): per host of a switchless accelerator mesh whose vendor has a copy test
 (``copy_tool`` in catalog/data/collectives.yaml: TransferBench for AMD), what every GPU pair must
 copy one way. A pair of the mesh has ``internal_mesh.links_per_pair`` links, each at the
-accelerator's per-direction rate (``link_gbps`` / 8 GB/s), so ``pair_gbytes`` is their sum and
+accelerator's per-direction rate (``link_gbps`` / 8 GB/s; facts/mesh.py), so ``pair_gbytes`` is their sum and
 ``min_pair_gbytes`` is ``acceptance.scaleup_copy_min_fraction`` of it. ``xgmi.sh RESULTS`` runs
 TransferBench's p2p preset (GPU executors only, unidirectional) on each host into
 ``xgmi/<check>.txt``; ``snc check-results`` grades every pair (verify/check_xgmi.py).
@@ -11,7 +11,7 @@ TransferBench's p2p preset (GPU executors only, unidirectional) on each host int
 from __future__ import annotations
 
 from ..catalog.collectives import model_figures
-from ..facts.hosts import cached_host_facts
+from ..facts.mesh import mesh_facts
 from ..util.templating import render_template
 from .base import Artifacts, RenderContext
 from .csv_safe import tsv_lines
@@ -30,23 +30,21 @@ XGMI_COLUMNS = [
 
 def xgmi_artifacts(ctx: RenderContext) -> tuple[Artifacts, dict]:
     f = ctx.fabric
-    hosts = cached_host_facts(f, ctx.blueprint)
+    mesh = mesh_facts(f)
     figures = model_figures()
     frac = ctx.blueprint.acceptance.scaleup_copy_min_fraction
-    # The host models with a mesh and a copy test, first: most designs have none and stop here.
+    # The mesh host models with a copy test, first: most designs have none and stop here.
     tested: dict[str, tuple[str, str, int, int, float]] = {}
-    for name, m in f.models.items():
-        acc, mesh = m.accelerators, m.internal_mesh
-        vendor = figures.vendor_of(acc.model) if acc is not None else None
-        if acc is not None and mesh is not None and acc.count >= 2 and vendor is not None and vendor.copy_tool:
-            tested[name] = (acc.model, vendor.copy_tool, acc.count, mesh.links_per_pair, acc.link_gbps / 8)
+    for name, board in mesh.boards.items():
+        vendor = figures.vendor_of(board.accelerator)
+        if board.accelerators >= 2 and vendor is not None and vendor.copy_tool:
+            tested[name] = (board.accelerator, vendor.copy_tool, board.accelerators, board.links_per_pair, board.link_gbytes)
     if not tested:
         return {}, {}
     rows: list[tuple[str, str, str, str, int, int, float]] = []
-    for h in hosts.hosts:
+    for h in sorted(h for name in tested for h in mesh.hosts.get(name, ())):
         d = f.devices[h]
-        if d.model in tested:
-            rows.append((f"xgmi-{d.name}", d.name, *tested[d.model]))
+        rows.append((f"xgmi-{d.name}", d.name, *tested[d.model]))
     if not rows:
         return {}, {}
     columns = [
@@ -62,7 +60,8 @@ def xgmi_artifacts(ctx: RenderContext) -> tuple[Artifacts, dict]:
     shapes = sorted({(r[2], r[4], r[5], r[5] * r[6]) for r in rows})
     summary = {
         "hosts": len(rows),
-        "pairs": sum(r[4] * (r[4] - 1) for r in rows),
+        # ordered pairs: the copy runs each pair both ways, one direction at a time
+        "pairs": sum(2 * mesh.boards[name].pairs * len(mesh.hosts.get(name, ())) for name in tested),
         "fraction": frac,
         "tools": sorted({r[3] for r in rows}),
         "shapes": [
