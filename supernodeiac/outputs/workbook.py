@@ -30,6 +30,7 @@ import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -189,39 +190,60 @@ def _workbook(
             body = _rows_xml(CABLE_COLUMNS, [(r.text, fills[(r.text[fab_col], r.text[tier_col])]) for r in rows_of])
             book.table(_sheet_name(f"fabric {fabric}", names), CABLE_COLUMNS, header, body, len(rows_of))
     for rack, pulls in _pull_lists(ctx, rows, rack_indices):
-        body = _rows_xml(PULL_COLUMNS, [(text, fills[(fabric, tier)]) for text, fabric, tier in pulls])
+        body = _rows_xml(PULL_COLUMNS, [(text, fills[key]) for text, key in pulls])
         book.table(_sheet_name(f"rack {rack}", names), PULL_COLUMNS, header, body, len(pulls))
     return book.close()
 
 
 def pull_lists(ctx: RenderContext, rows: Iterable[CableRow]) -> list[tuple[str, list[list[str]]]]:
     """(rack name, pull rows as PULL_COLUMNS text) of every rack with a cable end, racks in order."""
-    return [(rack, [text for text, _, _ in pulls]) for rack, pulls in _pull_lists(ctx, list(rows), None)]
+    return [(rack, [list(text) for text, _ in pulls]) for rack, pulls in _pull_lists(ctx, list(rows), None)]
 
 
 def _pull_lists(
     ctx: RenderContext, rows: list[CableRow], rack_indices: Sequence[int] | None
-) -> list[tuple[str, list[tuple[list[str], str, str]]]]:
+) -> list[tuple[str, list[tuple[tuple[str, ...], tuple[str, str]]]]]:
     """Per rack: each cable with an end in it once, at its lowest end there (U, then end order),
-    in U order, then cable ID."""
+    in U order, then cable ID; each row with its cable's (fabric, tier). A cable's shared columns
+    and each end's label are taken once for the rows of both its ends."""
     c = {name: i for i, name in enumerate(CABLE_COLUMNS)}
-    shared = [c[x] for x in ("cable_no", "cable_id", "fabric", "tier", "type", "part", "length_m")]
+    shared = itemgetter(*(c[x] for x in ("cable_no", "cable_id", "fabric", "tier", "type", "part", "length_m")))
     i_id, i_fabric, i_tier = c["cable_id"], c["fabric"], c["tier"]
     racks = ctx.fabric.racks
-    wanted = set(rack_indices) if rack_indices is not None else None
-    per_rack: dict[int, list[tuple[int, str, list[str], str, str]]] = defaultdict(list)
+    wanted = set(rack_indices) if rack_indices is not None else set(range(len(racks)))
+    per_rack: dict[int, list[tuple[int, str, tuple[str, ...], tuple[str, str]]]] = defaultdict(list)
+    join = LINE_JOIN.join
     for r in rows:
         t, ends = r.text, r.ends
+        if len(ends) == 2:  # a cable of two ends: the rows of both from the same pieces
+            e0, e1 = ends
+            in0, in1 = e0.rack in wanted, e1.rack in wanted
+            if not (in0 or in1):
+                continue
+            common, key, cid = shared(t), (t[i_fabric], t[i_tier]), t[i_id]
+            s0, s1 = join(e0.short), join(e1.short)
+            if e0.rack == e1.rack:  # one row, at the lower end (the A end on a tie)
+                if e1.u < e0.u:
+                    in0 = False
+                else:
+                    in1 = False
+            if in0:
+                row0 = (e1.place, str(e0.u) if e0.u else "", e0.name, e0.plug, *common, s0, s1)
+                per_rack[e0.rack].append((e0.u, cid, row0, key))
+            if in1:
+                row1 = (e0.place, str(e1.u) if e1.u else "", e1.name, e1.plug, *common, s1, s0)
+                per_rack[e1.rack].append((e1.u, cid, row1, key))
+            continue
         lowest: dict[int, int] = {}  # rack -> the end there that the pull list shows
         for k, end in enumerate(ends):
-            if end.rack < 0 or (wanted is not None and end.rack not in wanted):
+            if end.rack not in wanted:
                 continue
             j = lowest.get(end.rack)
             if j is None or end.u < ends[j].u:
                 lowest[end.rack] = k
         if not lowest:
             continue
-        common = [t[i] for i in shared]
+        common, key, cid = shared(t), (t[i_fabric], t[i_tier]), t[i_id]
         for rack, k in lowest.items():
             end = ends[k]
             if k == 0:
@@ -230,21 +252,13 @@ def _pull_lists(
             else:
                 far = ends[0]
                 far_place = far.place
-            text = [
-                far_place,
-                str(end.u) if end.u else "",
-                end.name,
-                end.plug,
-                *common,
-                LINE_JOIN.join(end.short),
-                LINE_JOIN.join(far.short),
-            ]
-            per_rack[rack].append((end.u, t[i_id], text, t[i_fabric], t[i_tier]))
+            text = (far_place, str(end.u) if end.u else "", end.name, end.plug, *common, join(end.short), join(far.short))
+            per_rack[rack].append((end.u, cid, text, key))
     out = []
     for index in sorted(per_rack, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name)):
         pulls = per_rack[index]
-        pulls.sort(key=lambda x: (x[0], x[1]))
-        out.append((racks[index].name, [(text, fab, tier) for _, _, text, fab, tier in pulls]))
+        pulls.sort(key=itemgetter(0, 1))
+        out.append((racks[index].name, [(text, key) for _, _, text, key in pulls]))
     return out
 
 
@@ -601,9 +615,10 @@ def _template(columns: Sequence[str], xf: int) -> str:
 
 def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]]) -> list[str]:
     """The XML of ``rows`` (cell texts, cell format) at rows 2.. of a sheet of ``columns``, its
-    cells without references (each follows the one before: ECMA-376 Part 1, 18.3.1.4). A row
-    whose texts need only the XML escape is one %-format of its row template (the escape once
-    over the sheet's cells joined); other rows are written cell by cell."""
+    cells without references (each follows the one before: ECMA-376 Part 1, 18.3.1.4). When no
+    text of the sheet needs more than the XML escape (one test over its cells joined), every row
+    is one %-format of its format's row template over the escaped texts, the numeric columns'
+    cells put in column by column; otherwise row by row, the same way or cell by cell."""
     if not rows:
         return []
     width = len(columns)
@@ -613,27 +628,25 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
         if len(values) != width:
             raise ValueError(f"a row of {len(values)} cells in a sheet of {width} columns")
     numeric = [c for c, name in enumerate(columns) if name in _NUMERIC]
-    number_tails = _NUMBER_TAILS
+    tails = _NUMBER_TAILS
     join = _ROW_JOIN.join
+    templates = {xf: _template(columns, xf) for xf in {xf for _, xf in rows}}
     flat = _row_texts(join(chain.from_iterable(values for values, _ in rows)), width * len(rows))
-    templates: dict[int, str] = {}
+    if flat is not None:
+        for c in numeric:  # from the texts themselves, not the escaped
+            flat[c::width] = [tails.get(v) or _number_tail(v) for v in [values[c] for values, _ in rows]]
+        args = zip(range(2, len(rows) + 2), *[iter(flat)] * width, strict=True)
+        return [templates[xf] % a for a, (_, xf) in zip(args, rows, strict=True)]
     out: list[str] = []
     for n, (values, xf) in enumerate(rows, start=2):
-        k = (n - 2) * width
-        texts = flat[k : k + width] if flat is not None else _row_texts(join(values), width)
+        texts = _row_texts(join(values), width)
         if texts is not None:
-            for c in numeric:  # from the text itself, not the escaped
+            for c in numeric:
                 v = values[c]
-                texts[c] = number_tails.get(v) or _number_tail(v)
-            template = templates.get(xf)
-            if template is None:
-                template = templates[xf] = _template(columns, xf)
-            out.append(template % (n, *texts))
+                texts[c] = tails.get(v) or _number_tail(v)
+            out.append(templates[xf] % (n, *texts))
         else:
-            cells = [
-                f'<c s="{xf}"' + (number_tails.get(v) or _number_tail(v) if c in numeric else _string_tail(v))
-                for c, v in enumerate(values)
-            ]
+            cells = [f'<c s="{xf}"' + (tails.get(v) or _number_tail(v) if c in numeric else _string_tail(v)) for c, v in enumerate(values)]
             out.append(f'<row r="{n}">{"".join(cells)}</row>')
     return out
 
