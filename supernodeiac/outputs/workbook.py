@@ -417,7 +417,8 @@ class _Xlsx:
         end = f"{_col_name(last_col)}{last_row + 1}"
         view = '<sheetView tabSelected="1" workbookViewId="0"' if selected else '<sheetView workbookViewId="0"'
         if table:
-            view += '><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft"/></sheetView>'
+            view += '><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>'
+            view += '<selection pane="bottomLeft"/></sheetView>'
         else:
             view += "/>"
         cols = "".join(
@@ -444,7 +445,8 @@ class _Xlsx:
             f'<sheet name="{_attr(name)}" sheetId="{k + 1}" r:id="rId{k + 1}"/>' for k, (name, _) in enumerate(self.sheets)
         )
         defined = [
-            f'<definedName name="_xlnm._FilterDatabase" localSheetId="{k}" hidden="1">{_xml_text(_quote_sheet(name))}!$A$1:{_absolute(end)}</definedName>'
+            f'<definedName name="_xlnm._FilterDatabase" localSheetId="{k}" hidden="1">'
+            f"{_xml_text(_quote_sheet(name))}!$A$1:{_absolute(end)}</definedName>"
             for k, (name, end) in enumerate(self.sheets)
             if end
         ] + [
@@ -455,8 +457,9 @@ class _Xlsx:
         names = f"<definedNames>{''.join(defined)}</definedNames>" if defined else ""
         self._part(
             "xl/workbook.xml",
-            f'{_XML_DECL}<workbook xmlns="{_MAIN}" xmlns:r="{_REL}"><workbookPr/><bookViews><workbookView xWindow="240" yWindow="15" '
-            f'windowWidth="16095" windowHeight="9660"/></bookViews><sheets>{sheets}</sheets>{names}<calcPr calcId="124519" fullCalcOnLoad="1"/></workbook>',
+            f'{_XML_DECL}<workbook xmlns="{_MAIN}" xmlns:r="{_REL}"><workbookPr/><bookViews>'
+            '<workbookView xWindow="240" yWindow="15" windowWidth="16095" windowHeight="9660"/></bookViews>'
+            f'<sheets>{sheets}</sheets>{names}<calcPr calcId="124519" fullCalcOnLoad="1"/></workbook>',
         )
         self._part("xl/styles.xml", self._styles())
         rels = [
@@ -475,7 +478,8 @@ class _Xlsx:
         )
         self._part(
             "_rels/.rels",
-            f'{_XML_DECL}<Relationships xmlns="{_PKG_REL}"><Relationship Id="rId1" Type="{_REL}/officeDocument" Target="xl/workbook.xml"/>'
+            f'{_XML_DECL}<Relationships xmlns="{_PKG_REL}">'
+            f'<Relationship Id="rId1" Type="{_REL}/officeDocument" Target="xl/workbook.xml"/>'
             f'<Relationship Id="rId2" Type="{_PKG_REL}/metadata/core-properties" Target="docProps/core.xml"/></Relationships>',
         )
         overrides = [
@@ -528,8 +532,9 @@ class _Xlsx:
             f'{_XML_DECL}<styleSheet xmlns="{_MAIN}"><fonts count="{len(fonts)}">{"".join(fonts)}</fonts>'
             f'<fills count="{len(fills)}">{"".join(fills)}</fills><borders count="{len(borders)}">{"".join(borders)}</borders>'
             '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
-            f'<cellXfs count="{len(xfs)}">{"".join(xfs)}</cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
-            '<dxfs count="0"/><tableStyles count="0" defaultTableStyle="TableStyleMedium9" defaultPivotStyle="PivotStyleLight16"/></styleSheet>'
+            f'<cellXfs count="{len(xfs)}">{"".join(xfs)}</cellXfs>'
+            '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles><dxfs count="0"/>'
+            '<tableStyles count="0" defaultTableStyle="TableStyleMedium9" defaultPivotStyle="PivotStyleLight16"/></styleSheet>'
         )
 
 
@@ -646,7 +651,10 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
                 texts[c] = tails.get(v) or _number_tail(v)
             out.append(templates[xf] % (n, *texts))
         else:
-            cells = [f'<c s="{xf}"' + (tails.get(v) or _number_tail(v) if c in numeric else _string_tail(v)) for c, v in enumerate(values)]
+            cells = [
+                f'<c s="{xf}"' + (tails.get(v) or _number_tail(v) if c in numeric else _string_tail(v))
+                for c, v in enumerate(values)
+            ]
             out.append(f'<row r="{n}">{"".join(cells)}</row>')
     return out
 
