@@ -584,11 +584,21 @@ def _xml_text(value: str) -> str:
     return value
 
 
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20)])
+
+
+def _has_control(ascii_text: str) -> bool:
+    """Whether an ASCII text holds a control character: bytes' translate deletes them about 3x
+    faster than the regular expression finds them (a sheet's text is mostly ASCII)."""
+    data = ascii_text.encode("ascii")
+    return len(data.translate(None, _CONTROL_BYTES)) != len(data)
+
+
 def _row_texts(joined: str, width: int) -> list[str] | None:
     """The ``width`` cells of ``joined`` (texts joined by _ROW_JOIN) XML-escaped, or None when a
     cell needs more than the XML escape (or a text holds _ROW_JOIN)."""
     if (
-        _CONTROL_CHARS.search(joined)
+        (_has_control(joined) if joined.isascii() else _CONTROL_CHARS.search(joined))
         or ("_x" in joined and _XML_ESCAPE.search(joined))
         or _LEADING_SPACE.search(joined)
         or _LEADING_SPACE.search(joined[::-1])
