@@ -309,7 +309,7 @@ def _summary(
     for row, cells in lines:
         xml = [_cell(f"{_col_name(k)}{row + 1}", value, xf) for k, (value, xf) in enumerate(cells) if xf >= 0]
         body.append(f'<row r="{row + 1}">{"".join(xml)}</row>')
-    book.sheet(_sheet_name("Summary", names), [28, 22, 22, 22], body, n, 3, selected=True)
+    book.sheet(_sheet_name("Summary", names), [28, 22, 22, 22], body, n - 1, 2, selected=True)
 
 
 def _fills(book: _Xlsx, rows: list[CableRow]) -> dict[tuple[str, str], int]:
