@@ -169,7 +169,7 @@ def test_workbook_prints_and_filters(small_ib):
 
 
 def test_libreoffice_converts_the_workbook(small_ib, tmp_path, monkeypatch):
-    """The single workbook and a per-row one (past ROW_LIMIT: packed in memory) both convert."""
+    """The single workbook and a per-row one (past ROW_LIMIT) both convert."""
     from supernodeiac.outputs import workbook as workbook_mod
     from supernodeiac.outputs.base import RenderContext
 

@@ -8,18 +8,27 @@
 
 Every sheet has a frozen header row, a filter, column widths, a fill per fabric and tier (the
 legend on the summary), and prints landscape on A4 one page wide with the header repeated.
-Every cell is written as a string or number, never as a formula (XlsxWriter's string writer),
-so a name that starts with ``=`` stays text, as in the CSVs.
+Every cell is written as an inline string or a number, never as a formula, so a name that starts
+with ``=`` stays text, as in the CSVs.
 
-Size: a workbook takes rows in XlsxWriter's constant-memory mode, its data rows written as
-XlsxWriter's bytes by ``_Cells`` (a row template per sheet, one text test over a sheet), its
-sheets' rows held in a buffer each (``_RowsInMemory``), the BOM's counts made once. Past
-``ROW_LIMIT`` cables a design gets one workbook per row of racks (``cabling/rows/<row>.xlsx``:
-the summary, which says so, and that row's pull lists, every cable with an end in the row; the
-fabric sheets are ``cables.csv``), at any size: the cables are bucketed by row in one pass and
-each row's workbook is made when it is written (its parts packed in memory), so one is held at a
-time. What is left at 131k is mostly the shared cable rows and XlsxWriter's zip compression
-(docs/performance.md). ``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
+The package is snc's own SpreadsheetML writer (``_Xlsx``; ECMA-376 Part 1): inline strings (no
+shared-string table), data cells without references (each follows the one before), one row
+template per sheet and cell format (``_rows_xml``: one escape test over a sheet's cells joined,
+the rows formatted column-wise), each sheet's XML deflated into the zip at level 1 when it is
+made, so one sheet's XML is held at a time; the styles with the fills, the workbook with its
+defined names (filter ranges, print titles), content types and relationships at the end. It
+replaced XlsxWriter's constant-memory writer, whose per-cell calls, temp files and default
+deflate level were most of the 131k renders' CPU (docs/performance.md); openpyxl reads the same
+cells from both (tests/test_workbook_cells.py) and LibreOffice converts it.
+
+Size: past ``ROW_LIMIT`` cables a design gets one workbook per row of racks
+(``cabling/rows/<row>.xlsx``: the summary, which says so, and that row's pull lists, every cable
+with an end in the row; the fabric sheets are ``cables.csv``), at any size: the cables are
+bucketed by row in one pass and each row's workbook is made when it is written, so one is held
+at a time. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
+taken once. What is left at 131k is mostly the shared cable rows (``cable_rows``, made again
+here after ``cables.csv``), the row templates and the deflate (docs/performance.md).
+``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
 """
 
 from __future__ import annotations
@@ -41,10 +50,6 @@ from .cabling import CABLE_COLUMNS, LINE_JOIN, CableRow, cable_rows
 
 ROW_LIMIT = 50_000  # cables; past this one workbook per row of racks
 WORKBOOK_LIMIT = 250_000  # cables; past this no workbook (see the module docstring)
-# cables; a per-row workbook of at most this many packs its parts in memory (_Book): the many
-# small sheets of a compute row, not the 10^5-cable switch rows, whose packed parts would hold
-# a few hundred MB (XlsxWriter keeps each part's buffer until the zip is closed)
-PACK_IN_MEMORY = 20_000
 
 PULL_COLUMNS = [
     "far_location",
