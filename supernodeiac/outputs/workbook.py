@@ -528,11 +528,13 @@ class _Xlsx:
                     + "<diagonal/></border>"
                 )
         xfs = []
-        for font, fill, border in self.xfs:
+        for font_id, fill_id, border_id in self.xfs:
             applied = (
-                (' applyFont="1"' if font else "") + (' applyFill="1"' if fill else "") + (' applyBorder="1"' if border else "")
+                (' applyFont="1"' if font_id else "")
+                + (' applyFill="1"' if fill_id else "")
+                + (' applyBorder="1"' if border_id else "")
             )
-            xfs.append(f'<xf numFmtId="0" fontId="{font}" fillId="{fill}" borderId="{border}" xfId="0"{applied}/>')
+            xfs.append(f'<xf numFmtId="0" fontId="{font_id}" fillId="{fill_id}" borderId="{border_id}" xfId="0"{applied}/>')
         return (
             f'{_XML_DECL}<styleSheet xmlns="{_MAIN}"><fonts count="{len(fonts)}">{"".join(fonts)}</fonts>'
             f'<fills count="{len(fills)}">{"".join(fills)}</fills><borders count="{len(borders)}">{"".join(borders)}</borders>'
