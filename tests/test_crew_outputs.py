@@ -162,10 +162,14 @@ def test_workbook_prints_and_filters(small_ib):
     assert ws.page_setup.orientation == "landscape" and ws.print_title_rows == "$1:$1"
     assert ws.column_dimensions["A"].width > 20
     assert ws["A2"].fill.fgColor.rgb not in (None, "00000000")
+    # The Summary's dimension (what a read-only reader sizes it by) is its cells': A-C, the last line last.
+    summary = openpyxl.load_workbook(io.BytesIO(files["cabling/cabling.xlsx"]), read_only=True)["Summary"]
+    assert summary.calculate_dimension() == f"A1:C{summary.max_row}"
+    assert list(summary.iter_rows(values_only=True))[-1][0].startswith("far_location is")
 
 
 def test_libreoffice_converts_the_workbook(small_ib, tmp_path, monkeypatch):
-    """The single workbook and a per-row one (past ROW_LIMIT: packed in memory) both convert."""
+    """The single workbook and a per-row one (past ROW_LIMIT) both convert."""
     from supernodeiac.outputs import workbook as workbook_mod
     from supernodeiac.outputs.base import RenderContext
 

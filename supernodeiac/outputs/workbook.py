@@ -8,34 +8,41 @@
 
 Every sheet has a frozen header row, a filter, column widths, a fill per fabric and tier (the
 legend on the summary), and prints landscape on A4 one page wide with the header repeated.
-Every cell is written as a string or number, never as a formula (XlsxWriter's string writer),
-so a name that starts with ``=`` stays text, as in the CSVs.
+Every cell is written as an inline string or a number, never as a formula, so a name that starts
+with ``=`` stays text, as in the CSVs.
 
-Size: a workbook takes rows in XlsxWriter's constant-memory mode, its data rows written as
-XlsxWriter's bytes by ``_Cells`` (a row template per sheet, one text test over a sheet), its
-sheets' rows held in a buffer each (``_RowsInMemory``), the BOM's counts made once. Past
-``ROW_LIMIT`` cables a design gets one workbook per row of racks (``cabling/rows/<row>.xlsx``:
-the summary, which says so, and that row's pull lists, every cable with an end in the row; the
-fabric sheets are ``cables.csv``), at any size: the cables are bucketed by row in one pass and
-each row's workbook is made when it is written (its parts packed in memory), so one is held at a
-time. What is left at 131k is mostly the shared cable rows and XlsxWriter's zip compression
-(docs/performance.md). ``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
+The package is snc's own SpreadsheetML writer (``_Xlsx``; ECMA-376 Part 1): inline strings (no
+shared-string table), data cells without references (each follows the one before), one row
+template per sheet and cell format (``_rows_xml``: one escape test over a sheet's cells joined,
+the rows formatted column-wise), each sheet's XML deflated into the zip at level 1 when it is
+made, so one sheet's XML is held at a time; the styles with the fills, the workbook with its
+defined names (filter ranges, print titles), content types and relationships at the end. It
+replaced XlsxWriter's constant-memory writer, whose per-cell calls, temp files and default
+deflate level were most of the 131k renders' CPU (docs/performance.md); openpyxl reads the same
+cells from both (tests/test_workbook_cells.py) and LibreOffice converts it.
+
+Size: past ``ROW_LIMIT`` cables a design gets one workbook per row of racks
+(``cabling/rows/<row>.xlsx``: the summary, which says so, and that row's pull lists, every cable
+with an end in the row; the fabric sheets are ``cables.csv``), at any size: the cables are
+bucketed by row in one pass and each row's workbook is made when it is written, so one is held
+at a time. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
+taken once. What is left at 131k is mostly the shared cable rows (``cable_rows``, made again
+here after ``cables.csv``), the row templates and the deflate (docs/performance.md).
+``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
 """
 
 from __future__ import annotations
 
-import datetime
 import io
 import re
+import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import chain
-from typing import Any
+from operator import itemgetter
+from typing import NamedTuple
 
 import numpy as np
-import xlsxwriter
-from xlsxwriter.utility import _preserve_whitespace, xl_col_to_name
-from xlsxwriter.worksheet import Worksheet
 
 from ..facts.bom import bill_of_materials
 from ..facts.cable_plan import cable_plan
@@ -44,10 +51,6 @@ from .cabling import CABLE_COLUMNS, LINE_JOIN, CableRow, cable_rows
 
 ROW_LIMIT = 50_000  # cables; past this one workbook per row of racks
 WORKBOOK_LIMIT = 250_000  # cables; past this no workbook (see the module docstring)
-# cables; a per-row workbook of at most this many packs its parts in memory (_Book): the many
-# small sheets of a compute row, not the 10^5-cable switch rows, whose packed parts would hold
-# a few hundred MB (XlsxWriter keeps each part's buffer until the zip is closed)
-PACK_IN_MEMORY = 20_000
 
 PULL_COLUMNS = [
     "far_location",
@@ -75,7 +78,6 @@ _TIER_FILLS = {
     "global": ("#EDE2F6", "#D9C3EE"),
 }
 _OTHER_FILL = ("#EDEDED", "#D9D9D9")
-_EPOCH = datetime.datetime(2000, 1, 1)  # a fixed creation time: same blueprint, same bytes
 _SHEET_BAD = re.compile(r"[\[\]:*?/\\]")
 
 
@@ -85,18 +87,60 @@ def render_workbook(ctx: RenderContext) -> dict[str, bytes | Stream]:
 
 
 def _workbooks(ctx: RenderContext) -> dict[str, bytes | Stream]:
-    rows = list(cable_rows(ctx))
-    if not rows:
+    count = len(cable_plan(ctx.fabric, ctx.catalogue))  # cable_rows' count
+    if not count:
         return {}
     racks = ctx.fabric.racks
     extras = _not_cables(ctx)
-    if len(rows) <= ROW_LIMIT:
-        return {"cabling/cabling.xlsx": _workbook(ctx, rows, [r.index for r in racks], extras, fabric_sheets=True)}
-    return _row_workbooks(ctx, rows, extras)
+    if count <= ROW_LIMIT:
+        rows = list(cable_rows(ctx))
+        indices = [r.index for r in racks]
+        return {"cabling/cabling.xlsx": _workbook(ctx, _cables(rows), indices, extras, fabric_rows=rows)}
+    return _row_workbooks(ctx, _cables(cable_rows(ctx)), extras)
+
+
+class _End(NamedTuple):
+    """What a pull list shows of a cable's end."""
+
+    rack: int
+    u: int
+    name: str
+    plug: str
+    place: str
+    label: str  # the short label's lines joined by LINE_JOIN
+
+
+class _Cable(NamedTuple):
+    """What the summary and the pull lists take of a cable row, held for every row's workbook
+    instead of the whole row (about 40 % less memory at 131k; each label joined once)."""
+
+    common: tuple[str, ...]  # the _SHARED columns
+    key: tuple[str, str]  # (fabric, tier): its fill
+    kind: str  # its type
+    ends: tuple[_End, ...]
+
+
+_SHARED = ("cable_no", "cable_id", "fabric", "tier", "type", "part", "length_m")  # in PULL_COLUMNS' order
+
+
+def _cables(rows: Iterable[CableRow]) -> list[_Cable]:
+    c = {name: i for i, name in enumerate(CABLE_COLUMNS)}
+    shared = itemgetter(*(c[x] for x in _SHARED))
+    i_fabric, i_tier, i_type = c["fabric"], c["tier"], c["type"]
+    join = LINE_JOIN.join
+    return [
+        _Cable(
+            shared(t),
+            (t[i_fabric], t[i_tier]),
+            t[i_type],
+            tuple([_End(e.rack, e.u, e.name, e.plug, e.place, join(e.short)) for e in ends]),
+        )
+        for t, ends in rows
+    ]
 
 
 def _row_workbooks(
-    ctx: RenderContext, rows: list[CableRow], extras: list[tuple[str, int]], same: set[str] | None = None
+    ctx: RenderContext, rows: list[_Cable], extras: list[tuple[str, int]], same: set[str] | None = None
 ) -> dict[str, bytes | Stream]:
     """One workbook per row of racks: each cable in the workbook of every row it has an end in,
     bucketed in one pass; each row's workbook is made when it is written. ``same``: rows of racks
@@ -106,7 +150,7 @@ def _row_workbooks(
     by_row: dict[str, list[int]] = defaultdict(list)
     for r in racks:
         by_row[r.row].append(r.index)
-    cables_of: dict[str, list[CableRow]] = defaultdict(list)
+    cables_of: dict[str, list[_Cable]] = defaultdict(list)
     for x in rows:
         for name in dict.fromkeys(row_of[e.rack] for e in x.ends if e.rack >= 0):
             cables_of[name].append(x)
@@ -122,7 +166,7 @@ def _row_workbooks(
 
         def produce(row_name: str = row_name, indices: list[int] = indices) -> list[bytes]:
             note = f"row {row_name}: its racks' pull lists, the cables with an end in them; the design has {scope}"
-            return [_workbook(ctx, cables_of[row_name], indices, extras, fabric_sheets=False, scope=note)]
+            return [_workbook(ctx, cables_of[row_name], indices, extras, scope=note)]
 
         out[path] = Stream(produce)
     return out
@@ -143,7 +187,7 @@ def render_workbook_rows(ctx: RenderContext, selection: RowSelection) -> dict[st
     keep[item[wanted[row]]] = True
     with_cables = {names[k] for k in np.unique(row).tolist()}
     same = {n for n in with_cables if n not in selection.hall_rows}
-    return _row_workbooks(ctx, list(cable_rows(ctx, keep)), _not_cables(ctx), same)
+    return _row_workbooks(ctx, _cables(cable_rows(ctx, keep)), _not_cables(ctx), same)
 
 
 def item_rows(ctx: RenderContext) -> tuple[np.ndarray, np.ndarray]:
@@ -173,110 +217,71 @@ def _not_cables(ctx: RenderContext) -> list[tuple[str, int]]:
 
 def _workbook(
     ctx: RenderContext,
-    rows: list[CableRow],
+    rows: list[_Cable],
     rack_indices: Sequence[int],
     extras: list[tuple[str, int]],
-    fabric_sheets: bool,
+    fabric_rows: list[CableRow] | None = None,
     scope: str = "",
 ) -> bytes:
-    buffer = io.BytesIO()
-    book = _Book(
-        buffer,
-        {"constant_memory": True, "strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False},
-        parts_in_memory=not fabric_sheets and len(rows) <= PACK_IN_MEMORY,
-    )
-    book.set_properties({"title": f"{ctx.blueprint.metadata.name} cabling", "created": _EPOCH, "author": "snc"})
-    header = book.add_format({"bold": True, "bg_color": "#404040", "font_color": "#FFFFFF", "border": 1})
+    """A workbook of ``rows``: the summary, a sheet per fabric of ``fabric_rows`` (the same
+    cables' whole rows) if given, and the pull lists of the racks ``rack_indices``."""
+    book = _Xlsx(f"{ctx.blueprint.metadata.name} cabling")
+    header = book.style(bold=True, color="#FFFFFF", fill="#404040", border="auto")
     fills = _fills(book, rows)
     fab_col, tier_col = CABLE_COLUMNS.index("fabric"), CABLE_COLUMNS.index("tier")
     names: set[str] = set()
-    cells = _Cells()
-    _summary(book, ctx, rows, extras, header, fills, names, scope)
-    if fabric_sheets:
+    _summary(book, ctx, rows, extras, fills, names, scope)
+    if fabric_rows is not None:
         by_fabric: dict[str, list[CableRow]] = defaultdict(list)
-        for r in rows:
+        for r in fabric_rows:
             by_fabric[r.text[fab_col]].append(r)
         for fabric in sorted(by_fabric):
-            sheet = _sheet(book, _sheet_name(f"fabric {fabric}", names), CABLE_COLUMNS, header)
             rows_of = by_fabric[fabric]
-            cells.write(sheet, CABLE_COLUMNS, [(r.text, fills[(r.text[fab_col], r.text[tier_col])]) for r in rows_of])
-            sheet.autofilter(0, 0, len(by_fabric[fabric]), len(CABLE_COLUMNS) - 1)
+            body = _rows_xml(CABLE_COLUMNS, [(r.text, fills[(r.text[fab_col], r.text[tier_col])]) for r in rows_of])
+            book.table(_sheet_name(f"fabric {fabric}", names), CABLE_COLUMNS, header, body, len(rows_of))
     for rack, pulls in _pull_lists(ctx, rows, rack_indices):
-        sheet = _sheet(book, _sheet_name(f"rack {rack}", names), PULL_COLUMNS, header)
-        cells.write(sheet, PULL_COLUMNS, [(text, fills[(fabric, tier)]) for text, fabric, tier in pulls])
-        sheet.autofilter(0, 0, max(len(pulls), 1), len(PULL_COLUMNS) - 1)
-    book.close()
-    return buffer.getvalue()
-
-
-class _RowsInMemory(Worksheet):
-    """A constant-memory sheet whose rows are held in a string buffer instead of a temp file each
-    (thousands of sheets: a file's create, open, copy and unlink per sheet); the same bytes."""
-
-    def _initialize(self, init_data: dict[str, Any]) -> None:
-        super()._initialize({**init_data, "constant_memory": False})
-        self.constant_memory = True
-        self.row_data_fh = self.fh = io.StringIO()
-
-    def _opt_close(self) -> None:
-        pass  # the buffer stays open until the sheet is assembled
-
-    def _opt_reopen(self) -> None:
-        self.fh = self.row_data_fh
-
-    def _write_optimized_sheet_data(self) -> None:
-        if self.dim_rowmin is None:
-            self._xml_empty_tag("sheetData")
-        else:
-            self._xml_start_tag("sheetData")
-            self.fh.write(self.row_data_fh.getvalue())
-            self.row_data_fh.close()
-            self._xml_end_tag("sheetData")
-
-
-class _Book(xlsxwriter.Workbook):
-    """A constant-memory workbook of _RowsInMemory sheets. ``parts_in_memory``: XlsxWriter's
-    packager assembles each XML part in a string buffer instead of a temp file (its ``in_memory``
-    mode, which alone would turn constant memory off): the same parts, and the zip entries dated
-    1980-01-01 instead of 1980-01-31 with no file mode. The per-row workbooks of up to
-    PACK_IN_MEMORY cables (hundreds of small sheets each) are packed so; the single workbook's
-    bytes stay as they were."""
-
-    worksheet_class = _RowsInMemory
-
-    def __init__(self, filename: Any, options: dict[str, Any], parts_in_memory: bool = False) -> None:
-        super().__init__(filename, options)
-        self.in_memory = parts_in_memory
+        body = _rows_xml(PULL_COLUMNS, [(text, fills[key]) for text, key in pulls])
+        book.table(_sheet_name(f"rack {rack}", names), PULL_COLUMNS, header, body, len(pulls))
+    return book.close()
 
 
 def pull_lists(ctx: RenderContext, rows: Iterable[CableRow]) -> list[tuple[str, list[list[str]]]]:
     """(rack name, pull rows as PULL_COLUMNS text) of every rack with a cable end, racks in order."""
-    return [(rack, [text for text, _, _ in pulls]) for rack, pulls in _pull_lists(ctx, list(rows), None)]
+    return [(rack, [list(text) for text, _ in pulls]) for rack, pulls in _pull_lists(ctx, _cables(rows), None)]
 
 
 def _pull_lists(
-    ctx: RenderContext, rows: list[CableRow], rack_indices: Sequence[int] | None
-) -> list[tuple[str, list[tuple[list[str], str, str]]]]:
+    ctx: RenderContext, rows: list[_Cable], rack_indices: Sequence[int] | None
+) -> list[tuple[str, list[tuple[tuple[str, ...], tuple[str, str]]]]]:
     """Per rack: each cable with an end in it once, at its lowest end there (U, then end order),
-    in U order, then cable ID."""
-    c = {name: i for i, name in enumerate(CABLE_COLUMNS)}
-    shared = [c[x] for x in ("cable_no", "cable_id", "fabric", "tier", "type", "part", "length_m")]
-    i_id, i_fabric, i_tier = c["cable_id"], c["fabric"], c["tier"]
+    in U order, then cable ID; each row with its cable's (fabric, tier). A cable's shared columns
+    and each end's label are taken once for the rows of both its ends."""
     racks = ctx.fabric.racks
-    wanted = set(rack_indices) if rack_indices is not None else None
-    per_rack: dict[int, list[tuple[int, str, list[str], str, str]]] = defaultdict(list)
-    for r in rows:
-        t, ends = r.text, r.ends
+    wanted = set(rack_indices) if rack_indices is not None else set(range(len(racks)))
+    per_rack: dict[int, list[tuple[int, str, tuple[str, ...], tuple[str, str]]]] = defaultdict(list)
+    for common, key, _, ends in rows:
+        if len(ends) == 2:  # a cable of two ends: the rows of both from the same pieces
+            (r0, u0, name0, plug0, place0, label0), (r1, u1, name1, plug1, place1, label1) = ends
+            in0, in1 = r0 in wanted, r1 in wanted
+            if not (in0 or in1):
+                continue
+            if r0 == r1:  # one row, at the lower end (the A end on a tie)
+                if u1 < u0:
+                    in0 = False
+                else:
+                    in1 = False
+            if in0:
+                per_rack[r0].append((u0, common[1], (place1, str(u0) if u0 else "", name0, plug0, *common, label0, label1), key))
+            if in1:
+                per_rack[r1].append((u1, common[1], (place0, str(u1) if u1 else "", name1, plug1, *common, label1, label0), key))
+            continue
         lowest: dict[int, int] = {}  # rack -> the end there that the pull list shows
         for k, end in enumerate(ends):
-            if end.rack < 0 or (wanted is not None and end.rack not in wanted):
+            if end.rack not in wanted:
                 continue
             j = lowest.get(end.rack)
             if j is None or end.u < ends[j].u:
                 lowest[end.rack] = k
-        if not lowest:
-            continue
-        common = [t[i] for i in shared]
         for rack, k in lowest.items():
             end = ends[k]
             if k == 0:
@@ -285,126 +290,353 @@ def _pull_lists(
             else:
                 far = ends[0]
                 far_place = far.place
-            text = [
-                far_place,
-                str(end.u) if end.u else "",
-                end.name,
-                end.plug,
-                *common,
-                LINE_JOIN.join(end.short),
-                LINE_JOIN.join(far.short),
-            ]
-            per_rack[rack].append((end.u, t[i_id], text, t[i_fabric], t[i_tier]))
+            text = (far_place, str(end.u) if end.u else "", end.name, end.plug, *common, end.label, far.label)
+            per_rack[rack].append((end.u, common[1], text, key))
     out = []
     for index in sorted(per_rack, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name)):
         pulls = per_rack[index]
-        pulls.sort(key=lambda x: (x[0], x[1]))
-        out.append((racks[index].name, [(text, fab, tier) for _, _, text, fab, tier in pulls]))
+        pulls.sort(key=itemgetter(0, 1))
+        out.append((racks[index].name, [(text, key) for _, _, text, key in pulls]))
     return out
 
 
 def _summary(
-    book: Any,
+    book: _Xlsx,
     ctx: RenderContext,
-    rows: list[CableRow],
+    rows: list[_Cable],
     extras: list[tuple[str, int]],
-    header: Any,
-    fills: dict[tuple[str, str], Any],
+    fills: dict[tuple[str, str], int],
     names: set[str],
     scope: str = "",
 ) -> None:
-    sheet = book.add_worksheet(_sheet_name("Summary", names))
-    _print_setup(sheet)
-    sheet.set_column(0, 0, 28)
-    sheet.set_column(1, 3, 22)
-    c = {name: i for i, name in enumerate(CABLE_COLUMNS)}
-    counts = Counter((r.text[c["fabric"]], r.text[c["type"]]) for r in rows)
+    counts = Counter((r.key[0], r.kind) for r in rows)
+    header = book.style(bold=True, color="#FFFFFF", fill="#404040", border="auto")
+    bold = book.style(bold=True)
+    lines: list[tuple[int, list[tuple[str | int, int]]]] = []  # (row, cells)
     n = 0
-    sheet.write_string(n, 0, f"{ctx.blueprint.metadata.name}: cabling workbook", book.add_format({"bold": True, "font_size": 14}))
+    lines.append((n, [(f"{ctx.blueprint.metadata.name}: cabling workbook", book.style(bold=True, size=14))]))
     n += 1
     if scope:
-        sheet.write_string(n, 0, scope)
+        lines.append((n, [(scope, 0)]))
         n += 1
     n += 1
-    for col, text in enumerate(("fabric", "type", "cables")):
-        sheet.write_string(n, col, text, header)
+    lines.append((n, [(text, header) for text in ("fabric", "type", "cables")]))
     for (fabric, kind), count in sorted(counts.items()):
         n += 1
-        sheet.write_string(n, 0, fabric)
-        sheet.write_string(n, 1, kind)
-        sheet.write_number(n, 2, count)
+        lines.append((n, [(fabric, 0), (kind, 0), (count, 0)]))
     n += 1
-    sheet.write_string(n, 0, "cables in this workbook", book.add_format({"bold": True}))
-    sheet.write_number(n, 2, len(rows), book.add_format({"bold": True}))
+    lines.append((n, [("cables in this workbook", bold), ("", -1), (len(rows), bold)]))
     n += 1
     for text, count in extras:
         n += 1
-        sheet.write_string(n, 0, text)
-        sheet.write_number(n, 2, count)
+        lines.append((n, [(text, 0), ("", -1), (count, 0)]))
     n += 2
-    sheet.write_string(n, 0, "legend: fill per fabric and tier", book.add_format({"bold": True}))
+    lines.append((n, [("legend: fill per fabric and tier", bold)]))
     for (fabric, tier), fmt in sorted(fills.items()):
         n += 1
-        sheet.write_string(n, 0, fabric, fmt)
-        sheet.write_string(n, 1, tier, fmt)
+        lines.append((n, [(fabric, fmt), (tier, fmt)]))
     n += 2
     for line in (
         "Pull lists: one sheet per rack, each cable with an end in the rack once, in rack-unit order of that end;",
         "far_location is where the other end goes. Labels: the short label of each end (lines split by |).",
     ):
-        sheet.write_string(n, 0, line)
+        lines.append((n, [(line, 0)]))
         n += 1
+    body = []
+    for row, cells in lines:
+        xml = [_cell(f"{_col_name(k)}{row + 1}", value, xf) for k, (value, xf) in enumerate(cells) if xf >= 0]
+        body.append(f'<row r="{row + 1}">{"".join(xml)}</row>')
+    book.sheet(_sheet_name("Summary", names), [28, 22, 22, 22], body, n - 1, 2, selected=True)
 
 
-def _fills(book: Any, rows: list[CableRow]) -> dict[tuple[str, str], Any]:
-    c_f, c_t = CABLE_COLUMNS.index("fabric"), CABLE_COLUMNS.index("tier")
-    fabrics = sorted({r.text[c_f] for r in rows})
-    pairs = sorted({(r.text[c_f], r.text[c_t]) for r in rows})
+def _fills(book: _Xlsx, rows: list[_Cable]) -> dict[tuple[str, str], int]:
+    pairs = sorted({r.key for r in rows})
+    fabrics = sorted({fabric for fabric, _ in pairs})
     out = {}
     for fabric, tier in pairs:
         shade = _TIER_FILLS.get(tier, _OTHER_FILL)[fabrics.index(fabric) % 2]
-        out[(fabric, tier)] = book.add_format({"bg_color": shade, "border": 1, "border_color": "#BFBFBF"})
+        out[(fabric, tier)] = book.style(fill=shade, border="#BFBFBF")
     return out
 
 
-def _sheet(book: Any, name: str, columns: Sequence[str], header: Any) -> Any:
-    sheet = book.add_worksheet(name)
-    _print_setup(sheet)
-    for col, text in enumerate(columns):
-        sheet.set_column(col, col, _WIDTHS.get(text, max(10, len(text) + 2)))
-    for col, text in enumerate(columns):
-        sheet.write_string(0, col, text, header)
-    sheet.freeze_panes(1, 0)
-    sheet.repeat_rows(0)
-    return sheet
+# -- the xlsx package: SpreadsheetML (ECMA-376 Part 1, 18.3 worksheets, 18.8 styles), inline strings --
+
+_XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+_CT = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # every part dated the zip epoch: same blueprint, same bytes
+# Deflate level of the parts: level 1 is about 3x less CPU than zlib's default (6) on the sheets'
+# XML for a file about a quarter larger (docs/performance.md).
+_ZIP_LEVEL = 1
 
 
-def _print_setup(sheet: Any) -> None:
-    sheet.set_landscape()
-    sheet.set_paper(9)  # A4
-    sheet.fit_to_pages(1, 0)  # one page wide, as many tall as it takes
+def _col_name(col: int) -> str:
+    """Column letters of a 0-based column (0 -> A, 26 -> AA)."""
+    name = ""
+    col += 1
+    while col:
+        col, rem = divmod(col - 1, 26)
+        name = chr(65 + rem) + name
+    return name
 
 
-# What makes XlsxWriter change an inline string (XML escapes, control characters, its _xHHHH_
-# escape, the non-characters): a string with none of them is written as it is.
+def _col_width(width: float) -> float:
+    """A column width in characters as Excel stores it (the default font's 7-pixel digit plus
+    5 pixels of padding, rounded to 1/256), as XlsxWriter and Excel write it."""
+    return int((width * 7 + 5) / 7 * 256) / 256
+
+
+def _quote_sheet(name: str) -> str:
+    return "'" + name.replace("'", "''") + "'"
+
+
+def _attr(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+class _Xlsx:
+    """A workbook of inline-string sheets, each sheet's XML deflated into the zip when it is
+    added (one sheet's XML held at a time), the styles, the workbook with its defined names (print
+    titles, filter ranges), the content types and relationships at ``close``."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.buffer = io.BytesIO()
+        self.zip = zipfile.ZipFile(self.buffer, "w", zipfile.ZIP_DEFLATED, allowZip64=True)
+        self.sheets: list[tuple[str, str | None]] = []  # (name, the filter and print-title range's last cell)
+        self.fonts: dict[tuple[bool, int, str | None], int] = {(False, 11, None): 0}
+        self.fills: dict[str, int] = {}  # colour -> fill id (0 and 1 are the required none and gray125)
+        self.borders: dict[str | None, int] = {None: 0}
+        self.xfs: dict[tuple[int, int, int], int] = {(0, 0, 0): 0}
+
+    def style(
+        self, bold: bool = False, size: int = 11, color: str | None = None, fill: str | None = None, border: str | None = None
+    ) -> int:
+        """The cell format's index (cellXfs): ``fill`` and ``color`` as #RRGGBB, ``border`` a thin
+        border all round, "auto" or #RRGGBB."""
+        font = self.fonts.setdefault((bold, size, color), len(self.fonts))
+        fill_id = self.fills.setdefault(fill, len(self.fills) + 2) if fill else 0
+        border_id = self.borders.setdefault(border, len(self.borders))
+        return self.xfs.setdefault((font, fill_id, border_id), len(self.xfs))
+
+    def _part(self, name: str, data: str) -> None:
+        info = zipfile.ZipInfo(name, _ZIP_DATE)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o600 << 16
+        self.zip.writestr(info, data.encode("utf-8"), compresslevel=_ZIP_LEVEL)
+
+    def table(self, name: str, columns: Sequence[str], header: int, body: list[str], count: int) -> None:
+        """A sheet of ``columns``: a header row (frozen, repeated on every printed page, filtered)
+        and ``count`` data rows from row 2 (``body``, their XML)."""
+        head = "".join(
+            f'<c r="{_col_name(k)}1" s="{header}" t="inlineStr"><is><t>{_xml_text(text)}</t></is></c>'
+            for k, text in enumerate(columns)
+        )
+        widths = [_WIDTHS.get(text, max(10, len(text) + 2)) for text in columns]
+        self.sheet(name, widths, [f'<row r="1">{head}</row>', *body], count, len(columns) - 1, table=max(count, 1))
+
+    def sheet(
+        self,
+        name: str,
+        widths: Sequence[float],
+        body: list[str],
+        last_row: int,
+        last_col: int,
+        table: int = 0,
+        selected: bool = False,
+    ) -> None:
+        """A sheet of rows 0..``last_row`` and columns 0..``last_col``; ``table``: the row count of
+        the header row's filter range (then the header row is frozen and repeated when printed)."""
+        number = len(self.sheets) + 1
+        end = f"{_col_name(last_col)}{last_row + 1}"
+        view = '<sheetView tabSelected="1" workbookViewId="0"' if selected else '<sheetView workbookViewId="0"'
+        if table:
+            view += '><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>'
+            view += '<selection pane="bottomLeft"/></sheetView>'
+        else:
+            view += "/>"
+        cols = "".join(
+            f'<col min="{k + 1}" max="{k + 1}" width="{_col_width(w)}" customWidth="1"/>' for k, w in enumerate(widths)
+        )
+        filter_end = f"{_col_name(last_col)}{table + 1}" if table else None
+        xml = [
+            _XML_DECL,
+            f'<worksheet xmlns="{_MAIN}" xmlns:r="{_REL}"><sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>',
+            f'<dimension ref="A1:{end}"/><sheetViews>{view}</sheetViews><sheetFormatPr defaultRowHeight="15"/>',
+            f"<cols>{cols}</cols><sheetData>",
+            *body,
+            "</sheetData>",
+            f'<autoFilter ref="A1:{filter_end}"/>' if filter_end else "",
+            '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>',
+            '<pageSetup paperSize="9" fitToHeight="0" orientation="landscape"/></worksheet>',
+        ]
+        self._part(f"xl/worksheets/sheet{number}.xml", "".join(xml))
+        self.sheets.append((name, filter_end))
+
+    def close(self) -> bytes:
+        count = len(self.sheets)
+        sheets = "".join(
+            f'<sheet name="{_attr(name)}" sheetId="{k + 1}" r:id="rId{k + 1}"/>' for k, (name, _) in enumerate(self.sheets)
+        )
+        defined = [
+            f'<definedName name="_xlnm._FilterDatabase" localSheetId="{k}" hidden="1">'
+            f"{_xml_text(_quote_sheet(name))}!$A$1:{_absolute(end)}</definedName>"
+            for k, (name, end) in enumerate(self.sheets)
+            if end
+        ] + [
+            f'<definedName name="_xlnm.Print_Titles" localSheetId="{k}">{_xml_text(_quote_sheet(name))}!$1:$1</definedName>'
+            for k, (name, end) in enumerate(self.sheets)
+            if end
+        ]
+        names = f"<definedNames>{''.join(defined)}</definedNames>" if defined else ""
+        self._part(
+            "xl/workbook.xml",
+            f'{_XML_DECL}<workbook xmlns="{_MAIN}" xmlns:r="{_REL}"><workbookPr/><bookViews>'
+            '<workbookView xWindow="240" yWindow="15" windowWidth="16095" windowHeight="9660"/></bookViews>'
+            f'<sheets>{sheets}</sheets>{names}<calcPr calcId="124519" fullCalcOnLoad="1"/></workbook>',
+        )
+        self._part("xl/styles.xml", self._styles())
+        rels = [
+            f'<Relationship Id="rId{k + 1}" Type="{_REL}/worksheet" Target="worksheets/sheet{k + 1}.xml"/>' for k in range(count)
+        ]
+        rels.append(f'<Relationship Id="rId{count + 1}" Type="{_REL}/styles" Target="styles.xml"/>')
+        self._part("xl/_rels/workbook.xml.rels", f'{_XML_DECL}<Relationships xmlns="{_PKG_REL}">{"".join(rels)}</Relationships>')
+        self._part(
+            "docProps/core.xml",
+            f'{_XML_DECL}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
+            'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" '
+            'xmlns:dcmitype="http://purl.org/dc/dcmitype/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
+            f"<dc:title>{_xml_text(self.title)}</dc:title><dc:creator>snc</dc:creator><cp:lastModifiedBy>snc</cp:lastModifiedBy>"
+            f'<dcterms:created xsi:type="dcterms:W3CDTF">{_CREATED}</dcterms:created>'
+            f'<dcterms:modified xsi:type="dcterms:W3CDTF">{_CREATED}</dcterms:modified></cp:coreProperties>',
+        )
+        self._part(
+            "_rels/.rels",
+            f'{_XML_DECL}<Relationships xmlns="{_PKG_REL}">'
+            f'<Relationship Id="rId1" Type="{_REL}/officeDocument" Target="xl/workbook.xml"/>'
+            f'<Relationship Id="rId2" Type="{_PKG_REL}/metadata/core-properties" Target="docProps/core.xml"/></Relationships>',
+        )
+        overrides = [
+            f'<Override PartName="/xl/worksheets/sheet{k + 1}.xml" ContentType="{_CT}.worksheet+xml"/>' for k in range(count)
+        ]
+        self._part(
+            "[Content_Types].xml",
+            f'{_XML_DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+            '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+            '<Default Extension="xml" ContentType="application/xml"/>'
+            f'<Override PartName="/xl/workbook.xml" ContentType="{_CT}.sheet.main+xml"/>'
+            f'<Override PartName="/xl/styles.xml" ContentType="{_CT}.styles+xml"/>'
+            '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>'
+            f"{''.join(overrides)}</Types>",
+        )
+        self.zip.close()
+        return self.buffer.getvalue()
+
+    def _styles(self) -> str:
+        def rgb(colour: str) -> str:
+            return "FF" + colour.lstrip("#").upper()
+
+        fonts = []
+        for bold, size, color in self.fonts:
+            tint = f'<color rgb="{rgb(color)}"/>' if color else ""
+            fonts.append(f'<font>{"<b/>" if bold else ""}<sz val="{size}"/>{tint}<name val="Calibri"/><family val="2"/></font>')
+        fills = ['<fill><patternFill patternType="none"/></fill>', '<fill><patternFill patternType="gray125"/></fill>']
+        fills += [
+            f'<fill><patternFill patternType="solid"><fgColor rgb="{rgb(c)}"/><bgColor indexed="64"/></patternFill></fill>'
+            for c in self.fills
+        ]
+        borders = []
+        for border in self.borders:
+            if border is None:
+                borders.append("<border><left/><right/><top/><bottom/><diagonal/></border>")
+            else:
+                tint = '<color auto="1"/>' if border == "auto" else f'<color rgb="{rgb(border)}"/>'
+                borders.append(
+                    "<border>"
+                    + "".join(f'<{side} style="thin">{tint}</{side}>' for side in ("left", "right", "top", "bottom"))
+                    + "<diagonal/></border>"
+                )
+        xfs = []
+        for font_id, fill_id, border_id in self.xfs:
+            applied = (
+                (' applyFont="1"' if font_id else "")
+                + (' applyFill="1"' if fill_id else "")
+                + (' applyBorder="1"' if border_id else "")
+            )
+            xfs.append(f'<xf numFmtId="0" fontId="{font_id}" fillId="{fill_id}" borderId="{border_id}" xfId="0"{applied}/>')
+        return (
+            f'{_XML_DECL}<styleSheet xmlns="{_MAIN}"><fonts count="{len(fonts)}">{"".join(fonts)}</fonts>'
+            f'<fills count="{len(fills)}">{"".join(fills)}</fills><borders count="{len(borders)}">{"".join(borders)}</borders>'
+            '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
+            f'<cellXfs count="{len(xfs)}">{"".join(xfs)}</cellXfs>'
+            '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles><dxfs count="0"/>'
+            '<tableStyles count="0" defaultTableStyle="TableStyleMedium9" defaultPivotStyle="PivotStyleLight16"/></styleSheet>'
+        )
+
+
+def _absolute(cell: str) -> str:
+    """A1 -> $A$1."""
+    letters = cell.rstrip("0123456789")
+    return f"${letters}${cell[len(letters) :]}"
+
+
+_CREATED = "2000-01-01T00:00:00Z"  # a fixed creation time: same blueprint, same bytes
+
+
+def _cell(ref: str, value: str | int, xf: int) -> str:
+    """One cell (the summary's): a number or an inline string."""
+    style = f' s="{xf}"' if xf else ""
+    if isinstance(value, int):
+        return f'<c r="{ref}"{style}><v>{value}</v></c>'
+    return f'<c r="{ref}"{style}{_string_tail(value)}'
+
+
+# What a cell's text needs beyond the XML escape (& < >): the control characters and the
+# non-characters (not allowed in XML 1.0: written as the _xHHHH_ escape), a literal _xHHHH_ (its
+# underscore escaped as _x005F_, so a reader does not unescape it), and whitespace at either end
+# (xml:space="preserve"): ECMA-376 Part 1, 22.9.2.19 (ST_Xstring). A text with none of them is
+# written as it is.
 _XML_SPECIAL = re.compile(r"[&<>\x00-\x08\x0b-\x1f\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
-# Over a row's cells joined by DEL (neither whitespace nor special, so no match spans two cells):
-# the control characters, the _xHHHH_ escape, the non-characters, and a cell that starts or ends
-# with whitespace (XlsxWriter's xml:space="preserve"). A row with none of them is written by its
-# row template, each text XML-escaped (& < >) as XlsxWriter escapes it; a row with one is written
-# cell by cell. (One alternation of all of these is about 5x slower than separate searches.)
+_ESCAPE_ESCAPE = re.compile(r"(_x[0-9a-fA-F]{4}_)")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
+# Over a sheet's (or a row's) cells joined by DEL (neither whitespace nor special, so no match
+# spans two cells): the control characters, the _xHHHH_ escape, the non-characters, and a cell
+# that starts or ends with whitespace. Cells with none of them are written by the row template,
+# each text XML-escaped (& < >); a row with one is written cell by cell. (One alternation of all
+# of these is about 5x slower than separate searches.)
 _ROW_JOIN = "\x7f"
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\ufffe\uffff]")
 _XML_ESCAPE = re.compile(r"_x[0-9a-fA-F]{4}_")
 _LEADING_SPACE = re.compile(r"\x7f\s")  # in the joined row and in it reversed: a cell's first or last
 
 
+def _xml_text(value: str) -> str:
+    """A text as a cell's <t> holds it: XML-escaped, control characters as _xHHHH_."""
+    if _XML_SPECIAL.search(value):
+        value = _ESCAPE_ESCAPE.sub(r"_x005F\1", value)
+        value = _CONTROL.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)
+        value = value.replace("\ufffe", "_xFFFE_").replace("\uffff", "_xFFFF_")
+        value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return value
+
+
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20)])
+
+
+def _has_control(ascii_text: str) -> bool:
+    """Whether an ASCII text holds a control character: bytes' translate deletes them about 3x
+    faster than the regular expression finds them (a sheet's text is mostly ASCII)."""
+    data = ascii_text.encode("ascii")
+    return len(data.translate(None, _CONTROL_BYTES)) != len(data)
+
+
 def _row_texts(joined: str, width: int) -> list[str] | None:
-    """The ``width`` cells of ``joined`` (texts joined by _ROW_JOIN) as XlsxWriter writes them in
-    an inline string (XML-escaped), or None when XlsxWriter would do more than escape one (or a
-    text holds _ROW_JOIN, or looks like a rich string)."""
+    """The ``width`` cells of ``joined`` (texts joined by _ROW_JOIN) XML-escaped, or None when a
+    cell needs more than the XML escape (or a text holds _ROW_JOIN)."""
     if (
-        _CONTROL_CHARS.search(joined)
+        (_has_control(joined) if joined.isascii() else _CONTROL_CHARS.search(joined))
         or ("_x" in joined and _XML_ESCAPE.search(joined))
         or _LEADING_SPACE.search(joined)
         or _LEADING_SPACE.search(joined[::-1])
@@ -413,137 +645,91 @@ def _row_texts(joined: str, width: int) -> list[str] | None:
     ):
         return None
     if "&" in joined or "<" in joined or ">" in joined:
-        if "<r>" in joined:
-            return None
         joined = joined.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     texts = joined.split(_ROW_JOIN)
     return texts if len(texts) == width else None
 
 
-class _Cells:
-    """Data rows written straight into a constant-memory sheet's row file, the bytes XlsxWriter's
-    ``write_string`` / ``write_number`` would write (its ``_write_single_row`` / ``_write_cell``
-    for a row of formatted inline strings and numbers), at a join per row instead of a few Python
-    calls and regular expressions per cell. A row none of whose texts XlsxWriter would change (one
-    regular expression over the row) is one ``str.format`` of the columns' row template; other
-    rows are written cell by cell, each text escaped once per distinct string."""
-
-    def __init__(self) -> None:
-        self.tails: dict[bool, dict[str, str]] = {False: {}, True: {}}  # numeric column? text -> the cell's tail
-        self.templates: dict[tuple[str, ...], tuple[str, list[int]]] = {}
-
-    def _template(self, columns: Sequence[str]) -> tuple[str, list[int]]:
-        """A row's XML with {0} its number, {1} its format's XF index, {2+k} column k's text (a
-        string column) or cell tail (a numeric column); and the numeric columns."""
-        key = tuple(columns)
-        made = self.templates.get(key)
-        if made is None:
-            cells = []
-            for c, name in enumerate(columns):
-                start = f'<c r="{xl_col_to_name(c)}{{0}}" s="{{1}}"'
-                value = f"{{{c + 2}}}"
-                cells.append(start + (value if name in _NUMERIC else f' t="inlineStr"><is><t>{value}</t></is></c>'))
-            template = '<row r="{0}">' + "".join(cells) + "</row>"
-            made = self.templates[key] = (template, [c for c, name in enumerate(columns) if name in _NUMERIC])
-        return made
-
-    def write(self, sheet: Any, columns: Sequence[str], rows: Sequence[tuple[Sequence[str], Any]]) -> None:
-        """Write ``rows`` (cell texts, format) at rows 1.. of ``sheet``, whose row 0 (the header) is pending."""
-        if not rows:
-            return
-        # Every row but the last goes straight into the row file; the last goes through
-        # XlsxWriter's own calls, so it stays pending (as every last row did) and the sheet's
-        # dimensions and row state are XlsxWriter's.
-        bulk = rows[:-1]
-        if len(rows) >= sheet.xls_rowmax:
-            raise ValueError(f"{len(rows):,} rows do not fit a sheet")
-        if bulk:
-            kinds = [name in _NUMERIC for name in columns]
-            cols = [(f'<c r="{xl_col_to_name(c)}', self.tails[k], k) for c, k in enumerate(kinds)]
-            template, numeric = self._template(columns)
-            fill = template.format
-            number_tails = self.tails[True]
-            join = _ROW_JOIN.join
-            width = len(columns)
-            # Most sheets take the row template throughout: one test over all their cells, else
-            # one per row.
-            flat = None
-            if all(len(values) == width for values, _ in bulk):
-                flat = _row_texts(join(chain.from_iterable(values for values, _ in bulk)), width * len(bulk))
-            sheet._write_single_row(1)  # the header row, as XlsxWriter writes it on row 1's first cell
-            out: list[str] = []
-            for n, (values, fmt) in enumerate(bulk, start=2):
-                xf = fmt._get_xf_index()
-                k = (n - 2) * width
-                texts = flat[k : k + width] if flat is not None else _row_texts(join(values), width)
-                if texts is not None:
-                    for c in numeric:  # from the text itself, not the escaped
-                        v = values[c]
-                        texts[c] = number_tails.get(v) or _tail(number_tails, v, True)
-                    out.append(fill(n, xf, *texts))
-                else:
-                    mid = f'{n}" s="{xf}"'
-                    out.append(f'<row r="{n}">')
-                    out.append(
-                        "".join(
-                            [
-                                start + mid + (tails.get(value) or _tail(tails, value, numeric))
-                                for (start, tails, numeric), value in zip(cols, values, strict=True)
-                            ]
-                        )
-                    )
-                    out.append("</row>")
-                if len(out) > 16384:
-                    sheet.fh.write("".join(out))
-                    out.clear()
-            sheet.fh.write("".join(out))
-            sheet.previous_row = len(bulk)  # written; the table is empty
-        values, fmt = rows[-1]
-        _write_row(sheet, len(rows), columns, values, fmt)
+_TEMPLATES: dict[tuple[tuple[str, ...], int], str] = {}
 
 
-def _tail(tails: dict[str, str], value: str, numeric: bool) -> str:
-    tail = _number_tail(value) if numeric and value else None
-    if tail is None:
+def _template(columns: Sequence[str], xf: int) -> str:
+    """A data row's XML in ``columns`` and cell format ``xf``: %d its number, then per column a
+    string column's text or a numeric column's cell tail (%s)."""
+    key = (tuple(columns), xf)
+    made = _TEMPLATES.get(key)
+    if made is None:
+        cells = [
+            f'<c s="{xf}"%s' if name in _NUMERIC else f'<c s="{xf}" t="inlineStr"><is><t>%s</t></is></c>' for name in columns
+        ]
+        made = _TEMPLATES[key] = '<row r="%d">' + "".join(cells) + "</row>"
+    return made
+
+
+def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]]) -> list[str]:
+    """The XML of ``rows`` (cell texts, cell format) at rows 2.. of a sheet of ``columns``, its
+    cells without references (each follows the one before: ECMA-376 Part 1, 18.3.1.4). When no
+    text of the sheet needs more than the XML escape (one test over its cells joined), every row
+    is one %-format of its format's row template over the escaped texts, the numeric columns'
+    cells put in column by column; otherwise row by row, the same way or cell by cell."""
+    if not rows:
+        return []
+    width = len(columns)
+    if len(rows) >= 1_048_575:
+        raise ValueError(f"{len(rows):,} rows do not fit a sheet")
+    for values, _ in rows:
+        if len(values) != width:
+            raise ValueError(f"a row of {len(values)} cells in a sheet of {width} columns")
+    numeric = [c for c, name in enumerate(columns) if name in _NUMERIC]
+    tails = _NUMBER_TAILS
+    join = _ROW_JOIN.join
+    templates = {xf: _template(columns, xf) for xf in {xf for _, xf in rows}}
+    flat = _row_texts(join(chain.from_iterable(values for values, _ in rows)), width * len(rows))
+    if flat is not None:
+        for c in numeric:  # from the texts themselves, not the escaped
+            flat[c::width] = [tails.get(v) or _number_tail(v) for v in [values[c] for values, _ in rows]]
+        args = zip(range(2, len(rows) + 2), *[iter(flat)] * width, strict=True)
+        return [templates[xf] % a for a, (_, xf) in zip(args, rows, strict=True)]
+    out: list[str] = []
+    for n, (values, xf) in enumerate(rows, start=2):
+        texts = _row_texts(join(values), width)
+        if texts is not None:
+            for c in numeric:
+                v = values[c]
+                texts[c] = tails.get(v) or _number_tail(v)
+            out.append(templates[xf] % (n, *texts))
+        else:
+            cells = [
+                f'<c s="{xf}"' + (tails.get(v) or _number_tail(v) if c in numeric else _string_tail(v))
+                for c, v in enumerate(values)
+            ]
+            out.append(f'<row r="{n}">{"".join(cells)}</row>')
+    return out
+
+
+_NUMBER_TAILS: dict[str, str] = {}
+
+
+def _number_tail(value: str) -> str:
+    """A numeric column's cell after its style: the number, or its text when it is none (or
+    empty); remembered per text."""
+    try:
+        number = float(value) if value else None
+    except ValueError:
+        number = None
+    if number is None or number != number or number in (float("inf"), float("-inf")):
         tail = _string_tail(value)
-    tails[value] = tail
+    else:
+        tail = f"><v>{number:.16G}</v></c>"
+    if len(_NUMBER_TAILS) < 100_000:
+        _NUMBER_TAILS[value] = tail
     return tail
 
 
-def _write_row(sheet: Any, n: int, columns: Sequence[str], text: Sequence[str], fmt: Any) -> None:
-    for col, value in enumerate(text):
-        if columns[col] in _NUMERIC and value:
-            try:
-                sheet.write_number(n, col, float(value), fmt)
-                continue
-            except ValueError:
-                pass
-        sheet.write_string(n, col, value, fmt)
-
-
-def _number_tail(value: str) -> str | None:
-    """A numeric column's cell as XlsxWriter's write_number writes float(value); None when the
-    text is no number (then it is written as a string, as before)."""
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    if number != number or number in (float("inf"), float("-inf")):
-        raise TypeError("NAN/INF not supported in write_number()")  # as XlsxWriter raises
-    return f"><v>{number:.16G}</v></c>"
-
-
 def _string_tail(value: str) -> str:
-    """An inline-string cell as XlsxWriter writes it in constant-memory mode."""
-    if _XML_SPECIAL.search(value):
-        value = Worksheet._escape_control_characters(value)
-        if value.startswith("<r>") and value.endswith("</r>"):
-            return f' t="inlineStr"><is>{value}</is></c>'
-        preserve = ' xml:space="preserve"' if _preserve_whitespace(value) else ""
-        value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        return f' t="inlineStr"><is><t{preserve}>{value}</t></is></c>'
-    preserve = ' xml:space="preserve"' if _preserve_whitespace(value) else ""
-    return f' t="inlineStr"><is><t{preserve}>{value}</t></is></c>'
+    """An inline-string cell after its style."""
+    preserve = ' xml:space="preserve"' if value[:1].isspace() or value[-1:].isspace() else ""
+    return f' t="inlineStr"><is><t{preserve}>{_xml_text(value)}</t></is></c>'
 
 
 def _sheet_name(text: str, taken: set[str]) -> str:
