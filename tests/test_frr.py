@@ -10,6 +10,7 @@ is missing. Debian: apt-get install frr (.ci/run installs it)."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
 import os
@@ -125,7 +126,9 @@ class Lab:
         _ip("netns", "add", self.ns(node))
         _ip("-n", self.ns(node), "link", "set", "lo", "up")
         for key in ("all", "default"):  # addresses usable at once (no duplicate address detection)
-            subprocess.run(["ip", "netns", "exec", self.ns(node), "sysctl", "-q", f"net.ipv6.conf.{key}.accept_dad=0"], check=True)
+            subprocess.run(
+                ["ip", "netns", "exec", self.ns(node), "sysctl", "-q", f"net.ipv6.conf.{key}.accept_dad=0"], check=True
+            )
 
     def cable(self, a: str, a_port: str, b: str, b_port: str) -> None:
         self.links += 1
@@ -160,7 +163,9 @@ class Lab:
             )  # fmt: skip
             assert run.returncode == 0, (node, daemon, run.stdout + run.stderr)
         (d / "frr.conf").write_text(conf)
-        run = subprocess.run([VTYSH, "--vty_socket", str(d), "-f", str(d / "frr.conf")], capture_output=True, text=True, timeout=60)
+        run = subprocess.run(
+            [VTYSH, "--vty_socket", str(d), "-f", str(d / "frr.conf")], capture_output=True, text=True, timeout=60
+        )
         assert run.returncode == 0, (node, run.stdout + run.stderr)
 
     def show(self, node: str, command: str) -> dict:
@@ -176,10 +181,8 @@ class Lab:
 
     def close(self) -> None:
         for pid in sorted(self.root.glob("*/*.pid")):
-            try:
+            with contextlib.suppress(ProcessLookupError, ValueError):
                 os.kill(int(pid.read_text()), 15)
-            except (ProcessLookupError, ValueError):
-                pass
         time.sleep(0.5)
         for node in self.nodes:
             subprocess.run(["ip", "netns", "del", self.ns(node)], capture_output=True)
@@ -259,7 +262,7 @@ def test_border_sessions_exchange_the_management_prefix_and_the_default_route(fa
             lab.address(n["name"], "eth1", f"{address}/{local.network.prefixlen}")
         for node in (agg, rack):
             lab.start(node, frr_conf(configs[node]))
-        for i, (address, n) in enumerate(site.items()):
+        for i, n in enumerate(site.values()):
             lab.start(n["name"], _site_conf(n["name"], n["asn"], f"198.51.100.{i + 1}", {n["local_addr"]: agg_asn}))
 
         afi = "ipv4" if family == 4 else "ipv6"
@@ -276,14 +279,16 @@ def test_border_sessions_exchange_the_management_prefix_and_the_default_route(fa
         _wait(established)
 
         def learned():
-            for address, n in site.items():
+            for _address, n in site.items():
                 routes = lab.show(n["name"], f"show bgp {afi} unicast json")["routes"]
                 assert str(aggregate) in routes, (n["name"], sorted(routes))
                 (path,) = [p for p in routes[str(aggregate)] if p.get("bestpath")]
                 assert path["path"] == agg_asn and path["peerId"] == n["local_addr"]
                 hops = {h["ip"] for h in path["nexthops"]}
-                assert n["local_addr"] in hops or family == 6 and any(
-                    ipaddress.ip_address(h) == ipaddress.ip_address(n["local_addr"]) for h in hops
+                assert (
+                    n["local_addr"] in hops
+                    or family == 6
+                    and any(ipaddress.ip_address(h) == ipaddress.ip_address(n["local_addr"]) for h in hops)
                 ), hops
             routes = lab.show(agg, f"show bgp {afi} unicast json")["routes"]
             assert default in routes
@@ -291,7 +296,9 @@ def test_border_sessions_exchange_the_management_prefix_and_the_default_route(fa
             assert any(line.startswith("default") and "proto bgp" in line for line in lab.routes(agg))
             rack_routes = lab.show(rack, f"show bgp {afi} unicast json")["routes"]
             assert default in rack_routes and str(aggregate) in rack_routes
-            vlan = {str(ipaddress.ip_interface(k.split("|")[1]).network) for k in configs[rack].get("VLAN_INTERFACE", {}) if "|" in k}
+            vlan = {
+                str(ipaddress.ip_interface(k.split("|")[1]).network) for k in configs[rack].get("VLAN_INTERFACE", {}) if "|" in k
+            }
             assert vlan and vlan <= set(routes), (vlan, sorted(routes))
 
         _wait(learned, 30)
