@@ -202,7 +202,10 @@ def test_no_relay_without_a_dhcp_server():
 V6 = (
     (BLUEPRINTS / "roce-rail-2tier.yaml")
     .read_text()
-    .replace("addressing: {network: 10.200.0.0/16}", "addressing: {network: 'fd00:200::/48'}")
+    .replace(
+        "addressing: {network: 10.200.0.0/16, provisioning_url: http://10.10.0.67}",
+        "addressing: {network: 'fd00:200::/48', provisioning_url: 'http://[fd00:10::67]'}",
+    )
     .replace("  networks: [10.10.0.0/24]", "  networks: [10.10.0.0/24, 'fd00:10::/64']")
     .replace("  dhcp: [10.10.0.67] ", "  dhcp: ['fd00:10::67'] ")
     .replace("    network: 192.0.2.0/28\n", "    network: 'fd00:ffff::/124'\n")  # the border's sessions: IPv6 too
@@ -213,7 +216,7 @@ V6 = (
 def _v6():
     from conftest import compile_text
 
-    assert V6.count("fd00:") == 4
+    assert V6.count("fd00:") == 5
     c = compile_text(V6)
     assert c.exit_code == 0, [f.message for f in c.findings]
     files, notices = render(c, ["dhcp", "sonic"])
@@ -240,7 +243,7 @@ def test_ipv6_management_kea_dhcp6_accepts_its_config(tmp_path):
             assert ("duid" in r) != ("hw-address" in r)
             if r["hostname"] in {n.removeprefix("sonic/").removesuffix(".json") for n in files if n.startswith("sonic/")}:
                 assert r["option-data"] == [
-                    {"name": "bootfile-url", "data": f"http://[fd00:200::1]/dhcp/ztp/{r['hostname']}.json"}
+                    {"name": "bootfile-url", "data": f"http://[fd00:10::67]/dhcp/ztp/{r['hostname']}.json"}
                 ]
     assert len(addresses) == len(set(addresses)) == len(_reservations(_rendered("roce-rail-2tier")[1]))
     assert len({s["id"] for s in kea["subnet6"]}) == len(kea["subnet6"])
@@ -287,3 +290,53 @@ def test_a_dhcp_server_of_the_other_family_is_a_located_error():
     (f,) = [f for f in c.findings if f.rule == "service-address"]
     assert "the management network is IPv6" in f.message and "DHCP_RELAY" in f.message
     assert f.location.line == next(n for n, row in enumerate(text.splitlines(), 1) if row.startswith("  dhcp: [10.10.0.67]"))
+
+
+def test_no_provisioning_url_is_a_located_warning_and_no_ztp():
+    """Without management.addressing.provisioning_url snc names no provisioning server: a ztp-url
+    warning at the addressing line, and Kea's reservations carry no ZTP URL and dhcp/ztp/ is not
+    written (the gateway, the old default, is a router and serves no file)."""
+    from conftest import compile_text
+
+    text = (BLUEPRINTS / "roce-rail-2tier.yaml").read_text().replace(", provisioning_url: http://10.10.0.67}", "}", 1)
+    c = compile_text(text)
+    assert c.exit_code == 0
+    (found,) = [f for f in c.findings if f.rule == "ztp-url"]
+    assert found.severity.value == "warning" and "provisioning_url" in found.hint
+    assert found.location.line == next(n for n, row in enumerate(text.splitlines(), 1) if "addressing: {network" in row)
+    files, _ = render(c, ["dhcp"])
+    assert not any(p.startswith("dhcp/ztp/") for p in files)
+    rs = [r for rs in _reservations(files).values() for r in rs]
+    assert len(rs) > 100 and not any("option-data" in r for r in rs)
+    # With the URL: every SONiC switch's reservation and ZTP JSON name the provisioning server.
+    files, _ = render(compile_text((BLUEPRINTS / "roce-rail-2tier.yaml").read_text()), ["dhcp", "sonic"])
+    ztp = {p for p in files if p.startswith("dhcp/ztp/")}
+    assert ztp and {p.replace("dhcp/ztp/", "sonic/") for p in ztp} <= set(files)
+    for path in ztp:
+        switch = path.removeprefix("dhcp/ztp/").removesuffix(".json")
+        source = json.loads(files[path])["ztp"]["configdb-json"]["url"]["source"]
+        assert source == f"http://10.10.0.67/sonic/{switch}.json"
+
+
+@pytest.mark.parametrize(
+    "url, ok",
+    [("http://10.10.0.80:8080/ztp", True), ("http://10.200.3.3", True), ("http://ztp.mgmt.example.net", True),
+     ("http://192.0.2.80", False), ("'http://[fd00:10::67]'", False)],
+)  # fmt: skip
+def test_a_provisioning_server_the_switches_cannot_reach_is_a_located_error(url, ok):
+    from conftest import compile_text
+
+    text = (
+        (BLUEPRINTS / "roce-rail-2tier.yaml")
+        .read_text()
+        .replace("provisioning_url: http://10.10.0.67}", f"provisioning_url: {url}}}", 1)
+    )
+    assert url in text
+    c = compile_text(text)
+    found = [f for f in c.findings if f.rule == "ztp-url"]
+    if ok:
+        assert found == [] and c.exit_code == 0
+        return
+    (f,) = found
+    assert f.severity.value == "error" and "in no network the switches reach" in f.message and c.exit_code == 1
+    assert f.location.line == next(n for n, row in enumerate(text.splitlines(), 1) if "provisioning_url: " + url in row)

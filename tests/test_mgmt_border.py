@@ -337,7 +337,7 @@ def test_a_flat_gateway_on_no_device_is_a_located_error():
     start = text.index("  uplinks: 2 ")
     end = text.index("  pdus:")
     text = text[:start] + text[end:]
-    given = text.replace("addressing: {network: 10.200.0.0/16}", "addressing: {network: 10.200.0.0/16, gateway: 10.200.0.9}")
+    given = text.replace("addressing: {network: 10.200.0.0/16,", "addressing: {network: 10.200.0.0/16, gateway: 10.200.0.9,")
     for t in (text, given):
         c = compile_text(t)
         found = [f for f in c.findings if f.rule == "mgmt-addressing" and "no device's address" in f.message]

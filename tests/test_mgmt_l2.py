@@ -180,11 +180,12 @@ def test_routed_per_rack_must_be_a_subnet():
     text = (
         (BLUEPRINTS / "small-ib.yaml")
         .read_text()
-        .replace("addressing: {network: 10.200.0.0/16}", "addressing: {network: 10.200.0.0/16, per_rack: 60}")
+        .replace("addressing: {network: 10.200.0.0/16,", "addressing: {network: 10.200.0.0/16, per_rack: 60,")
     )
     c = compile_text(text)
     found = [f for f in c.findings if f.rule == "mgmt-addressing"]
-    assert found and "power of two" in found[0].message and found[0].location.line == 55
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "per_rack: 60," in row)
+    assert found and "power of two" in found[0].message and found[0].location.line == line
 
 
 MCLAG = (BLUEPRINTS / "small-ib.yaml").read_text().replace("management:\n", "management:\n  design: mclag\n", 1)

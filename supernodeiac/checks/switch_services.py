@@ -7,7 +7,8 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 
-from ..findings import Finding, error
+from ..facts.sonic_ports import sonic_switches
+from ..findings import Finding, error, warning
 from .base import CHECKS, CheckContext
 
 _INLINE = "give 'secret: <name>' (a key in your secret store; services/secrets.json says where it goes) and delete the value"
@@ -75,4 +76,54 @@ def check_secret_inline(ctx: CheckContext) -> Iterator[Finding]:
     for what, path in found:
         yield error(
             "secret-inline", f"services: {what} is given inline; secrets are named, never written", ("services", *path), _INLINE
+        )
+
+
+def _url_host(url: str) -> str:
+    """The host of a URL the model accepted (http(s)://host[:port][/path], an IPv6 host in brackets)."""
+    rest = url.split("://", 1)[1]
+    if rest.startswith("["):
+        return rest[1 : rest.index("]")]
+    return rest.split("/", 1)[0].split(":", 1)[0]
+
+
+@CHECKS.register("ztp-url")
+def check_ztp_url(ctx: CheckContext) -> Iterator[Finding]:
+    """Where snc renders SONiC zero-touch provisioning (a SONiC switch whose management port takes
+    a DHCP reservation: any SONiC switch but the rack and OOB switches, whose own addresses are
+    in-band), the blueprint names the provisioning server; an address given as its host lies in a
+    network the switches reach."""
+    m = ctx.blueprint.management
+    if m is None or m.addressing is None:
+        return
+    f, cat = ctx.fabric, ctx.catalogue
+    url = m.addressing.provisioning_url
+    if url is None:
+        ztp = any(f.devices[i].role not in ("mgmt", "mgmt-oob") for i in sonic_switches(f, cat))
+        if ztp:
+            yield warning(
+                "ztp-url",
+                "management.addressing: no provisioning_url, so the DHCP config gives the SONiC switches no ZTP URL and "
+                "dhcp/ztp/ is not written: they boot without zero-touch provisioning",
+                ("management", "addressing"),
+                "set provisioning_url to the HTTP server that serves the rendered dhcp/ztp/ and sonic/ folders "
+                "(e.g. http://10.10.0.67 beside Kea), in the management network or in services.networks",
+            )
+        return
+    host = _url_host(url)
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return  # a name: resolved by the site's DNS (services.dns)
+    nets = [ipaddress.ip_network(m.addressing.network)]
+    if ctx.blueprint.services is not None:
+        nets += [ipaddress.ip_network(n) for n in ctx.blueprint.services.networks]
+    if not any(ip.version == n.version and ip in n for n in nets):
+        named = ", ".join(str(n) for n in nets)
+        yield error(
+            "ztp-url",
+            f"management.addressing: provisioning_url's host {host} is in no network the switches reach "
+            f"(management and services.networks: {named})",
+            ("management", "addressing", "provisioning_url"),
+            "give the provisioning server's address in the management network, or add its site network to services.networks",
         )

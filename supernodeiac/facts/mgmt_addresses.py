@@ -94,6 +94,23 @@ class MgmtPlan:
         """OOB switch ``oob``'s own (in-band) address: its block's last-but-one, as a rack switch's."""
         return ip_text(self._version, self._base + (self.blocks - oob) * self.per_rack - 2)
 
+    def router_id(self, aggregation: int | None = None, rack: int | None = None) -> str | None:
+        """The BGP router ID of a management switch where its addresses give none: None for an
+        IPv4 network (a switch's own IPv4 address is its ID), else a value from its stable
+        coordinates in 240.0.0.0/4 (RFC 6890's reserved block: no IPv4 pool, so no IPv4 loopback
+        or address of the design, takes it). BGP needs only a unique nonzero 32 bits (RFC 6286),
+        which FRR must have to open a session on a switch without IPv4 addresses: the rack
+        switch serving rack site index r is 241.0.0.0 + r, aggregation switch a (0-based, in
+        device order) 242.0.0.0 + a; so no two management switches share one, and a rack keeps
+        its switch's ID as long as it keeps its site index."""
+        if self._version == 4:
+            return None
+        if rack is not None:
+            assert 0 <= rack < 1 << 24, rack
+            return str(ipaddress.IPv4Address((241 << 24) + rack))
+        assert aggregation is not None and 0 <= aggregation < 1 << 24, aggregation
+        return str(ipaddress.IPv4Address((242 << 24) + aggregation))
+
     def with_prefix(self, address: str) -> str:
         """A switch's own in-band address with its segment's prefix (the block's when routed)."""
         return self.device_prefix(address)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..catalog.types import PortGroup, PortMap, SonicPortGroup
-from ..fabric import PortLayout
+from ..catalog.types import Catalogue, PortGroup, PortMap, SonicPortGroup
+from ..fabric import Fabric, PortLayout
 
 # Where a problem is, below the port map (() for the map as a whole): ("groups", 0, "lane_step"),
 # ("groups", 0, "ports", 17, "lanes").
@@ -33,6 +33,18 @@ class PortMapError(ValueError):
     def __init__(self, message: str, at: At = ()) -> None:
         super().__init__(message)
         self.at = at
+
+
+def sonic_switches(fabric: Fabric, catalogue: Catalogue) -> list[int]:
+    """Device indices of the switches snc renders a SONiC config_db for (an Ethernet switch whose
+    model has a port map), in Fabric order: the one rule the SONiC, DHCP/ZTP outputs and the
+    ztp-url check share."""
+    models, maps = fabric.models, catalogue.port_maps
+    return [
+        d.index
+        for d in fabric.devices
+        if models[d.model].kind == "switch" and models[d.model].transport == "ethernet" and d.model in maps
+    ]
 
 
 @dataclass(frozen=True, slots=True)

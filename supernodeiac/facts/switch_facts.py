@@ -410,9 +410,12 @@ class FabricFacts:
             if sw.device.rack < 0:
                 return
             sw.asn = plan.rack_asn(self._block(sw.device))
-            sw.router_id = plan.switch(self._block(sw.device)) if plan.network.version == 4 else None
+            block = self._block(sw.device)
+            sw.router_id = plan.switch(block) if plan.network.version == 4 else plan.router_id(rack=block)
         else:
             sw.asn = plan.asn
+            if plan.network.version == 6:
+                sw.router_id = plan.router_id(aggregation=self._aggs[sw.device.index])
         for iface in sw.interfaces:
             agg, agg_port = (iface.peer, iface.peer_port) if rack_side else (sw.device.index, iface.port)
             rack_switch = sw.device if rack_side else f.devices[iface.peer]
@@ -452,8 +455,9 @@ class FabricFacts:
             own, peer = link["address"], link["peer"]
             sw.border.append(BorderPort(link["port"], names[link["port"]], link["router"], link.get("peer_port"), own, peer))
             sw.bgp.append(BgpNeighbor(peer, link["asn"], link["router"], own.split("/")[0]))
-            if sw.router_id is None and ":" not in own:
-                sw.router_id = own.split("/")[0]  # the switch's first border address: unique, stable
+            if sw.router_id is None:
+                # The switch's first border address (unique, stable); an IPv6 one gives no ID.
+                sw.router_id = own.split("/")[0] if ":" not in own else plan.router_id(aggregation=self._aggs[sw.device.index])
         connected = {str(ipaddress.ip_interface(sw.gateway_interface).network)} if sw.gateway_interface else set()
         announce = m.border.announce or [str(plan.network)]
         sw.announce = [str(ipaddress.ip_network(p)) for p in announce if str(ipaddress.ip_network(p)) not in connected]

@@ -424,6 +424,17 @@ RULES: tuple[Rule, ...] = (
        or a route nobody planned, and the switches would boot without time, logs or logins.""",
     ),
     _r(
+        "ztp-url",
+        "check",
+        "SONiC zero-touch provisioning has no provisioning server, or one the switches cannot reach",
+        """Kea's reservation of a SONiC switch carries its ZTP URL (option 67, DHCPv6 option 59) and
+       the ZTP JSON fetches the switch's config_db, both under `management.addressing.provisioning_url`:
+       the site's HTTP server that serves the rendered `dhcp/ztp/` and `sonic/` folders. Without it
+       a warning, and no ZTP option or file is written (the gateway is a router, not a file
+       server); a host given as an address outside the management network and `services.networks`
+       is an error.""",
+    ),
+    _r(
         "secret-inline",
         "check",
         "A secret is given inline in the blueprint",

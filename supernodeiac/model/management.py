@@ -52,7 +52,8 @@ class MgmtAddressing(Strict):
     provisioning_url: Annotated[str, AfterValidator(_url)] | None = Field(
         None,
         description="http(s) URL the provisioning server serves the rendered dhcp/ztp/ and sonic/ folders under "
-        "(SONiC ZTP fetches <url>/dhcp/ztp/<switch>.json, then <url>/sonic/<switch>.json); default: http://<gateway>",
+        "(SONiC ZTP fetches <url>/dhcp/ztp/<switch>.json, then <url>/sonic/<switch>.json); its host, given as an address, "
+        "lies in the management network or services.networks; without it no ZTP is rendered (warning ztp-url)",
     )
     asn: Asn = Field(
         4259000000,

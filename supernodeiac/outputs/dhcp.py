@@ -33,7 +33,10 @@ client-id). The reservation also names the device (``hostname``: option 12 in th
 ZTP: a SONiC switch's reservation sets option 67 (``boot-file-name``), which SONiC ZTP reads as
 the URL of its ZTP JSON (option 239 names a plain provisioning script instead); that JSON's
 ``configdb-json`` plugin downloads the switch's rendered ``sonic/<switch>.json`` to
-``/etc/sonic/config_db.json``. Both are served under ``management.addressing.provisioning_url``.
+``/etc/sonic/config_db.json``. Both are served under ``management.addressing.provisioning_url``, the
+site's provisioning (HTTP) server; without it no ZTP option or file is written (a ``ztp-url``
+warning): the switches then boot without zero-touch provisioning rather than ask a host that
+serves nothing.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import ipaddress
 import json
 from typing import Any
 
+from ..facts.sonic_ports import sonic_switches
 from ..facts.switch_facts import FabricFacts, facts_for
 from .base import RENDERERS, RenderContext
 
@@ -71,13 +75,12 @@ def reservations(facts: FabricFacts) -> list[tuple[str, str, str, int, str | Non
     return out
 
 
-def _base_url(ctx: RenderContext, gateway: str) -> str:
+def _base_url(ctx: RenderContext) -> str | None:
+    """The provisioning server's URL; None where the blueprint names none (the ``ztp-url``
+    warning): no ZTP option and no ZTP file then, rather than a guessed host (the gateway is a
+    router, not a file server)."""
     m = ctx.blueprint.management
-    url = m.addressing.provisioning_url if m is not None and m.addressing is not None else None
-    if url is not None:
-        return url
-    host = f"[{gateway}]" if ":" in gateway else gateway
-    return f"http://{host}"
+    return m.addressing.provisioning_url if m is not None and m.addressing is not None else None
 
 
 def ztp_json(base: str, switch: str) -> dict[str, Any]:
@@ -99,14 +102,9 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
         return {}
     v6 = plan.network.version == 6
     f = ctx.fabric
-    base = _base_url(ctx, plan.gateway)
+    base = _base_url(ctx)
     prefixlen = plan.block_prefixlen if plan.routed else plan.prefixlen
-    # A SONiC switch: an Ethernet switch whose config_db snc renders (sonic.py's rule).
-    sonic = {
-        d.name
-        for d in f.devices
-        if f.models[d.model].kind == "switch" and f.models[d.model].transport == "ethernet" and d.model in ctx.catalogue.port_maps
-    }
+    sonic = {f.devices[i].name for i in sonic_switches(f, ctx.catalogue)}
     subnets: dict[str, dict[str, Any]] = {}
     out: dict[str, bytes] = {}
     inventory = ctx.blueprint.inventory
@@ -144,7 +142,7 @@ def render_dhcp(ctx: RenderContext) -> dict[str, bytes]:
             match = {"client-id": client_id(device, port)}
         r: dict[str, Any] = {**match, "hostname": device}
         r.update({"ip-addresses": [address]} if v6 else {"ip-address": address})
-        if device in sonic:
+        if device in sonic and base is not None:
             # SONiC ZTP's URL: DHCPv4 option 67 (boot-file-name), DHCPv6 option 59 (bootfile-url, RFC 5970).
             option = "bootfile-url" if v6 else "boot-file-name"
             r["option-data"] = [{"name": option, "data": f"{base}/dhcp/ztp/{device}.json"}]

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
+from ..facts.sonic_ports import sonic_switches
 from ..facts.switch_facts import FabricFacts, facts_for
 from .base import RENDERERS, RenderContext, Stream
 from .sonic_config import config_db, dumps
@@ -44,9 +45,10 @@ def render_sonic(ctx: RenderContext) -> dict[str, bytes | Stream]:
     services = None if spec is None else (service_tables(spec, False), service_tables(spec, spec.mgmt_vrf))
     if spec is not None:
         out["services/secrets.json"] = (json.dumps(secrets_plan(spec), indent=2, sort_keys=True) + "\n").encode()
+    mapped = set(sonic_switches(ctx.fabric, ctx.catalogue))
     for device in facts.switches("ethernet"):
         dev = ctx.fabric.devices[device]
-        if dev.model not in ctx.catalogue.port_maps:
+        if device not in mapped:
             unmapped[dev.model] += 1
             continue
         out[f"sonic/{dev.name}.json"] = Stream(partial(_produce, facts, device, services))
