@@ -32,6 +32,7 @@ so a large fabric pays nothing per link.
 from __future__ import annotations
 
 import ipaddress
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..fabric import Device, Fabric
@@ -43,6 +44,22 @@ if TYPE_CHECKING:
     from .clos_plan import ClosPlan
 
 SCHEME = "RFC 7938: one ASN per leaf, one per pod shared by its spines (2 tiers: one for all spines), one for the core tier"
+
+
+@dataclass(frozen=True, slots=True)
+class LeafBlocks:
+    """A fabric of several leaf sets (model.clos.LeafSet): per leaf, in the order of the leaves
+    list, its (global leaf index, first point-to-point block, first host block), its down and up
+    port counts, and the planned totals. Each set takes a run of the planned coordinates after the
+    sets before it, so a set growing within its grow_to_sus moves no other set's address. One leaf
+    set needs none: leaf l's coordinates are l, l x leaf_up and l x leaf_down."""
+
+    rows: list[tuple[int, int, int]]
+    down: list[int]
+    up: list[int]
+    planned_leaves: int
+    planned_p2p: int
+    planned_hosts: int
 
 
 def _set(device: Device, **values: Any) -> None:
@@ -59,6 +76,7 @@ def assign_ethernet(
     spines: list[int],
     cores: list[int],
     path: tuple,
+    leaf_blocks: LeafBlocks | None = None,
 ) -> EthernetFacts:
     """Give every switch its loopback, ASN and first point-to-point block; return the plan's facts.
 
@@ -70,15 +88,29 @@ def assign_ethernet(
     three = plan.tiers == 3
     planned_leaves = plan.planned_sus * plan.leaves_per_su
     planned_spines = plan.planned_pods * plan.spines_per_pod
+    if leaf_blocks is None:
+        up, down = plan.leaf.up, plan.leaf.down
+        rows = [(leaf, leaf * up, leaf * down) for leaf in range(len(leaves))]
+        leaf_ids = len(leaves)
+        leaf_p2p, leaf_hosts = len(leaves) * up, len(leaves) * down
+        planned_p2p, planned_hosts = planned_leaves * up, planned_leaves * down
+    else:
+        rows = leaf_blocks.rows
+        last = len(rows) - 1
+        leaf_ids = rows[last][0] + 1 if rows else 0
+        leaf_p2p = rows[last][1] + leaf_blocks.up[last] if rows else 0
+        leaf_hosts = rows[last][2] + leaf_blocks.down[last] if rows else 0
+        planned_leaves = leaf_blocks.planned_leaves
+        planned_p2p, planned_hosts = leaf_blocks.planned_p2p, leaf_blocks.planned_hosts
 
     # -- loopbacks --------------------------------------------------------------------------
     lo = network(eth.addressing.loopbacks)
     lo_base, lo_size, lo_len = int(lo.network_address), lo.num_addresses, lo.max_prefixlen
     lo_capacity = max(lo_size - 2, 0)
-    lo_needed = len(leaves) + len(spines) + len(cores)
+    lo_needed = leaf_ids + len(spines) + len(cores)
     if lo_needed <= lo_capacity:
         addr = ipaddress.ip_address
-        for leaf, dev in enumerate(leaves):
+        for (leaf, _, _), dev in zip(rows, leaves, strict=True):
             _set(devices[dev], loopback=f"{addr(lo_base + 1 + leaf)}/{lo_len}")
         top = lo_base + lo_size - 2
         for c, dev in enumerate(cores):
@@ -89,9 +121,9 @@ def assign_ethernet(
     # -- ASNs -------------------------------------------------------------------------------
     bgp = eth.bgp
     asn_capacity = bgp.asn_last - bgp.asn_first + 1
-    asn_needed = len(leaves) + (plan.built_pods + 1 if three else 1)
+    asn_needed = leaf_ids + (plan.built_pods + 1 if three else 1)
     if asn_needed <= asn_capacity:
-        for leaf, dev in enumerate(leaves):
+        for (leaf, _, _), dev in zip(rows, leaves, strict=True):
             _set(devices[dev], asn=bgp.asn_first + leaf)
         for dev in cores:
             _set(devices[dev], asn=bgp.asn_last)
@@ -103,20 +135,20 @@ def assign_ethernet(
     numbered = eth.addressing.p2p != "unnumbered"
     blocks = network(eth.addressing.p2p).num_addresses // 2 if numbered else 0
     spine_up = plan.spine.up if three else 0
-    p2p_needed = len(leaves) * plan.leaf.up + len(spines) * spine_up
+    p2p_needed = leaf_p2p + len(spines) * spine_up
     if numbered and p2p_needed <= blocks:
-        for leaf, dev in enumerate(leaves):
-            _set(devices[dev], p2p_block=leaf * plan.leaf.up)
+        for (_, block, _), dev in zip(rows, leaves, strict=True):
+            _set(devices[dev], p2p_block=block)
         for s, dev in enumerate(spines if three else ()):
             _set(devices[dev], p2p_block=blocks - (s + 1) * spine_up)
 
     # -- host links ---------------------------------------------------------------------------
     hosts = eth.addressing.hosts
     host_blocks = network(hosts).num_addresses // 2 if hosts is not None else 0
-    host_needed = len(leaves) * plan.leaf.down
+    host_needed = leaf_hosts
     if hosts is not None and host_needed <= host_blocks:
-        for leaf, dev in enumerate(leaves):
-            _set(devices[dev], host_block=leaf * plan.leaf.down)
+        for (_, _, block), dev in zip(rows, leaves, strict=True):
+            _set(devices[dev], host_block=block)
 
     return {
         "addressing": {
@@ -130,13 +162,13 @@ def assign_ethernet(
             "p2p_prefixlen": network(eth.addressing.p2p).max_prefixlen - 1 if numbered else None,
             "p2p_capacity": blocks,
             "p2p_needed": p2p_needed if numbered else 0,
-            "p2p_needed_planned": (planned_leaves * plan.leaf.up + planned_spines * spine_up) if numbered else 0,
+            "p2p_needed_planned": (planned_p2p + planned_spines * spine_up) if numbered else 0,
             # None: no host pool declared (the host-addressing check says the host ports stay unaddressed).
             "hosts": hosts,
             "hosts_prefixlen": network(hosts).max_prefixlen - 1 if hosts is not None else None,
             "hosts_capacity": host_blocks,
             "hosts_needed": host_needed if hosts is not None else 0,
-            "hosts_needed_planned": planned_leaves * plan.leaf.down if hosts is not None else 0,
+            "hosts_needed_planned": planned_hosts if hosts is not None else 0,
             "leaf_down": plan.leaf.down,
         },
         "bgp": {

@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import math
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from ..catalog.types import DeviceModel
-from ..fabric.fabric_facts import ClosShape, ClosSizing, FatTreeFacts, GrowthReservation, TierSizing
+from ..fabric.fabric_facts import ClosShape, ClosSizing, FatTreeFacts, GrowthReservation, LeafSetFacts, TierSizing
 from ..findings import BuildError, error
 from ..model.base import ratio_value
 from ..model.clos import EthernetSettings, FatTree
-from .addressing import assign_ethernet
+from .addressing import LeafBlocks, assign_ethernet
 from .base import BUILDERS
 from .clos_plan import (
     ClosPlan,
@@ -108,17 +110,186 @@ def _plane_ethernet(ctx: BuildContext, spec: FatTree, plane: int, path: tuple) -
     )
 
 
+@dataclass
+class _LeafSet:
+    """The leaves of one endpoint group (``key``), or the fabric's own (``key`` None: its ``switch``,
+    every group 'leaves' does not name, and the service endpoints). Each set fills SUs of its own;
+    the sets' leaves, in order, take consecutive runs of the planned leaf coordinates (global leaf
+    index, point-to-point and host blocks, spine down ports), so a set that grows within its
+    grow_to_sus moves no address of another set."""
+
+    key: str | None
+    model_name: str
+    switch_path: tuple
+    ports: TierPorts  # the port capacity the SUs are laid out on
+    ratio: Fraction  # the leaf ratio in ports
+    speed_ratio: Fraction  # down port speed / up port speed
+    su_nodes: int | None
+    grow: int | None
+    compute: list[tuple[int, str]]
+    knobs: dict = field(default_factory=dict)
+    plan: ClosPlan | None = None
+    leaves: list[int] = field(default_factory=list)
+    first: int = 0  # global leaf index of the set's first leaf
+    spine_first: int = 0  # spine down-port position its first leaf starts at
+
+    @property
+    def planned_leaves(self) -> int:
+        assert self.plan is not None
+        return self.plan.planned_sus * self.plan.leaves_per_su
+
+
+def _leaf_ports(
+    ctx: BuildContext, spec: FatTree, name: str, model: DeviceModel, switch_path: tuple, path: tuple
+) -> tuple[TierPorts, Fraction, Fraction, float]:
+    """A leaf model's port capacity, its leaf ratio in ports, down/up speed ratio and down speed."""
+    n_leaf = ratio_value(spec.oversubscription.leaf)
+    leaf_up = spec.uplinks.leaf if spec.uplinks is not None else None
+    try:
+        mixed = speed_split(model)
+    except PlanError as exc:
+        raise ctx.fail(exc.rule, exc.message, switch_path if exc.field == ("switch",) else path + exc.field, exc.hint) from None
+    if mixed is None:
+        speeds = [g.speed_gbps for g in model.ports if g.role == "data"]
+        return capacity(data_radix(model), n_leaf, leaf_up), n_leaf, Fraction(1), speeds[0]
+    # The cages fix the split (down ports of one speed, up ports of a faster one); the declared
+    # ratio is in bandwidth, so in ports it is N x up speed / down speed.
+    split, down_gbps, up_gbps = mixed
+    if leaf_up is not None and leaf_up > split.up:
+        raise ctx.fail(
+            "port-budget",
+            f"{leaf_up} uplinks per leaf; {name} has {split.up} up ports ({up_gbps:g}G)",
+            path + ("uplinks", "leaf"),
+            f"at most {split.up}",
+        )
+    speed_ratio = Fraction(down_gbps) / Fraction(up_gbps)
+    return TierPorts(split.down, leaf_up or split.up), n_leaf / speed_ratio, speed_ratio, down_gbps
+
+
+def _leaf_sets(
+    ctx: BuildContext, spec: FatTree, path: tuple, compute: list[tuple[int, str]], owners: list[str], services: bool
+) -> list[_LeafSet]:
+    """The fabric's leaf sets in build order: its own leaves (when any endpoint takes them), then
+    one per 'leaves' entry, each reference checked at its line."""
+    compute_groups = list(dict.fromkeys(ep.group for ep in spec.endpoints if ep.su is None))
+    service_groups = {ep.group for ep in spec.endpoints if ep.su is not None}
+    for key in spec.leaves:
+        at = path + ("leaves", key)
+        if key in service_groups:
+            raise ctx.fail(
+                "unknown-reference",
+                f"{key} attaches as service endpoints (su set): they take the top ports of the fabric's own leaves",
+                at,
+                "name a compute endpoint group here, or drop 'su' from its endpoint",
+            )
+        if key not in compute_groups:
+            raise ctx.fail(
+                "unknown-reference",
+                f"no compute endpoint group named {key!r} in fabric {spec.name}",
+                at,
+                did_you_mean(key, compute_groups) or f"endpoint groups: {', '.join(compute_groups)}",
+            )
+    sets: list[_LeafSet] = []
+    entries: list[tuple[str | None, str, tuple, int | None, int | None, float | None]] = []
+    own = [c for c, g in zip(compute, owners, strict=True) if g not in spec.leaves]
+    if not spec.leaves or own or services:
+        entries.append((None, spec.switch, path + ("switch",), spec.su_nodes, spec.grow_to_sus, None))
+    for key, entry in spec.leaves.items():
+        at = path + ("leaves", key)
+        entries.append((key, entry.switch, at + ("switch",), entry.su_nodes or spec.su_nodes, entry.grow_to_sus, entry.down_gbps))
+    for key, name, switch_path, su_nodes, grow, want_gbps in entries:
+        model = _switch(ctx, spec, name, switch_path)
+        ports, ratio, speed_ratio, down_gbps = _leaf_ports(ctx, spec, name, model, switch_path, path)
+        if want_gbps is not None and abs(want_gbps - down_gbps) > 1e-9:
+            runs = sorted(
+                n
+                for n, m in ctx.catalogue.devices.items()
+                if m.kind == "switch"
+                and m.transport in (spec.transport, "any")
+                and data_radix(m) >= 2
+                and _down_gbps(m) == want_gbps
+            )
+            raise ctx.fail(
+                "leaf-speed",
+                f"{name}'s down ports run {down_gbps:g}G as its cages are split; leaves.{key}.down_gbps asks {want_gbps:g}G",
+                path + ("leaves", key, "down_gbps"),
+                f"{spec.transport} switches whose down ports run {want_gbps:g}G: {', '.join(runs) or 'none in the catalogue'}",
+            )
+        mine = own if key is None else [c for c, g in zip(compute, owners, strict=True) if g == key]
+        sets.append(_LeafSet(key, name, switch_path, ports, ratio, speed_ratio, su_nodes, grow, mine))
+    return sets
+
+
+def _down_gbps(model: DeviceModel) -> float | None:
+    """The speed of a switch's down ports (its first data group's), None for a switch whose data
+    groups do not split into down and up speeds."""
+    try:
+        mixed = speed_split(model)
+    except PlanError:
+        return None
+    if mixed is not None:
+        return mixed[1]
+    return next((g.speed_gbps for g in model.ports if g.role == "data"), None)
+
+
+def _up_gbps(model: DeviceModel) -> float:
+    """The speed of a switch's up ports: its faster data group's, or its one data speed."""
+    mixed = speed_split(model)
+    if mixed is not None:
+        return mixed[2]
+    return next(g.speed_gbps for g in model.ports if g.role == "data")
+
+
+def _share_spines(ctx: BuildContext, spec: FatTree, sets: list[_LeafSet], spine: TierPorts, path: tuple) -> int:
+    """The fewest spines every leaf of every set reaches with the same number of links each: the
+    smallest S dividing every set's uplink count whose planned leaves x (uplinks / S) fit a spine's
+    down ports. Each set's plan gets its parallel links and the leaves the spines leave it."""
+    ups = [s.plan.leaf.up for s in sets if s.plan is not None]
+    planned = [s.planned_leaves for s in sets]
+    common = math.gcd(*ups)
+    chosen = next(
+        (
+            n
+            for n in range(1, common + 1)
+            if common % n == 0 and sum(lv * u // n for lv, u in zip(planned, ups, strict=True)) <= spine.down
+        ),
+        None,
+    )
+    if chosen is None:
+        need = sum(lv * u // common for lv, u in zip(planned, ups, strict=True))
+        per_set = ", ".join(f"{s.key or spec.switch} {lv}" for s, lv in zip(sets, planned, strict=True))
+        raise ctx.fail(
+            "topology-too-big",
+            f"the leaf sets' {sum(planned)} planned leaves ({per_set}) "
+            f"need {need} down ports on each of {common} spines; a spine has {spine.down}",
+            path + ("leaves",),
+            "fewer SUs (grow_to_sus), fewer uplinks per leaf, or a spine switch of higher radix",
+        )
+    used = sum(lv * u // chosen for lv, u in zip(planned, ups, strict=True))
+    offset = 0
+    first_leaf = 0
+    for s in sets:
+        assert s.plan is not None
+        p = s.plan.leaf.up // chosen
+        mine = s.planned_leaves * p
+        room = spine.down - (used - mine)  # the spine ports the other sets leave this one
+        lps = s.plan.leaves_per_su
+        s.plan = replace(s.plan, p1=p, spines_per_pod=chosen, leaves_per_pod=(room // p // lps) * lps)
+        s.first, s.spine_first = first_leaf, offset
+        first_leaf += s.planned_leaves
+        offset += mine
+    return used
+
+
 def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> None:
     f = ctx.fabric
     spine_key = "spine_switch" if spec.spine_switch else "switch"
     core_key = "core_switch" if spec.core_switch else spine_key
-    leaf_name = spec.switch
     spine_name = spec.spine_switch or spec.switch
     core_name = spec.core_switch or spine_name
-    leaf_m = _switch(ctx, spec, leaf_name, path + ("switch",))
+    leaf_m = _switch(ctx, spec, spec.switch, path + ("switch",))
     spine_m = _switch(ctx, spec, spine_name, path + (spine_key,))
     core_m = _switch(ctx, spec, core_name, path + (core_key,))
-    n_leaf = ratio_value(spec.oversubscription.leaf)
     n_spine = ratio_value(spec.oversubscription.spine)
     explicit = spec.uplinks
     leaf_up = explicit.leaf if explicit is not None else None
@@ -132,82 +303,88 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
                 path + ("uplinks", key),
                 f"at most {k - 1}",
             )
-    try:
-        mixed = speed_split(leaf_m)
-    except PlanError as exc:
-        raise ctx.fail(exc.rule, exc.message, path + exc.field, exc.hint) from None
-    speed_ratio = Fraction(1)  # a leaf's down port speed / up port speed
-    if mixed is None:
-        leaf_ports = capacity(k_leaf, n_leaf, leaf_up)
-        leaf_ratio = n_leaf
-    else:
-        # The cages fix the split (down ports of one speed, up ports of a faster one); the declared
-        # ratio is in bandwidth, so in ports it is N x up speed / down speed.
-        split, down_gbps, up_gbps = mixed
-        if leaf_up is not None and leaf_up > split.up:
-            raise ctx.fail(
-                "port-budget",
-                f"{leaf_up} uplinks per leaf; {leaf_name} has {split.up} up ports ({up_gbps:g}G)",
-                path + ("uplinks", "leaf"),
-                f"at most {split.up}",
-            )
-        leaf_ports = TierPorts(split.down, leaf_up or split.up)
-        speed_ratio = Fraction(down_gbps) / Fraction(up_gbps)
-        leaf_ratio = n_leaf / speed_ratio
+    compute, service, owners = _endpoints(ctx, spec, path)
+    sets = _leaf_sets(ctx, spec, path, compute, owners, bool(service))
     # The top tier has no uplinks: all its ports face down.
     spine_ports = capacity(k_spine, n_spine, spine_up) if spec.tiers == 3 else TierPorts(k_spine, 0)
     k_core = data_radix(core_m) if spec.tiers == 3 else 0
 
-    compute, service = _endpoints(ctx, spec, path)
     ports_of = _PlanePorts(ctx, spec, plane, path)
-    nics = _nics(ctx, spec, compute, ports_of, path)
     service_ports: dict[int, int] = {}
     for su, dev, port_role in service:
         service_ports[su] = service_ports.get(su, 0) + len(ports_of(f.devices[dev].model, port_role))
-    knobs = {
-        "rail_optimized": spec.rail_optimized,
-        "nics": nics,
-        "service_ports": service_ports,
-        "su_nodes": spec.su_nodes,
-        "leaves_per_pod": spec.leaves_per_pod,
-        "leaf_ratio": leaf_ratio,
-        "leaf_uplinks": leaf_up,
-    }
-    try:
-        plan = plan_clos(
-            tiers=spec.tiers,
-            leaf=leaf_ports,
-            spine=spine_ports,
-            core_radix=k_core,
-            nodes=len(compute),
-            grow_to_sus=spec.grow_to_sus,
-            spine_ratio=n_spine,
-            spine_uplinks=spine_up,
-            **knobs,  # type: ignore[arg-type]
-        )
-    except TooBig as exc:
-        raise BuildError(
-            [error(exc.rule, exc.message, path + exc.field, _alternatives(ctx, spec, exc, knobs, leaf_ports, spine_m))]
-        ) from None
-    except PlanError as exc:
-        raise ctx.fail(exc.rule, exc.message, path + exc.field, exc.hint) from None
+    for s in sets:
+        if leaf_up is not None and leaf_up >= data_radix(f.models[s.model_name]):
+            raise ctx.fail(
+                "port-budget",
+                f"{leaf_up} uplinks per leaf leave no down port on a {data_radix(f.models[s.model_name])}-port {s.model_name}",
+                path + ("uplinks", "leaf"),
+                f"at most {data_radix(f.models[s.model_name]) - 1}",
+            )
+        s.knobs = {
+            "rail_optimized": spec.rail_optimized,
+            "nics": _nics(ctx, spec, s.compute, ports_of, path),
+            "service_ports": service_ports if s.key is None else {},
+            "su_nodes": s.su_nodes,
+            "leaves_per_pod": spec.leaves_per_pod,
+            "leaf_ratio": s.ratio,
+            "leaf_uplinks": leaf_up,
+        }
+        try:
+            s.plan = plan_clos(
+                tiers=spec.tiers,
+                leaf=s.ports,
+                spine=spine_ports,
+                core_radix=k_core,
+                nodes=len(s.compute),
+                grow_to_sus=s.grow,
+                spine_ratio=n_spine,
+                spine_uplinks=spine_up,
+                **s.knobs,  # type: ignore[arg-type]
+            )
+        except TooBig as exc:
+            raise BuildError(
+                [error(exc.rule, exc.message, path + exc.field, _alternatives(ctx, spec, exc, s.knobs, s.ports, spine_m))]
+            ) from None
+        except PlanError as exc:
+            own = s.key is not None and exc.field == ("grow_to_sus",)
+            field_path = path + ("leaves", s.key) + exc.field if own and s.key is not None else path + exc.field
+            raise ctx.fail(exc.rule, exc.message, field_path, exc.hint) from None
+    spine_used = _share_spines(ctx, spec, sets, spine_ports, path) if len(sets) > 1 else 0
+    planned_leaves = sum(s.planned_leaves for s in sets)
+    plan = sets[0].plan
+    assert plan is not None
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
-    leaves = _leaves(ctx, spec, plan, leaf_name, path, plane * plan.planned_sus * plan.leaves_per_su)
-    leaf_data = ctx.fabric.layouts[leaf_name].ports_of("data")
+    for s in sets:
+        assert s.plan is not None
+        s.leaves = _leaves(ctx, spec, s, path, plane * planned_leaves + s.first)
+    for s in sets:
+        assert s.plan is not None
+        leaf_data = ctx.fabric.layouts[s.model_name].ports_of("data")
+        d = s.plan.leaf.down
+        _attach(ctx, spec, s.plan, s.leaves, s.compute, service if s.key is None else [], leaf_data[:d], ports_of, chooser, path)
+    leaf_data = ctx.fabric.layouts[sets[0].model_name].ports_of("data")
     d = plan.leaf.down
     down_ports, up_ports = leaf_data[:d], leaf_data[d : d + plan.leaf.up]
-    _attach(ctx, spec, plan, leaves, compute, service, down_ports, ports_of, chooser, path)
 
     spine_data = ctx.fabric.layouts[spine_name].ports_of("data")
     spines = _spines(ctx, spec, plan, spine_name, path, plane * plan.planned_pods * plan.spines_per_pod)
     spp, per_pod, p1 = plan.spines_per_pod, plan.leaves_per_pod, plan.p1
-    for pod in range(plan.built_pods):
-        pod_spines = spines[pod * spp : (pod + 1) * spp]
-        first = pod * per_pod
-        _wire_up(
-            ctx, spec.name, leaves[first : first + per_pod], up_ports, pod_spines, spine_data, p1, chooser, path, "leaf-spine"
-        )
+    if len(sets) == 1:
+        leaves = sets[0].leaves
+        for pod in range(plan.built_pods):
+            pod_spines = spines[pod * spp : (pod + 1) * spp]
+            first = pod * per_pod
+            _wire_up(
+                ctx, spec.name, leaves[first : first + per_pod], up_ports, pod_spines, spine_data, p1, chooser, path, "leaf-spine"
+            )
+    else:  # 2 tiers: every set's leaves under the same spines, each set on its run of spine ports
+        for s in sets:
+            assert s.plan is not None
+            data = ctx.fabric.layouts[s.model_name].ports_of("data")
+            ups = data[s.plan.leaf.down : s.plan.leaf.down + s.plan.leaf.up]
+            _wire_up(ctx, spec.name, s.leaves, ups, spines, spine_data[s.spine_first :], s.plan.p1, chooser, path, "leaf-spine")
 
     cores: list[int] = []
     spine_up_ports: list[int] = []
@@ -231,15 +408,115 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
                 "spine-core",
             )
 
+    first_set = sets[0]
+    k_first = data_radix(f.models[first_set.model_name])
+    n_first = len(first_set.compute)
     facts: FatTreeFacts = {
-        **_facts(spec, plan, len(compute), len(service), service_ports, k_leaf, k_spine, up_ports, spine_up_ports),
+        **_facts(spec, plan, n_first, len(service), service_ports, k_first, k_spine, up_ports, spine_up_ports),
         "leaf_down_ports": list(down_ports),  # position q of a leaf down port: its host-link block offset
-        "ceiling_nodes": ceiling_nodes(spec.tiers, leaf_ports, spine_ports, k_core, **knobs),
-        **_sizing(spec, plan, knobs, len(compute), leaf_ports, k_spine, speed_ratio),
+        "ceiling_nodes": ceiling_nodes(spec.tiers, first_set.ports, spine_ports, k_core, **first_set.knobs),
+        **_sizing(spec, plan, first_set.knobs, n_first, first_set.ports, k_spine, first_set.speed_ratio),
     }
+    if len(sets) > 1:
+        _merge_sets(ctx, spec, facts, sets, spine_used)
+    all_leaves = [dev for s in sets for dev in s.leaves]
     if spec.ethernet is not None:
-        facts["ethernet"] = assign_ethernet(f, spec.ethernet, plan, leaves, spines, cores, path + ("ethernet",))
+        blocks = None
+        if len(sets) > 1:
+            blocks = _leaf_blocks(sets)
+        facts["ethernet"] = assign_ethernet(
+            f, spec.ethernet, plan, all_leaves, spines, cores, path + ("ethernet",), leaf_blocks=blocks
+        )
     f.facts[spec.name] = facts
+
+
+def _leaf_blocks(sets: list[_LeafSet]) -> LeafBlocks:
+    """Per leaf (in build order) its global leaf index and first point-to-point and host block:
+    each set's leaves take a run of the planned coordinates (its planned leaves x its uplinks,
+    x its down ports) after the sets before it."""
+    rows: list[tuple[int, int, int]] = []
+    p2p = host = 0
+    for s in sets:
+        assert s.plan is not None
+        up, down = s.plan.leaf.up, s.plan.leaf.down
+        rows.extend((s.first + i, p2p + i * up, host + i * down) for i in range(len(s.leaves)))
+        p2p += s.planned_leaves * up
+        host += s.planned_leaves * down
+    last = sets[-1]
+    assert last.plan is not None
+    return LeafBlocks(
+        rows=rows,
+        down=[s.plan.leaf.down for s in sets for _ in s.leaves if s.plan is not None],
+        up=[s.plan.leaf.up for s in sets for _ in s.leaves if s.plan is not None],
+        planned_leaves=last.first + last.planned_leaves,
+        planned_p2p=p2p,
+        planned_hosts=host,
+    )
+
+
+def _merge_sets(ctx: BuildContext, spec: FatTree, facts: FatTreeFacts, sets: list[_LeafSet], spine_used: int) -> None:
+    """Fabric totals over the leaf sets (nodes, leaves, spine ports, growth) and each set's own
+    shape under ``leaf_sets``; the per-leaf keys at the top stay the first set's."""
+    f = ctx.fabric
+    rows: list[LeafSetFacts] = []
+    for s in sets:
+        plan = s.plan
+        assert plan is not None
+        data = f.layouts[s.model_name].ports_of("data")
+        d, u = plan.leaf.down, plan.leaf.up
+        model = f.models[s.model_name]
+        rows.append(
+            {
+                "group": s.key,
+                "switch": s.model_name,
+                "path": s.switch_path,
+                "nodes": len(s.compute),
+                "rails": plan.nics,
+                "su_nodes": plan.su_nodes,
+                "leaves_per_su": plan.leaves_per_su,
+                "built_sus": plan.built_sus,
+                "planned_sus": plan.planned_sus,
+                "leaves": plan.leaves,
+                "first_leaf": s.first,
+                "leaf_radix": data_radix(model),
+                "leaf_down": d,
+                "leaf_up": u,
+                "leaf_down_used": plan.leaf_used,
+                "down_gbps": _down_gbps(model) or 0.0,
+                "up_gbps": _up_gbps(model),
+                "speed_ratio": str(s.speed_ratio),
+                "leaf_spine_parallel": plan.p1,
+                "spine_first_port": s.spine_first,
+                "max_sus": plan.max_sus,
+                "max_nodes": plan.max_nodes,
+                "leaf_down_ports": data[:d],
+                "leaf_up_ports": data[d : d + u],
+                "sized": uplinks_for(plan.leaf_used, s.ratio),
+            }
+        )
+    facts["leaf_sets"] = rows
+    facts["nodes"] = sum(r["nodes"] for r in rows)
+    facts["leaves"] = sum(r["leaves"] for r in rows)
+    facts["spine_down_used"] = spine_used
+    facts["max_nodes"] = sum(r["max_nodes"] for r in rows)
+    facts["max_leaves"] = sum(r["max_sus"] * r["leaves_per_su"] for r in rows)
+    facts["max_endpoint_ports"] = sum(r["max_sus"] * r["leaves_per_su"] * r["leaf_down"] for r in rows)
+    facts["ceiling_nodes"] = facts["max_nodes"]
+    facts["ports_planned"] = {**facts["ports_planned"], "spine": spine_used}
+    facts["designs"] = []  # the 2- and 3-tier alternatives are for one leaf model
+    facts["growth_reservation"] = None
+    # The leaf tier's designed ratio: the set that is most oversubscribed (down in use x speed / up).
+    worst = max(rows, key=lambda r: Fraction(r["leaf_down_used"], r["leaf_up"]) * Fraction(r["speed_ratio"]))
+    leaf: TierSizing = {
+        "declared": spec.oversubscription.leaf,
+        "down_used": worst["leaf_down_used"],
+        "uplinks": worst["leaf_up"],
+        "sized": worst["sized"],
+        "explicit": spec.uplinks is not None and spec.uplinks.leaf is not None,
+    }
+    if worst["speed_ratio"] != "1":
+        leaf["speed_ratio"] = worst["speed_ratio"]
+    facts["sizing"] = {**facts["sizing"], "leaf": leaf}
 
 
 def _sizing(
@@ -307,13 +584,16 @@ def _switch(ctx: BuildContext, spec: FatTree, name: str, path: tuple) -> DeviceM
     return model
 
 
-def _endpoints(ctx: BuildContext, spec: FatTree, path: tuple) -> tuple[list[tuple[int, str]], list[tuple[int, int, str]]]:
-    """Compute endpoints as (device, port role) in fill order, and service ones as (su, device,
-    port role). The port role is the endpoint's ``ports`` (data by default; storage or inband for
-    a storage / in-band fabric on the same nodes)."""
+def _endpoints(
+    ctx: BuildContext, spec: FatTree, path: tuple
+) -> tuple[list[tuple[int, str]], list[tuple[int, int, str]], list[str]]:
+    """Compute endpoints as (device, port role) in fill order, service ones as (su, device, port
+    role), and the endpoint group of each compute endpoint. The port role is the endpoint's
+    ``ports`` (data by default; storage or inband for a storage / in-band fabric on the same nodes)."""
     f = ctx.fabric
     compute: list[tuple[int, str]] = []
     service: list[tuple[int, int, str]] = []
+    owners: list[str] = []
     for i, ep in enumerate(spec.endpoints):
         if ep.group not in ctx.groups:
             raise ctx.fail(
@@ -335,9 +615,10 @@ def _endpoints(ctx: BuildContext, spec: FatTree, path: tuple) -> tuple[list[tupl
             )
         if ep.su is None:
             compute.extend((dev, role) for dev in devs)
+            owners.extend(ep.group for _ in devs)
         else:
             service.extend((ep.su, dev, role) for dev in devs)
-    return compute, service
+    return compute, service, owners
 
 
 class _PlanePorts:
@@ -384,31 +665,38 @@ def _nics(ctx: BuildContext, spec: FatTree, compute: list[tuple[int, str]], port
     return max(counts.values(), default=1)
 
 
-def _leaves(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple, first_slot: int) -> list[int]:
-    """All leaves of the built SUs (a partly filled SU gets all its leaves), by global index.
-    ``first_slot``: where this plane's placement slots start (plane x the planned leaves of a plane)."""
-    name, lps, lpr = spec.name, plan.leaves_per_su, plan.leaves_per_rail
+def _leaves(ctx: BuildContext, spec: FatTree, leaf_set: _LeafSet, path: tuple, first_slot: int) -> list[int]:
+    """All leaves of a set's built SUs (a partly filled SU gets all its leaves), by global index.
+    ``first_slot``: where the set's placement slots start (plane x the planned leaves of a plane,
+    plus the planned leaves of the sets before it). A group's own leaves carry its name
+    (coordinate and naming field ``group``)."""
+    plan = leaf_set.plan
+    assert plan is not None
+    name, lps, lpr, group = spec.name, plan.leaves_per_su, plan.leaves_per_rail, leaf_set.key
+    default = "{fabric}-leaf-su{su:03d}-{leaf:02d}" if group is None else "{fabric}-leaf-{group}-su{su:03d}-{leaf:02d}"
     out: list[int] = []
     for su in range(plan.built_sus):
         for i in range(lps):
             index = su * lps + i
             rail = i // lpr if plan.rail_optimized else None
-            coords = (("fabric", name), ("su", su), ("leaf", i)) + ((("rail", rail),) if rail is not None else ())
+            coords = (("fabric", name),) + ((("group", group),) if group is not None else ())
+            coords += (("su", su), ("leaf", i)) + ((("rail", rail),) if rail is not None else ())
             lname = ctx.name(
                 "leaf",
-                "{fabric}-leaf-su{su:03d}-{leaf:02d}",
+                default,
                 path,
                 fabric=name,
+                group=group or "",
                 su=su + 1,
                 leaf=i + 1,
                 rail=rail or 0,
-                pod=index // plan.leaves_per_pod + 1,
-                index=index + 1,
+                pod=index // plan.leaves_per_pod + 1 if plan.leaves_per_pod else 1,
+                index=leaf_set.first + index + 1,
             )
             dev = ctx.add_device(
                 name=lname,
                 role="leaf",
-                model=model,
+                model=leaf_set.model_name,
                 group=name,
                 placement=spec.placement.leaf,
                 slot=first_slot + index,

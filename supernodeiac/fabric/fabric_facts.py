@@ -174,10 +174,44 @@ class ClosSizing(TypedDict):
     designs: list[DesignFacts]
 
 
+class LeafSetFacts(TypedDict):
+    """One leaf set of a fabric with per-group leaves (model.clos.LeafSet; builders/clos.py): the
+    fabric's own leaves (group None) or one endpoint group's, with their own model and shape."""
+
+    group: str | None  # the endpoint group; None: the fabric's own leaves ('switch')
+    switch: str  # the catalogue model of the set's leaves
+    path: BlueprintPath  # where the model is named
+    nodes: int
+    rails: int
+    su_nodes: int
+    leaves_per_su: int
+    built_sus: int
+    planned_sus: int
+    leaves: int  # built
+    first_leaf: int  # global leaf index of its first leaf (the sets before it take the planned ones below)
+    leaf_radix: int
+    leaf_down: int
+    leaf_up: int
+    leaf_down_used: int
+    down_gbps: float
+    up_gbps: float
+    speed_ratio: str  # down port speed / up port speed, a fraction as text
+    leaf_spine_parallel: int
+    spine_first_port: int  # the spine down-port position its first leaf takes
+    max_sus: int  # SUs the set grows to without re-cabling (the other sets at their planned size)
+    max_nodes: int
+    leaf_down_ports: list[int]
+    leaf_up_ports: list[int]
+    sized: int  # uplinks the declared ratio asks for
+
+
 class FatTreeFacts(ClosShape, ClosSizing):
     # Built in this key order: ClosShape's, leaf_down_ports, ceiling_nodes, ClosSizing's, ethernet.
+    # With per-group leaves the top-level leaf keys are the first set's and the counts (nodes,
+    # leaves, max_*) the fabric's totals; each set's shape is under leaf_sets.
     leaf_down_ports: list[int]  # position q of a leaf down port: its host-link block offset
     ceiling_nodes: int  # the most nodes the switch models allow in this many tiers
+    leaf_sets: NotRequired[list[LeafSetFacts]]  # per-group leaves (FatTree.leaves) only
     ethernet: NotRequired[EthernetFacts]  # transport ethernet only
 
 
@@ -423,3 +457,26 @@ def ethernet_of(facts: FabricFacts | None) -> EthernetFacts | None:
 def transport_of(facts: FabricFacts | None) -> str | None:
     """The scale-out transport (infiniband, ethernet); None for the other kinds."""
     return facts["transport"] if is_scale_out(facts) else None
+
+
+def leaf_shapes(facts: FatTreeFacts) -> dict[str, tuple[list[int], list[int]]]:
+    """Per leaf model of a fat tree: (its down ports, its up ports), port indices in order. One
+    entry ("" key) for a fabric of one leaf model; one per model of its leaf sets otherwise (two
+    sets of one model share its split: the split is the model's and the ratio's)."""
+    sets = facts.get("leaf_sets")
+    if not sets:
+        return {"": (list(facts.get("leaf_down_ports", ())), list(facts["leaf_up_ports"]))}
+    out: dict[str, tuple[list[int], list[int]]] = {}
+    for s in sets:
+        down, up = out.get(s["switch"], ([], []))
+        # two sets of one model may cable different uplink counts: keep the longer run
+        out[s["switch"]] = (s["leaf_down_ports"], up if len(up) >= len(s["leaf_up_ports"]) else s["leaf_up_ports"])
+    return out
+
+
+def leaf_down_of(facts: FatTreeFacts) -> dict[str, int]:
+    """Per leaf model (as :func:`leaf_shapes`, "" for one model): host-link blocks per leaf."""
+    sets = facts.get("leaf_sets")
+    if not sets:
+        return {"": int(facts["leaf_down"])}
+    return {s["switch"]: s["leaf_down"] for s in sets}

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..fabric import Fabric
-from ..fabric.fabric_facts import as_fat_tree
+from ..fabric.fabric_facts import as_fat_tree, leaf_down_of, leaf_shapes
 from .link_addresses import IPNetwork, ip_text, ip_texts, network
 
 
@@ -36,7 +36,14 @@ class HostAddresses:
         self.prefixlen: int | None = plan.get("hosts_prefixlen")
         self.leaf_down: int = plan.get("leaf_down", 0)
         self._net: IPNetwork | None = network(self.pool) if self.pool is not None else None
-        self._down: dict[int, int] = {port: q for q, port in enumerate(facts.get("leaf_down_ports", ()))}
+        shapes = leaf_shapes(facts)
+        # Down-port position by port, per leaf model ("" for a fabric of one leaf model).
+        self._downs: dict[str, dict[int, int]] = {m: {port: q for q, port in enumerate(down)} for m, (down, _) in shapes.items()}
+        self._leaf_downs = leaf_down_of(facts) if "" not in shapes else {"": self.leaf_down}
+        self._down: dict[int, int] = self._downs.get("", {})
+
+    def _down_of(self, model: str) -> dict[int, int]:
+        return self._downs.get("", None) or self._downs.get(model, {})
 
     @property
     def net(self) -> IPNetwork | None:
@@ -58,7 +65,7 @@ class HostAddresses:
         else:
             return None
         first = (leaf.attrs or {}).get("host_block")
-        q = self._down.get(port)
+        q = self._down_of(leaf.model).get(port)
         if first is None or q is None:
             return None
         return first + q
@@ -98,11 +105,22 @@ class HostAddresses:
         ta, tb = tier[a], tier[b]
         a_leaf = (ta == 1) & (tb == 0)
         leaf, port = np.where(a_leaf, a, b), np.where(a_leaf, ap, bp)
-        width = int(max(port.max(initial=0), max(self._down, default=0))) + 1
-        q_of = np.full(width, -1, dtype=np.int64)
-        for p, q in self._down.items():
-            q_of[p] = q
-        qs = q_of[port]
+        if "" in self._downs:
+            width = int(max(port.max(initial=0), max(self._down, default=0))) + 1
+            q_of = np.full(width, -1, dtype=np.int64)
+            for p, q in self._down.items():
+                q_of[p] = q
+            qs = q_of[port]
+        else:  # leaf sets: the position table of each leaf's own model
+            models = list(self._downs)
+            mid = {m: r for r, m in enumerate(models)}
+            width = int(max(port.max(initial=0), *(max(d, default=0) for d in self._downs.values()))) + 1
+            q_tab = np.full((len(models) + 1, width), -1, dtype=np.int64)
+            for r, m in enumerate(models):
+                for p, q in self._downs[m].items():
+                    q_tab[r, p] = q
+            dev_model = np.array([mid.get(d.model, len(models)) for d in f.devices], dtype=np.int64)
+            qs = q_tab[dev_model[leaf], port]
         ok = (a_leaf | ((tb == 1) & (ta == 0))) & (first[leaf] >= 0) & (qs >= 0)
         return np.where(ok, first[leaf] + qs, -1), a_leaf
 
@@ -178,10 +196,12 @@ class HostAddresses:
     def summary(self, leaf: int) -> list[str]:
         """The prefixes covering exactly the leaf's host blocks (all its down ports, cabled or not):
         what it advertises for its hosts. Empty without a pool or a block."""
-        first = (self.fabric.devices[leaf].attrs or {}).get("host_block")
-        if self._net is None or first is None or not self.leaf_down:
+        device = self.fabric.devices[leaf]
+        first = (device.attrs or {}).get("host_block")
+        leaf_down = self._leaf_downs.get("", 0) or self._leaf_downs.get(device.model, 0)
+        if self._net is None or first is None or not leaf_down:
             return []
         base = int(self._net.network_address) + 2 * first
         make = ipaddress.ip_address
-        low, high = make(base), make(base + 2 * self.leaf_down - 1)
+        low, high = make(base), make(base + 2 * leaf_down - 1)
         return [str(n) for n in ipaddress.summarize_address_range(low, high)]

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..fabric import Fabric, Link
-from ..fabric.fabric_facts import as_fat_tree
+from ..fabric.fabric_facts import as_fat_tree, leaf_shapes
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -34,10 +34,17 @@ class LinkAddresses:
         self.numbered = plan["p2p"] != "unnumbered"
         self.prefixlen = plan["p2p_prefixlen"]
         self._net = network(plan["p2p"]) if self.numbered else None
+        # Up-port position by port, per kind of lower switch: "spine", and "leaf" (one leaf model)
+        # or "leaf:<model>" per model of the fabric's leaf sets.
+        shapes = leaf_shapes(facts)
+        self._by_model = "" not in shapes
         self._up: dict[str, dict[int, int]] = {
-            "leaf": {port: m for m, port in enumerate(facts["leaf_up_ports"])},
+            **{("leaf:" + m if m else "leaf"): {port: k for k, port in enumerate(up)} for m, (_, up) in shapes.items()},
             "spine": {port: m for m, port in enumerate(facts["spine_up_ports"])},
         }
+
+    def _kind(self, role: str, model: str) -> str:
+        return f"leaf:{model}" if role == "leaf" and self._by_model else role
 
     def block(self, a_index: int, a_port: int, b_index: int, b_port: int) -> int | None:
         """The /31 (/127) block index of the link between these ends; None for endpoint links or unnumbered."""
@@ -48,7 +55,7 @@ class LinkAddresses:
         low, port = (a, a_port) if a.tier < b.tier else (b, b_port)
         if low.attrs is None or "p2p_block" not in low.attrs:
             return None  # the pool was too small: the addressing check reports it
-        return low.attrs["p2p_block"] + self._up[low.role][port]
+        return low.attrs["p2p_block"] + self._up[self._kind(low.role, low.model)][port]
 
     def __call__(self, link: Link) -> tuple[str, str] | None:
         """(A-end address, B-end address) with prefix length, e.g. ('10.64.0.1/31', '10.64.0.0/31')."""
@@ -76,7 +83,10 @@ class LinkAddresses:
         devices = f.devices
         tier = np.array([d.tier for d in devices], dtype=np.int64)
         first = np.array([(d.attrs or {}).get("p2p_block", -1) for d in devices], dtype=np.int64)
-        role = np.array([{"leaf": 0, "spine": 1}.get(d.role, 2) for d in devices], dtype=np.int64)
+        kinds = list(self._up)
+        kind_id = {k: r for r, k in enumerate(kinds)}
+        other = len(kinds)
+        role = np.array([kind_id.get(self._kind(d.role, d.model), other) for d in devices], dtype=np.int64)
         arr = f.links.arrays()
         pos = np.asarray(positions, dtype=np.int64)
         a, b, ap, bp = arr.a[pos], arr.b[pos], arr.a_port[pos], arr.b_port[pos]
@@ -85,8 +95,8 @@ class LinkAddresses:
         low, low_port = np.where(a_lower, a, b), np.where(a_lower, ap, bp)
         # Up-port position of the lower end's port, per role (-1: not an up port).
         width = int(max(low_port.max(initial=0), *(max(u, default=0) for u in self._up.values()))) + 1
-        up = np.full((3, width), -1, dtype=np.int64)
-        for r, name in enumerate(("leaf", "spine")):
+        up = np.full((other + 1, width), -1, dtype=np.int64)
+        for r, name in enumerate(kinds):
             for port, m in self._up[name].items():
                 up[r, port] = m
         index = up[role[low], low_port]

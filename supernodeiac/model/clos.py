@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
-from .base import Name, NonNegInt, PositiveInt, Ratio, Strict
+from .base import Name, NonNegInt, PositiveFloat, PositiveInt, Ratio, Strict
 from .common import MediaPolicy, RoutingEngine
 from .site import Placement
 from .subnet_manager import SubnetManager
@@ -60,6 +60,22 @@ class Uplinks(Strict):
 
     leaf: PositiveInt | None = Field(None, description="uplinks cabled per leaf")
     spine: PositiveInt | None = Field(None, description="3 tiers only: uplinks cabled per spine")
+
+
+class LeafSet(Strict):
+    """The leaves of one node group of the fabric, with their own switch model (a GPU group on
+    400G-down leaves and an NPU group on 200G-down leaves under the same spines). The group's
+    compute endpoints fill SUs of their own; the leaves' uplinks follow their own radix and the
+    fabric's leaf ratio (builders/clos.py: leaf sets)."""
+
+    switch: str = Field(description="catalogue switch of this group's leaves")
+    down_gbps: PositiveFloat | None = Field(
+        None, description="the speed the leaves' down ports run (Gb/s); checked against the switch's cages"
+    )
+    su_nodes: PositiveInt | None = Field(None, description="node slots per SU of this group; default as the fabric's su_nodes")
+    grow_to_sus: PositiveInt | None = Field(
+        None, description="plan this group's leaves (addresses) and the spines for this many of its SUs; default: the built size"
+    )
 
 
 class Oversubscription(Strict):
@@ -248,7 +264,10 @@ class FatTree(Strict):
         None, description="InfiniBand: the machines that run OpenSM (sm_priority each, an HA pair) and the fabric's lmc"
     )
     tiers: Literal[2, 3] = 2
-    switch: str = Field(description="catalogue switch for every tier unless spine_switch/core_switch say otherwise")
+    switch: str = Field(
+        description="catalogue switch for every tier unless spine_switch/core_switch say otherwise (and the leaves of "
+        "every endpoint group that 'leaves' does not name)"
+    )
     spine_switch: str | None = None
     core_switch: str | None = Field(None, description="3 tiers; default: the spine switch")
     rail_optimized: bool = Field(True, description="NIC i of every node lands on the leaves of rail i")
@@ -272,6 +291,11 @@ class FatTree(Strict):
         None, description="3 tiers: leaves per pod; default: as many whole SUs as a spine takes"
     )
     endpoints: list[Endpoint] = Field(min_length=1)
+    leaves: dict[Name, LeafSet] = Field(
+        default_factory=dict,
+        description="2 tiers: leaves of their own per endpoint group (switch model, down-port speed), under the same "
+        "spines; the groups not named here share the leaves of 'switch'",
+    )
     placement: ClosPlacement
     media: MediaPolicy | None = None
     ethernet: EthernetSettings | None = Field(None, description="transport ethernet (RoCEv2): address, ASN and lossless plan")
@@ -296,6 +320,8 @@ class FatTree(Strict):
                 raise ValueError("uplinks.spine is for 3 tiers: the spines of a 2-tier tree have no uplinks")
             if self.oversubscription.spine != "1:1":
                 raise ValueError("oversubscription.spine is for 3 tiers: the spines of a 2-tier tree have no uplinks")
+        if self.leaves and self.tiers != 2:
+            raise ValueError("leaves per endpoint group are built for 2-tier fat trees (all leaves under the same spines)")
         if self.transport == "ethernet" and self.ethernet is None:
             raise ValueError("a transport: ethernet fabric needs 'ethernet:' (addressing pools, bgp ASN range, lossless class)")
         if self.transport != "ethernet" and self.ethernet is not None:
