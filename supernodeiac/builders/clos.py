@@ -502,7 +502,9 @@ def _merge_sets(ctx: BuildContext, spec: FatTree, facts: FatTreeFacts, sets: lis
     facts["max_leaves"] = sum(r["max_sus"] * r["leaves_per_su"] for r in rows)
     facts["max_endpoint_ports"] = sum(r["max_sus"] * r["leaves_per_su"] * r["leaf_down"] for r in rows)
     facts["ceiling_nodes"] = facts["max_nodes"]
-    facts["ports_planned"] = {**facts["ports_planned"], "spine": spine_used}
+    # The leaf design figure is the set that uses the fewest of its ports (the one a threshold is about).
+    leaf_design = min(r["leaf_down_used"] + r["leaf_up"] for r in rows)
+    facts["ports_planned"] = {**facts["ports_planned"], "leaf": leaf_design, "spine": spine_used}
     facts["designs"] = []  # the 2- and 3-tier alternatives are for one leaf model
     facts["growth_reservation"] = None
     # The leaf tier's designed ratio: the set that is most oversubscribed (down in use x speed / up).
