@@ -90,7 +90,11 @@ def test_cables_per_speed_and_tier():
     servers = {g: GROUPS[g][0] for g in GROUPS}
     up = sum(len(_leaves(g)) * _uplinks(g) for g in GROUPS)
     assert by == Counter(
-        {("node-leaf", 400.0): servers["gpu"] * RAILS, ("node-leaf", 200.0): servers["npu"] * RAILS, ("leaf-spine", 400.0): up}
+        {
+            ("node-leaf", 400.0): servers["gpu"] * RAILS,
+            ("node-leaf", 200.0): servers["npu"] * RAILS,
+            ("leaf-spine", 400.0): up,
+        }
     )
     assert (servers["gpu"] * RAILS, servers["npu"] * RAILS, up) == (256, 256, 448)
 

@@ -122,13 +122,21 @@ def check_pools(ctx: CheckContext) -> Iterator[Finding]:
                     need=need,
                     planned=plan["hosts_needed_planned"],
                     need_text=(
-                        f"the fabric needs {need} ({facts['leaves']} leaves x {plan['leaf_down']} down ports, "
+                        f"the fabric needs {need} ({_leaf_ports_text(facts, plan['leaf_down'])}, "
                         f"{2 * need} addresses; every down port keeps its block, cabled or not)"
                     ),
                 )
             )
         for pool in pools:
             yield from _pool_findings(name, path, pool)
+
+
+def _leaf_ports_text(facts: FatTreeFacts, leaf_down: int) -> str:
+    """'16 leaves x 64 down ports', or per leaf set where the fabric has leaves of several models."""
+    sets = facts.get("leaf_sets")
+    if not sets:
+        return f"{facts['leaves']} leaves x {leaf_down} down ports"
+    return " + ".join(f"{s['leaves']} {s['switch']} leaves x {s['leaf_down']} down ports" for s in sets)
 
 
 @CHECKS.register("host-addressing")
@@ -139,8 +147,13 @@ def check_host_pool(ctx: CheckContext) -> Iterator[Finding]:
         plan = facts["ethernet"]["addressing"]
         if plan.get("hosts") is not None:
             continue
-        need = facts["leaves"] * facts["leaf_down"]
-        planned = facts["planned_sus"] * facts["leaves_per_su"] * facts["leaf_down"]
+        sets = facts.get("leaf_sets")
+        if sets:  # leaves of several models: each set's own down ports
+            need = sum(s["leaves"] * s["leaf_down"] for s in sets)
+            planned = sum(s["planned_sus"] * s["leaves_per_su"] * s["leaf_down"] for s in sets)
+        else:
+            need = facts["leaves"] * facts["leaf_down"]
+            planned = facts["planned_sus"] * facts["leaves_per_su"] * facts["leaf_down"]
         family = plan["family"]
         blocks = max(need, planned)
         start = "10.128.0.0" if family == 4 else "fd00:128::"

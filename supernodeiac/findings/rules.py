@@ -191,6 +191,16 @@ RULES: tuple[Rule, ...] = (
        larger switch, oversubscription).""",
     ),
     _r(
+        "leaf-speed",
+        "build",
+        "A group's leaf model cannot run the down-port speed asked for it",
+        """A fat tree's `leaves: {<group>: {switch, down_gbps}}` gives an endpoint group leaves of
+       their own model; `down_gbps` is the speed their down ports must run, and a switch whose
+       cages are split to another speed (128 x 400GbE asked to run 200G) cannot. The hint lists
+       the catalogue switches of the fabric's transport whose down ports run that speed (or add
+       one, with its cages split that way, under `catalogue: devices:`).""",
+    ),
+    _r(
         "chassis-slots",
         "build",
         "An OEX supernode does not fit its chassis",
