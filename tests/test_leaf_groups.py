@@ -265,3 +265,39 @@ def test_a_fabric_without_leaves_builds_as_before():
     facts = c.fabric.facts["roce"]
     assert "leaf_sets" not in facts and {d.model for d in c.fabric.devices if d.role == "leaf"} == {"sn5600-128x400g"}
     assert facts["leaves"] == math.ceil(64 / 32) * RAILS
+
+
+def test_growth_is_the_planned_sizes_of_every_set_together():
+    """Without re-cabling the fabric reaches each set's planned SUs (GPU 2 x 32, NPU 1 x 48 slots):
+    the spine ports beyond the plan are spare for one set or another, not for all at once."""
+    facts = _compiled().fabric.facts["roce"]
+    assert facts["max_nodes"] == sum(GROUPS[g][1] * GROUPS[g][2] for g in GROUPS) == 112
+    assert facts["max_leaves"] == sum(RAILS * GROUPS[g][2] for g in GROUPS)
+    assert facts["max_endpoint_ports"] == sum(RAILS * GROUPS[g][2] * GROUPS[g][3] for g in GROUPS)
+
+
+def test_a_declared_2_to_1_halves_every_sets_uplinks_in_bandwidth():
+    """2:1 in bandwidth: GPU 32 x 400 / 2 / 400 = 16 uplinks, NPU 48 x 200 / 2 / 400 = 12; spines:
+    gcd 4, (16 x 16 + 8 x 12) / S <= 128 gives S = 4 (GPU 4, NPU 3 links per spine); the measured
+    ratio and the collectives' taper are 2:1 for both sets."""
+    from supernodeiac.facts.collectives import taper
+    from supernodeiac.facts.oversubscription import measure
+
+    c = compile_text(TEXT.replace('oversubscription: {leaf: "1:1"}', 'oversubscription: {leaf: "2:1"}'), "two.yaml")
+    assert c.exit_code == 0, [x.message for x in c.findings if x.severity == "error"]
+    sets = {s["group"] or "gpu": s for s in c.fabric.facts["roce"]["leaf_sets"]}
+    assert (sets["gpu"]["leaf_up"], sets["npu"]["leaf_up"]) == (16, 12)
+    assert c.fabric.facts["roce"]["spines"] == 4
+    assert (sets["gpu"]["leaf_spine_parallel"], sets["npu"]["leaf_spine_parallel"]) == (4, 3)
+    assert taper(c.fabric, "roce") == 2.0 and taper(_compiled().fabric, "roce") == 1.0
+    assert measure(c.fabric, "roce")[1] == 2
+    assert not [x for x in c.findings if x.rule in ("oversubscription", "ratio-intent") and x.severity != "info"]
+
+
+def test_a_leaf_of_two_speeds_tapers_by_bandwidth_not_ports():
+    """roce-dual-plane's leaves: 64 x 400G down over 32 x 800G up is 1:1, not the 2:1 a port count gives."""
+    from supernodeiac.facts.collectives import taper
+
+    c = compile_file(str(Path(__file__).parent / "data" / "roce-dual-plane.yaml"))
+    facts = c.fabric.facts["roce-p1"]
+    assert facts["leaf_down"] / facts["leaf_up"] == 2 and taper(c.fabric, "roce-p1") == 1.0

@@ -243,7 +243,9 @@ def _up_gbps(model: DeviceModel) -> float:
 def _share_spines(ctx: BuildContext, spec: FatTree, sets: list[_LeafSet], spine: TierPorts, path: tuple) -> int:
     """The fewest spines every leaf of every set reaches with the same number of links each: the
     smallest S dividing every set's uplink count whose planned leaves x (uplinks / S) fit a spine's
-    down ports. Each set's plan gets its parallel links and the leaves the spines leave it."""
+    down ports. Each set's plan gets its parallel links, and its planned leaves as the most it
+    grows to without re-cabling: the spine ports beyond the plan are spare for whichever set grows
+    first, so only the planned sizes are reachable together."""
     ups = [s.plan.leaf.up for s in sets if s.plan is not None]
     planned = [s.planned_leaves for s in sets]
     common = math.gcd(*ups)
@@ -272,9 +274,7 @@ def _share_spines(ctx: BuildContext, spec: FatTree, sets: list[_LeafSet], spine:
         assert s.plan is not None
         p = s.plan.leaf.up // chosen
         mine = s.planned_leaves * p
-        room = spine.down - (used - mine)  # the spine ports the other sets leave this one
-        lps = s.plan.leaves_per_su
-        s.plan = replace(s.plan, p1=p, spines_per_pod=chosen, leaves_per_pod=(room // p // lps) * lps)
+        s.plan = replace(s.plan, p1=p, spines_per_pod=chosen, leaves_per_pod=s.planned_leaves)
         s.first, s.spine_first = first_leaf, offset
         first_leaf += s.planned_leaves
         offset += mine
@@ -501,7 +501,7 @@ def _merge_sets(ctx: BuildContext, spec: FatTree, facts: FatTreeFacts, sets: lis
     facts["max_nodes"] = sum(r["max_nodes"] for r in rows)
     facts["max_leaves"] = sum(r["max_sus"] * r["leaves_per_su"] for r in rows)
     facts["max_endpoint_ports"] = sum(r["max_sus"] * r["leaves_per_su"] * r["leaf_down"] for r in rows)
-    facts["ceiling_nodes"] = facts["max_nodes"]
+    facts["ceiling_nodes"] = facts["max_nodes"]  # no one-link-per-pair ceiling is stated for several leaf models
     # The leaf design figure is the set that uses the fewest of its ports (the one a threshold is about).
     leaf_design = min(r["leaf_down_used"] + r["leaf_up"] for r in rows)
     facts["ports_planned"] = {**facts["ports_planned"], "leaf": leaf_design, "spine": spine_used}

@@ -116,6 +116,10 @@ def _minimal(s: FabricStats, facts: Mapping[str, Any]) -> dict[str, Any] | None:
     """What a unit sees towards the rest of the fabric under minimal routing: a leaf's down ports
     in use against its uplinks (2 tiers: every leaf reaches every other through the spines); a
     pod's (3 tiers: a pod reaches every other pod only through its spines' uplinks to the cores)."""
+    sets = facts.get("leaf_sets")
+    if sets:  # leaves of several models (2 tiers): the most oversubscribed set, at its own port speeds
+        worst = max(Fraction(x["leaf_down_used"] * x["down_gbps"] / (x["leaf_up"] * x["up_gbps"])) for x in sets)
+        return {"unit": "leaf", "to": "any other leaf", "ratio": ratio_text(worst.limit_denominator(1000))}
     r0, r1 = _rate(s, 0, 1), _rate(s, 1, 2)
     if r0 is None or r1 is None:
         return None

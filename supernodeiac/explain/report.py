@@ -411,7 +411,7 @@ def _fat_tree(inp: Inputs, s: FabricStats, report: dict[str, Any]) -> None:
     # tree of radix k); 3 tiers: k_core x leaves_per_pod x leaf_down (k^3/4).
     ceiling = None
     upper = s.members_at(tiers)
-    if upper and leaf_down:
+    if upper and leaf_down and not facts.get("leaf_sets"):  # one leaf model: its down ports under every spine port
         k_top = f.models[f.devices[upper[0]].model].port_count("data")
         ceiling = k_top * leaf_down * (1 if tiers == 2 else int(facts.get("leaves_per_pod", 0)))
     growth["endpoint_ports"] = {"built": built, "without_recabling": cabled, "ceiling": ceiling}

@@ -198,7 +198,7 @@ class LeafSetFacts(TypedDict):
     speed_ratio: str  # down port speed / up port speed, a fraction as text
     leaf_spine_parallel: int
     spine_first_port: int  # the spine down-port position its first leaf takes
-    max_sus: int  # SUs the set grows to without re-cabling (the other sets at their planned size)
+    max_sus: int  # SUs the set reaches without re-cabling, all sets together: its planned SUs
     max_nodes: int
     leaf_down_ports: list[int]
     leaf_up_ports: list[int]

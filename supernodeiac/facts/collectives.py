@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ..catalog.collectives import ModelFigures, model_figures
 from ..fabric import Fabric
@@ -142,14 +143,26 @@ class NamedScale:
 
 
 def taper(f: Fabric, fabric: str) -> float:
-    """End-to-end oversubscription of a fat tree from its builder's facts (1 for other kinds)."""
+    """End-to-end oversubscription of a fat tree from its builder's facts (1 for other kinds), in
+    bandwidth: a leaf of two speeds counts its down ports at their speed over its uplinks' (64 x
+    400G over 32 x 800G is 1:1), and of a fabric with leaves per group the most oversubscribed set
+    (its down ports in use in the planned SU over its uplinks)."""
     facts = fat_tree_of(f.facts.get(fabric))
     ratio = 1.0
     if facts is None:
         return ratio
-    for d, u in ((facts["leaf_down"], facts["leaf_up"]), (facts["spine_down"], facts["spine_up"])):
-        if d and u:
-            ratio *= max(1.0, d / u)
+    sets = facts.get("leaf_sets")
+    if sets:
+        # each set's planned SU shape: its down ports in use over its uplinks
+        leaf = [(s["leaf_down_used"] * s["down_gbps"], s["leaf_up"] * s["up_gbps"]) for s in sets]
+    else:
+        speed = float(Fraction(str(facts.get("sizing", {}).get("leaf", {}).get("speed_ratio", "1"))))
+        leaf = [(facts["leaf_down"] * speed, float(facts["leaf_up"]))]
+    worst_leaf = max((max(1.0, d / u) for d, u in leaf if d and u), default=1.0)
+    ratio *= worst_leaf
+    d, u = facts["spine_down"], facts["spine_up"]
+    if d and u:
+        ratio *= max(1.0, d / u)
     return ratio
 
 
