@@ -166,6 +166,21 @@ def test_addresses_are_keyed_by_each_sets_own_coordinates():
     assert facts["hosts_needed_planned"] == sum(RAILS * GROUPS[g][2] * 64 for g in GROUPS)
 
 
+def test_sus_count_on_across_the_sets():
+    """The NPU set's SU is the fabric's SU 3 (after the GPU set's 2 planned): its leaves' names,
+    SU coordinate and the hosts' leaf groups (the schedulers' SU labels) never share an SU number."""
+    from supernodeiac.facts.hosts import cached_host_facts
+
+    c = _compiled()
+    f = c.fabric
+    first_npu_su = GROUPS["gpu"][2]
+    assert {d.coord("su") for d in _leaves("gpu")} == {0} and {d.coord("su") for d in _leaves("npu")} == {first_npu_su}
+    assert all(d.name.startswith(f"roce-leaf-npu-su{first_npu_su + 1:03d}-") for d in _leaves("npu"))
+    groups = cached_host_facts(f, c.blueprint).fabrics["roce"]
+    names = {f.devices[h].name.split("-")[0]: g.name for g in groups.leaf_groups for h in g.hosts}
+    assert names == {"gpu": "roce-su001", "npu": f"roce-su{first_npu_su + 1:03d}"}
+
+
 def test_no_oversubscription_or_intent_finding():
     c = _compiled()
     assert not [x for x in c.findings if x.rule in ("oversubscription", "ratio-intent") and x.severity != "info"]
@@ -185,7 +200,7 @@ def test_sonic_configs_run_each_leafs_own_speeds_and_pass_the_sonic_models():
     configs = _sonic()
     assert len(configs) == 8 + 8 + 8
     npu, gpu, spine = (
-        configs["sonic/roce-leaf-npu-su001-01.json"],
+        configs["sonic/roce-leaf-npu-su003-01.json"],
         configs["sonic/roce-leaf-su001-01.json"],
         configs["sonic/roce-spine-001.json"],
     )

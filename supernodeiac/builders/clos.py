@@ -131,6 +131,7 @@ class _LeafSet:
     plan: ClosPlan | None = None
     leaves: list[int] = field(default_factory=list)
     first: int = 0  # global leaf index of the set's first leaf
+    su_first: int = 0  # the fabric's SU number of the set's first SU (SUs count on across the sets)
     spine_first: int = 0  # spine down-port position its first leaf starts at
 
     @property
@@ -268,16 +269,15 @@ def _share_spines(ctx: BuildContext, spec: FatTree, sets: list[_LeafSet], spine:
             "fewer SUs (grow_to_sus), fewer uplinks per leaf, or a spine switch of higher radix",
         )
     used = sum(lv * u // chosen for lv, u in zip(planned, ups, strict=True))
-    offset = 0
-    first_leaf = 0
+    offset = first_leaf = first_su = 0
     for s in sets:
         assert s.plan is not None
         p = s.plan.leaf.up // chosen
-        mine = s.planned_leaves * p
         s.plan = replace(s.plan, p1=p, spines_per_pod=chosen, leaves_per_pod=s.planned_leaves)
-        s.first, s.spine_first = first_leaf, offset
+        s.first, s.su_first, s.spine_first = first_leaf, first_su, offset
         first_leaf += s.planned_leaves
-        offset += mine
+        first_su += s.plan.planned_sus
+        offset += s.planned_leaves * p
     return used
 
 
@@ -478,6 +478,7 @@ def _merge_sets(ctx: BuildContext, spec: FatTree, facts: FatTreeFacts, sets: lis
                 "planned_sus": plan.planned_sus,
                 "leaves": plan.leaves,
                 "first_leaf": s.first,
+                "first_su": s.su_first,
                 "leaf_radix": data_radix(model),
                 "leaf_down": d,
                 "leaf_up": u,
@@ -670,19 +671,20 @@ def _nics(ctx: BuildContext, spec: FatTree, compute: list[tuple[int, str]], port
 def _leaves(ctx: BuildContext, spec: FatTree, leaf_set: _LeafSet, path: tuple, first_slot: int) -> list[int]:
     """All leaves of a set's built SUs (a partly filled SU gets all its leaves), by global index.
     ``first_slot``: where the set's placement slots start (plane x the planned leaves of a plane,
-    plus the planned leaves of the sets before it). A group's own leaves carry its name
-    (coordinate and naming field ``group``)."""
+    plus the planned leaves of the sets before it). SUs count on across the sets (the set's first
+    SU is ``su_first``), so an SU number names one SU of the fabric; a group's own leaves carry its
+    name (naming field ``group``)."""
     plan = leaf_set.plan
     assert plan is not None
     name, lps, lpr, group = spec.name, plan.leaves_per_su, plan.leaves_per_rail, leaf_set.key
     default = "{fabric}-leaf-su{su:03d}-{leaf:02d}" if group is None else "{fabric}-leaf-{group}-su{su:03d}-{leaf:02d}"
     out: list[int] = []
-    for su in range(plan.built_sus):
+    for local_su in range(plan.built_sus):
+        su = leaf_set.su_first + local_su
         for i in range(lps):
-            index = su * lps + i
+            index = local_su * lps + i
             rail = i // lpr if plan.rail_optimized else None
-            coords = (("fabric", name),) + ((("group", group),) if group is not None else ())
-            coords += (("su", su), ("leaf", i)) + ((("rail", rail),) if rail is not None else ())
+            coords = (("fabric", name), ("su", su), ("leaf", i)) + ((("rail", rail),) if rail is not None else ())
             lname = ctx.name(
                 "leaf",
                 default,

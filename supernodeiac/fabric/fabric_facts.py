@@ -189,6 +189,7 @@ class LeafSetFacts(TypedDict):
     planned_sus: int
     leaves: int  # built
     first_leaf: int  # global leaf index of its first leaf (the sets before it take the planned ones below)
+    first_su: int  # the fabric's SU number (0-based) of its first SU: SUs count on across the sets
     leaf_radix: int
     leaf_down: int
     leaf_up: int
