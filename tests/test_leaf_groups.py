@@ -316,3 +316,17 @@ def test_a_leaf_of_two_speeds_tapers_by_bandwidth_not_ports():
     c = compile_file(str(Path(__file__).parent / "data" / "roce-dual-plane.yaml"))
     facts = c.fabric.facts["roce-p1"]
     assert facts["leaf_down"] / facts["leaf_up"] == 2 and taper(c.fabric, "roce-p1") == 1.0
+
+
+def test_leaf_sets_in_every_plane():
+    """planes: 2 splits each server's 8 ports over two planes (4 rails each): every plane has both
+    leaf sets, 4 leaves each, under spines of its own, and the address checks find nothing twice."""
+    c = compile_text(TEXT.replace("    tiers: 2\n", "    tiers: 2\n    planes: 2\n"), "planes.yaml")
+    assert c.exit_code == 0, [x.message for x in c.findings if x.severity == "error"]
+    for plane in ("roce-p1", "roce-p2"):
+        sets = c.fabric.facts[plane]["leaf_sets"]
+        assert [(s["group"], s["switch"], s["leaves"]) for s in sets] == [
+            (None, "sn5600-128x400g", RAILS // 2),
+            ("npu", "sn5600-64x200g-64x400g", RAILS // 2),
+        ]
+    assert not [x for x in c.findings if x.rule.startswith("address") and x.severity != "info"]
