@@ -198,7 +198,7 @@ def _leaf_sets(
     for key, entry in spec.leaves.items():
         at = path + ("leaves", key)
         entries.append((key, entry.switch, at + ("switch",), entry.su_nodes or spec.su_nodes, entry.grow_to_sus, entry.down_gbps))
-    for key, name, switch_path, su_nodes, grow, want_gbps in entries:
+    for group, name, switch_path, su_nodes, grow, want_gbps in entries:
         model = _switch(ctx, spec, name, switch_path)
         ports, ratio, speed_ratio, down_gbps = _leaf_ports(ctx, spec, name, model, switch_path, path)
         if want_gbps is not None and abs(want_gbps - down_gbps) > 1e-9:
@@ -212,12 +212,12 @@ def _leaf_sets(
             )
             raise ctx.fail(
                 "leaf-speed",
-                f"{name}'s down ports run {down_gbps:g}G as its cages are split; leaves.{key}.down_gbps asks {want_gbps:g}G",
-                path + ("leaves", key, "down_gbps"),
+                f"{name}'s down ports run {down_gbps:g}G as its cages are split; leaves.{group}.down_gbps asks {want_gbps:g}G",
+                path + ("leaves", group, "down_gbps"),
                 f"{spec.transport} switches whose down ports run {want_gbps:g}G: {', '.join(runs) or 'none in the catalogue'}",
             )
-        mine = own if key is None else [c for c, g in zip(compute, owners, strict=True) if g == key]
-        sets.append(_LeafSet(key, name, switch_path, ports, ratio, speed_ratio, su_nodes, grow, mine))
+        mine = own if group is None else [c for c, g in zip(compute, owners, strict=True) if g == group]
+        sets.append(_LeafSet(group, name, switch_path, ports, ratio, speed_ratio, su_nodes, grow, mine))
     return sets
 
 
@@ -340,7 +340,7 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
                 grow_to_sus=s.grow,
                 spine_ratio=n_spine,
                 spine_uplinks=spine_up,
-                **s.knobs,  # type: ignore[arg-type]
+                **s.knobs,
             )
         except TooBig as exc:
             raise BuildError(

@@ -156,7 +156,8 @@ def taper(f: Fabric, fabric: str) -> float:
         # each set's planned SU shape: its down ports in use over its uplinks
         leaf = [(s["leaf_down_used"] * s["down_gbps"], s["leaf_up"] * s["up_gbps"]) for s in sets]
     else:
-        speed = float(Fraction(str(facts.get("sizing", {}).get("leaf", {}).get("speed_ratio", "1"))))
+        sizing = facts["sizing"].get("leaf")
+        speed = float(Fraction(str(sizing.get("speed_ratio", "1")))) if sizing is not None else 1.0
         leaf = [(facts["leaf_down"] * speed, float(facts["leaf_up"]))]
     worst_leaf = max((max(1.0, d / u) for d, u in leaf if d and u), default=1.0)
     ratio *= worst_leaf
