@@ -431,8 +431,11 @@ RULES: tuple[Rule, ...] = (
        the ZTP JSON fetches the switch's config_db, both under `management.addressing.provisioning_url`:
        the site's HTTP server that serves the rendered `dhcp/ztp/` and `sonic/` folders. Without it
        a warning, and no ZTP option or file is written (the gateway is a router, not a file
-       server); a host given as an address outside the management network and `services.networks`
-       is an error.""",
+       server). An error where the host cannot be reached or clashes: an address outside the
+       management network and `services.networks`; in the management network, an address the plan
+       gives a device, a switch or the gateway, or (routed design) one on no rack's subnet (block 0,
+       a rack position the site lacks, the uplinks' and OOB switches' blocks); a name without
+       `services.dns` to resolve it.""",
     ),
     _r(
         "secret-inline",
