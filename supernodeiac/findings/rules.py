@@ -455,6 +455,16 @@ RULES: tuple[Rule, ...] = (
        ports), otherwise an info finding.""",
     ),
     _r(
+        "port-speed",
+        "check",
+        "Ports run below their speed",
+        """A link runs at its slower end's rate (the fewer lanes, the lower lane rate), so a
+       200 Gb/s NIC on a 400 Gb/s leaf port leaves half of that port, its optics and the uplinks
+       sized for it idle. A warning per link shape with the count, the idle share and a cable ID:
+       usually the wrong leaf model (a variant run as 2 x 200G per cage carries the same hosts on
+       half the cages) or NICs of the wrong speed.""",
+    ),
+    _r(
         "rail-alignment",
         "check",
         "Rail alignment of a fabric's first switch tier",
