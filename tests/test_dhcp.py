@@ -318,12 +318,21 @@ def test_no_provisioning_url_is_a_located_warning_and_no_ztp():
         assert source == f"http://10.10.0.67/sonic/{switch}.json"
 
 
+# roce-rail-2tier: routed management (10.200.0.0/16, blocks of 64, 48 access ports per rack switch);
+# rack site index 24 (NS05, the aggregation rack) owns block 25 = 10.200.6.64/26.
 @pytest.mark.parametrize(
-    "url, ok",
-    [("http://10.10.0.80:8080/ztp", True), ("http://10.200.3.3", True), ("http://ztp.mgmt.example.net", True),
-     ("http://192.0.2.80", False), ("'http://[fd00:10::67]'", False)],
+    "url, why",
+    [("http://10.10.0.80:8080/ztp", None),  # on the site network (services.networks) behind the border
+     ("http://10.200.6.125", None),  # rack NS05's subnet, above its 48 access addresses, below its switch (.126)
+     ("http://ztp.mgmt.example.net", None),  # a name: the switches have the site's resolvers
+     ("http://192.0.2.80", "in no network the switches reach"),
+     ("'http://[fd00:10::67]'", "in no network the switches reach"),
+     ("http://10.200.0.10", "in block 0, which no switch routes"),  # the old default's neighbourhood
+     ("http://10.200.6.67", "the address of access port 3 of rack position 24"),  # a device's reservation
+     ("http://10.200.6.126", "rack position 24's management switch's own address"),
+     ("http://10.200.200.10", "which the site does not have")],  # a rack position past the site's
 )  # fmt: skip
-def test_a_provisioning_server_the_switches_cannot_reach_is_a_located_error(url, ok):
+def test_a_provisioning_server_the_switches_cannot_reach_is_a_located_error(url, why):
     from conftest import compile_text
 
     text = (
@@ -334,9 +343,47 @@ def test_a_provisioning_server_the_switches_cannot_reach_is_a_located_error(url,
     assert url in text
     c = compile_text(text)
     found = [f for f in c.findings if f.rule == "ztp-url"]
-    if ok:
+    if why is None:
         assert found == [] and c.exit_code == 0
         return
     (f,) = found
-    assert f.severity.value == "error" and "in no network the switches reach" in f.message and c.exit_code == 1
+    assert f.severity.value == "error" and why in f.message and c.exit_code == 1, f.message
     assert f.location.line == next(n for n, row in enumerate(text.splitlines(), 1) if "provisioning_url: " + url in row)
+
+
+def test_a_provisioning_server_named_without_resolvers_is_a_located_error():
+    from conftest import compile_text
+
+    text = (BLUEPRINTS / "small-ib.yaml").read_text().replace("http://10.200.1.189", "http://ztp.example.net", 1)
+    (f,) = [f for f in compile_text(text).findings if f.rule == "ztp-url"]
+    assert f.severity.value == "error" and "no DNS resolver" in f.message
+
+
+def test_the_shipped_provisioning_servers_take_free_addresses_on_a_rack_segment():
+    """Each shipped blueprint's provisioning server sits where the plan leaves room (no device,
+    switch or gateway has its address, and a routed design routes its segment), counted from the
+    plan's own blocks rather than trusted from the check."""
+    import ipaddress
+
+    from conftest import shipped
+
+    from supernodeiac.facts.switch_facts import mgmt_plan
+
+    checked = 0
+    for path in sorted(BLUEPRINTS.glob("*.yaml")):
+        c = shipped(path.stem)
+        m = c.blueprint.management
+        if m is None or m.addressing is None or m.addressing.provisioning_url is None:
+            continue
+        host = m.addressing.provisioning_url.split("://", 1)[1].split("/", 1)[0].split(":", 1)[0]
+        ip = ipaddress.ip_address(host)
+        net = ipaddress.ip_network(m.addressing.network)
+        taken = set(map(ipaddress.ip_address, _reservations(_rendered(path.stem)[1])))  # every reserved address
+        if ip in net:
+            plan = mgmt_plan(m.addressing, len(c.fabric.layouts[m.switch].ports_of("data")), c.fabric)
+            block, at = divmod(int(ip) - int(net.network_address), plan.per_rack)
+            assert 1 <= block <= len(c.fabric.racks), (path.stem, block)
+            assert plan.access_ports + 1 <= at <= plan.per_rack - 3, (path.stem, at)
+            assert ip not in taken and len(taken) > 10
+        checked += 1
+    assert checked >= 4

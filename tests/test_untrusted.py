@@ -270,10 +270,12 @@ def test_every_blueprint_string_is_checked():
                 adapter.validate_python(bad)
     assert unchecked == []
     text = (BLUEPRINTS / "small-ib.yaml").read_text()
+    appended = text.count("\n") + 2  # the short_label line of the naming block appended
+    switch_line = next(n for n, row in enumerate(text.splitlines(), 1) if "switch: sn2201" in row)
     for edited, rule, line in (
-        (text + 'naming:\n  short_label: ["X\\nY"]\n', "naming", 64),
-        (text + 'naming:\n  short_label: ["X\\e[31m"]\n', "naming", 64),
-        (text.replace("switch: sn2201", 'switch: "sn2201\\e[31m"', 1), "unknown-catalogue-item", 54),
+        (text + 'naming:\n  short_label: ["X\\nY"]\n', "naming", appended),
+        (text + 'naming:\n  short_label: ["X\\e[31m"]\n', "naming", appended),
+        (text.replace("switch: sn2201", 'switch: "sn2201\\e[31m"', 1), "unknown-catalogue-item", switch_line),
     ):
         errors = [f for f in compile_text(edited).findings if f.severity == "error"]
         assert errors and {(f.rule, f.location.line if f.location else 0) for f in errors} == {(rule, line)}, errors

@@ -43,6 +43,7 @@ from . import (  # noqa: E402,F401
     nic_placement,
     oversubscription,
     port_maps,
+    port_speed,
     ports,
     racks,
     rackspace,

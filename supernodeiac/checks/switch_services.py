@@ -8,6 +8,7 @@ import ipaddress
 from collections.abc import Iterator
 
 from ..facts.sonic_ports import sonic_switches
+from ..facts.switch_facts import mgmt_plan
 from ..findings import Finding, error, warning
 from .base import CHECKS, CheckContext
 
@@ -111,19 +112,42 @@ def check_ztp_url(ctx: CheckContext) -> Iterator[Finding]:
             )
         return
     host = _url_host(url)
+    at = ("management", "addressing", "provisioning_url")
+    services = ctx.blueprint.services
     try:
         ip = ipaddress.ip_address(host)
     except ValueError:
-        return  # a name: resolved by the site's DNS (services.dns)
-    nets = [ipaddress.ip_network(m.addressing.network)]
-    if ctx.blueprint.services is not None:
-        nets += [ipaddress.ip_network(n) for n in ctx.blueprint.services.networks]
-    if not any(ip.version == n.version and ip in n for n in nets):
-        named = ", ".join(str(n) for n in nets)
+        if services is None or not services.dns:
+            yield error(
+                "ztp-url",
+                f"management.addressing: provisioning_url names the host {host!r}, but the switches are given no DNS "
+                "resolver (services.dns) to find it",
+                at,
+                "give the provisioning server's address, or the site's resolvers under services.dns",
+            )
+        return
+    if services is not None and any(ip.version == n.version and ip in n for n in map(ipaddress.ip_network, services.networks)):
+        return  # on a site network reached through the border
+    net = ipaddress.ip_network(m.addressing.network)
+    if ip.version != net.version or ip not in net:
+        named = ", ".join([str(net), *(services.networks if services is not None else [])])
         yield error(
             "ztp-url",
             f"management.addressing: provisioning_url's host {host} is in no network the switches reach "
             f"(management and services.networks: {named})",
-            ("management", "addressing", "provisioning_url"),
+            at,
             "give the provisioning server's address in the management network, or add its site network to services.networks",
+        )
+        return
+    if m.switch not in f.layouts:
+        return  # the management checks report the unknown switch
+    plan = mgmt_plan(m.addressing, len(f.layouts[m.switch].ports_of("data")), f)
+    problem = plan.static_problem(host, len(f.racks))
+    if problem is not None:
+        yield error(
+            "ztp-url",
+            f"management.addressing: provisioning_url's host {host} is {problem}",
+            at,
+            "a free address of a rack's management segment (above its access ports, below its switch; the server on a "
+            "spare port of that rack's switch), or a server on a site network in services.networks",
         )

@@ -34,14 +34,16 @@ with the hardware's GUIDs re-checks its paths with the ibtracert the script reco
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from ..fabric import Fabric
 from .ib_fabric import IbFabric, IbNode
 
-# Above this many (switch, destination) entries the model is not run (ib-3tier: 40 s; 131,072 HCA ports on 4,000
-# switches: 5 x 10^8 steps of Python).
-MAX_ENTRIES = 200_000
+# Above this many (switch, destination) entries the model is not run: about 2 CPU us per entry
+# (ib-3tier's 392,448 entries: 0.84 CPU s), so 10^6 is about 2 s in a render; one 32,768-port plane
+# of the 131k XDR design is about 2 x 10^7 entries.
+MAX_ENTRIES = 1_000_000
 
 
 def _stored(guid: int) -> int:
@@ -72,6 +74,7 @@ class _Group:
 @dataclass(slots=True, eq=False)
 class _Switch:
     node: IbNode
+    key: tuple[int, int] = (-1, -1)  # node.key, kept: every routing step reads it
     rank: int = -1
     tuple: list[int] = field(default_factory=lambda: [0xFF] * 8)
     up: list[_Group] = field(default_factory=list)
@@ -81,13 +84,17 @@ class _Switch:
     counter_up_changed: bool = False
 
 
+_COUNTER_UP = attrgetter("counter_up")
+_COUNTER_DOWN = attrgetter("counter_down")
+
+
 class FtreeRoutes:
     """Per destination HCA port (IbNode key): every switch's out port, as OpenSM's ftree sets it."""
 
     def __init__(self, ib: IbFabric, cn: set[tuple[int, int]]) -> None:
         self.ib = ib
         nodes = ib.nodes
-        sws = {n.key: _Switch(n) for n in ib.switches}
+        sws = {n.key: _Switch(n, n.key) for n in ib.switches}
         self.switches = sws
         # Port groups in port order, one per neighbour (OpenSM's sw_add_port keys them by remote LID).
         groups: dict[tuple[int, int], dict[tuple[int, int], _Group]] = {k: {} for k in sws}
@@ -181,37 +188,40 @@ class FtreeRoutes:
 
     # -- the routing steps of osm_ucast_ftree.c ------------------------------------------------
 
-    def _least(self, sw: _Switch, target: tuple[int, int]) -> int | None:
-        return self._hops.setdefault(target, {}).get(sw.node.key)
+    # Each routing step reads and writes the tables of one destination: they are looked up once per
+    # destination and passed down (``lft``, ``hops``: switch key -> out port, least hops; None for
+    # a dummy route, which sets nothing), not per step.
 
-    def _set(self, sw: _Switch, target: tuple[int, int], port: int, hops: int) -> None:
-        self.lft.setdefault(target, {})[sw.node.key] = port
-        h = self._hops.setdefault(target, {})
-        old = h.get(sw.node.key)
+    @staticmethod
+    def _set(sw: _Switch, lft: dict[tuple[int, int], int], hops_of: dict[tuple[int, int], int], port: int, hops: int) -> None:
+        key = sw.key
+        lft[key] = port
+        old = hops_of.get(key)
         if old is None or hops < old:
-            h[sw.node.key] = hops
+            hops_of[key] = hops
 
-    def _up_going_down(self, sw: _Switch, prev: _Switch | None, target: tuple[int, int], real: bool, hops: int) -> bool:
+    def _up_going_down(self, sw: _Switch, prev: _Switch | None, tables: tuple[dict, dict] | None, hops: int) -> bool:
         if not sw.down:
             return False
         if sw.counter_up_changed:  # bubble_sort_up: stable, by the groups' up-route counters
-            sw.down.sort(key=lambda g: g.counter_up)
+            sw.down.sort(key=_COUNTER_UP)
             sw.counter_up_changed = False
         created = False
         for g in sw.down:
-            if g.remote is None:
+            r = g.remote
+            if r is None:
                 created = True
                 continue
-            if prev is not None and g.remote is prev:
+            if prev is not None and r is prev:
                 continue
-            p = min(g.ports, key=lambda p: p.counter_up)  # the first of the least loaded
-            r = g.remote
-            lh = self._least(r, target) if real else None
-            if lh is not None and hops + 1 >= lh:
-                continue
-            if real:
-                self._set(r, target, p.remote_num, hops + 1)
-            routed = self._up_going_down(r, None, target, real, hops + 1)
+            ports = g.ports
+            p = ports[0] if len(ports) == 1 else min(ports, key=_COUNTER_UP)  # the first of the least loaded
+            if tables is not None:
+                lh = tables[1].get(r.key)
+                if lh is not None and hops + 1 >= lh:
+                    continue
+                self._set(r, tables[0], tables[1], p.remote_num, hops + 1)
+            routed = self._up_going_down(r, None, tables, hops + 1)
             created |= routed
             if routed:
                 p.counter_up += 1
@@ -244,15 +254,14 @@ class FtreeRoutes:
                     swapped = True
             i += 1
 
-    def _down_going_up(
-        self, sw: _Switch, prev: _Switch | None, target: tuple[int, int], real: bool, main: bool, hops: int
-    ) -> bool:
-        created = self._up_going_down(sw, prev, target, real, hops)
+    def _down_going_up(self, sw: _Switch, prev: _Switch | None, tables: tuple[dict, dict] | None, main: bool, hops: int) -> bool:
+        created = self._up_going_down(sw, prev, tables, hops)
         if sw.rank == 0:
             return created
         self._sort_down(sw.up)
         g0 = sw.up[0]
-        p0 = min(g0.ports, key=lambda p: p.counter_down)
+        ports0 = g0.ports
+        p0 = ports0[0] if len(ports0) == 1 else min(ports0, key=_COUNTER_DOWN)
         r0 = g0.remote
         assert r0 is not None
         if main:
@@ -260,32 +269,41 @@ class FtreeRoutes:
             p0.counter_down += 1
             if g0.counter_down == r0.min_counter_down + 1:
                 r0.min_counter_down = min((g.counter_down for g in r0.down), default=1 << 30)
-            if real:
-                lh = self._least(r0, target)
-                if target not in self.lft or r0.node.key not in self.lft[target] or (lh is not None and hops + 1 < lh):
-                    self._set(r0, target, p0.remote_num, hops + 1)
-                    created |= self._down_going_up(r0, sw, target, real, main, hops + 1)
+            if tables is not None:
+                lft, hops_of = tables
+                lh = hops_of.get(r0.key)
+                if r0.key not in lft or (lh is not None and hops + 1 < lh):
+                    self._set(r0, lft, hops_of, p0.remote_num, hops + 1)
+                    created |= self._down_going_up(r0, sw, tables, main, hops + 1)
             else:
                 # A dummy climbs its whole main path too, loading the counters of every tier below the
                 # roots (OpenSM 3.3.x as Debian ships it; later upstream code stops a dummy after one hop).
                 # Without it the spines' port counters to part-filled leaves drift by one and parallel
                 # cables swap.
-                created |= self._down_going_up(r0, sw, target, real, main, hops + 1)
-        if not real:
+                created |= self._down_going_up(r0, sw, tables, main, hops + 1)
+        if tables is None:
             return created
+        lft, hops_of = tables
         for g in sw.up[1 if main else 0 :]:
             r = g.remote
             assert r is not None
-            lh = self._least(r, target)
-            if r.node.key in self.lft.get(target, {}) and lh is not None and hops + 1 >= lh:
+            lh = hops_of.get(r.key)
+            if r.key in lft and lh is not None and hops + 1 >= lh:
                 continue
-            p = min(g.ports, key=lambda p: p.counter_down)
-            self._set(r, target, p.remote_num, hops + 1)
-            created |= self._down_going_up(r, sw, target, True, False, hops + 1)
+            ports = g.ports
+            p = ports[0] if len(ports) == 1 else min(ports, key=_COUNTER_DOWN)
+            self._set(r, lft, hops_of, p.remote_num, hops + 1)
+            created |= self._down_going_up(r, sw, tables, False, hops + 1)
         return created
 
+    def _tables(self, target: tuple[int, int]) -> tuple[dict, dict]:
+        lft = self.lft.get(target)
+        if lft is None:
+            lft = self.lft[target] = {}
+            self._hops[target] = {}
+        return lft, self._hops[target]
+
     def _route_all(self, leaf_rank: int) -> None:
-        nodes = self.ib.nodes
         cn = self.cn
         max_cn = 0
         for leaf in self.leaves:
@@ -295,19 +313,20 @@ class FtreeRoutes:
             for g in leaf.down:
                 if g.remote is not None or g.remote_key not in cn:
                     continue
-                self._set(leaf, g.remote_key, g.ports[0].num, 1)
-                self._down_going_up(leaf, None, g.remote_key, True, True, 1)
+                tables = self._tables(g.remote_key)
+                self._set(leaf, *tables, g.ports[0].num, 1)
+                self._down_going_up(leaf, None, tables, True, 1)
                 routed += 1
             for _ in range(max_cn - routed):
-                self._down_going_up(leaf, None, (-1, -1), False, True, 1)
+                self._down_going_up(leaf, None, None, True, 1)
         for ca in sorted(self.ib.cas, key=lambda c: _stored(c.guid)):
             if ca.key in cn:
                 continue
             sw_key, sw_port, _link = ca.links[1]
             sw = self.switches[sw_key]
-            self._set(sw, ca.key, sw_port, 1)
-            self._down_going_up(sw, None, ca.key, True, True, 1)
-        del nodes
+            tables = self._tables(ca.key)
+            self._set(sw, *tables, sw_port, 1)
+            self._down_going_up(sw, None, tables, True, 1)
 
     # -- reading the routes ----------------------------------------------------------------------
 

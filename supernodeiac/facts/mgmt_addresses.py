@@ -111,6 +111,35 @@ class MgmtPlan:
         assert aggregation is not None and 0 <= aggregation < 1 << 24, aggregation
         return str(ipaddress.IPv4Address((242 << 24) + aggregation))
 
+    def static_problem(self, address: str, racks: int) -> str | None:
+        """Why a server given ``address`` statically (the provisioning server) would clash with the
+        plan or sit on no segment of a site of ``racks`` rack positions; None where the address is
+        free on a segment. Flat: any address no device, switch or gateway takes. Routed: only a rack's
+        subnet is routed (block 0, unused rack positions, the uplinks' /31s and the OOB switches'
+        blocks are no segment), at an address above its access ports and below its switch."""
+        off = int(ipaddress.ip_address(address)) - self._base
+        block, at = divmod(off, self.per_rack)
+        if not 0 <= block < self.blocks:
+            return "outside the management network's blocks"
+        if block >= self.blocks - self.oob_switches:
+            return f"in the block of out-of-band switch {self.blocks - block} (its switch and access ports)"
+        if self.routed:
+            if block == 0:
+                return "in block 0, which no switch routes in the routed design (each rack's block is its own subnet)"
+            if block > racks:
+                return f"in the block of rack position {block - 1}, which the site does not have: no switch routes it"
+            if at == 0 or at == self.per_rack - 1:
+                return f"the network or broadcast address of rack position {block - 1}'s subnet"
+        elif block == 0:
+            if at == 0 or address == self.gateway:
+                return "the network address" if at == 0 else "the flat network's gateway (a switch's interface)"
+            return None
+        if at == self.per_rack - 2:
+            return f"rack position {block - 1}'s management switch's own address"
+        if self._first <= at < self._first + self.access_ports:
+            return f"the address of access port {at - self._first + 1} of rack position {block - 1}'s management switch"
+        return None
+
     def with_prefix(self, address: str) -> str:
         """A switch's own in-band address with its segment's prefix (the block's when routed)."""
         return self.device_prefix(address)

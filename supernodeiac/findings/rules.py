@@ -441,8 +441,11 @@ RULES: tuple[Rule, ...] = (
        the ZTP JSON fetches the switch's config_db, both under `management.addressing.provisioning_url`:
        the site's HTTP server that serves the rendered `dhcp/ztp/` and `sonic/` folders. Without it
        a warning, and no ZTP option or file is written (the gateway is a router, not a file
-       server); a host given as an address outside the management network and `services.networks`
-       is an error.""",
+       server). An error where the host cannot be reached or clashes: an address outside the
+       management network and `services.networks`; in the management network, an address the plan
+       gives a device, a switch or the gateway, or (routed design) one on no rack's subnet (block 0,
+       a rack position the site lacks, the uplinks' and OOB switches' blocks); a name without
+       `services.dns` to resolve it.""",
     ),
     _r(
         "secret-inline",
@@ -460,6 +463,16 @@ RULES: tuple[Rule, ...] = (
         """Data ports in use per switch role, now and at the planned size, against the catalogue
        radix: a warning below `planning.port_utilisation_min` (a Dragonfly router using 15 of 64
        ports), otherwise an info finding.""",
+    ),
+    _r(
+        "port-speed",
+        "check",
+        "Ports run below their speed",
+        """A link runs at its slower end's rate (the fewer lanes, the lower lane rate), so a
+       200 Gb/s NIC on a 400 Gb/s leaf port leaves half of that port, its optics and the uplinks
+       sized for it idle. A warning per link shape with the count, the idle share and a cable ID:
+       usually the wrong leaf model (a variant run as 2 x 200G per cage carries the same hosts on
+       half the cages) or NICs of the wrong speed.""",
     ),
     _r(
         "rail-alignment",

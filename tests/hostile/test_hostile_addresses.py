@@ -11,7 +11,7 @@ from supernodeiac.checks.address_pools import check_address_overlap
 from supernodeiac.checks.base import CheckContext
 
 ROCE = BLUEPRINTS / "roce-rail-2tier.yaml"
-MGMT = "  addressing: {network: 10.200.0.0/16}"
+MGMT = "  addressing: {network: 10.200.0.0/16,"  # the provisioning URL follows
 
 
 def _line(text: str, needle: str) -> int:
@@ -29,7 +29,7 @@ def _line(text: str, needle: str) -> int:
 def test_a_management_network_overlapping_a_fabric_pool_is_an_error_at_its_line(network, other):
     text = ROCE.read_text()
     assert MGMT in text
-    text = text.replace(MGMT, f"  addressing: {{network: {network}}}")
+    text = text.replace(MGMT, f"  addressing: {{network: {network},")
     c = compile_text(text, "roce.yaml")
     found = [f for f in c.findings if f.rule == "address-overlap"]
     assert found and c.exit_code == 1
