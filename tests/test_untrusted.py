@@ -237,7 +237,7 @@ BLUEPRINT_REFERENCES = {  # names of catalogue entries: an unknown name is unkno
     ("OrthogonalDomain", "chassis"), ("DragonflyPlus", "switch"), ("DragonflyPlus", "spine_switch"),
     ("Dragonfly", "router"), ("FatTree", "switch"), ("FatTree", "spine_switch"), ("FatTree", "core_switch"),
     ("CxlPool", "switch"), ("CxlMemory", "model"), ("CxlHosts", "model"), ("Management", "switch"),
-    ("Aggregation", "switch"), ("Aggregation", "oob_switch"), ("Consoles", "model"), ("Pdus", "model"),
+    ("Aggregation", "switch"), ("Aggregation", "oob_switch"), ("Consoles", "model"), ("Pdus", "model"), ("LeafSet", "switch"),
 }  # fmt: skip
 BLUEPRINT_REFUSED = {("Tacacs", "passkey"), ("SnmpCommunity", "community"), ("SnmpUser", "password")}  # secret-inline
 
