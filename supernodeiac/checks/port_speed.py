@@ -37,9 +37,9 @@ def check_port_speed(ctx: CheckContext) -> Iterator[Finding]:
     for i in slow.tolist():
         s, gbps = int(arr.spec[i]), float(link_gbps[i])
         ends = ((int(arr.a[i]), float(a_speed[i]), int(arr.b[i])), (int(arr.b[i]), float(b_speed[i]), int(arr.a[i])))
-        for dev, port_gbps, other in ends:
-            if gbps < port_gbps - 1e-9:
-                groups.setdefault((s, models[dev], port_gbps, models[other]), []).append(i)
+        for dev, end_gbps, far in ends:
+            if gbps < end_gbps - 1e-9:
+                groups.setdefault((s, models[dev], end_gbps, models[far]), []).append(i)
     for (s, model, port_gbps, other), links in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][3])):
         spec = t.specs[s]
         idle = 1 - spec.gbps / port_gbps
