@@ -154,6 +154,43 @@ def test_past_the_row_limit_one_workbook_per_row_of_racks(small_ib, monkeypatch)
         assert any(x[0] and x[0].startswith(f"row {row}: ") and "one workbook per row of racks" in x[0] for x in summary)
 
 
+@pytest.mark.parametrize("cables_first", [True, False])
+def test_cables_csv_and_the_row_workbooks_share_one_pass(small_ib, monkeypatch, cables_first):
+    """Past ROW_LIMIT, a render of both makes the cable rows once: cables.csv's pass makes the
+    workbook's PullCables, which the workbook takes (the memo keeps none after). The bytes are
+    those of each rendered alone, whichever is written first (written second, cables.csv makes its
+    own rows and keeps nothing)."""
+    from supernodeiac.outputs import cabling as cabling_mod
+    from supernodeiac.outputs import render_all
+    from supernodeiac.outputs import workbook as workbook_mod
+    from supernodeiac.outputs.base import RenderContext
+
+    c, files = small_ib
+    limit = len(_rows(files)) - 1
+    monkeypatch.setattr(workbook_mod, "ROW_LIMIT", limit)
+    monkeypatch.setattr(cabling_mod, "ROW_LIMIT", limit)
+    alone = {}
+    for name in ("cabling", "workbook"):
+        made, _ = render_all(RenderContext(c.blueprint, c.catalogue, c.fabric), [name])
+        alone.update(made)
+    passes = []
+    real = cabling_mod._cable_pass
+
+    def counted(ctx, keep, make):
+        passes.append(make)
+        return real(ctx, keep, make)
+
+    monkeypatch.setattr(cabling_mod, "_cable_pass", counted)
+    ctx = RenderContext(c.blueprint, c.catalogue, c.fabric)
+    made, _ = render_all(ctx, ["cabling", "workbook"], stream=True)
+    order = sorted(made, key=lambda p: (p != "cabling/cables.csv") == cables_first)
+    both = {path: bytes(made[path]) for path in order}
+    assert both == alone
+    assert any(p.startswith("cabling/rows/") for p in both) and "cabling/cabling.xlsx" not in both
+    assert passes == [cabling_mod._PULLS] if cables_first else passes == [cabling_mod._PULLS, cabling_mod._TEXT]
+    assert ctx.memo[cabling_mod.PULL_CABLES][1] is None  # taken: not held for the rest of the render
+
+
 def test_workbook_prints_and_filters(small_ib):
     _, files = small_ib
     book = openpyxl.load_workbook(io.BytesIO(files["cabling/cabling.xlsx"]))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..util.progress import NULL, Progress
-from .base import NOTICE_PREFIX, RENDERERS, SUBSETS, Artifacts, Notice, RenderContext, RowSelection, Stream
+from .base import NOTICE_PREFIX, RENDERERS, RENDERING, SUBSETS, Artifacts, Notice, RenderContext, RowSelection, Stream
 
 
 def render_all(
@@ -21,6 +21,9 @@ def render_all(
     """
     artifacts: dict[str, bytes | Stream] = {}
     notices: list[str] = []  # Notice values (str), transient ones marked
+    ctx.memo[RENDERING] = frozenset(
+        name for name in RENDERERS.names() if (not only or name in only) and (rows is None or name not in SUBSETS)
+    )
     for name, renderer in RENDERERS.items():
         if only and name not in only:
             continue

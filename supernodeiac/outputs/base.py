@@ -22,6 +22,11 @@ class RenderContext:
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
+# ctx.memo[RENDERING]: the renderers the running render_all makes whole (not their subset forms),
+# so that one can make in its pass what a later one of them takes (cables.csv's pass the workbook's cables).
+RENDERING = "rendering"
+
+
 class Stream:
     """An artifact produced in chunks when it is written: a large output (a 10^5-line topology, a
     thousand switch configs) goes to disk piece by piece instead of being held whole. The chunks

@@ -21,6 +21,7 @@ Fast: rows that need no quoting are joined and written as text, only the others 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -33,7 +34,7 @@ from ..facts.bom import fibres_per_link
 from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
 from ..facts.cage_plan import SPLITTER, assemblies, link_cages
 from ..model.common import SHORT_LABEL_FIELDS
-from .base import RENDERERS, SUBSETS, Artifacts, RenderContext, RowSelection, Stream
+from .base import RENDERERS, RENDERING, SUBSETS, Artifacts, RenderContext, RowSelection, Stream
 from .csv_safe import CsvWriter
 
 COLUMNS = [
@@ -119,7 +120,7 @@ def stream_cabling(ctx: RenderContext) -> dict[str, Stream]:
     """The registered renderer: streamed, so the lists of a 131,072-GPU design are written (or
     compared) as they are made. Rows are joined by commas where nothing needs quoting or neutralising."""
     return {
-        "cabling/cables.csv": Stream(lambda: CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx, with_ends=False))),
+        "cabling/cables.csv": Stream(lambda: _stream_cables(ctx)),
         "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx))),
     }
 
@@ -274,18 +275,100 @@ class CableRow(NamedTuple):
     ends: list[CableEnd]
 
 
+class PullEnd(NamedTuple):
+    """What a pull list shows of a cable's end (the workbook's)."""
+
+    rack: int
+    u: int
+    name: str
+    plug: str
+    place: str
+    label: str  # the short label's lines joined by LINE_JOIN
+
+
+class PullCable(NamedTuple):
+    """What the workbook's summary and pull lists take of a cable row, held for every row's
+    workbook instead of the whole row (about 40 % less memory at 131k; each label joined once)."""
+
+    common: tuple[str, ...]  # the PULL_SHARED columns
+    key: tuple[str, str]  # (fabric, tier): its fill
+    kind: str  # its type
+    ends: tuple[PullEnd, ...]
+
+
+PULL_SHARED = ("cable_no", "cable_id", "fabric", "tier", "type", "part", "length_m")  # in the pull lists' column order
+
+ROW_LIMIT = 50_000  # cables; past this the workbook is one per row of racks, made of PullCables only
+# ctx.memo key: (the render_all's RENDERING set, the workbook's PullCables made in cables.csv's
+# pass, or None once the workbook has taken them or made its own): one render's, never the next's.
+PULL_CABLES = "pull_cables"
+
+
+def pull_cables(ctx: RenderContext, keep: Any = None) -> list[PullCable]:
+    """The workbook's PullCables of the cable rows (``keep`` as for :func:`cable_rows`): those
+    cables.csv's pass made in this render (one pass for both, see :func:`_stream_cables`), else
+    a pass of their own."""
+    memo = ctx.memo
+    if keep is None:
+        rendering = memo.get(RENDERING)
+        made, found = memo.get(PULL_CABLES, (None, None))
+        memo[PULL_CABLES] = (rendering, None)
+        if made is rendering and found is not None:
+            return found
+    return [pull for _, pull in _cable_pass(ctx, keep, _PULLS)]
+
+
+def _stream_cables(ctx: RenderContext) -> Iterator[bytes]:
+    """cables.csv. When the workbook is rendered in the same render_all, in its per-row form
+    (past ``ROW_LIMIT`` cables), and has not made its cables yet, the same pass makes them (its
+    PullCables, kept in ``ctx.memo`` for it): the rows are made once per render, and only the
+    PullCables are held, never the rows."""
+    memo = ctx.memo
+    rendering = memo.get(RENDERING, frozenset())
+    shared = "workbook" in rendering and memo.get(PULL_CABLES, (None,))[0] is not rendering
+    if not shared or len(cable_plan(ctx.fabric, ctx.catalogue)) <= ROW_LIMIT:
+        yield from CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx, with_ends=False))
+        return
+    memo.pop(PULL_CABLES, None)  # an earlier render's, not taken
+    pulls: list[PullCable] = []
+    keep = pulls.append
+
+    def texts() -> Iterator[list[str]]:
+        for text, pull in _cable_pass(ctx, None, _PULLS):
+            keep(pull)
+            yield text
+
+    yield from CsvWriter(CABLE_COLUMNS).stream(texts())
+    if memo.get(PULL_CABLES, (None,))[0] is not rendering:  # whole: a pass left off midway keeps nothing
+        memo[PULL_CABLES] = (rendering, pulls)
+
+
+_TEXT, _ENDS, _PULLS = 0, 1, 2  # what _cable_pass makes beside each row's text
+
+
 def cable_rows(ctx: RenderContext, keep: Any = None, with_ends: bool = True) -> Iterator[CableRow]:
     """One row per physical cable (facts/cable_plan), in cable-ID order: shared by cables.csv, the
     workbook and the label sheets. Per-device and per-model columns are looked up, not recomputed.
     With ``keep`` (a bool per item of the plan), those items' rows only; ``with_ends=False``: the
     rows' text only (their ``ends`` empty), for cables.csv."""
+    for text, ends in _cable_pass(ctx, keep, _ENDS if with_ends else _TEXT):
+        yield CableRow(text, ends)
+
+
+def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list[str], Any]]:
+    """(text, what ``make`` asks for) per cable row: _TEXT nothing (an empty list), _ENDS the
+    CableEnds, _PULLS the row's PullCable."""
+    with_ends = make == _ENDS
+    pulls = make == _PULLS
     f, cat, bp = ctx.fabric, ctx.catalogue, ctx.blueprint
     media = cat.media
     plan = cable_plan(f, cat)
     if not len(plan):
         return
     ids = cable_ids(f, plan)
-    numbers = ctx.memo.get("cable_numbers") or cable_numbers(ids)
+    numbers = ctx.memo.get("cable_numbers")
+    if numbers is None:
+        numbers = ctx.memo["cable_numbers"] = cable_numbers(ids)
     t = f.links
     link_ids, specs = t.ids(), t.specs
     racks = f.racks
@@ -324,6 +407,7 @@ def cable_rows(ctx: RenderContext, keep: Any = None, with_ends: bool = True) -> 
     starts = plan.start.tolist()
     order = plan.links.tolist()
     cord, cords, shape = plan.cord.tolist(), plan.cords.tolist(), plan.shape.tolist()
+    shared = itemgetter(*(CABLE_COLUMNS.index(x) for x in PULL_SHARED))
     for k in range(len(plan)) if keep is None else np.flatnonzero(keep).tolist():
         members = order[starts[k] : starts[k + 1]]
         first = members[0]
@@ -366,9 +450,15 @@ def cable_rows(ctx: RenderContext, keep: Any = None, with_ends: bool = True) -> 
         if len(parts) != line_count:
             parts = [line(*a_fields, *far_first) for line in short_lines]
         a_short = _wrapped(parts, width)
-        ends = [CableEnd(a, ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_short)] if with_ends else []
+        a_text = LINE_JOIN.join(a_short)
+        ends: list[Any] = []
+        if with_ends:
+            ends.append(CableEnd(a, ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_short))
+        elif pulls:
+            ends.append(PullEnd(ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_text))
         leg_short: list[tuple[str, ...]] = []
         leg_place: list[str] = []
+        placed = make != _TEXT or len(legs) > 1
         for dev, plug in legs:
             lr = place[dev]
             fields = (number, spec.fabric, ids[k], lr[0], lr[1], short_u[dev], lr[3], plug)
@@ -377,10 +467,12 @@ def cable_rows(ctx: RenderContext, keep: Any = None, with_ends: bool = True) -> 
                 parts = [line(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug) for line in short_lines]
             short = _wrapped(parts, width)
             leg_short.append(short)
-            if with_ends or len(legs) > 1:
+            if placed:
                 leg_place.append(f"{lr[1]} U{lr[2]} {lr[3]} {plug}")
             if with_ends:
                 ends.append(CableEnd(dev, lr[4], lr[5], lr[3], plug, leg_place[-1], short))
+            elif pulls:
+                ends.append(PullEnd(lr[4], lr[5], lr[3], plug, leg_place[-1], LINE_JOIN.join(short)))
         long_a, long_b = end_labels(a, os_names[a][ap], a_phys[ap], b, os_names[b][bp_], b_phys[bp_], link_ids[first])
         text = [
             number,
@@ -411,13 +503,16 @@ def cable_rows(ctx: RenderContext, keep: Any = None, with_ends: bool = True) -> 
             "; ".join(leg_place) if len(legs) > 1 else "",
             fibres.get(medium, ""),
             f"{cord[k]}/{cords[k]}" if cords[k] > 1 else "",
-            LINE_JOIN.join(a_short),
-            LINE_JOIN.join(leg_short[0]),
+            a_text,
+            ends[1].label if pulls else LINE_JOIN.join(leg_short[0]),
             long_a,
             long_b,
             " ".join([link_ids[i] for i in members]) if many else link_ids[first],
         ]
-        yield CableRow(text, ends)
+        if pulls:
+            yield text, PullCable(shared(text), (spec.fabric, spec.tier), text[5], tuple(ends))
+        else:
+            yield text, ends
 
 
 def _wrapped(lines: list[str], width: int) -> tuple[str, ...]:

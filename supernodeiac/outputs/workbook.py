@@ -40,16 +40,16 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from operator import itemgetter
-from typing import NamedTuple
 
 import numpy as np
 
 from ..facts.bom import bill_of_materials
 from ..facts.cable_plan import cable_plan
 from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, Stream
-from .cabling import CABLE_COLUMNS, LINE_JOIN, CableRow, cable_rows
+from .cabling import CABLE_COLUMNS, LINE_JOIN, PULL_SHARED, ROW_LIMIT, CableRow, cable_rows, pull_cables
+from .cabling import PullCable as _Cable
+from .cabling import PullEnd as _End
 
-ROW_LIMIT = 50_000  # cables; past this one workbook per row of racks
 WORKBOOK_LIMIT = 250_000  # cables; past this no workbook (see the module docstring)
 
 PULL_COLUMNS = [
@@ -96,64 +96,55 @@ def _workbooks(ctx: RenderContext) -> dict[str, bytes | Stream]:
         rows = list(cable_rows(ctx))
         indices = [r.index for r in racks]
         return {"cabling/cabling.xlsx": _workbook(ctx, _cables(rows), indices, extras, fabric_rows=rows)}
-    return _row_workbooks(ctx, _cables(cable_rows(ctx)), extras)
-
-
-class _End(NamedTuple):
-    """What a pull list shows of a cable's end."""
-
-    rack: int
-    u: int
-    name: str
-    plug: str
-    place: str
-    label: str  # the short label's lines joined by LINE_JOIN
-
-
-class _Cable(NamedTuple):
-    """What the summary and the pull lists take of a cable row, held for every row's workbook
-    instead of the whole row (about 40 % less memory at 131k; each label joined once)."""
-
-    common: tuple[str, ...]  # the _SHARED columns
-    key: tuple[str, str]  # (fabric, tier): its fill
-    kind: str  # its type
-    ends: tuple[_End, ...]
-
-
-_SHARED = ("cable_no", "cable_id", "fabric", "tier", "type", "part", "length_m")  # in PULL_COLUMNS' order
+    return _row_workbooks(ctx, None, extras)
 
 
 def _cables(rows: Iterable[CableRow]) -> list[_Cable]:
-    c = {name: i for i, name in enumerate(CABLE_COLUMNS)}
-    shared = itemgetter(*(c[x] for x in _SHARED))
-    i_fabric, i_tier, i_type = c["fabric"], c["tier"], c["type"]
+    """The PullCables of whole cable rows (the label sheets' and the small workbook's)."""
     join = LINE_JOIN.join
     return [
         _Cable(
             shared(t),
-            (t[i_fabric], t[i_tier]),
-            t[i_type],
+            (t[_FABRIC], t[_TIER]),
+            t[_TYPE],
             tuple([_End(e.rack, e.u, e.name, e.plug, e.place, join(e.short)) for e in ends]),
         )
         for t, ends in rows
     ]
 
 
+_C = {name: i for i, name in enumerate(CABLE_COLUMNS)}
+shared = itemgetter(*(_C[x] for x in PULL_SHARED))
+_FABRIC, _TIER, _TYPE = _C["fabric"], _C["tier"], _C["type"]
+
+
 def _row_workbooks(
-    ctx: RenderContext, rows: list[_Cable], extras: list[tuple[str, int]], same: set[str] | None = None
+    ctx: RenderContext, keep: np.ndarray | None, extras: list[tuple[str, int]], same: set[str] | None = None
 ) -> dict[str, bytes | Stream]:
-    """One workbook per row of racks: each cable in the workbook of every row it has an end in,
-    bucketed in one pass; each row's workbook is made when it is written. ``same``: rows of racks
+    """One workbook per row of racks: each cable (of those ``keep`` selects, all without it) in
+    the workbook of every row it has an end in. The cables are made and bucketed in one pass when
+    the first workbook is written (by then a render has written cables.csv, whose pass made them:
+    ``cabling.pull_cables``), and each row's workbook when it is written. ``same``: rows of racks
     left out as the same on both sides of ``snc diff`` (marked, not made)."""
     racks = ctx.fabric.racks
     row_of = [r.row for r in racks]
     by_row: dict[str, list[int]] = defaultdict(list)
     for r in racks:
         by_row[r.row].append(r.index)
-    cables_of: dict[str, list[_Cable]] = defaultdict(list)
-    for x in rows:
-        for name in dict.fromkeys(row_of[e.rack] for e in x.ends if e.rack >= 0):
-            cables_of[name].append(x)
+    item, row = item_rows(ctx)
+    names = sorted(by_row)
+    present = {names[k] for k in np.unique(row if keep is None else row[keep[item]]).tolist()}
+    bucketed: list[dict[str, list[_Cable]]] = []
+
+    def cables_of(row_name: str) -> list[_Cable]:
+        if not bucketed:
+            buckets: dict[str, list[_Cable]] = defaultdict(list)
+            for x in pull_cables(ctx, keep):
+                for name in dict.fromkeys(row_of[e.rack] for e in x.ends if e.rack >= 0):
+                    buckets[name].append(x)
+            bucketed.append(buckets)
+        return bucketed[0][row_name]
+
     scope = f"more than {ROW_LIMIT:,} cables: one workbook per row of racks (cabling/rows/<row>.xlsx)"
     out: dict[str, bytes | Stream] = {}
     for row_name, indices in sorted(by_row.items()):
@@ -161,12 +152,12 @@ def _row_workbooks(
         if same is not None and row_name in same:
             out[SAME_PREFIX + path] = b""
             continue
-        if row_name not in cables_of:
+        if row_name not in present:
             continue
 
         def produce(row_name: str = row_name, indices: list[int] = indices) -> list[bytes]:
             note = f"row {row_name}: its racks' pull lists, the cables with an end in them; the design has {scope}"
-            return [_workbook(ctx, cables_of[row_name], indices, extras, scope=note)]
+            return [_workbook(ctx, cables_of(row_name), indices, extras, scope=note)]
 
         out[path] = Stream(produce)
     return out
@@ -187,7 +178,7 @@ def render_workbook_rows(ctx: RenderContext, selection: RowSelection) -> dict[st
     keep[item[wanted[row]]] = True
     with_cables = {names[k] for k in np.unique(row).tolist()}
     same = {n for n in with_cables if n not in selection.hall_rows}
-    return _row_workbooks(ctx, _cables(cable_rows(ctx, keep)), _not_cables(ctx), same)
+    return _row_workbooks(ctx, keep, _not_cables(ctx), same)
 
 
 def item_rows(ctx: RenderContext) -> tuple[np.ndarray, np.ndarray]:
