@@ -1,19 +1,25 @@
-"""The label sheets' direct page operators against reportlab's own setFont / drawString calls:
-the same PDF bytes, for plain lines and for lines reportlab escapes or sets in another font."""
+"""The label sheets (snc's own PDF writer) read back by real PDF consumers: pypdf in strict mode
+parses every file, each page's text operators put each label's lines, in order, inside that
+label's box on the stock, every line fits the label's width at its size (reportlab's metrics),
+and Ghostscript renders every page without an error and finds the same text."""
 
 from __future__ import annotations
 
 import io
+import shutil
+import subprocess
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pypdf
 import pytest
+from pypdf.generic import ContentStream
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
-from reportlab.pdfgen import canvas
 
 from supernodeiac.catalog.label_stock import LabelStock, label_stocks
-from supernodeiac.outputs.labels import FONT, LEADING, MAX_PT, MIN_PT, Label, _sheet_pdf, _width, font_size
+from supernodeiac.outputs.labels import FONT, MIN_PT, Label, _sheet_pdf, _width, font_size
 
 LINES = [
     "A01 U12 gpu-0001",
@@ -26,36 +32,7 @@ LINES = [
     "x" * 60,
     "~!@#$%^&*_+={}[]|:;\"'<>,.?/`",
 ]
-
-
-def _reference(name: str, rack: str, labels: list[Label], stock: LabelStock) -> bytes:
-    """The sheets drawn through reportlab's public calls, a text object per line."""
-    buffer = io.BytesIO()
-    page = (stock.sheet_mm[0] * mm, stock.sheet_mm[1] * mm)
-    pdf = canvas.Canvas(buffer, pagesize=page, invariant=1, pageCompression=1)
-    pdf.setTitle(f"{name} rack {rack} cable labels ({stock.description})")
-    pdf.setAuthor("snc")
-    pad = stock.padding_mm * mm
-    for n, x in enumerate(labels):
-        pos = n % stock.per_sheet
-        if n and not pos:
-            pdf.showPage()
-        row, col = divmod(pos, stock.columns)
-        left = (stock.margin_mm[0] + col * stock.pitch_mm[0]) * mm
-        top = page[1] - (stock.margin_mm[1] + row * stock.pitch_mm[1]) * mm
-        width = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
-        height = (stock.label_mm[1] - 2 * stock.padding_mm) * mm
-        widest = max((stringWidth(t, FONT, 1.0) for t in x.lines), default=0.0)
-        size = min(MAX_PT, width / widest) if widest else MAX_PT
-        size = max(MIN_PT, int(min(size, height / (LEADING * max(len(x.lines), 1))) * 4) / 4)
-        pdf.setFont(FONT, size)
-        y = top - pad - size
-        for line in x.lines:
-            pdf.drawString(left + pad, y, line)
-            y -= size * LEADING
-    pdf.showPage()
-    pdf.save()
-    return buffer.getvalue()
+GS = shutil.which("gs")
 
 
 def _labels(count: int) -> list[Label]:
@@ -66,13 +43,83 @@ def _labels(count: int) -> list[Label]:
     return out
 
 
+def _printed(line: str) -> str:
+    """What the page shows of a line: WinAnsi (cp1252), "?" for a character outside it."""
+    return line.encode("cp1252", errors="replace").decode("cp1252")
+
+
+def _shown(page: Any) -> list[tuple[float, float, float, str]]:
+    """Each Tj of a page: (font size, x, y, text), from its content stream's operators."""
+    out = []
+    size = x = y = 0.0
+    for operands, op in ContentStream(page.get_contents(), page.pdf).operations:
+        if op == b"Tf":
+            size = float(operands[1])
+        elif op == b"Td":
+            x, y = float(operands[0]), float(operands[1])
+        elif op == b"Tj":
+            raw = operands[0]
+            text = raw.get_original_bytes().decode("cp1252") if hasattr(raw, "get_original_bytes") else str(raw)
+            out.append((size, x, y, text))
+    return out
+
+
+def _check(pdf: bytes, labels: list[Label], stock: LabelStock) -> None:
+    reader = pypdf.PdfReader(io.BytesIO(pdf), strict=True)
+    assert len(reader.pages) == max(1, -(-len(labels) // stock.per_sheet))
+    width_mm, height_mm = stock.sheet_mm
+    for page in reader.pages:
+        box = page.mediabox
+        assert (round(float(box.width) / mm, 1), round(float(box.height) / mm, 1)) == (round(width_mm, 1), round(height_mm, 1))
+    pad = stock.padding_mm * mm
+    room = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
+    for p, page in enumerate(reader.pages):
+        shown = _shown(page)
+        on_page = labels[p * stock.per_sheet : (p + 1) * stock.per_sheet]
+        assert [t for *_, t in shown] == [_printed(line) for x in on_page for line in x.lines]
+        k = 0
+        for pos, x in enumerate(on_page):
+            row, col = divmod(pos, stock.columns)
+            left = (stock.margin_mm[0] + col * stock.pitch_mm[0]) * mm
+            top = height_mm * mm - (stock.margin_mm[1] + row * stock.pitch_mm[1]) * mm
+            bottom = top - stock.label_mm[1] * mm
+            for line in x.lines:
+                size, lx, ly, _text = shown[k]
+                k += 1
+                assert abs(lx - (left + pad)) < 1e-2 and bottom - 1e-2 <= ly <= top, (pos, line, lx, ly)
+                if size > MIN_PT:  # at the smallest size a line may be wider: font_size's floor
+                    assert stringWidth(line, FONT, size) <= room + 1e-6, (line, size)
+
+
 @pytest.mark.parametrize("stock_key", sorted(label_stocks()))
-@pytest.mark.parametrize("count", [1, 31, 200])
-def test_sheets_are_reportlabs_bytes(stock_key: str, count: int) -> None:
+@pytest.mark.parametrize("count", [0, 1, 31, 200])
+def test_sheets_read_back_label_by_label(stock_key: str, count: int) -> None:
     stock = label_stocks()[stock_key]
-    ctx: Any = SimpleNamespace(blueprint=SimpleNamespace(metadata=SimpleNamespace(name="t")))
+    ctx: Any = SimpleNamespace(blueprint=SimpleNamespace(metadata=SimpleNamespace(name="t (é)")))
     labels = _labels(count)
-    assert _sheet_pdf(ctx, "R1", labels, stock) == _reference("t", "R1", labels, stock)
+    pdf = _sheet_pdf(ctx, "R1", labels, stock)
+    _check(pdf, labels, stock)
+    assert pypdf.PdfReader(io.BytesIO(pdf)).metadata.title == f"t (é) rack R1 cable labels ({stock.description})"
+    assert _sheet_pdf(ctx, "R1", labels, stock) == pdf  # same labels, same bytes
+
+
+@pytest.mark.skipif(GS is None, reason="Ghostscript (gs) is not installed")
+def test_ghostscript_renders_every_page(tmp_path: Path) -> None:
+    stock = label_stocks()["avery-5160"]
+    ctx: Any = SimpleNamespace(blueprint=SimpleNamespace(metadata=SimpleNamespace(name="t")))
+    labels = _labels(65)
+    path = tmp_path / "R1.pdf"
+    path.write_bytes(_sheet_pdf(ctx, "R1", labels, stock))
+    run = subprocess.run(
+        [str(GS), "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=txtwrite", f"-sOutputFile={tmp_path / 'out.txt'}", path],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0 and "Error" not in run.stdout + run.stderr, run.stdout + run.stderr
+    text = (tmp_path / "out.txt").read_text(errors="replace")
+    assert text.count("A01 U12 gpu-0001") == sum(x.lines.count("A01 U12 gpu-0001") for x in labels)
+    assert "paren (x) and back\\slash" in text
 
 
 def test_widths_are_reportlabs() -> None:

@@ -9,20 +9,22 @@ the sheet and the label size; the text is set in Helvetica at the largest size u
 which every line fits the label's width and all lines its height (measured with reportlab's
 ``stringWidth``), never under 4 pt; ``naming.label_width`` already keeps lines short.
 
+The PDFs are snc's own (``_pdf``: PDF 1.4, Helvetica as a standard-14 font in WinAnsi, a
+Flate content stream per sheet at zlib level 1, deterministic bytes); pypdf in strict mode and
+Ghostscript read them back in tests/test_label_sheets.py. reportlab gives the font metrics.
+
 Past ``workbook.WORKBOOK_LIMIT`` cables neither is written (a notice says so): sorting 10^6 labels
 by rack takes gigabytes and the sheets minutes of CPU; cables.csv carries each end's short label.
 """
 
 from __future__ import annotations
 
-import io
 import re
+import zlib
 from collections import defaultdict
 
-from reportlab.lib.rl_accel import fp_str
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
-from reportlab.pdfgen import canvas
 
 from ..catalog.label_stock import LabelStock, label_stocks
 from ..facts.cable_plan import cable_plan
@@ -109,35 +111,26 @@ def render_labels(ctx: RenderContext) -> dict[str, bytes]:
 
 
 def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelStock) -> bytes:
-    """The rack's sheets, drawn with the page operators reportlab's ``setFont`` and ``drawString``
-    append (the same bytes), made once per font size, label position and line text instead of
-    through a text object per line."""
-    buffer = io.BytesIO()
+    """The rack's sheets as a PDF 1.4 file of snc's own making: one page per sheet, each a Flate
+    content stream (zlib level 1) of text operators joined once per label, in Helvetica (a
+    standard-14 font every reader has, WinAnsi encoded: a character outside it prints as "?").
+    The text operators are made once per font size, label position and line; the page and font
+    objects, the cross-reference table and the trailer follow ISO 32000-1 (7.5: file structure)."""
     page = (stock.sheet_mm[0] * mm, stock.sheet_mm[1] * mm)
-    pdf = canvas.Canvas(buffer, pagesize=page, invariant=1, pageCompression=1)
-    pdf.setTitle(f"{ctx.blueprint.metadata.name} rack {rack} cable labels ({stock.description})")
-    pdf.setAuthor("snc")
     pad = stock.padding_mm * mm
-    fonts: dict[float, str] = {}  # size -> setFont's operators
-    shown: dict[tuple[float, str], str] = {}  # (size, line) -> the text operators of drawString
-    origins: dict[tuple[int, float, int], list[str]] = {}  # (position, size, lines) -> each line's "BT .. Tm"
     sizes: dict[tuple[str, ...], float] = {}
-    code = pdf._code
+    origins: dict[tuple[int, float, int], list[str]] = {}  # (position, size, lines) -> each line's "BT .. Td"
+    shown: dict[str, str] = {}  # line -> its PDF string
+    pages: list[list[str]] = []
+    ops: list[str] = []
     for n, x in enumerate(labels):
         pos = n % stock.per_sheet
-        if n and not pos:
-            pdf.showPage()
-            code = pdf._code
+        if not pos:
+            ops = []
+            pages.append(ops)
         size = sizes.get(x.lines)
         if size is None:
             size = sizes[x.lines] = font_size(x.lines, stock)
-        font = fonts.get(size)
-        if font is None:
-            pdf.setFont(FONT, size)  # the first time: also registers the font with the document
-            font = fonts[size] = code[-1]
-        else:
-            code.append(font)
-            pdf._fontsize, pdf._leading = size, size * 1.2  # what setFont keeps
         starts = origins.get((pos, size, len(x.lines)))
         if starts is None:
             row, col = divmod(pos, stock.columns)
@@ -146,22 +139,74 @@ def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelS
             y = top - pad - size
             starts = []
             for _ in x.lines:
-                starts.append(f"BT 1 0 0 1 {fp_str(left + pad, y)} Tm ")
+                starts.append(f"BT /F1 {_num(size)} Tf {_num(left + pad)} {_num(y)} Td ")
                 y -= size * LEADING
             origins[(pos, size, len(x.lines))] = starts
         for start, line in zip(starts, x.lines, strict=True):
-            if _PLAIN.fullmatch(line):  # printable ASCII, nothing to escape: the font's own codes
-                code.append(f"{start}({line}) Tj T* ET")
-                continue
-            text = shown.get((size, line))
+            text = shown.get(line)
             if text is None:
-                pdf.setFont(FONT, size)  # the text object takes the canvas's font and size
-                code.pop()
-                text = shown[(size, line)] = pdf.beginText(0, 0)._formatText(line)
-            code.append(f"{start}{text} T* ET")
-    pdf.showPage()
-    pdf.save()
-    return buffer.getvalue()
+                text = shown[line] = _pdf_string(line)
+            ops.append(f"{start}{text} Tj ET")
+    if not pages:
+        pages.append([])
+    title = f"{ctx.blueprint.metadata.name} rack {rack} cable labels ({stock.description})"
+    return _pdf(pages, page, title)
+
+
+def _num(value: float) -> str:
+    """A PDF number: at most 3 decimals, no trailing zeros (deterministic across platforms)."""
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+_ESCAPES = {ord("\\"): "\\\\", ord("("): "\\(", ord(")"): "\\)"}
+
+
+def _pdf_string(text: str) -> str:
+    """A PDF literal string of the line in WinAnsi (cp1252; "?" for a character outside it),
+    ``\\ ( )`` escaped and every byte outside printable ASCII as an octal escape."""
+    if _PLAIN.fullmatch(text):  # printable ASCII without a backslash or parenthesis: its own string
+        return f"({text})"
+    raw = text.encode("cp1252", errors="replace")
+    out = []
+    for b in raw:
+        if b in _ESCAPES:
+            out.append(_ESCAPES[b])
+        elif 32 <= b < 127:
+            out.append(chr(b))
+        else:
+            out.append(f"\\{b:03o}")
+    return "(" + "".join(out) + ")"
+
+
+def _pdf(pages: list[list[str]], size: tuple[float, float], title: str) -> bytes:
+    """The file: catalog (1), page tree (2), font (3), info (4), then each page and its content."""
+    kids = " ".join(f"{5 + 2 * k} 0 R" for k in range(len(pages)))
+    media = f"[0 0 {_num(size[0])} {_num(size[1])}]"
+    title_hex = "FEFF" + title.encode("utf-16-be").hex().upper()  # a text string any reader decodes (7.9.2.2)
+    objects: list[bytes] = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        f"<< /Title <{title_hex}> /Author (snc) /Producer (snc) >>".encode(),
+    ]
+    for k, ops in enumerate(pages):
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox {media} /Resources << /Font << /F1 3 0 R >> >> "
+            f"/Contents {6 + 2 * k} 0 R >>".encode()
+        )
+        data = zlib.compress("\n".join(ops).encode("latin-1"), 1)
+        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data))
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % at for at in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
 
 
 def _file_part(text: str) -> str:
