@@ -25,9 +25,11 @@ Size: past ``ROW_LIMIT`` cables a design gets one workbook per row of racks
 (``cabling/rows/<row>.xlsx``: the summary, which says so, and that row's pull lists, every cable
 with an end in the row; the fabric sheets are ``cables.csv``), at any size: the cables are
 bucketed by row in one pass and each row's workbook is made when it is written, so one is held
-at a time. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
-taken once. What is left at 131k is mostly the shared cable rows (``cable_rows``, made again
-here after ``cables.csv``), the row templates and the deflate (docs/performance.md).
+at a time. The cables are the slim ``cabling.PullCable`` form, made by ``cables.csv``'s own pass
+when both are rendered (``cabling.pull_cables``: the rows made once per render), else by a pass
+of their own. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
+taken once. What is left at 131k is mostly that pass, the row templates and the deflate
+(docs/performance.md).
 ``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
 """
 
