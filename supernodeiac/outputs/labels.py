@@ -7,7 +7,9 @@ A physical cable has a label at each plug end: two for a cable or cord, one more
 leg of a splitter. The stock (``naming.label_stock``, ``catalog/data/label_stock.yaml``) gives
 the sheet and the label size; the text is set in Helvetica at the largest size up to 8 pt at
 which every line fits the label's width and all lines its height (measured with reportlab's
-``stringWidth``), never under 4 pt; ``naming.label_width`` already keeps lines short.
+Helvetica width table, as its ``stringWidth``), never under 4 pt; ``naming.label_width`` already
+keeps lines short. The PDFs are snc's own minimal PDF 1.4 (the standard-14 Helvetica in
+WinAnsiEncoding, a character it lacks printed as '?'), pre-formatted operators per page.
 
 Past ``workbook.WORKBOOK_LIMIT`` cables neither is written (a notice says so): sorting 10^6 labels
 by rack takes gigabytes and the sheets minutes of CPU; cables.csv carries each end's short label.
@@ -15,14 +17,12 @@ by rack takes gigabytes and the sheets minutes of CPU; cables.csv carries each e
 
 from __future__ import annotations
 
-import io
 import re
+import zlib
 from collections import defaultdict
 
-from reportlab.lib.rl_accel import fp_str
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
-from reportlab.pdfgen import canvas
+from reportlab.pdfbase.pdfmetrics import getFont
 
 from ..catalog.label_stock import LabelStock, label_stocks
 from ..facts.cable_plan import cable_plan
@@ -72,11 +72,11 @@ def font_size(lines: tuple[str, ...], stock: LabelStock) -> float:
 
 
 def _width(text: str) -> float:
-    """``stringWidth(text, FONT, 1.0)``: a printable ASCII line (WinAnsi codes are its own) summed
-    from the font's width table in the same integer sum and scaling as reportlab's; others by it."""
-    if _PRINTABLE.fullmatch(text):
-        return sum(map(_WIDTHS.__getitem__, text.encode())) * 0.001 * 1.0
-    return float(stringWidth(text, FONT, 1.0))
+    """``stringWidth(printed(text), FONT, 1.0)``: the printed line's WinAnsi codes summed from the
+    font's width table in the same integer sum and scaling as reportlab's."""
+    if not _PRINTABLE.fullmatch(text):
+        text = printed(text)
+    return sum(map(_WIDTHS.__getitem__, text.encode("cp1252"))) * 0.001 * 1.0
 
 
 _WIDTHS = getFont(FONT).widths
@@ -109,36 +109,25 @@ def render_labels(ctx: RenderContext) -> dict[str, bytes]:
 
 
 def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelStock) -> bytes:
-    """The rack's sheets, drawn with the page operators reportlab's ``setFont`` and ``drawString``
-    append (the same bytes), made once per font size, label position and line text instead of
-    through a text object per line."""
-    buffer = io.BytesIO()
+    """The rack's sheets as a minimal PDF 1.4 (one page of stock per ``per_sheet`` labels): each
+    line a text object of pre-formatted operators, made once per font size, label position and
+    line count, joined per page into one Flate stream (zlib level 1)."""
     page = (stock.sheet_mm[0] * mm, stock.sheet_mm[1] * mm)
-    pdf = canvas.Canvas(buffer, pagesize=page, invariant=1, pageCompression=1)
-    pdf.setTitle(f"{ctx.blueprint.metadata.name} rack {rack} cable labels ({stock.description})")
-    pdf.setAuthor("snc")
     pad = stock.padding_mm * mm
-    fonts: dict[float, str] = {}  # size -> setFont's operators
-    shown: dict[tuple[float, str], str] = {}  # (size, line) -> the text operators of drawString
-    origins: dict[tuple[int, float, int], list[str]] = {}  # (position, size, lines) -> each line's "BT .. Tm"
+    starts_of: dict[tuple[int, float, int], list[str]] = {}  # (position, size, lines) -> each line's "BT .. Tm"
     sizes: dict[tuple[str, ...], float] = {}
-    code = pdf._code
+    shown: dict[str, str] = {}  # line -> its PDF string operand
+    pages: list[bytes] = []
+    code: list[str] = []
     for n, x in enumerate(labels):
         pos = n % stock.per_sheet
         if n and not pos:
-            pdf.showPage()
-            code = pdf._code
+            pages.append(zlib.compress("\n".join(code).encode("latin-1"), 1))
+            code = []
         size = sizes.get(x.lines)
         if size is None:
             size = sizes[x.lines] = font_size(x.lines, stock)
-        font = fonts.get(size)
-        if font is None:
-            pdf.setFont(FONT, size)  # the first time: also registers the font with the document
-            font = fonts[size] = code[-1]
-        else:
-            code.append(font)
-            pdf._fontsize, pdf._leading = size, size * 1.2  # what setFont keeps
-        starts = origins.get((pos, size, len(x.lines)))
+        starts = starts_of.get((pos, size, len(x.lines)))
         if starts is None:
             row, col = divmod(pos, stock.columns)
             left = (stock.margin_mm[0] + col * stock.pitch_mm[0]) * mm
@@ -146,22 +135,80 @@ def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelS
             y = top - pad - size
             starts = []
             for _ in x.lines:
-                starts.append(f"BT 1 0 0 1 {fp_str(left + pad, y)} Tm ")
+                starts.append(f"BT /F1 {_num(size)} Tf 1 0 0 1 {_num(left + pad)} {_num(y)} Tm ")
                 y -= size * LEADING
-            origins[(pos, size, len(x.lines))] = starts
+            starts_of[(pos, size, len(x.lines))] = starts
         for start, line in zip(starts, x.lines, strict=True):
-            if _PLAIN.fullmatch(line):  # printable ASCII, nothing to escape: the font's own codes
-                code.append(f"{start}({line}) Tj T* ET")
+            if _PLAIN.fullmatch(line):  # printable ASCII, nothing to escape: its own PDF string
+                code.append(f"{start}({line}) Tj ET")
                 continue
-            text = shown.get((size, line))
+            text = shown.get(line)
             if text is None:
-                pdf.setFont(FONT, size)  # the text object takes the canvas's font and size
-                code.pop()
-                text = shown[(size, line)] = pdf.beginText(0, 0)._formatText(line)
-            code.append(f"{start}{text} T* ET")
-    pdf.showPage()
-    pdf.save()
-    return buffer.getvalue()
+                text = shown[line] = _pdf_string(line)
+            code.append(f"{start}{text} Tj ET")
+    pages.append(zlib.compress("\n".join(code).encode("latin-1"), 1))
+    title = f"{ctx.blueprint.metadata.name} rack {rack} cable labels ({stock.description})"
+    return _pdf_document(pages, page, title)
+
+
+def _pdf_document(contents: list[bytes], page: tuple[float, float], title: str) -> bytes:
+    """PDF 1.4 bytes: catalog, page tree, the Helvetica standard-14 font (WinAnsiEncoding), /Info,
+    a page per compressed content stream, and the xref table of every object's byte offset."""
+    count = len(contents)
+    kids = " ".join(f"{5 + 2 * i} 0 R" for i in range(count))
+    box = f"[0 0 {_num(page[0])} {_num(page[1])}]"
+    objects: list[bytes] = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Title " + _pdf_string(title).encode("latin-1") + b" /Author (snc) /Producer (snc) >>",
+    ]
+    for i, data in enumerate(contents):
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox {box} /Resources << /Font << /F1 3 0 R >> >> "
+            f"/Contents {6 + 2 * i} 0 R >>".encode()
+        )
+        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for k, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % k + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def printed(line: str) -> str:
+    """The line as the sheet prints it: a character WinAnsiEncoding lacks (or a control
+    character) is set as '?'."""
+    return "".join(c if c >= " " and c != "\x7f" and _winansi(c) else "?" for c in line)
+
+
+def _winansi(c: str) -> bool:
+    try:
+        c.encode("cp1252")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _pdf_string(text: str) -> str:
+    """A PDF literal string of the printed line in WinAnsi codes, ``\\ ( )`` escaped, other
+    bytes past ASCII as octal escapes (the content stream stays ASCII)."""
+    out = []
+    for b in printed(text).encode("cp1252"):
+        c = chr(b)
+        out.append("\\" + c if c in "\\()" else c if 32 <= b < 127 else f"\\{b:03o}")
+    return "(" + "".join(out) + ")"
+
+
+def _num(value: float) -> str:
+    """A PDF number: at most 4 decimals, no trailing zeros."""
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def _file_part(text: str) -> str:
