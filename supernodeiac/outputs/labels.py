@@ -11,8 +11,8 @@ Helvetica width table, as its ``stringWidth``), never under 4 pt; ``naming.label
 keeps lines short. The PDFs are snc's own minimal PDF 1.4 (the standard-14 Helvetica in
 WinAnsiEncoding, a character it lacks printed as '?'), pre-formatted operators per page.
 
-Past ``workbook.WORKBOOK_LIMIT`` cables neither is written (a notice says so): sorting 10^6 labels
-by rack takes gigabytes and the sheets minutes of CPU; cables.csv carries each end's short label.
+Both are written at every size: the cable rows are taken one at a time and only each end's label
+kept, bucketed by rack; each rack's PDF and the CSV are made when written (``Stream``).
 """
 
 from __future__ import annotations
@@ -20,16 +20,15 @@ from __future__ import annotations
 import re
 import zlib
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import getFont
 
 from ..catalog.label_stock import LabelStock, label_stocks
-from ..facts.cable_plan import cable_plan
-from .base import RENDERERS, RenderContext
+from .base import RENDERERS, RenderContext, Stream
 from .cabling import CABLE_COLUMNS, CableRow, cable_rows
 from .csv_safe import CsvWriter
-from .workbook import WORKBOOK_LIMIT
 
 FONT = "Helvetica"
 MAX_PT, MIN_PT, LEADING = 8.0, 4.0, 1.15
@@ -44,19 +43,31 @@ class Label:
         self.rack, self.u, self.cable_no, self.cable_id, self.end, self.lines = rack, u, cable_no, cable_id, end, lines
 
 
-def labels_by_rack(ctx: RenderContext, rows: list[CableRow]) -> list[tuple[str, list[Label]]]:
+def labels_by_rack(ctx: RenderContext, rows: Iterable[CableRow]) -> list[tuple[str, list[Label]]]:
     """Every plug end's label, grouped by the rack it is in (racks in row order; a device
-    outside racks under ""), each rack's in U order, then cable ID, then end."""
+    outside racks under ""), each rack's in U order, then cable ID, then end. ``rows`` is taken
+    one at a time: only the labels are held (a slotted object per end, its strings the row's)."""
     c_no, c_id = CABLE_COLUMNS.index("cable_no"), CABLE_COLUMNS.index("cable_id")
     racks = ctx.fabric.racks
+    names = [r.name for r in racks]
     per: dict[int, list[Label]] = defaultdict(list)
     for r in rows:
-        for k, end in enumerate(r.ends):
-            name = racks[end.rack].name if end.rack >= 0 else ""
-            tag = "a" if k == 0 else "b" if len(r.ends) == 2 else f"leg{k}"
-            per[end.rack].append(Label(name, end.u, r.text[c_no], r.text[c_id], tag, end.short))
+        no, cid, ends = r.text[c_no], r.text[c_id], r.ends
+        two = len(ends) == 2
+        for k, end in enumerate(ends):
+            tag = "a" if k == 0 else "b" if two else f"leg{k}"
+            per[end.rack].append(Label(names[end.rack] if end.rack >= 0 else "", end.u, no, cid, tag, end.short))
     order = sorted(per, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name) if i >= 0 else (-1, 0, ""))
-    return [(racks[i].name if i >= 0 else "", sorted(per[i], key=lambda x: (x.u, x.cable_id, x.end))) for i in order]
+    out = []
+    for i in order:
+        labels = per.pop(i)
+        labels.sort(key=_order)
+        out.append((names[i] if i >= 0 else "", labels))
+    return out
+
+
+def _order(x: Label) -> tuple[int, str, str]:
+    return (x.u, x.cable_id, x.end)
 
 
 def font_size(lines: tuple[str, ...], stock: LabelStock) -> float:
@@ -85,26 +96,36 @@ _PLAIN = re.compile(r"[ -'*-\[\]-~]+")  # printable ASCII but for \ ( ), which P
 
 
 @RENDERERS.register("labels")
-def render_labels(ctx: RenderContext) -> dict[str, bytes]:
-    count = len(cable_plan(ctx.fabric, ctx.catalogue))
-    if count > WORKBOOK_LIMIT:  # 10^6 labels held for sorting by rack: gigabytes; cables.csv has them per end
-        note = f"no cable labels: {count:,} cables is past {WORKBOOK_LIMIT:,}; cabling/cables.csv has each end's short label"
-        return {"notice:labels": note.encode()}
-    rows = list(cable_rows(ctx))
-    if not rows:
+def render_labels(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    """A PDF per rack and labels.csv at every size: the cable rows are taken one at a time and
+    only their labels held, grouped by rack; each rack's PDF and the CSV are made when written."""
+    grouped = labels_by_rack(ctx, cable_rows(ctx))
+    if not grouped:
         return {}
     stock = label_stocks()[ctx.blueprint.naming.label_stock]
-    grouped = labels_by_rack(ctx, rows)
     lines = max((len(x.lines) for _, labels in grouped for x in labels), default=1)
-    table = CsvWriter(["rack", "sheet", "position", "u", "cable_no", "cable_id", "end", *[f"line{i + 1}" for i in range(lines)]])
-    out: dict[str, bytes] = {}
+    out: dict[str, bytes | Stream] = {}
     for rack, labels in grouped:
-        for n, x in enumerate(labels):
-            sheet, pos = divmod(n, stock.per_sheet)
-            padded = list(x.lines) + [""] * (lines - len(x.lines))
-            table.writerow([rack, sheet + 1, pos + 1, x.u or "", x.cable_no, x.cable_id, x.end, *padded])
-        out[f"labels/{_file_part(rack or 'unracked')}.pdf"] = _sheet_pdf(ctx, rack, labels, stock)
-    out["labels/labels.csv"] = table.getvalue()
+
+        def produce(rack: str = rack, labels: list[Label] = labels) -> list[bytes]:
+            return [_sheet_pdf(ctx, rack, labels, stock)]
+
+        out[f"labels/{_file_part(rack or 'unracked')}.pdf"] = Stream(produce)
+
+    def table() -> Iterator[bytes]:
+        header = ["rack", "sheet", "position", "u", "cable_no", "cable_id", "end", *[f"line{i + 1}" for i in range(lines)]]
+        per = stock.per_sheet
+
+        def rows() -> Iterator[list[str]]:
+            for rack, labels in grouped:
+                for n, x in enumerate(labels):
+                    sheet, pos = divmod(n, per)
+                    padded = [*x.lines, *[""] * (lines - len(x.lines))]
+                    yield [rack, str(sheet + 1), str(pos + 1), str(x.u or ""), x.cable_no, x.cable_id, x.end, *padded]
+
+        yield from CsvWriter(header).stream(rows())
+
+    out["labels/labels.csv"] = Stream(table)
     return out
 
 

@@ -28,7 +28,7 @@ bucketed by row in one pass and each row's workbook is made when it is written, 
 at a time. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
 taken once. What is left at 131k is mostly the shared cable rows (``cable_rows``, made again
 here after ``cables.csv``), the row templates and the deflate (docs/performance.md).
-``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
+``WORKBOOK_LIMIT`` is the size past which the NetBox CSVs are not rendered (the label sheets are, at every size).
 """
 
 from __future__ import annotations
