@@ -86,8 +86,8 @@ def test_sheets_read_back(stock_key: str, count: int) -> None:
                 if printed(line).strip():
                     expected.append((printed(line).strip(), left, top - size - k * size * LEADING, size))
         assert [t for t, *_ in shown] == [t for t, *_ in expected]
-        for (_, x, y, s), (_, ex, ey, es) in zip(shown, expected, strict=True):
-            assert (x, y, s) == pytest.approx((ex, ey, es), abs=1e-3)
+        for (_, gx, gy, gs), (_, ex, ey, es) in zip(shown, expected, strict=True):
+            assert (gx, gy, gs) == pytest.approx((ex, ey, es), abs=1e-3)
 
 
 def test_hostile_text_escaped() -> None:
