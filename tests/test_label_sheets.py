@@ -1,11 +1,11 @@
-"""The label sheets (snc's own PDF writer) read back by real PDF consumers: pypdf in strict mode
-parses every file, each page's text operators put each label's lines, in order, inside that
-label's box on the stock, every line fits the label's width at its size (reportlab's metrics),
-and Ghostscript renders every page without an error and finds the same text."""
+"""The label sheets, snc's own PDF writer, read back by pypdf (and LibreOffice where present):
+a page of stock per ``per_sheet`` labels, each label's lines the extracted text at its place, every
+line fitting the label at the chosen size by reportlab's own metrics, hostile text escaped."""
 
 from __future__ import annotations
 
 import io
+import math
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,12 +14,11 @@ from typing import Any
 
 import pypdf
 import pytest
-from pypdf.generic import ContentStream
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-from supernodeiac.catalog.label_stock import LabelStock, label_stocks
-from supernodeiac.outputs.labels import FONT, MIN_PT, Label, _sheet_pdf, _width, font_size
+from supernodeiac.catalog.label_stock import label_stocks
+from supernodeiac.outputs.labels import FONT, LEADING, MIN_PT, Label, _sheet_pdf, _width, font_size, printed
 
 LINES = [
     "A01 U12 gpu-0001",
@@ -32,7 +31,6 @@ LINES = [
     "x" * 60,
     "~!@#$%^&*_+={}[]|:;\"'<>,.?/`",
 ]
-GS = shutil.which("gs")
 
 
 def _labels(count: int) -> list[Label]:
@@ -43,87 +41,112 @@ def _labels(count: int) -> list[Label]:
     return out
 
 
-def _printed(line: str) -> str:
-    """What the page shows of a line: WinAnsi (cp1252), "?" for a character outside it."""
-    return line.encode("cp1252", errors="replace").decode("cp1252")
-
-
-def _shown(page: Any) -> list[tuple[float, float, float, str]]:
-    """Each Tj of a page: (font size, x, y, text), from its content stream's operators."""
-    out = []
-    size = x = y = 0.0
-    for operands, op in ContentStream(page.get_contents(), page.pdf).operations:
-        if op == b"Tf":
-            size = float(operands[1])
-        elif op == b"Td":
-            x, y = float(operands[0]), float(operands[1])
-        elif op == b"Tj":
-            raw = operands[0]
-            text = raw.get_original_bytes().decode("cp1252") if hasattr(raw, "get_original_bytes") else str(raw)
-            out.append((size, x, y, text))
-    return out
-
-
-def _check(pdf: bytes, labels: list[Label], stock: LabelStock) -> None:
+def _texts(pdf: bytes) -> list[list[tuple[str, float, float, float]]]:
+    """Per page, each shown string with its text-matrix origin and font size, as pypdf reads it."""
     reader = pypdf.PdfReader(io.BytesIO(pdf), strict=True)
-    assert len(reader.pages) == max(1, -(-len(labels) // stock.per_sheet))
-    width_mm, height_mm = stock.sheet_mm
+    pages = []
     for page in reader.pages:
-        box = page.mediabox
-        assert (round(float(box.width) / mm, 1), round(float(box.height) / mm, 1)) == (round(width_mm, 1), round(height_mm, 1))
-    pad = stock.padding_mm * mm
-    room = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
-    for p, page in enumerate(reader.pages):
-        shown = _shown(page)
-        on_page = labels[p * stock.per_sheet : (p + 1) * stock.per_sheet]
-        assert [t for *_, t in shown] == [_printed(line) for x in on_page for line in x.lines]
-        k = 0
-        for pos, x in enumerate(on_page):
-            row, col = divmod(pos, stock.columns)
-            left = (stock.margin_mm[0] + col * stock.pitch_mm[0]) * mm
-            top = height_mm * mm - (stock.margin_mm[1] + row * stock.pitch_mm[1]) * mm
-            bottom = top - stock.label_mm[1] * mm
-            for line in x.lines:
-                size, lx, ly, _text = shown[k]
-                k += 1
-                assert abs(lx - (left + pad)) < 1e-2 and bottom - 1e-2 <= ly <= top, (pos, line, lx, ly)
-                if size > MIN_PT:  # at the smallest size a line may be wider: font_size's floor
-                    assert stringWidth(line, FONT, size) <= room + 1e-6, (line, size)
+        got: list[tuple[str, float, float, float]] = []
+
+        def visit(text: str, cm: Any, tm: Any, font: Any, size: float, got: list = got) -> None:
+            if text.strip():
+                got.append((text.strip(), float(tm[4]), float(tm[5]), float(size)))
+
+        page.extract_text(visitor_text=visit)
+        pages.append(got)
+    return pages
 
 
 @pytest.mark.parametrize("stock_key", sorted(label_stocks()))
-@pytest.mark.parametrize("count", [0, 1, 31, 200])
-def test_sheets_read_back_label_by_label(stock_key: str, count: int) -> None:
+@pytest.mark.parametrize("count", [1, 31, 200])
+def test_sheets_read_back(stock_key: str, count: int) -> None:
     stock = label_stocks()[stock_key]
-    ctx: Any = SimpleNamespace(blueprint=SimpleNamespace(metadata=SimpleNamespace(name="t (é)")))
+    ctx: Any = SimpleNamespace(blueprint=SimpleNamespace(metadata=SimpleNamespace(name="t (x) \\ ñ")))
     labels = _labels(count)
     pdf = _sheet_pdf(ctx, "R1", labels, stock)
-    _check(pdf, labels, stock)
-    assert pypdf.PdfReader(io.BytesIO(pdf)).metadata.title == f"t (é) rack R1 cable labels ({stock.description})"
-    assert _sheet_pdf(ctx, "R1", labels, stock) == pdf  # same labels, same bytes
+    assert pdf == _sheet_pdf(ctx, "R1", labels, stock)  # deterministic bytes
+    reader = pypdf.PdfReader(io.BytesIO(pdf), strict=True)
+    assert reader.pdf_header == "%PDF-1.4"
+    assert reader.metadata is not None and reader.metadata.title == f"t (x) \\ ñ rack R1 cable labels ({stock.description})"
+    assert reader.metadata.author == "snc"
+    pages = _texts(pdf)
+    assert len(pages) == math.ceil(count / stock.per_sheet)
+    page_h = stock.sheet_mm[1] * mm
+    width = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
+    for p, shown in enumerate(pages):
+        chunk = labels[p * stock.per_sheet : (p + 1) * stock.per_sheet]
+        expected = []
+        for pos, x in enumerate(chunk):
+            size = font_size(x.lines, stock)
+            row, col = divmod(pos, stock.columns)
+            left = (stock.margin_mm[0] + col * stock.pitch_mm[0] + stock.padding_mm) * mm
+            top = page_h - (stock.margin_mm[1] + row * stock.pitch_mm[1] + stock.padding_mm) * mm
+            for k, line in enumerate(x.lines):
+                # every line fits the label's width at its size, by reportlab's metrics of what is printed
+                assert stringWidth(printed(line), FONT, size) <= width + 1e-6 or size == MIN_PT
+                if printed(line).strip():
+                    expected.append((printed(line).strip(), left, top - size - k * size * LEADING, size))
+        assert [t for t, *_ in shown] == [t for t, *_ in expected]
+        for (_, gx, gy, gs), (_, ex, ey, es) in zip(shown, expected, strict=True):
+            assert (gx, gy, gs) == pytest.approx((ex, ey, es), abs=1e-3)
+
+
+def test_hostile_text_escaped() -> None:
+    stock = label_stocks()[sorted(label_stocks())[0]]
+    ctx: Any = SimpleNamespace(blueprint=SimpleNamespace(metadata=SimpleNamespace(name="t")))
+    lines = ("a\\b (c) d)", "naïve – ü", "→ ★ x", "(")
+    pdf = _sheet_pdf(ctx, "R1", [Label("R1", 1, "N1", "c1", "a", lines)], stock)
+    assert [t for t, *_ in _texts(pdf)[0]] == ["a\\b (c) d)", "naïve – ü", "? ? x", "("]
+
+
+XPDFIMPORT = Path("/usr/lib/libreoffice/program/xpdfimport")  # LibreOffice's poppler-based PDF reader
+
+
+@pytest.mark.skipif(not XPDFIMPORT.exists(), reason="LibreOffice's xpdfimport not installed")
+def test_poppler_reads_sheets(tmp_path: Path) -> None:
+    """LibreOffice's PDF import (poppler) parses the file without a complaint and draws every
+    printed character of every label, a page of stock per ``per_sheet`` labels."""
+    stock = label_stocks()[sorted(label_stocks())[0]]
+    ctx: Any = SimpleNamespace(blueprint=SimpleNamespace(metadata=SimpleNamespace(name="t")))
+    labels = _labels(70)
+    (tmp_path / "R1.pdf").write_bytes(_sheet_pdf(ctx, "R1", labels, stock))
+    run = subprocess.run([str(XPDFIMPORT), str(tmp_path / "R1.pdf")], capture_output=True, timeout=120, check=True)
+    assert b"rror" not in run.stderr, run.stderr
+    out = run.stdout.decode("utf-8", "replace").splitlines()
+    assert sum(line.startswith("startPage ") for line in out) == math.ceil(len(labels) / stock.per_sheet)
+    # each drawChar line ends in the character, a backslash written escaped as two
+    drawn = "".join(line.split(" ", 10)[10].replace("\\\\", "\\") for line in out if line.startswith("drawChar "))
+    assert drawn.replace(" ", "") == "".join(printed(t) for x in labels for t in x.lines).replace(" ", "")
+
+
+def test_widths_are_reportlabs() -> None:
+    for line in LINES:
+        assert _width(line) == stringWidth(printed(line), FONT, 1.0)
+    stock = next(iter(label_stocks().values()))
+    assert font_size(("x" * 200,), stock) == MIN_PT
+
+
+GS = shutil.which("gs")
 
 
 @pytest.mark.skipif(GS is None, reason="Ghostscript (gs) is not installed")
 def test_ghostscript_renders_every_page(tmp_path: Path) -> None:
+    """Ghostscript (a second real reader) renders every page without an error and finds the text."""
     stock = label_stocks()["avery-5160"]
     ctx: Any = SimpleNamespace(blueprint=SimpleNamespace(metadata=SimpleNamespace(name="t")))
     labels = _labels(65)
     path = tmp_path / "R1.pdf"
     path.write_bytes(_sheet_pdf(ctx, "R1", labels, stock))
+    out = tmp_path / "out.txt"
     run = subprocess.run(
-        [str(GS), "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=txtwrite", f"-sOutputFile={tmp_path / 'out.txt'}", path],
+        [str(GS), "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=txtwrite", f"-sOutputFile={out}", path],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert run.returncode == 0 and "Error" not in run.stdout + run.stderr, run.stdout + run.stderr
-    text = (tmp_path / "out.txt").read_text(errors="replace")
-    assert text.count("A01 U12 gpu-0001") == sum(x.lines.count("A01 U12 gpu-0001") for x in labels)
-    assert "paren (x) and back\\slash" in text
-
-
-def test_widths_are_reportlabs() -> None:
-    for line in LINES:
-        assert _width(line) == stringWidth(line, FONT, 1.0)
-    stock = next(iter(label_stocks().values()))
-    assert font_size(("x" * 200,), stock) == MIN_PT
+    text = out.read_text(errors="replace")
+    for x in labels[:5]:
+        for line in x.lines:
+            if line.strip() and line.isascii() and line.isprintable():
+                assert line in text, line

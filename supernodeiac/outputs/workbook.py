@@ -30,7 +30,7 @@ when both are rendered (``cabling.pull_cables``: the rows made once per render),
 of their own. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
 taken once. What is left at 131k is mostly that pass, the row templates and the deflate
 (docs/performance.md).
-``WORKBOOK_LIMIT`` is the size past which the label sheets and the NetBox CSVs are not rendered.
+``WORKBOOK_LIMIT`` is the size past which the NetBox CSVs are not rendered (the label sheets are, at every size).
 """
 
 from __future__ import annotations
