@@ -52,7 +52,7 @@ from .cabling import CABLE_COLUMNS, LINE_JOIN, PULL_SHARED, ROW_LIMIT, CableRow,
 from .cabling import PullCable as _Cable
 from .cabling import PullEnd as _End
 
-WORKBOOK_LIMIT = 250_000  # cables; past this no workbook (see the module docstring)
+WORKBOOK_LIMIT = 250_000  # cables; past this no NetBox CSVs (outputs/netbox.py; see the module docstring)
 
 PULL_COLUMNS = [
     "far_location",
