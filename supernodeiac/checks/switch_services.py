@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 from ..facts.sonic_ports import sonic_switches
 from ..facts.switch_facts import mgmt_plan
@@ -80,14 +81,6 @@ def check_secret_inline(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-def _url_host(url: str) -> str:
-    """The host of a URL the model accepted (http(s)://host[:port][/path], an IPv6 host in brackets)."""
-    rest = url.split("://", 1)[1]
-    if rest.startswith("["):
-        return rest[1 : rest.index("]")]
-    return rest.split("/", 1)[0].split(":", 1)[0]
-
-
 @CHECKS.register("ztp-url")
 def check_ztp_url(ctx: CheckContext) -> Iterator[Finding]:
     """Where snc renders SONiC zero-touch provisioning (a SONiC switch whose management port takes
@@ -111,7 +104,7 @@ def check_ztp_url(ctx: CheckContext) -> Iterator[Finding]:
                 "(e.g. http://10.10.0.67 beside Kea), in the management network or in services.networks",
             )
         return
-    host = _url_host(url)
+    host = urlsplit(url).hostname or ""  # the model accepted it: http(s)://host[:port][/path], IPv6 in brackets
     at = ("management", "addressing", "provisioning_url")
     services = ctx.blueprint.services
     try:

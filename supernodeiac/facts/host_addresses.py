@@ -105,22 +105,20 @@ class HostAddresses:
         ta, tb = tier[a], tier[b]
         a_leaf = (ta == 1) & (tb == 0)
         leaf, port = np.where(a_leaf, a, b), np.where(a_leaf, ap, bp)
+        # Down-port position by (leaf model, port): one row per model of the leaf sets, or the one
+        # row "" of a fabric of one leaf model (every leaf reads it); -1 where a port is no down port.
+        models = list(self._downs)
+        width = int(max([port.max(initial=0), *(max(d, default=0) for d in self._downs.values())])) + 1
+        q_tab = np.full((len(models) + 1, width), -1, dtype=np.int64)
+        for r, m in enumerate(models):
+            for p, q in self._downs[m].items():
+                q_tab[r, p] = q
         if "" in self._downs:
-            width = int(max(port.max(initial=0), max(self._down, default=0))) + 1
-            q_of = np.full(width, -1, dtype=np.int64)
-            for p, q in self._down.items():
-                q_of[p] = q
-            qs = q_of[port]
-        else:  # leaf sets: the position table of each leaf's own model
-            models = list(self._downs)
+            rows = np.zeros(len(leaf), dtype=np.int64)
+        else:
             mid = {m: r for r, m in enumerate(models)}
-            width = int(max(port.max(initial=0), *(max(d, default=0) for d in self._downs.values()))) + 1
-            q_tab = np.full((len(models) + 1, width), -1, dtype=np.int64)
-            for r, m in enumerate(models):
-                for p, q in self._downs[m].items():
-                    q_tab[r, p] = q
-            dev_model = np.array([mid.get(d.model, len(models)) for d in f.devices], dtype=np.int64)
-            qs = q_tab[dev_model[leaf], port]
+            rows = np.array([mid.get(d.model, len(models)) for d in f.devices], dtype=np.int64)[leaf]
+        qs = q_tab[rows, port]
         ok = (a_leaf | ((tb == 1) & (ta == 0))) & (first[leaf] >= 0) & (qs >= 0)
         return np.where(ok, first[leaf] + qs, -1), a_leaf
 
