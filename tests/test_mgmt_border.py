@@ -393,3 +393,131 @@ def test_a_given_border_link_over_a_fabric_pool_is_a_located_error():
     (f,) = [f for f in c.findings if f.rule == "address-overlap"]
     assert "border link mgmt-agg-01-site-core-1 10.64.0.8/31" in f.message and "10.64.0.0/20" in f.message
     assert f.location.line == bad.splitlines().index(link.rstrip("\n")) + 1
+
+
+# The site routers placed (border.model, border.placement): in N01, above its switches.
+PLACED = BORDER + "    model: sn4600c\n    placement: {row: N, first_rack: 1, per_rack: 2, first_u: 30}\n"
+
+
+@cache
+def _placed(design: str | None = None):
+    text = _text(design, border=PLACED)
+    c = compile_text(text)
+    assert c.exit_code == 0, [f.message for f in c.findings if f.severity.value == "error"]
+    files, _ = render(c, ["sonic", "cabling", "bom", "lldp", "labels"])
+    configs = {p.split("/")[1].removesuffix(".json"): json.loads(d) for p, d in files.items() if p.startswith("sonic/")}
+    return c, configs, files
+
+
+def _csv(data: bytes) -> list[dict[str, str]]:
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(data.decode())))
+
+
+@pytest.mark.parametrize("design", [None, "mclag"])
+def test_placed_site_routers_make_every_border_link_a_cable(design):
+    """With the routers placed, each border link is a cable of the plan: a cabling row whose two
+    ends are the aggregation switch's border port and a data port of the router (distinct per
+    router, in the router's rack and units), its parts in the BOM, a label at each end and an
+    LLDP expectation on the switch; the router itself gets no config, no LLDP line and no BOM
+    line (the site owns it), and the switch's port names the router's port."""
+    c, configs, files = _placed(design)
+    f = c.fabric
+    routers = {d.name: d for d in f.devices if d.role == "site-router"}
+    assert sorted(routers) == [name for name, _ in ROUTERS]
+    assert all(f.racks[d.rack].name == "N01" and d.u >= 30 for d in routers.values())
+    records = f.facts["mgmt"]["border"]
+    aggs = _aggs(c)
+    assert len(records) == len(aggs) * len(ROUTERS)
+    rows = [r for r in _csv(files["cabling/cables.csv"]) if r["b_device"] in routers or r["a_device"] in routers]
+    assert len(rows) == len(records)
+    names = {d.name: d for d in f.devices}
+    far_ports: dict[str, set[str]] = {}
+    for rec in records:
+        sw = names[rec["switch"]]
+        port = f.layouts[sw.model].physical_name(rec["port"])
+        (row,) = [
+            r
+            for r in rows
+            if {r["a_device"], r["b_device"]} == {rec["switch"], rec["router"]} and port in (r["a_ports"], r["b_ports"])
+        ]
+        router_end = "b" if row["b_device"] == rec["router"] else "a"
+        router = routers[rec["router"]]
+        assert row[f"{router_end}_rack"] == "N01" and int(row[f"{router_end}_u"]) == router.u
+        printed = row[f"{router_end}_ports"]
+        assert printed not in far_ports.setdefault(rec["router"], set())  # one cable per router port
+        far_ports[rec["router"]].add(printed)
+        layout = f.layouts[router.model]
+        (rport,) = [p for p in layout.ports_of("data") if layout.name(p) == rec["peer_port"]]
+        assert layout.physical_name(rport) == printed  # the facts' peer port is the cabled one
+        # The switch's SONiC port names the router's port; it is routed, never bridged.
+        cfg = configs[rec["switch"]]
+        (own,) = [p for p, e in cfg["PORT"].items() if e.get("description") == f"{rec['router']}:{rec['peer_port']}"]
+        assert f"{own}|{rec['address']}" in cfg["INTERFACE"]
+        assert not [m for m in cfg.get("VLAN_MEMBER", {}) if m.endswith(f"|{own}")]
+    assert not set(routers) & set(configs)
+    lldp = [json.loads(line) for line in files["lldp/mgmt.jsonl"].decode().splitlines()]
+    assert not [x for x in lldp if x["device"] in routers]
+    expected = {(x["device"], n["neighbor"]) for x in lldp for n in x["neighbors"] if n["neighbor"] in routers}
+    assert expected == {(r["switch"], r["router"]) for r in records}
+    bom = _csv(files["bom/bom.csv"])
+    assert not [r for r in bom if "site-router" in r.get("detail", "")]
+    plain_c, _, plain_files = _compiled(design)
+    cables = {r["cable_id"] for r in rows}
+    labels = [r for r in _csv(files["labels/labels.csv"]) if r["cable_id"] in cables]
+    assert len(labels) == 2 * len(rows)
+
+    def mgmt_cables(data: bytes) -> int:
+        return sum(int(r["count"]) for r in _csv(data) if r["section"] == "cable" and r["fabric"] == "mgmt")
+
+    assert mgmt_cables(files["bom/bom.csv"]) == mgmt_cables(render(plain_c, ["bom"])[0]["bom/bom.csv"]) + len(records)
+    # The placed routers change no switch's config but for the port descriptions naming their ports.
+    for name in aggs:
+        before = json.loads(json.dumps(json.loads(plain_files[f"sonic/{name}.json"])))
+        after = json.loads(json.dumps(configs[name]))
+        for cfg in (before, after):
+            for entry in cfg["PORT"].values():
+                entry.pop("description", None)
+        assert before == after, name
+
+
+def test_placed_routers_keep_the_vlan_a_tree_and_pass_the_sonic_models():
+    c, configs, _ = _placed("mclag")
+    assert not any(l2_cycles(configs).values())
+    libyang = pytest.importorskip("libyang", reason="PyPI libyang==2.7.1 (needs Debian libyang2-dev) validates config_db")
+    from helpers.sonic_yang import validate
+
+    for name in _aggs(c):
+        try:
+            validate(configs[name])
+        except libyang.LibyangError as exc:
+            pytest.fail(f"{name}: {exc}")
+
+
+def test_an_unplaced_border_warns_that_its_cables_are_unplanned():
+    text = _text()
+    c = compile_text(text)
+    (w,) = [x for x in c.findings if x.rule == "management" and "border" in x.message]
+    assert w.severity.value == "warning" and "4 cables" in w.message
+    assert w.location.line == text.splitlines().index("  border:") + 1
+    placed = compile_text(_text(border=PLACED))
+    assert not [x for x in placed.findings if x.rule == "management" and "border" in x.message]
+
+
+PLACED_BAD = [
+    (BORDER + "    model: sn4600c\n", "border:", "together"),
+    ("  border:\n    routers: [{name: r1, asn: 65100}]\n    model: sn4600c\n"
+     "    placement: {row: N, first_rack: 1, per_rack: 2, first_u: 30}\n    links:\n"
+     "      - {switch: mgmt-agg-01, router: r1, address: 192.0.2.1/31, peer: 192.0.2.0, peer_port: Ethernet999}\n",
+     "- {switch", "no data port"),
+    ("  border:\n    routers: [{name: r1, asn: 65100}]\n    model: pdu-3ph\n"
+     "    placement: {row: N, first_rack: 1, per_rack: 2, first_u: 30}\n    network: 192.0.2.0/29\n",
+     "model:", "switch"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("border, marker, words", PLACED_BAD)
+def test_bad_router_placement_is_a_located_error(border, marker, words):
+    test_bad_border_input_is_a_located_error(border, marker, words)

@@ -120,6 +120,9 @@ def build_management(ctx: BuildContext, spec: Management, path: tuple) -> None:
             rows += [(dev, port, oob, oob_ports[k]) for k, (dev, port) in enumerate(chunk)]
         ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=path + ("aggregation",), tier="node-leaf")
     _cable_consoles(ctx, spec, path, consoles, chooser)
+    if border and spec.border is not None and spec.border.placement is not None:
+        # Last, so that the routers take no management cable and move no device placed before them.
+        _site_routers(ctx, spec, path, aggs, border, chooser)
     facts: ManagementFacts = {
         "kind": "management",
         "rack_switches": sum(1 for d in f.devices if d.role == "mgmt"),
@@ -312,6 +315,65 @@ def _border(
             record["peer_port"] = peer_port
         out.append(record)
     return ports[: len(ports) - need], out
+
+
+def _site_routers(
+    ctx: BuildContext, spec: Management, path: tuple, aggs: list[int], border: list[BorderLinkFacts], chooser: MediaChooser
+) -> None:
+    """``border.model`` and ``border.placement``: the site routers as site-owned devices (role
+    ``site-router``: placed and cabled, never ordered or configured) and every border link a cable
+    of the management network from the aggregation switch's port to the router's port that
+    ``links`` names, or else its next data port (a router's links in border order take its data
+    ports from the first), so the cabling plan, BOM, labels and LLDP hold the border like any
+    cable. Each link's ``peer_port`` becomes the router port's name."""
+    b = spec.border
+    assert b is not None and b.model is not None and b.placement is not None
+    where = path + ("border",)
+    f = ctx.fabric
+    ctx.model(b.model, where + ("model",), "switch")
+    routers: dict[str, Device] = {}
+    for k, r in enumerate(b.routers):
+        routers[r.name] = ctx.add_device(
+            name=r.name,
+            role="site-router",
+            model=b.model,
+            group="mgmt",
+            placement=b.placement,
+            slot=k,
+            origin=where + ("routers", k),
+            coords=(("router", r.name),),
+            tier=3,
+        )
+    layout = f.layouts[b.model]
+    data = layout.ports_of("data")
+    by_name = {layout.name(p): p for p in data}
+    switch_of = {f.devices[a].name: a for a in aggs}
+    taken: dict[str, set[int]] = defaultdict(set)
+    given = [(i, link) for i, link in enumerate(border) if "peer_port" in link]
+    for i, link in given:
+        port = by_name.get(link["peer_port"])
+        at = where + ("links", i, "peer_port")
+        if port is None:
+            raise ctx.fail("unknown-reference", f"{b.model} has no data port {link['peer_port']!r}", at,
+                           f"one of {', '.join(layout.name(p) for p in data[:4])} ... {layout.name(data[-1])}")  # fmt: skip
+        if port in taken[link["router"]]:
+            raise ctx.fail("port-budget", f"{link['router']} port {link['peer_port']} is given twice", at, "one link per port")
+        taken[link["router"]].add(port)
+    rows: list[tuple[int, int, int, int]] = []
+    for link in border:
+        name = link["router"]
+        if "peer_port" in link:
+            port = by_name[link["peer_port"]]
+        else:
+            free = [p for p in data if p not in taken[name]]
+            if not free:
+                raise ctx.fail("port-budget", f"{name} ({b.model}) has {len(data)} data ports; the border asks more",
+                               where + ("model",), "a site router model with more ports, or fewer border links")  # fmt: skip
+            port = free[0]
+            taken[name].add(port)
+            link["peer_port"] = layout.name(port)
+        rows.append((switch_of[link["switch"]], link["port"], routers[name].index, port))
+    ctx.add_link_rows("mgmt", rows, chooser=chooser, origin=where, tier="spine-core")
 
 
 def _switch_groups(ctx: BuildContext, spec: Management, path: tuple, occupied: list[int]) -> list[tuple[list[int], bool]]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..fabric import SITE_ROLES
+from ..fabric.fabric_facts import management_of
 from ..facts.mgmt_l2 import l2_loops
 from ..findings import Finding, error, warning
 from ..model.management import MgmtAddressing
@@ -37,7 +39,8 @@ def check_management(ctx: CheckContext) -> Iterator[Finding]:
                 "the management network never shares the data plane",
             )
         cabled.add(dev)
-    missing = [d for d in f.devices if d.index not in cabled and f.layouts[d.model].has_role("mgmt")]
+    # A site router's management port is the site's network's, not ours.
+    missing = [d for d in f.devices if d.index not in cabled and f.layouts[d.model].has_role("mgmt") and d.role not in SITE_ROLES]
     if not missing:
         return
     if ctx.blueprint.management is None:
@@ -129,4 +132,23 @@ def check_l2_loops(ctx: CheckContext) -> Iterator[Finding]:
             path,
             "design: routed (each rack switch routes its rack's subnet, eBGP to the aggregation), design: mclag (the "
             "aggregation pair one MCLAG domain, each rack switch's uplinks one PortChannel), or one uplink per rack switch",
+        )
+
+
+@CHECKS.register("management-border")
+def check_border_cables(ctx: CheckContext) -> Iterator[Finding]:
+    """A border whose site routers have no model and placement: its cables are in the switch
+    configs only, so the crew gets no cabling row, part or label for them."""
+    m = ctx.blueprint.management
+    if m is None or m.border is None or m.border.placement is not None:
+        return
+    facts = management_of(ctx.fabric.facts)
+    links = len(facts.get("border", [])) if facts is not None else 0
+    if links:
+        yield warning(
+            "management",
+            f"the border's {links} cables (aggregation switch to site router) are in no cabling row, BOM line or "
+            "label: the site routers have no place in the Fabric",
+            ("management", "border"),
+            "give border.model (the routers' catalogue switch) and border.placement (their racks and units)",
         )

@@ -18,13 +18,13 @@ import numpy as np
 from ..catalog.types import DeviceModel, PortGroup
 from .cable_naming import a_end_affixes, cable_id_format
 from .device_arrays import DeviceArrays
-from .devices import Cage, Coords, Device, PortLayout, PortSlot, Rack
+from .devices import SITE_ROLES, Cage, Coords, Device, PortLayout, PortSlot, Rack
 from .fabric_facts import FabricFacts
 from .link_table import Link, LinkSpec, LinkTable
 
 _NAME = attrgetter("name")
 
-__all__ = ["Cage", "Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable", "PortLayout", "PortSlot", "Rack"]
+__all__ = ["SITE_ROLES", "Cage", "Coords", "Device", "Fabric", "Link", "LinkSpec", "LinkTable", "PortLayout", "PortSlot", "Rack"]
 
 if TYPE_CHECKING:
     import networkx as nx

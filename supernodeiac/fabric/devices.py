@@ -11,6 +11,11 @@ from ..catalog.types import DeviceModel, PortGroup
 
 Coords = tuple[tuple[str, Any], ...]
 
+# Roles of devices the site owns and runs (management.border's site routers): they stand in racks,
+# take rack space and power and end cables, so the Fabric holds them, but snc orders none (BOM)
+# and configures none (SONiC, LLDP expectations, provisioning).
+SITE_ROLES = frozenset({"site-router"})
+
 
 @dataclass(slots=True)
 class Rack:

@@ -33,7 +33,7 @@ import numpy as np
 from ..catalog.fit import SWITCH_KINDS
 from ..catalog.parts import PartRef, cord_part, device_part, medium_part, module_part, ordered_length
 from ..catalog.types import Catalogue, Medium
-from ..fabric import Fabric, LinkSpec
+from ..fabric import SITE_ROLES, Fabric, LinkSpec
 from ..facts.cage_plan import CARTRIDGE, CONNECTOR, SPLITTER, STRAIGHT, TRANSCEIVER, assemblies, link_cages, spec_columns
 from ..model.blueprint import Blueprint
 from ..util.number_format import rounded
@@ -166,7 +166,8 @@ def bill_of_materials(catalogue: Catalogue, fabric: Fabric, blueprint: Blueprint
 def _devices(fabric: Fabric) -> list[tuple]:
     roles: dict[str, Counter[str]] = {}
     for d in fabric.devices:
-        roles.setdefault(d.model, Counter())[d.role] += 1
+        if d.role not in SITE_ROLES:  # the site's own routers: cabled to, never ordered
+            roles.setdefault(d.model, Counter())[d.role] += 1
     out = []
     for name in sorted(roles):
         model = fabric.models[name]

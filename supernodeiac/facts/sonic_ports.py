@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from ..catalog.types import Catalogue, PortGroup, PortMap, SonicPortGroup
-from ..fabric import Fabric, PortLayout
+from ..fabric import SITE_ROLES, Fabric, PortLayout
 
 # Where a problem is, below the port map (() for the map as a whole): ("groups", 0, "lane_step"),
 # ("groups", 0, "ports", 17, "lanes").
@@ -43,7 +43,10 @@ def sonic_switches(fabric: Fabric, catalogue: Catalogue) -> list[int]:
     return [
         d.index
         for d in fabric.devices
-        if models[d.model].kind == "switch" and models[d.model].transport == "ethernet" and d.model in maps
+        if models[d.model].kind == "switch"
+        and models[d.model].transport == "ethernet"
+        and d.model in maps
+        and d.role not in SITE_ROLES  # the site's routers: not ours to configure
     ]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..catalog.types import Catalogue, DeviceModel
-from ..fabric import Device, Fabric
+from ..fabric import SITE_ROLES, Device, Fabric
 from ..fabric.fabric_facts import BorderLinkFacts, LosslessFacts, ethernet_of, management_of, oob_switches
 from ..model.blueprint import Blueprint
 from ..model.clos import PORT_MTU
@@ -218,7 +218,9 @@ class FabricFacts:
         return [
             d.index
             for d in self.fabric.devices
-            if models[d.model].kind == "switch" and (transport is None or models[d.model].transport == transport)
+            if models[d.model].kind == "switch"
+            and (transport is None or models[d.model].transport == transport)
+            and d.role not in SITE_ROLES  # the site's routers: snc configures none
         ]
 
     # -- one switch -----------------------------------------------------------------------

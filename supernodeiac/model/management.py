@@ -229,11 +229,23 @@ class Border(Strict):
     announce: list[Network] | None = Field(
         None, min_length=1, description="prefixes announced to the site routers; default: the management network"
     )
+    model: str | None = Field(
+        None,
+        description="the site routers' catalogue model (a switch; the site's own under catalogue: devices:). With "
+        "placement, the routers stand in the Fabric as site-owned devices (placed, cabled, counted in rack space and "
+        "power; never configured, never ordered) and each border link is a cable like any other: a cabling row, its "
+        "parts in the BOM, labels, an LLDP expectation",
+    )
+    placement: Placement | None = Field(
+        None, description="where the site routers stand (router k at slot k of the placement), with model"
+    )
 
     @model_validator(mode="after")
     def _one_numbering(self) -> Border:
         if (self.network is None) == (self.links is None):
             raise ValueError("give the border links' addresses as 'network' (a pool of /31s) or as 'links', one of them")
+        if (self.model is None) != (self.placement is None):
+            raise ValueError("give the site routers' 'model' and 'placement' together (or neither: border cables unplanned)")
         names = [r.name for r in self.routers]
         if len(set(names)) != len(names):
             raise ValueError("site router names repeat")

@@ -311,8 +311,9 @@ def _vlan(cfg: Config, sw: SwitchFacts) -> None:
     assert ports is not None
     untagged, tagged = {"tagging_mode": "untagged"}, {"tagging_mode": "tagged"}
     members: dict[str, dict[str, Any]] = {}
+    border = {b.port for b in sw.border}  # routed toward a site router, never bridged
     for i in sw.interfaces:
-        if ports.ports[i.port] is None:
+        if ports.ports[i.port] is None or i.port in border:
             continue
         mode = bridge_mode(sw.kind, i.role, sw.mgmt_design)
         if mode is None:
