@@ -18,7 +18,7 @@ class Vendor:
     library: str  # the collective library its accelerators run: NCCL, RCCL, HCCL
     models: tuple[str, ...]
     nvls: dict[str, str]  # accelerator model -> NVLS generation (a key of ModelFigures.nvls)
-    link_tool: str = ""  # the scale-up link check: nvidia-smi, amd-smi ("" where none is known)
+    link_tool: str = ""  # the scale-up link check: nvidia-smi, amd-smi, acl-topo ("" where none is known)
     copy_tool: str = ""  # the GPU-to-GPU copy test over a switchless mesh: TransferBench ("" where none is known)
     # The vendor's own collective test where snc's nccl-tests.sh runs none (tool ""): hccl_test for
     # Ascend; named in the acceptance checklist, not run by snc.

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..util import markdown as md
 from .check_paths import attribute, read_ports
+from .check_scaleup import GRADED as GRADED_SCALEUP
 from .check_scaleup import grade as grade_scaleup
 from .check_uplinks import grade as grade_uplink
 from .check_xgmi import XgmiError
@@ -375,7 +376,7 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
     scaleup = plan / "scaleup.tsv"
     if scaleup.is_file():
         for row, expected, threshold in _rows(scaleup, ("link_gbytes", "min_link_gbytes"), "check"):
-            if row["tool"] == "nvidia-smi":  # other tools' output is read by hand (checklist)
+            if row["tool"] in GRADED_SCALEUP:  # other tools' output is read by hand (checklist)
                 report.outcomes.append(_scaleup_outcome(row, expected, threshold, results))
     xgmi = plan / "xgmi.tsv"
     if xgmi.is_file():
