@@ -27,7 +27,7 @@ BLUEPRINT = Path(__file__).parent / "data" / "ascend-hccs-mesh.yaml"
 
 # A stand-in for CANN's pyACL: 8 NPUs fully meshed over HCCS; FAKE_ACL_DOWN="2-5" puts that
 # pair on the PCIe host bridge (PHB, 0x08) both ways, FAKE_ACL_COUNT changes the device count.
-FAKE_ACL = '''
+FAKE_ACL = """
 import os
 _down = {tuple(sorted(map(int, p.split("-")))) for p in os.environ.get("FAKE_ACL_DOWN", "").split(",") if p}
 class rt:
@@ -41,7 +41,7 @@ def init():
     return 0
 def finalize():
     return 0
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,9 @@ def _run(plan: Path, tmp: Path, **env: str) -> Path:
 def test_atlas_hosts_get_the_acl_topology_check(plan):
     rows = _rows(plan)
     c = compile_text(BLUEPRINT.read_text())
-    atlas = {d.name for d in c.fabric.devices if (m := c.fabric.models[d.model]).accelerators and m.accelerators.model == "Ascend910B"}
+    atlas = {
+        d.name for d in c.fabric.devices if (m := c.fabric.models[d.model]).accelerators and m.accelerators.model == "Ascend910B"
+    }
     assert atlas and {r["host"] for r in rows if r["tool"] == "acl-topo"} == atlas
     assert all(r["accelerators"] == "8" and r["links"] == "7" for r in rows if r["tool"] == "acl-topo")
     script = (plan / "scaleup.sh").read_text()
@@ -113,7 +115,9 @@ def _row(n: int = 8) -> dict[str, str]:
 
 
 def test_the_reader_tells_a_missing_pyacl_a_short_list_and_a_failed_call_apart():
-    missing = "== topo\nTraceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'acl'\n"
+    missing = (
+        "== topo\nTraceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'acl'\n"
+    )
     v = grade_acl_topo(_row(), missing)
     assert v.status == "unreadable" and "ModuleNotFoundError" in v.detail and "set_env.sh" in v.detail
     short = "== topo\ncount 4 0\n" + "".join(f"{i} {j} 0 1\n" for i in range(4) for j in range(4) if i != j)
