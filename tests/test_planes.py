@@ -172,28 +172,28 @@ def test_a_plane_name_taken_by_another_fabric_is_refused():
 
 def test_matrix_counts_follow_the_formulas():
     """16 supernodes x 16 boards x 8 = 2,048 accelerators; L1 chips 16 x (8 boards x 2) = 256; planes
-    = chips per supernode = 16; per plane 16 L1 chips x 32 uplinks over X L2 chips of 64 ports with p
-    parallel links: the fewest 2-chip switches with 32 % (2s) == 0 and 16 x 32 / (2s) <= 64 is s = 4,
-    so p = 4; L2 switches 16 x 4 = 64, chips 128; L1-L2 links 256 x 32 = 8,192 = 128 x 64."""
+    = chips per supernode = 16; per plane 16 L1 chips x 32 uplinks over s L2 switches of one
+    Tomahawk 6 (128 ports) with p parallel links: the fewest with 32 % s == 0 and 16 x 32 / s <= 128
+    is s = 4, so p = 8; L2 switches 16 x 4 = 64, chips 64; L1-L2 links 256 x 32 = 8,192 = 64 x 128."""
     f = _matrix().fabric
     m = f.facts["matrix"]
     assert m["accelerators"] == 16 * 16 * 8 == 2048
     assert m["l1_chips"] == 256 and m["planes"] == 16
-    assert m["l2_switches"] == 64 and m["l2_switches_per_plane"] == 4 and m["l2_chips"] == 128
-    assert m["parallel"] == 4 and m["l2_chip_ports_used"] == 64
-    assert len(f.links.indices_of("matrix")) == 256 * 32 == 128 * 64
+    assert m["l2_switches"] == 64 and m["l2_switches_per_plane"] == 4 and m["l2_chips"] == 64
+    assert m["parallel"] == 8 and m["l2_chip_ports_used"] == 128
+    assert len(f.links.indices_of("matrix")) == 256 * 32 == 64 * 128
 
 
 def test_matrix_plane_c_joins_chip_c_of_every_supernode():
     """Read back from the links: an L1 chip's uplinks reach only L2 switches of plane board x 2 + chip,
-    and every plane's L2 chips see one L1 chip of each of the 16 supernodes, 4 links each."""
+    and every plane's L2 chips see one L1 chip of each of the 16 supernodes, 8 links each."""
     f = _matrix().fabric
     t = f.links
     up = f.layouts["oex-sb2-up"].ports_of("uplink")
     per_chip = len(up) // 2
     chip_of = {port: k // per_chip for k, port in enumerate(up)}
-    l2_ports = f.layouts["olink-l2-switch"].ports_of("scaleup")
-    l2_chip_of = {port: k // 64 for k, port in enumerate(l2_ports)}
+    l2_ports = f.layouts["th6-l2-switch"].ports_of("scaleup")
+    l2_chip_of = {port: k // 128 for k, port in enumerate(l2_ports)}
     reach: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
     for i in t.indices_of("matrix"):
         a, b, ap, bp = t.a[i], t.b[i], t.a_port[i], t.b_port[i]
@@ -206,7 +206,7 @@ def test_matrix_plane_c_joins_chip_c_of_every_supernode():
     for (board, chip), l2s in reach.items():
         plane = f.devices[board].coord("switch_board") * 2 + chip
         assert {f.devices[d].coord("plane") for d, _ in l2s} == {plane}
-        assert len(l2s) == 8 and set(l2s.values()) == {4}
+        assert len(l2s) == 4 and set(l2s.values()) == {8}
         members.setdefault(plane, set()).add(f.devices[board].coord("supernode"))
     assert sorted(members) == list(range(16)) and all(s == set(range(16)) for s in members.values())
     assert not _errors(_matrix(), "scaleup-l2-reach")
