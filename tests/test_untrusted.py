@@ -238,6 +238,7 @@ BLUEPRINT_REFERENCES = {  # names of catalogue entries: an unknown name is unkno
     ("Dragonfly", "router"), ("FatTree", "switch"), ("FatTree", "spine_switch"), ("FatTree", "core_switch"),
     ("CxlPool", "switch"), ("CxlMemory", "model"), ("CxlHosts", "model"), ("Management", "switch"),
     ("Aggregation", "switch"), ("Aggregation", "oob_switch"), ("Consoles", "model"), ("Pdus", "model"), ("LeafSet", "switch"),
+    ("Border", "model"),
 }  # fmt: skip
 BLUEPRINT_REFUSED = {("Tacacs", "passkey"), ("SnmpCommunity", "community"), ("SnmpUser", "password")}  # secret-inline
 
