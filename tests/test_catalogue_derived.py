@@ -125,6 +125,12 @@ def _gb200_tray_power() -> None:
     assert abs(NVL72_COMPUTE_TRAYS * tray + NVL72_SWITCH_TRAYS * switch_tray - GB200_RACK_NAMEPLATE_W) < NVL72_COMPUTE_TRAYS
 
 
+TH6_L2_REF = (
+    "one Tomahawk 6 (catalog/data/asics.yaml tomahawk-6): 512 x 200G SerDes = 128 ports of 4 lanes at 800G, 102.4 Tb/s, "
+    "the lane rate of the OEX level-1 uplinks (oex-sb2-up, 4 x 200G)"
+)
+
+
 def _th6_l2_ports() -> None:
     """128 ports of 4 lanes fill Tomahawk 6's 512 SerDes, at 200G a lane 800G a port, 102.4 Tb/s,
     the lane rate of the level-1 uplinks they take."""
@@ -265,7 +271,7 @@ RECOMPUTE: dict[tuple[str, str, str], Callable[[], None]] = {
         "NVLink 5: 18 links per GPU, 1.8 TB/s (DGX SuperPOD GB200 RA, RA-11338-001); 2 NVSwitch chips of 9 links each",
     ): _nvlink_link_gbps("hgx-b300", NVLINK5_GPU_GBYTES),
     ("devices.yaml", "cxl-switch-256l", "16 x16 ports"): _cxl_switch_ports,
-    ("devices.yaml", "th6-l2-switch", "one Tomahawk 6 (catalog/data/asics.yaml tomahawk-6): 512 x 200G SerDes = 128 ports of 4 lanes at 800G, 102.4 Tb/s, the lane rate of the OEX level-1 uplinks (oex-sb2-up, 4 x 200G)"): _th6_l2_ports,
+    ("devices.yaml", "th6-l2-switch", TH6_L2_REF): _th6_l2_ports,
     ("devices.yaml", "cxl-switch-256l", "speed_gbps 512 per x16 port per direction"): _cxl_switch_speed,
     (
         "facility.yaml",

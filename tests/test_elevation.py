@@ -357,3 +357,38 @@ def test_print_pdf_is_the_same_bytes_twice_and_has_a_legend(small):
     text = page.extract_text()
     assert "Legend" in text and "management network" in text and "compute (nodes, trays, boards)" in text
     assert [float(x) for x in page.mediabox[2:]] == pytest.approx([1190.55, 841.89], abs=0.01)  # A3 landscape
+
+
+def test_letter_paper_prints_the_workbook_on_letter_and_the_elevations_on_tabloid(tmp_path):
+    """naming.paper: letter: the workbook's sheets set paperSize 1 (US Letter; 9 is A4) and every
+    page of elevation/<row>.pdf is Tabloid landscape (1224 x 792 pt), its boxes inside the page and
+    its text still 6 pt or more, fitting its boxes."""
+    import openpyxl
+    from pypdf import PdfReader
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from supernodeiac.outputs.elevation_sheets import FONT, MIN_PT, PAD, layout
+    from supernodeiac.pipeline import compile_text
+
+    text = (BLUEPRINTS / "small-ib.yaml").read_text()
+    sizes = {}
+    for paper in ("a4", "letter"):
+        c = compile_text(text + f"\nnaming:\n  paper: {paper}\n")
+        assert c.exit_code == 0 and c.blueprint.naming.paper == paper
+        files, _ = render(c, ["workbook", "elevation"])
+        path = tmp_path / f"{paper}.xlsx"
+        path.write_bytes(files["cabling/cabling.xlsx"])
+        book = openpyxl.load_workbook(path, read_only=False)
+        sizes[paper] = {int(ws.page_setup.paperSize) for ws in book.worksheets}
+        pages = [p.mediabox for name, data in files.items() if name.endswith(".pdf") for p in PdfReader(io.BytesIO(data)).pages]
+        want = (1224.0, 792.0) if paper == "letter" else (1190.55, 841.89)  # Tabloid, A3 (landscape, pt)
+        assert pages and {(round(float(b.width), 2), round(float(b.height), 2)) for b in pages} == {want}
+        for sheets in layout(_ctx(c)).values():
+            for sheet in sheets:
+                w, h = sheet.page
+                for b in sheet.boxes:
+                    assert 0 <= b.x <= w - b.w + 1e-6 and 0 <= b.y <= h - b.h + 1e-6
+                    along = b.h if b.vertical else b.w
+                    for line in b.lines:
+                        assert b.size >= MIN_PT and stringWidth(line, FONT, b.size) <= along - 2 * PAD + 1e-9
+    assert sizes == {"a4": {9}, "letter": {1}}

@@ -82,6 +82,11 @@ class Naming(Strict):
     label_stock: Literal["avery-5160", "avery-l7160"] = Field(
         "avery-5160", description="label sheet stock of the printable label sheets (catalog/data/label_stock.yaml)"
     )
+    paper: Literal["a4", "letter"] = Field(
+        "a4",
+        description="paper of the printed outputs: a4 (the cabling workbook on A4, the elevation PDFs on A3) or "
+        "letter (the workbook on US Letter, the elevations on Tabloid, 11 x 17 in); landscape both",
+    )
     devices: dict[str, str] = Field(
         default_factory=dict,
         description="device name templates by role (leaf, spine, core, mgmt, ...), overriding the builders' defaults",

@@ -142,7 +142,7 @@ def _elevation(ctx: RenderContext, wanted: frozenset[str] | None = None) -> dict
 
         def produce(row: str = row, racks: list[RackLoad] = racks) -> list[bytes]:
             title = f"{inputs.design} row {row} rack elevations (front and rear)"
-            return [row_pdf(row_sheets(f, row, racks, rows[row], inputs), title)]
+            return [row_pdf(row_sheets(f, row, racks, rows[row], inputs), title, inputs.page)]
 
         out[f"elevation/{row}.pdf"] = Stream(produce)
     return out

@@ -1,4 +1,5 @@
-"""Rack elevations for print: ``elevation/<row>.pdf``, one PDF per row of racks, A3 landscape.
+"""Rack elevations for print: ``elevation/<row>.pdf``, one PDF per row of racks, A3 landscape
+(Tabloid, 11 x 17 in, with ``naming.paper: letter``).
 
 Each row gives its front face and its rear face, ``RACKS_PER_SHEET`` racks a page (a wider row
 takes several sheets a face): front sheets first, in rack order along the row, then the rear
@@ -29,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from reportlab import rl_config
-from reportlab.lib.pagesizes import A3, landscape
+from reportlab.lib.pagesizes import A3, TABLOID, landscape
 from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
 from reportlab.pdfgen import canvas
 
@@ -42,7 +43,8 @@ MAX_PT, MIN_PT, LEADING = 8.0, 6.0, 1.1  # text sizes (pt) and line pitch (x siz
 PAD = 0.75  # pt between a box's edge and its text
 
 # Page geometry (presentation choices, not hardware figures): A3 landscape in points.
-PAGE = landscape(A3)
+PAGES = {"a4": landscape(A3), "letter": landscape(TABLOID)}  # naming.paper: A3, or Tabloid (11 x 17 in)
+PAGE = PAGES["a4"]
 MARGIN = 24.0
 TITLE_H = 30.0  # the page title band
 HEAD_H = 26.0  # a rack's header (name, totals) above it
@@ -105,6 +107,7 @@ class Sheet:
     face: str  # front | rear
     title: str
     racks: list[str]
+    page: tuple[float, float] = PAGE  # (width, height) in points
     boxes: list[Box] = field(default_factory=list)
     texts: list[Text] = field(default_factory=list)
     legend: list[tuple[str, str]] = field(default_factory=list)  # (fill, words)
@@ -209,6 +212,7 @@ class RowInputs:
     other: dict[str, list[int]]
     maximum: list[float]
     switch_fill: dict[str, str]
+    page: tuple[float, float] = PAGE  # (width, height) in points
 
 
 def row_inputs(ctx: RenderContext, leaving: list[int], maximum: list[float]) -> RowInputs:
@@ -218,7 +222,9 @@ def row_inputs(ctx: RenderContext, leaving: list[int], maximum: list[float]) -> 
     ends = link_ends(f)
     cables = ends["cable"].tolist() if "cable" in ends else [0] * len(f.devices)
     other = {kind: v.tolist() for kind, v in ends.items() if kind != "cable"}
-    return RowInputs(ctx.blueprint.metadata.name, ctx.blueprint.site.rack_units, cables, leaving, other, maximum, switch_fills(f))
+    bp = ctx.blueprint
+    page = PAGES[bp.naming.paper]
+    return RowInputs(bp.metadata.name, bp.site.rack_units, cables, leaving, other, maximum, switch_fills(f), page)
 
 
 def layout(ctx: RenderContext) -> dict[str, list[Sheet]]:
@@ -256,12 +262,12 @@ def _fill(f: Fabric, d: Device, inp: RowInputs) -> tuple[str, str]:
 
 
 def _sheet(f: Fabric, row: str, face: str, n: int, of: int, racks: list[RackLoad], budget: Budget, inp: RowInputs) -> Sheet:
-    page_w, page_h = PAGE
+    page_w, page_h = inp.page
     names = [r.name for r in racks]
     span = f"{names[0]}-{names[-1]}" if len(names) > 1 else names[0]
     side = "front" if face == "front" else "rear, seen from behind (racks right to left)"
     title = f"{inp.design}: row {row}, {side}, racks {span}" + (f", sheet {n} of {of}" if of > 1 else "")
-    sheet = Sheet(face, title, names)
+    sheet = Sheet(face, title, names, inp.page)
     sheet.texts.append(Text(MARGIN, page_h - MARGIN - 14, title, 14, bold=True))
     slot_w = (page_w - 2 * MARGIN - LEGEND_W) / RACKS_PER_SHEET
     rack_w = slot_w - GUTTER - STRIP - GAP
@@ -457,7 +463,7 @@ class _Page:
 
 
 def _legend(page: _Page, sheet: Sheet) -> None:
-    page_w, page_h = PAGE
+    page_w, page_h = sheet.page
     x = page_w - MARGIN - LEGEND_W + GAP
     w = LEGEND_W - GAP
     y = page_h - MARGIN - TITLE_H - 4
@@ -497,9 +503,9 @@ def wrap(text: str, w: float, size: float) -> list[str]:
     return out
 
 
-def row_pdf(sheets: Iterator[Sheet], title: str) -> bytes:
+def row_pdf(sheets: Iterator[Sheet], title: str, page_size: tuple[float, float] = PAGE) -> bytes:
     buffer = io.BytesIO()
-    pdf = canvas.Canvas(buffer, pagesize=PAGE, invariant=1, pageCompression=1)
+    pdf = canvas.Canvas(buffer, pagesize=page_size, invariant=1, pageCompression=1)
     pdf.setTitle(title)
     pdf.setAuthor("snc")
     fonts = {}

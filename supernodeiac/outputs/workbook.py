@@ -7,7 +7,8 @@
   end there, the far end's location first (where the cable goes is what the crew reads first).
 
 Every sheet has a frozen header row, a filter, column widths, a fill per fabric and tier (the
-legend on the summary), and prints landscape on A4 one page wide with the header repeated.
+legend on the summary), and prints landscape on A4 (or US Letter: ``naming.paper``) one page wide
+with the header repeated.
 Every cell is written as an inline string or a number, never as a formula, so a name that starts
 with ``=`` stays text, as in the CSVs.
 
@@ -218,7 +219,7 @@ def _workbook(
 ) -> bytes:
     """A workbook of ``rows``: the summary, a sheet per fabric of ``fabric_rows`` (the same
     cables' whole rows) if given, and the pull lists of the racks ``rack_indices``."""
-    book = _Xlsx(f"{ctx.blueprint.metadata.name} cabling")
+    book = _Xlsx(f"{ctx.blueprint.metadata.name} cabling", ctx.blueprint.naming.paper)
     header = book.style(bold=True, color="#FFFFFF", fill="#404040", border="auto")
     fills = _fills(book, rows)
     fab_col, tier_col = CABLE_COLUMNS.index("fabric"), CABLE_COLUMNS.index("tier")
@@ -359,6 +360,8 @@ _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 _CT = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+# naming.paper -> SpreadsheetML's pageSetup paperSize (ECMA-376 Part 1, ST_PaperSize: 1 Letter, 9 A4).
+PAPER_SIZE = {"a4": 9, "letter": 1}
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # every part dated the zip epoch: same blueprint, same bytes
 # Deflate level of the parts: level 1 is about 3x less CPU than zlib's default (6) on the sheets'
 # XML for a file about a quarter larger (docs/performance.md).
@@ -394,8 +397,9 @@ class _Xlsx:
     added (one sheet's XML held at a time), the styles, the workbook with its defined names (print
     titles, filter ranges), the content types and relationships at ``close``."""
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, paper: str = "a4") -> None:
         self.title = title
+        self.paper_size = PAPER_SIZE[paper]
         self.buffer = io.BytesIO()
         self.zip = zipfile.ZipFile(self.buffer, "w", zipfile.ZIP_DEFLATED, allowZip64=True)
         self.sheets: list[tuple[str, str | None]] = []  # (name, the filter and print-title range's last cell)
@@ -463,7 +467,7 @@ class _Xlsx:
             "</sheetData>",
             f'<autoFilter ref="A1:{filter_end}"/>' if filter_end else "",
             '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>',
-            '<pageSetup paperSize="9" fitToHeight="0" orientation="landscape"/></worksheet>',
+            f'<pageSetup paperSize="{self.paper_size}" fitToHeight="0" orientation="landscape"/></worksheet>',
         ]
         self._part(f"xl/worksheets/sheet{number}.xml", "".join(xml))
         self.sheets.append((name, filter_end))
