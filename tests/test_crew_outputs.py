@@ -12,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import compile_text
+from test_media import ONE_RACK, SPLIT
 
 from supernodeiac.facts.bom import bill_of_materials
 from supernodeiac.facts.cable_plan import cable_numbers
@@ -53,24 +55,70 @@ def test_cables_csv_is_one_row_per_physical_cable(name):
     assert not any(r["kind"] in ("connector", "cartridge") for r in links if r["cable_id"] in set(used))
 
 
-def test_a_twin_port_dac_is_one_row_with_both_ports(tmp_path):
-    """Pinning a twin-port DAC between leaves and spines: two links per assembly, one row."""
-    text = (ROOT / "blueprints" / "small-ib.yaml").read_text()
-    text = text.replace("    tiers: 2\n", "    tiers: 2\n    media: {tiers: {leaf-spine: {pin: dac}}}\n", 1)
-    path = tmp_path / "dac.yaml"
-    path.write_text(text)
-    c = compile_file(path)
-    if c.errors:
-        pytest.skip("the DAC does not reach between these racks")
-    files, _ = render(c, ["cabling", "bom"])
+def _bom_count(c, medium: str) -> int:
+    return sum(x.count for x in bill_of_materials(c.catalogue, c.fabric, c.blueprint).lines if x.item == medium)
+
+
+def test_a_twin_port_dac_is_one_row_with_both_ports():
+    """A leaf and a spine in one rack, joined cage for cage by MCP4Y10 twin-port DACs (test_media's
+    ONE_RACK): two links per assembly, one row naming both ports at each end, one label per plug
+    end, and as many rows as the BOM orders DACs."""
+    c = compile_text(ONE_RACK.format(spine_u=38, media="", catalogue=""))
+    assert not [x for x in c.findings if x.severity.name == "ERROR"]
+    files, _ = render(c, ["cabling", "labels"])
     cables, links = _rows(files), _rows(files, "cabling/links.csv")
-    twins = [r for r in cables if r["links"] == "2"]
     bom = bill_of_materials(c.catalogue, c.fabric, c.blueprint)
     assert len(cables) == bom.count("cable") + bom.count("fibre") < len([r for r in links if r["kind"] == "cable"])
-    if not twins:
-        pytest.skip("the pinned DAC is single-port here")
-    r = twins[0]
-    assert " + " in r["a_ports"] and r["a_cage"] in r["a_ports"] and r["b_cage"] in r["b_ports"]
+    twins = [r for r in cables if r["medium"] == "dac-2x400g"]
+    assert len(twins) == _bom_count(c, "dac-2x400g") == 16
+    for r in twins:
+        assert r["links"] == "2" and len(r["link_ids"].split()) == 2 and not r["legs"]
+        for end in "ab":
+            cage = r[f"{end}_cage"]
+            assert r[f"{end}_ports"] == f"{cage} port 1 + {cage} port 2"
+            # the plug is named by its cage on both labels, never by one of its ports
+            assert r[f"{end}_label"].split(" > ")[0].endswith("/" + cage)
+        assert r["a_short_label"].split(" | ")[1].endswith(" " + r["a_cage"])
+        assert r["b_short_label"].split(" | ")[2].endswith(" " + r["a_cage"])
+    labels = Counter(x["cable_no"] for x in _rows(files, "labels/labels.csv"))
+    assert all(labels[r["cable_no"]] == 2 for r in twins)
+
+
+def test_a_splitter_is_one_row_listing_its_legs_with_a_label_per_plug_end():
+    """An NDR leaf cage feeding two ConnectX-7 NICs through one MCP7Y00 1 x 800G to 2 x 400G
+    splitter (test_media's SPLIT): one row per splitter, the head at A by its cage with both ports,
+    each leg listed; a label on the head (naming every leg) and on each leg (naming the head's
+    cage); rows = the BOM's splitters."""
+    c = compile_text(SPLIT.format(node_rack=1, node_u=2, gap=0))
+    files, _ = render(c, ["cabling", "labels"])
+    cables, links = _rows(files), _rows(files, "cabling/links.csv")
+    bom = bill_of_materials(c.catalogue, c.fabric, c.blueprint)
+    assert len(cables) == bom.count("cable") + bom.count("fibre")
+    splits = [r for r in cables if r["medium"] == "splitter-dac-2x400g"]
+    legs_of = {x["cable_id"]: x for x in links}
+    assert splits and len(splits) == _bom_count(c, "splitter-dac-2x400g")
+    labels = _rows(files, "labels/labels.csv")
+    line_cols = [k for k in labels[0] if k.startswith("line")]
+    for r in splits:
+        legs = r["legs"].split("; ")
+        ids = r["link_ids"].split()
+        assert len(legs) == len(ids) == int(r["links"]) == 2
+        # each leg is a link from the head's cage to a NIC cage of its own
+        ends = [legs_of[i] for i in ids]
+        heads = {(x["b_device"], x["b_cage"]) for x in ends}
+        assert heads == {(r["a_device"], r["a_cage"])}
+        nics = [f"{x['a_rack']} U{x['a_u']} {x['a_device']} {x['a_physical']}" for x in ends]
+        assert legs == nics and len(set(nics)) == 2
+        assert r["a_ports"] == " + ".join(x["b_physical"] for x in ends) == f"{r['a_cage']} port 1 + {r['a_cage']} port 2"
+        mine = [x for x in labels if x["cable_no"] == r["cable_no"]]
+        assert sorted(x["end"] for x in mine) == ["a", "leg1", "leg2"]  # head + each leg
+        text = {x["end"]: [x[k] for k in line_cols if x[k]] for x in mine}
+        head = " ".join(text["a"])
+        assert all(leg in head for leg in (n.split(" ", 1)[0] + " " + n.split(" ", 1)[1] for n in nics))
+        for k, leg in enumerate(nics, 1):
+            local, far = text[f"leg{k}"][1], text[f"leg{k}"][2]
+            assert local == leg and far.endswith(f"{r['a_device']} {r['a_cage']}")
+    assert len(labels) == sum(1 + max(1, len([x for x in r["legs"].split("; ") if x])) for r in cables)
 
 
 def test_cable_numbers_are_stable_under_growth_and_unique():

@@ -168,3 +168,81 @@ def test_small_ib_types_are_netbox_values():
     types = {r["type"] for r in rows["07-interfaces.csv"]}
     assert "infiniband-ndr" in types and "1000base-t" in types
     assert {r["type"] for r in rows["08-cables.csv"]} - {""}
+
+
+def _sorted_in_memory(c) -> tuple[list[list[str]], list[list[str]]]:
+    """The interface and cable rows the way they were made before they were streamed: every row
+    built from the Fabric's links, then sorted (by device and port names; by cable ID)."""
+    from supernodeiac.fabric.fabric_facts import transport_of
+    from supernodeiac.outputs.netbox import CABLE_TYPE, TIER_COLOR, interface_type
+
+    f, cat = c.fabric, c.catalogue
+    transports = {name: transport_of(f.facts.get(name)) for name in f.fabrics()}
+    cables = [k for k in f.links.links() if k.kind == "cable"]
+    first: dict[tuple[int, int], object] = {}
+    last: dict[tuple[int, int], object] = {}
+    for k in cables:
+        for end in ((k.a, k.a_port), (k.b, k.b_port)):
+            first.setdefault(end, k)
+            last[end] = k
+    interfaces = []
+    for (dev, port), k in first.items():
+        group = f.port_group(dev, port)
+        kind = interface_type(transports.get(last[(dev, port)].fabric), k.lane_gbps, k.gbps, group.cage)
+        mgmt = "true" if group.role == "mgmt" else "false"
+        interfaces.append([f.devices[dev].name, f.port_name(dev, port), "", kind, str(int(k.gbps * 1_000_000)), mgmt])
+    interfaces.sort(key=lambda r: (r[0], r[1]))
+    rows = []
+    for k in cables:
+        medium = cat.media.get(k.medium)
+        rows.append(
+            [
+                f.devices[k.a].name,
+                "dcim.interface",
+                f.port_name(k.a, k.a_port),
+                f.devices[k.b].name,
+                "dcim.interface",
+                f.port_name(k.b, k.b_port),
+                CABLE_TYPE.get(medium.kind, "") if medium is not None else "",
+                "planned",
+                k.id,
+                TIER_COLOR.get(k.tier, ""),
+                f"{k.length_m:g}",
+                "m",
+            ]
+        )
+    rows.sort(key=lambda r: r[8])
+    return interfaces, rows
+
+
+@pytest.mark.parametrize("name", ["small-ib", "nebula-x128-ib", "supercluster-2level"])
+def test_streamed_interface_and_cable_rows_are_the_rows_sorted_in_memory(name):
+    """The rows made one at a time in their order (numpy ranks) are the rows built and sorted."""
+    from supernodeiac.outputs.netbox import netbox_tables
+
+    c = shipped(name)
+    tables = netbox_tables(RenderContext(c.blueprint, c.catalogue, c.fabric))
+    interfaces, cables = _sorted_in_memory(c)
+    assert list(tables["07-interfaces.csv"][1]) == interfaces
+    assert list(tables["08-cables.csv"][1]) == cables
+
+
+def test_a_design_past_the_size_limits_still_gets_the_netbox_csvs(monkeypatch):
+    """NetBox's CSVs have no size limit (they were not written past 250,000 links): with the
+    limits that remain (cables.csv and the workbooks' large-design form) set below the design's
+    size, the render still has all eight files, the same bytes as alone, no notice."""
+    from supernodeiac.outputs import cabling, workbook
+    from supernodeiac.pipeline import render
+
+    c = shipped("nebula-x128-ib")
+    monkeypatch.setattr(cabling, "ROW_LIMIT", 10)
+    monkeypatch.setattr(workbook, "ROW_LIMIT", 10)
+    artifacts, notices = render(c, ["cabling", "workbook", "netbox"])
+    assert any(p.startswith("cabling/rows/") for p in artifacts)  # the large-design path was taken
+    alone = render_netbox(RenderContext(c.blueprint, c.catalogue, c.fabric))
+    names = sorted(p for p in artifacts if p.startswith("dcim/netbox/"))
+    assert [p.rsplit("/", 1)[1] for p in names] == sorted(FORM_FIELDS)
+    assert all(bytes(artifacts[p]) == bytes(alone[p]) for p in names)
+    assert not [n for n in notices if "netbox" in str(n).lower()]
+    cables = [k for k in c.fabric.links if k.kind == "cable"]
+    assert bytes(artifacts["dcim/netbox/08-cables.csv"]).count(b"\n") == len(cables) + 1

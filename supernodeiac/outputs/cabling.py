@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from operator import itemgetter
+from string import Formatter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -399,6 +400,7 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
     # then gives more lines) is formatted line by line instead.
     all_lines = positional_format("\0".join(bp.naming.short_label), SHORT_FIELDS)
     line_count = len(short_lines)
+    far_lines = [any(name and name.startswith("far_") for _, name, _, _ in Formatter().parse(x)) for x in bp.naming.short_label]
     width = bp.naming.label_width
     kinds = {name: f"{m.kind} {m.shape}" for name, m in media.items()}
     fibres = {name: m.fibre for name, m in media.items()}
@@ -425,9 +427,10 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
         b_phys, b_cages = port_cols[b]
         many = len(oriented) > 1
         split = shape[k] == SPLITTER
-        # A multi-port plug is named by its cage (the ports it carries are listed); one port by
-        # itself; a splitter's legs each by their port.
-        a_plug = a_cages[ap] if many and not split else a_phys[ap]
+        # A multi-port plug (a twin-port cable's end, a splitter's head: it fills its cage) is
+        # named by its cage (the ports it carries are listed); one port by itself; a splitter's
+        # legs each by their port.
+        a_plug = a_cages[ap] if many else a_phys[ap]
         if split:
             legs = [(lb, port_cols[lb][0][lbp]) for _, _, lb, lbp in oriented]
         else:
@@ -446,9 +449,18 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
         number = numbers[k]
         a_fields = (number, spec.fabric, ids[k], ar[0], ar[1], short_u[a], ar[3], a_plug)
         far_first = (b_first[0], b_first[1], short_u[legs[0][0]], b_first[3], legs[0][1])
-        parts = all_lines(*a_fields, *far_first).split("\0")
-        if len(parts) != line_count:
-            parts = [line(*a_fields, *far_first) for line in short_lines]
+        if split and len(legs) > 1:
+            # A splitter's head reaches every leg: each line naming the far end once per leg.
+            fars = [(place[d][0], place[d][1], short_u[d], place[d][3], plug) for d, plug in legs]
+            parts = [
+                text
+                for line, far in zip(short_lines, far_lines, strict=True)
+                for text in ([line(*a_fields, *x) for x in fars] if far else [line(*a_fields, *far_first)])
+            ]
+        else:
+            parts = all_lines(*a_fields, *far_first).split("\0")
+            if len(parts) != line_count:
+                parts = [line(*a_fields, *far_first) for line in short_lines]
         a_short = _wrapped(parts, width)
         a_text = LINE_JOIN.join(a_short)
         ends: list[Any] = []
@@ -473,7 +485,8 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
                 ends.append(CableEnd(dev, lr[4], lr[5], lr[3], plug, leg_place[-1], short))
             elif pulls:
                 ends.append(PullEnd(lr[4], lr[5], lr[3], plug, leg_place[-1], LINE_JOIN.join(short)))
-        long_a, long_b = end_labels(a, os_names[a][ap], a_phys[ap], b, os_names[b][bp_], b_phys[bp_], link_ids[first])
+        # The TIA-606 form names each plug as printed, as the short label does (a cage for a multi-port plug).
+        long_a, long_b = end_labels(a, os_names[a][ap], a_plug, b, os_names[b][bp_], legs[0][1], link_ids[first])
         text = [
             number,
             ids[k],
@@ -491,7 +504,7 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
             ar[2],
             ar[3],
             a_cages[ap],
-            a_phys[ap] if split or not many else " + ".join([a_phys[x[1]] for x in oriented]),
+            " + ".join([a_phys[x[1]] for x in oriented]) if many else a_phys[ap],
             fixed[0],
             b_first[0],
             b_first[1],

@@ -12,7 +12,12 @@ The headers are the field names of NetBox's import forms (``dcim/forms/bulk_impo
 SiteImportForm, ManufacturerImportForm, DeviceRoleImportForm, DeviceTypeImportForm,
 RackImportForm, DeviceImportForm, InterfaceImportForm, CableImportForm), the fields snc knows;
 choice values are NetBox's (``dcim/choices.py``). Cells pass through the CSV writer that
-neutralises formulas. Past ``workbook.WORKBOOK_LIMIT`` links none is written (a notice says so).
+neutralises formulas.
+
+Written at every size, each file a ``Stream`` made when it is written: the interface and cable
+rows come one at a time in their sorted order (device then port names; cable ID), ordered by
+numpy over the link table's columns instead of sorting the rows themselves, so 10^6 rows are
+never held (131k RoCE: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -20,11 +25,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+import numpy as np
+
 from ..fabric import Fabric
 from ..fabric.fabric_facts import transport_of
 from .base import RENDERERS, RenderContext, Stream
 from .csv_safe import CsvWriter
-from .workbook import WORKBOOK_LIMIT
 
 SITE_COLUMNS = ["name", "slug", "status"]
 MANUFACTURER_COLUMNS = ["name", "slug"]
@@ -143,58 +149,11 @@ def netbox_tables(ctx: RenderContext) -> dict[str, tuple[list[str], Iterator[lis
                 parent,
             ]
 
-    def ports() -> Iterator[tuple[int, int, float, float]]:
-        seen: set[tuple[int, int]] = set()
-        for link in f.links.links():
-            if link.kind != "cable":
-                continue
-            for dev, port in ((link.a, link.a_port), (link.b, link.b_port)):
-                if (dev, port) not in seen:
-                    seen.add((dev, port))
-                    yield dev, port, link.lane_gbps, link.gbps
-
-    transports = {name: transport_of(f.facts.get(name)) for name in f.fabrics()}
-    port_transport: dict[tuple[int, int], str | None] = {}
-    for link in f.links.links():
-        if link.kind == "cable":
-            port_transport[(link.a, link.a_port)] = port_transport[(link.b, link.b_port)] = transports.get(link.fabric)
-
     def interfaces() -> Iterator[list[str]]:
-        rows = []
-        for dev, port, lane, gbps in ports():
-            d = f.devices[dev]
-            group = f.port_group(dev, port)
-            kind = interface_type(port_transport.get((dev, port)), lane, gbps, group.cage)
-            mgmt = "true" if group.role == "mgmt" else "false"
-            rows.append([d.name, f.port_name(dev, port), "", kind, str(int(gbps * 1_000_000)), mgmt])
-        rows.sort(key=lambda r: (r[0], r[1]))
-        yield from rows
+        yield from _interface_rows(ctx)
 
     def cables() -> Iterator[list[str]]:
-        rows = []
-        for link in f.links.links():
-            if link.kind != "cable":
-                continue
-            medium = cat.media.get(link.medium)
-            ctype = CABLE_TYPE.get(medium.kind, "") if medium is not None else ""
-            rows.append(
-                [
-                    f.devices[link.a].name,
-                    "dcim.interface",
-                    f.port_name(link.a, link.a_port),
-                    f.devices[link.b].name,
-                    "dcim.interface",
-                    f.port_name(link.b, link.b_port),
-                    ctype,
-                    "planned",
-                    link.id,
-                    TIER_COLOR.get(link.tier, ""),
-                    f"{link.length_m:g}",
-                    "m",
-                ]
-            )
-        rows.sort(key=lambda r: r[8])
-        yield from rows
+        yield from _cable_rows(ctx)
 
     return {
         "01-sites.csv": (SITE_COLUMNS, iter([[site, slug(site), "planned"]])),
@@ -210,9 +169,6 @@ def netbox_tables(ctx: RenderContext) -> dict[str, tuple[list[str], Iterator[lis
 
 @RENDERERS.register("netbox")
 def render_netbox(ctx: RenderContext) -> dict[str, Stream | bytes]:
-    count = len(ctx.fabric.links)
-    if count > WORKBOOK_LIMIT:  # the interface and cable rows are sorted in memory: keep the 131k render in budget
-        return {"notice:netbox": f"no NetBox CSVs: {count:,} links is past {WORKBOOK_LIMIT:,}".encode()}
     out: dict[str, Stream | bytes] = {}
     for name in netbox_tables(ctx):
 
@@ -222,3 +178,107 @@ def render_netbox(ctx: RenderContext) -> dict[str, Stream | bytes]:
 
         out[f"dcim/netbox/{name}"] = Stream(produce)
     return out
+
+
+def _cabled(f: Fabric) -> np.ndarray:
+    """Link-table positions of the cable links (not connectors or cartridges), in table order."""
+    t = f.links
+    is_cable = np.fromiter((x.kind == "cable" for x in t.specs), dtype=bool, count=len(t.specs))
+    if not len(t):
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(is_cable[t.arrays().spec])
+
+
+def _interface_rows(ctx: RenderContext) -> Iterator[list[str]]:
+    """Every cabled port once, device by device in name order, each device's ports in name order
+    (what sorting every row by (device, port) gives, without holding them: 10^6 ports at 131k).
+    A port's rate is its first cable link's, its transport its last's."""
+    f = ctx.fabric
+    t = f.links
+    cabled = _cabled(f)
+    if not len(cabled):
+        return
+    arr = t.arrays()
+    n = len(cabled)
+    # Ends in the order the links name them: link 0's A, link 0's B, link 1's A, ...
+    dev = np.empty(2 * n, dtype=np.int64)
+    port = np.empty(2 * n, dtype=np.int64)
+    dev[0::2], dev[1::2] = arr.a[cabled], arr.b[cabled]
+    port[0::2], port[1::2] = arr.a_port[cabled], arr.b_port[cabled]
+    link = np.repeat(cabled, 2)
+    width = int(port.max()) + 1
+    key = dev * width + port
+    keys, first = np.unique(key, return_index=True)
+    last = len(key) - 1 - np.unique(key[::-1], return_index=True)[1]
+    spec_of = arr.spec
+    s_first, s_last = spec_of[link[first]], spec_of[link[last]]
+    d_ends, p_ends = keys // width, keys % width
+    models = sorted(f.layouts)
+    model_id = {m: k for k, m in enumerate(models)}
+    dev_model = np.fromiter((model_id[d.model] for d in f.devices), dtype=np.int64, count=len(f.devices))
+    # Device name order, and each model's port-name order: the rows sorted by (device, port) names.
+    names = [d.name for d in f.devices]
+    dev_rank = np.empty(len(names), dtype=np.int64)
+    dev_rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    port_rank = np.full((len(models), width), -1, dtype=np.int64)
+    for m, layout in f.layouts.items():
+        pn = layout.names[:width]
+        port_rank[model_id[m], sorted(range(len(pn)), key=pn.__getitem__)] = np.arange(len(pn))
+    m_ends = dev_model[d_ends]
+    order = np.lexsort((port_rank[m_ends, p_ends], dev_rank[d_ends]))
+    # The type, speed and management columns depend on (model, port, first link's spec, last
+    # link's transport) only: a few hundred combinations for 10^6 ports, made once each.
+    specs = t.specs
+    transports = {name: transport_of(f.facts.get(name)) for name in f.fabrics()}
+    combo = ((m_ends * width + p_ends) * len(specs) + s_first) * len(specs) + s_last
+    combos, which = np.unique(combo[order], return_inverse=True)
+    tails = []
+    for x in combos.tolist():
+        rest, last_s = divmod(x, len(specs))
+        rest, first_s = divmod(rest, len(specs))
+        m, p = divmod(rest, width)
+        group = f.layouts[models[m]].port_groups[p]
+        rate = specs[first_s]
+        kind = interface_type(transports.get(specs[last_s].fabric), rate.lane_gbps, rate.gbps, group.cage)
+        tails.append((kind, str(int(rate.gbps * 1_000_000)), "true" if group.role == "mgmt" else "false"))
+    port_names = [f.layouts[d.model].names for d in f.devices]
+    dev_of, port_of = d_ends[order].tolist(), p_ends[order].tolist()
+    for d, p, k in zip(dev_of, port_of, which.tolist(), strict=True):
+        tail = tails[k]
+        yield [names[d], port_names[d][p], "", tail[0], tail[1], tail[2]]
+
+
+def _cable_rows(ctx: RenderContext) -> Iterator[list[str]]:
+    """One NetBox cable per cable link, in cable-ID order, made one at a time."""
+    f, cat = ctx.fabric, ctx.catalogue
+    t = f.links
+    cabled = np.zeros(len(t), dtype=bool)
+    cabled[_cabled(f)] = True
+    ids = t.ids()
+    dev_names = [d.name for d in f.devices]
+    port_names = [f.layouts[d.model].names for d in f.devices]
+    per_spec = []
+    for x in t.specs:
+        medium = cat.media.get(x.medium)
+        per_spec.append((CABLE_TYPE.get(medium.kind, "") if medium is not None else "", TIER_COLOR.get(x.tier, "")))
+    col_a, col_ap, col_b, col_bp, col_spec, col_len = t.a, t.a_port, t.b, t.b_port, t.spec, t.length_m
+    keep = cabled.tolist()
+    for i in t.id_order():
+        if not keep[i]:
+            continue
+        a, b = col_a[i], col_b[i]
+        ctype, color = per_spec[col_spec[i]]
+        yield [
+            dev_names[a],
+            "dcim.interface",
+            port_names[a][col_ap[i]],
+            dev_names[b],
+            "dcim.interface",
+            port_names[b][col_bp[i]],
+            ctype,
+            "planned",
+            ids[i],
+            color,
+            f"{col_len[i]:g}",
+            "m",
+        ]

@@ -31,7 +31,6 @@ when both are rendered (``cabling.pull_cables``: the rows made once per render),
 of their own. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
 taken once. What is left at 131k is mostly that pass, the row templates and the deflate
 (docs/performance.md).
-``WORKBOOK_LIMIT`` is the size past which the NetBox CSVs are not rendered (the label sheets are, at every size).
 """
 
 from __future__ import annotations
@@ -52,8 +51,6 @@ from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, 
 from .cabling import CABLE_COLUMNS, LINE_JOIN, PULL_SHARED, ROW_LIMIT, CableRow, cable_rows, pull_cables
 from .cabling import PullCable as _Cable
 from .cabling import PullEnd as _End
-
-WORKBOOK_LIMIT = 250_000  # cables; past this no NetBox CSVs (outputs/netbox.py; see the module docstring)
 
 PULL_COLUMNS = [
     "far_location",
