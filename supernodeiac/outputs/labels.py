@@ -55,6 +55,13 @@ def _text(lines: tuple[str, ...]) -> str | tuple[str, ...]:
     return text if text.count(",") == len(lines) - 1 else lines
 
 
+def _padded(text: str | tuple[str, ...], width: int) -> str:
+    """The label's lines as ``width`` CSV cells joined by commas (missing lines empty)."""
+    if isinstance(text, str):
+        return text + "," * (width - 1 - text.count(","))
+    return ",".join([*text, *[""] * (width - len(text))])
+
+
 def _lines(text: str | tuple[str, ...]) -> tuple[str, ...] | list[str]:
     return text.split(",") if isinstance(text, str) else text
 
@@ -91,11 +98,14 @@ class RackLabels:
         # Per number of ends, each end's (rank of its tag among the cable's tags << end_bits) | tag code.
         codes: dict[int, list[int]] = {}
         racks = f.racks
-        names = [r.name for r in racks]
-        keys: dict[int, Any] = {}
-        texts: dict[int, list[str | tuple[str, ...]]] = {}
-        wide = max((d.u for d in f.devices), default=0).bit_length() + self.u_shift > 63
-        self.lines = 0
+        # Every label in cable order: its text, rack index and key, in flat columns, sorted at the end.
+        texts: list[str | tuple[str, ...]] = []
+        at = array("q")
+        keys = array("q")
+        add_text, add_rack, add_key = texts.append, at.append, keys.append
+        if max((d.u for d in f.devices), default=0).bit_length() + self.u_shift > 62:
+            raise ValueError("label sort keys past 64 bits")  # U under 2**20 at 10**12 cables
+        lines = 0
         u_shift, rank_shift = self.u_shift, self.rank_shift
         for k, cable in label_ends(ctx):
             code = codes.get(len(cable))
@@ -103,20 +113,32 @@ class RackLabels:
                 code = codes[len(cable)] = self._codes(len(cable))
             base = rank[k] << rank_shift
             for (rack, u, short), c in zip(cable, code, strict=True):
-                got = texts.get(rack)
-                if got is None:
-                    got = texts[rack] = []
-                    keys[rack] = [] if wide else array("q")
-                got.append(_text(short))
-                keys[rack].append((u << u_shift) | base | c)
-                if len(short) > self.lines:
-                    self.lines = len(short)
-        order = sorted(keys, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name) if i >= 0 else (-1, 0, ""))
-        self.racks: list[tuple[str, list[int], list[str | tuple[str, ...]]]] = []
-        for i in order:
-            key, text = keys.pop(i), texts.pop(i)
-            by = sorted(range(len(key)), key=key.__getitem__)  # stable, as the (U, cable ID, end) sort it stands for
-            self.racks.append((names[i] if i >= 0 else "", [key[j] for j in by], [text[j] for j in by]))
+                text = ",".join(short)  # _text, inline: a call per label is a tenth of this loop
+                add_text(text if text.count(",") == len(short) - 1 else short)
+                add_rack(rack)
+                add_key((u << u_shift) | base | c)
+                if len(short) > lines:
+                    lines = len(short)
+        self.lines = lines
+        self._u = [""]  # U as its CSV cell (0: none)
+        self._spots: list[str] = []
+        # Racks in row order (a device outside racks first, under ""), each rack's labels by key:
+        # one stable sort of (rack's place, key), as the (U, cable ID, end) sort per rack it stands for.
+        rack_at = np.frombuffer(at, dtype=np.int64) + 1
+        present = np.flatnonzero(np.bincount(rack_at, minlength=len(racks) + 1)).tolist()
+        where = [(-1, 0, ""), *[(r.row_index, r.position, r.name) for r in racks]]  # by rack index + 1
+        place = sorted(present, key=where.__getitem__)
+        place_of = np.zeros(len(racks) + 1, dtype=np.int64)
+        place_of[place] = np.arange(len(place))
+        key_at = np.frombuffer(keys, dtype=np.int64)
+        sort = np.lexsort((key_at, place_of[rack_at]))
+        cuts = np.searchsorted(place_of[rack_at][sort], np.arange(len(place) + 1)).tolist()
+        sorted_keys = key_at[sort]
+        by = sort.tolist()
+        self.racks: list[tuple[str, Any, list[str | tuple[str, ...]]]] = []
+        for n, i in enumerate(place):
+            a, b = cuts[n], cuts[n + 1]
+            self.racks.append((racks[i - 1].name if i else "", sorted_keys[a:b], [texts[j] for j in by[a:b]]))
 
     def _codes(self, ends: int) -> list[int]:
         """Each end's code for a cable of ``ends`` plug ends (A, B; or A and legs)."""
@@ -127,29 +149,42 @@ class RackLabels:
             lex[e] = r
         return [(lex[e] << self.end_bits) | tags[e] for e in range(ends)]
 
-    def rows(self, rack: str, keys: list[int], texts: list[str | tuple[str, ...]], per: int) -> list[str]:
+    def rows(self, rack: str, keys: Any, texts: list[str | tuple[str, ...]], per: int) -> list[str]:
         """labels.csv's lines (no line ends) of a rack's labels, cells joined by commas, each line
-        ``7 + self.lines`` cells."""
+        ``7 + self.lines`` cells: the keys decoded in bulk, a format per line."""
         ids, numbers, by_rank, tags = self.ids, self.numbers, self.by_rank, self.tags
         u_shift, rank_shift = self.u_shift, self.rank_shift
         rank_mask, end_mask = (1 << (u_shift - rank_shift)) - 1, (1 << self.end_bits) - 1
         width = self.lines
-        out = []
-        for n, (key, text) in enumerate(zip(keys, texts, strict=True)):
-            sheet, pos = divmod(n, per)
-            k = by_rank[(key >> rank_shift) & rank_mask]
-            u = key >> u_shift
-            if isinstance(text, str):
-                cells = text + "," * (width - 1 - text.count(","))
-            else:
-                cells = ",".join([*text, *[""] * (width - len(text))])
-            out.append(f"{rack},{sheet + 1},{pos + 1},{u or ''},{numbers[k]},{ids[k]},{tags[key & end_mask]},{cells}")
-        return out
+        ks = ((keys >> rank_shift) & rank_mask).tolist()
+        if not isinstance(by_rank, range):
+            ks = [by_rank[k] for k in ks]
+        us = (keys >> u_shift).tolist()
+        top = max(us, default=0)
+        if len(self._u) <= top:
+            self._u.extend(str(u) for u in range(len(self._u), top + 1))
+        spot = self._spot(len(texts), per)
+        u_text = self._u
+        blob = _blob(texts)
+        if blob is None or blob.count(",") != len(texts) * (width - 1):  # not every label `width` lines
+            texts = [_padded(text, width) for text in texts]
+        return [
+            f"{rack},{s},{u_text[u]},{numbers[k]},{ids[k]},{tags[t]},{text}"
+            for s, u, k, t, text in zip(spot, us, ks, (keys & end_mask).tolist(), texts, strict=False)
+        ]
 
-    def cells(self, rack: str, keys: list[int], texts: list[str | tuple[str, ...]], per: int, n: int) -> list[str]:
+    def _spot(self, count: int, per: int) -> list[str]:
+        """ "sheet,position" (from 1) of the first ``count`` labels of a rack."""
+        spots = self._spots
+        while len(spots) < count:
+            sheet, pos = divmod(len(spots), per)
+            spots.append(f"{sheet + 1},{pos + 1}")
+        return spots
+
+    def cells(self, rack: str, keys: Any, texts: list[str | tuple[str, ...]], per: int, n: int) -> list[str]:
         """The cells of the rack's ``n``th CSV row (the slow path for a line that needs quoting or
         neutralising)."""
-        key, text = keys[n], texts[n]
+        key, text = int(keys[n]), texts[n]
         k = self.by_rank[(key >> self.rank_shift) & ((1 << (self.u_shift - self.rank_shift)) - 1)]
         lines = list(_lines(text))
         sheet, pos = divmod(n, per)
@@ -264,6 +299,7 @@ class _Sheets:
         self.page = (stock.sheet_mm[0] * mm, stock.sheet_mm[1] * mm)
         self.starts_of: dict[tuple[int, float, int], list[str]] = {}  # each line's "BT .. Tm"
         self.templates: dict[tuple[int, float, int], str] = {}  # the label's operators, its lines as {}
+        self.pages: dict[tuple[float | int, ...], str] = {}  # a page's, by its labels' sizes and line counts
 
     def starts(self, pos: int, size: float, count: int) -> list[str]:
         starts = self.starts_of.get((pos, size, count))
@@ -299,6 +335,16 @@ class _Sheets:
         pages: list[bytes] = []
         template = self.template
         for first in range(0, len(texts), per):
+            if plain:  # a page of plain labels: one format of the page's template with every line
+                shape = (*sizes[first : first + per], *counts[first : first + per])
+                page_code = self.pages.get(shape)
+                if page_code is None:
+                    page_code = "\n".join(map(template, range(per), sizes[first : first + per], counts[first : first + per]))
+                    if len(self.pages) < 256:  # a few shapes make nearly every page
+                        self.pages[shape] = page_code
+                lines = ",".join(texts[first : first + per]).split(",")  # type: ignore[arg-type]
+                pages.append(zlib.compress(page_code.format(*lines).encode("latin-1"), 1))
+                continue
             code: list[str] = []
             page = zip(texts[first : first + per], sizes[first : first + per], counts[first : first + per], strict=True)
             for pos, (text, size, count) in enumerate(page):
@@ -372,6 +418,8 @@ def _winansi(c: str) -> bool:
 def _pdf_string(text: str) -> str:
     """A PDF literal string of the printed line in WinAnsi codes, ``\\ ( )`` escaped, other
     bytes past ASCII as octal escapes (the content stream stays ASCII)."""
+    if _PRINTABLE.fullmatch(text):
+        return "(" + text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")"
     out = []
     for b in printed(text).encode("cp1252"):
         c = chr(b)
