@@ -11,8 +11,10 @@ Helvetica width table, as its ``stringWidth``), never under 4 pt; ``naming.label
 keeps lines short. The PDFs are snc's own minimal PDF 1.4 (the standard-14 Helvetica in
 WinAnsiEncoding, a character it lacks printed as '?'), pre-formatted operators per page.
 
-Both are written at every size: the cable rows are taken one at a time and only each end's label
-kept, bucketed by rack; each rack's PDF and the CSV are made when written (``Stream``).
+Both are written at every size: the cable pass makes only what a label takes of each cable
+(``cabling.label_ends``: each end's rack, U and lines, no row text), and per label only a sort key
+(one int) and its lines (one string) are kept; each rack's PDF and the CSV are made when written
+(``Stream``), a page of plain labels in one format call, font sizes a rack at a time in numpy.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ MAX_PT, MIN_PT, LEADING = 8.0, 4.0, 1.15
 
 
 class Label:
-    """One printed label: the rack it is stuck on, where, and its lines."""
+    """One printed label: the rack it is stuck on, where, and its lines (for :func:`_sheet_pdf`'s
+    callers; the renderer holds :class:`RackLabels`' columns instead)."""
 
     __slots__ = ("cable_id", "cable_no", "end", "lines", "rack", "u")
 
@@ -68,9 +71,10 @@ def _lines(text: str | tuple[str, ...]) -> tuple[str, ...] | list[str]:
 
 class RackLabels:
     """Every plug end's label, grouped by rack: per rack, a sort key per label (its U, its
-    cable's rank by ID, the end's rank by tag, the end's tag code, in one int) and its lines
-    (:func:`_text`), in (U, cable ID, end) order. About 150 bytes a label at 131k (849,208
-    labels) instead of a ``Label`` and a tuple of strings each."""
+    cable's rank by ID, the end's rank by tag, the end's tag code, and the cable's plan item
+    when the IDs are not in plan order, in one int) and its lines (:func:`_text`), in (U, cable
+    ID, end) order. About 150 bytes a label at 131k (849,208 labels) instead of a ``Label`` and
+    a tuple of strings each."""
 
     def __init__(self, ctx: RenderContext) -> None:
         f = ctx.fabric
@@ -78,10 +82,13 @@ class RackLabels:
         self.ids = ids = cable_ids(f, plan)
         self.numbers = cable_numbers_of(ctx)
         # The cables' ranks by ID (their plan order when the IDs are sorted, as the plan makes them).
+        cable_bits = max(len(ids), 1).bit_length()
         if all(map(operator.lt, ids, ids[1:])):
             rank: list[int] | range = range(len(ids))
-            self.by_rank: list[int] | range = rank
+            self.item_bits = 0  # the rank is the plan item
         else:
+            # Equal IDs share a rank (their ends then sort by tag across them, as (U, cable ID,
+            # end) does), and the key ends in the item: the item order among equals is the stable one.
             order = sorted(range(len(ids)), key=ids.__getitem__)
             ranks = [0] * len(ids)
             r = 0
@@ -89,12 +96,12 @@ class RackLabels:
                 if j and ids[k] != ids[order[j - 1]]:
                     r = j
                 ranks[k] = r
-            rank, self.by_rank = ranks, order  # equal IDs share the first one's rank; their order is stable
+            rank, self.item_bits = ranks, cable_bits
         ends = int(np.diff(plan.start).max()) + 1 if len(plan) else 2
         self.tags = ["a", "b", *[f"leg{n}" for n in range(1, ends)]]  # by tag code: a, b, leg1, leg2, ...
         self.end_bits = max(ends, 2).bit_length()
-        self.rank_shift = 2 * self.end_bits
-        self.u_shift = self.rank_shift + max(len(ids), 1).bit_length()
+        self.rank_shift = self.item_bits + 2 * self.end_bits
+        self.u_shift = self.rank_shift + cable_bits
         # Per number of ends, each end's (rank of its tag among the cable's tags << end_bits) | tag code.
         codes: dict[int, list[int]] = {}
         racks = f.racks
@@ -106,12 +113,12 @@ class RackLabels:
         if max((d.u for d in f.devices), default=0).bit_length() + self.u_shift > 62:
             raise ValueError("label sort keys past 64 bits")  # U under 2**20 at 10**12 cables
         lines = 0
-        u_shift, rank_shift = self.u_shift, self.rank_shift
+        u_shift, rank_shift, item_bits = self.u_shift, self.rank_shift, self.item_bits
         for k, cable in label_ends(ctx):
             code = codes.get(len(cable))
             if code is None:
                 code = codes[len(cable)] = self._codes(len(cable))
-            base = rank[k] << rank_shift
+            base = (rank[k] << rank_shift) | (k if item_bits else 0)
             for (rack, u, short), c in zip(cable, code, strict=True):
                 text = ",".join(short)  # _text, inline: a call per label is a tenth of this loop
                 add_text(text if text.count(",") == len(short) - 1 else short)
@@ -147,19 +154,20 @@ class RackLabels:
         lex = [0] * ends
         for r, e in enumerate(by_tag):
             lex[e] = r
-        return [(lex[e] << self.end_bits) | tags[e] for e in range(ends)]
+        return [((lex[e] << self.end_bits) | tags[e]) << self.item_bits for e in range(ends)]
+
+    def _decode(self, keys: Any) -> tuple[list[int], list[int], list[int]]:
+        """Each key's (plan item, U, tag code)."""
+        rank_mask, end_mask = (1 << (self.u_shift - self.rank_shift)) - 1, (1 << self.end_bits) - 1
+        items = keys & ((1 << self.item_bits) - 1) if self.item_bits else (keys >> self.rank_shift) & rank_mask
+        return items.tolist(), (keys >> self.u_shift).tolist(), ((keys >> self.item_bits) & end_mask).tolist()
 
     def rows(self, rack: str, keys: Any, texts: list[str | tuple[str, ...]], per: int) -> list[str]:
         """labels.csv's lines (no line ends) of a rack's labels, cells joined by commas, each line
         ``7 + self.lines`` cells: the keys decoded in bulk, a format per line."""
-        ids, numbers, by_rank, tags = self.ids, self.numbers, self.by_rank, self.tags
-        u_shift, rank_shift = self.u_shift, self.rank_shift
-        rank_mask, end_mask = (1 << (u_shift - rank_shift)) - 1, (1 << self.end_bits) - 1
+        ids, numbers, tags = self.ids, self.numbers, self.tags
         width = self.lines
-        ks = ((keys >> rank_shift) & rank_mask).tolist()
-        if not isinstance(by_rank, range):
-            ks = [by_rank[k] for k in ks]
-        us = (keys >> u_shift).tolist()
+        ks, us, codes = self._decode(keys)
         top = max(us, default=0)
         if len(self._u) <= top:
             self._u.extend(str(u) for u in range(len(self._u), top + 1))
@@ -170,7 +178,7 @@ class RackLabels:
             texts = [_padded(text, width) for text in texts]
         return [
             f"{rack},{s},{u_text[u]},{numbers[k]},{ids[k]},{tags[t]},{text}"
-            for s, u, k, t, text in zip(spot, us, ks, (keys & end_mask).tolist(), texts, strict=False)
+            for s, u, k, t, text in zip(spot, us, ks, codes, texts, strict=False)
         ]
 
     def _spot(self, count: int, per: int) -> list[str]:
@@ -184,12 +192,10 @@ class RackLabels:
     def cells(self, rack: str, keys: Any, texts: list[str | tuple[str, ...]], per: int, n: int) -> list[str]:
         """The cells of the rack's ``n``th CSV row (the slow path for a line that needs quoting or
         neutralising)."""
-        key, text = int(keys[n]), texts[n]
-        k = self.by_rank[(key >> self.rank_shift) & ((1 << (self.u_shift - self.rank_shift)) - 1)]
-        lines = list(_lines(text))
+        (k,), (u,), (code,) = self._decode(keys[n : n + 1])
+        lines = list(_lines(texts[n]))
         sheet, pos = divmod(n, per)
-        u = key >> self.u_shift
-        tag = self.tags[key & ((1 << self.end_bits) - 1)]
+        tag = self.tags[code]
         pad = [""] * (self.lines - len(lines))
         return [rack, str(sheet + 1), str(pos + 1), str(u or ""), self.numbers[k], self.ids[k], tag, *lines, *pad]
 
