@@ -182,7 +182,7 @@ class RackLabels:
         ]
 
     def _spot(self, count: int, per: int) -> list[str]:
-        """ "sheet,position" (from 1) of the first ``count`` labels of a rack."""
+        """The "sheet,position" cells (from 1) of a rack's first ``count`` labels."""
         spots = self._spots
         while len(spots) < count:
             sheet, pos = divmod(len(spots), per)
@@ -255,8 +255,9 @@ def _blob(texts: list[str | tuple[str, ...]]) -> str | None:
 
 
 _WIDTHS = getFont(FONT).widths
-_WIDTH_TABLE = np.array([*_WIDTHS[:44], 0, *_WIDTHS[45:256]], dtype=np.int64)  # a comma (44) separates lines here
-_WIDTH_TABLE[10] = 0
+# For _sizes: a comma (44) separates a label's lines there and a line break (10) labels: no width.
+_WIDTH_TABLE = np.array(_WIDTHS[:256], dtype=np.int64)
+_WIDTH_TABLE[[10, 44]] = 0
 _PRINTABLE = re.compile(r"[ -~]*")
 _PRINTABLE_NL = re.compile(r"[ -~\n]*")
 _PLAIN = re.compile(r"[ -'*-\[\]-~]+")  # printable ASCII but for \ ( ), which PDF strings escape
