@@ -344,7 +344,23 @@ def _stream_cables(ctx: RenderContext) -> Iterator[bytes]:
         memo[PULL_CABLES] = (rendering, pulls)
 
 
-_TEXT, _ENDS, _PULLS = 0, 1, 2  # what _cable_pass makes beside each row's text
+def cable_numbers_of(ctx: RenderContext) -> list[str]:
+    """facts/cable_plan's cable_numbers of the plan's cable IDs, once per render (``ctx.memo``)."""
+    numbers = ctx.memo.get("cable_numbers")
+    if numbers is None:
+        f = ctx.fabric
+        numbers = ctx.memo["cable_numbers"] = cable_numbers(cable_ids(f, cable_plan(f, ctx.catalogue)))
+    return numbers
+
+
+_TEXT, _ENDS, _PULLS, _LABELS = 0, 1, 2, 3  # what _cable_pass makes beside each row's text
+
+
+def label_ends(ctx: RenderContext) -> Iterator[tuple[int, list[tuple[int, int, tuple[str, ...]]]]]:
+    """(plan item, each plug end's (rack index, U, short label lines), A first) per cable, in
+    cable_rows' order: what the label sheets take of a cable row, without making the row's text."""
+    for _, item in _cable_pass(ctx, None, _LABELS):
+        yield item
 
 
 def cable_rows(ctx: RenderContext, keep: Any = None, with_ends: bool = True) -> Iterator[CableRow]:
@@ -358,18 +374,18 @@ def cable_rows(ctx: RenderContext, keep: Any = None, with_ends: bool = True) -> 
 
 def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list[str], Any]]:
     """(text, what ``make`` asks for) per cable row: _TEXT nothing (an empty list), _ENDS the
-    CableEnds, _PULLS the row's PullCable."""
+    CableEnds, _PULLS the row's PullCable; _LABELS (no text: an empty list) the item and its
+    ends' (rack, U, short lines)."""
     with_ends = make == _ENDS
     pulls = make == _PULLS
+    labels = make == _LABELS
     f, cat, bp = ctx.fabric, ctx.catalogue, ctx.blueprint
     media = cat.media
     plan = cable_plan(f, cat)
     if not len(plan):
         return
     ids = cable_ids(f, plan)
-    numbers = ctx.memo.get("cable_numbers")
-    if numbers is None:
-        numbers = ctx.memo["cable_numbers"] = cable_numbers(ids)
+    numbers = cable_numbers_of(ctx)
     t = f.links
     link_ids, specs = t.ids(), t.specs
     racks = f.racks
@@ -435,16 +451,6 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
             legs = [(lb, port_cols[lb][0][lbp]) for _, _, lb, lbp in oriented]
         else:
             legs = [(b, b_cages[bp_] if many else b_phys[bp_])]
-        medium, length_m = spec.medium, max(col_len[i] for i in members) if many else col_len[first]
-        fixed = per_spec.get(s)
-        if fixed is None:
-            fixed = per_spec[s] = _modules(ctx, s)
-        if (a, ap) != (col_a[first], col_ap[first]):
-            fixed = (fixed[1], fixed[0])
-        stock = lengths.get((medium, asm_length[first]))
-        if stock is None:
-            st = ordered_length(cat, medium, asm_length[first])
-            stock = lengths[(medium, asm_length[first])] = (_fmt(st), _part(ctx, medium, st))
         ar, b_first = place[a], place[legs[0][0]]
         number = numbers[k]
         a_fields = (number, spec.fabric, ids[k], ar[0], ar[1], short_u[a], ar[3], a_plug)
@@ -462,15 +468,17 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
             if len(parts) != line_count:
                 parts = [line(*a_fields, *far_first) for line in short_lines]
         a_short = _wrapped(parts, width)
-        a_text = LINE_JOIN.join(a_short)
         ends: list[Any] = []
-        if with_ends:
+        a_text = "" if labels else LINE_JOIN.join(a_short)
+        if labels:
+            ends.append((ar[4], ar[5], a_short))
+        elif with_ends:
             ends.append(CableEnd(a, ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_short))
         elif pulls:
             ends.append(PullEnd(ar[4], ar[5], ar[3], a_plug, f"{ar[1]} U{ar[2]} {ar[3]} {a_plug}", a_text))
         leg_short: list[tuple[str, ...]] = []
         leg_place: list[str] = []
-        placed = make != _TEXT or len(legs) > 1
+        placed = with_ends or pulls or len(legs) > 1
         for dev, plug in legs:
             lr = place[dev]
             fields = (number, spec.fabric, ids[k], lr[0], lr[1], short_u[dev], lr[3], plug)
@@ -478,6 +486,9 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
             if len(parts) != line_count:
                 parts = [line(*fields, ar[0], ar[1], short_u[a], ar[3], a_plug) for line in short_lines]
             short = _wrapped(parts, width)
+            if labels:
+                ends.append((lr[4], lr[5], short))
+                continue
             leg_short.append(short)
             if placed:
                 leg_place.append(f"{lr[1]} U{lr[2]} {lr[3]} {plug}")
@@ -485,6 +496,19 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
                 ends.append(CableEnd(dev, lr[4], lr[5], lr[3], plug, leg_place[-1], short))
             elif pulls:
                 ends.append(PullEnd(lr[4], lr[5], lr[3], plug, leg_place[-1], LINE_JOIN.join(short)))
+        if labels:
+            yield [], (k, ends)
+            continue
+        medium, length_m = spec.medium, max(col_len[i] for i in members) if many else col_len[first]
+        fixed = per_spec.get(s)
+        if fixed is None:
+            fixed = per_spec[s] = _modules(ctx, s)
+        if (a, ap) != (col_a[first], col_ap[first]):
+            fixed = (fixed[1], fixed[0])
+        stock = lengths.get((medium, asm_length[first]))
+        if stock is None:
+            st = ordered_length(cat, medium, asm_length[first])
+            stock = lengths[(medium, asm_length[first])] = (_fmt(st), _part(ctx, medium, st))
         # The TIA-606 form names each plug as printed, as the short label does (a cage for a multi-port plug).
         long_a, long_b = end_labels(a, os_names[a][ap], a_plug, b, os_names[b][bp_], legs[0][1], link_ids[first])
         text = [

@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 FORMULA_START = frozenset("=+-@\t\r")
 # A cell after a comma that starts a formula (the first cell of a line is checked apart).
@@ -123,42 +123,77 @@ class CsvWriter:
             self._rows(batch)
 
     def _rows(self, rows: list[list[str]]) -> None:
-        separators = self._columns - 1
         text = "\n".join(map(",".join, rows)) + "\n"
-        # The batch's bytes by class (_CSV_CLASSES): S a comma, N a line break, Q a quote, tab or
-        # carriage return, F a formula character. A clean batch has no Q and no S or N before an F.
-        data = text.encode()
-        m = data.translate(_CSV_CLASSES)
-        if (
-            set(map(len, rows)) == {self._columns}  # one cell per column, so commas count cells
-            and m.count(b"S") == separators * len(rows)
-            and m.count(b"N") == len(rows)
-            and b"Q" not in m
-            and m[:1] != b"F"
-            and b"SF" not in m
-            and b"NF" not in m
-        ):
-            if self._buf.tell():
-                self._spill()
-            self._chunks.append(data)
+        # one cell per column, so commas count cells
+        data = self._clean(text, len(rows)) if set(map(len, rows)) == {self._columns} else None
+        if data is not None:
+            self._clean_batch(data)
         else:
             write, slow = self._buf.write, self.writerow
             for row in rows:
                 line = ",".join(row)
-                if (
-                    line.count(",") == separators
-                    and '"' not in line
-                    and "\n" not in line
-                    and "\r" not in line
-                    and "\t" not in line
-                    and line[:1] not in FORMULA_START
-                    and not any(bad in line for bad in _FORMULA_AFTER)
-                ):
+                if self._clean_line(line):
                     write(line + "\n")
                 else:
                     slow(row)
         if self._buf.tell() > self._CHUNK:
             self._spill()
+
+    def text_lines(self, lines: list[str], cells: Callable[[int], list[str]]) -> None:
+        """:meth:`text_rows` of rows already joined: ``lines[n]`` is exactly ``columns`` text
+        cells joined with commas (no line end), ``cells(n)`` those cells. The same tests on the
+        joined text (a cell holding a comma shows as one comma too many), the same bytes; a line
+        that fails them goes through :meth:`writerow` with its cells."""
+        data = self._clean("\n".join(lines) + "\n", len(lines))
+        if data is not None:
+            self._clean_batch(data)
+        else:
+            write, slow = self._buf.write, self.writerow
+            for n, line in enumerate(lines):
+                if self._clean_line(line):
+                    write(line + "\n")
+                else:
+                    slow(cells(n))
+        if self._buf.tell() > self._CHUNK:
+            self._spill()
+
+    def _clean(self, text: str, rows: int) -> bytes | None:
+        """``text`` encoded when its ``rows`` lines of ``columns`` cells each, joined and ended by
+        line breaks, are what the csv module writes with nothing to neutralise. The batch's bytes by class
+        (_CSV_CLASSES): S a comma, N a line break, Q a quote, tab or carriage return, F a formula
+        character. A clean batch has no Q and no S or N before an F."""
+        data = text.encode()
+        m = data.translate(_CSV_CLASSES)
+        clean = (
+            m.count(b"S") == (self._columns - 1) * rows
+            and m.count(b"N") == rows
+            and b"Q" not in m
+            and m[:1] != b"F"
+            and b"SF" not in m
+            and b"NF" not in m
+        )
+        return data if clean else None
+
+    def _clean_batch(self, data: bytes) -> None:
+        if self._buf.tell():
+            self._spill()
+        self._chunks.append(data)
+
+    def _clean_line(self, line: str) -> bool:
+        return (
+            line.count(",") == self._columns - 1
+            and '"' not in line
+            and "\n" not in line
+            and "\r" not in line
+            and "\t" not in line
+            and line[:1] not in FORMULA_START
+            and not any(bad in line for bad in _FORMULA_AFTER)
+        )
+
+    def take(self) -> list[bytes]:
+        """The bytes encoded so far (text still buffered stays for later): for streaming."""
+        chunks, self._chunks = self._chunks, []
+        return chunks
 
     def stream(self, rows: Iterable[list[str]]) -> Iterator[bytes]:
         """:meth:`text_rows`, yielding the file's bytes (the header first) in pieces of about a

@@ -11,23 +11,30 @@ Helvetica width table, as its ``stringWidth``), never under 4 pt; ``naming.label
 keeps lines short. The PDFs are snc's own minimal PDF 1.4 (the standard-14 Helvetica in
 WinAnsiEncoding, a character it lacks printed as '?'), pre-formatted operators per page.
 
-Both are written at every size: the cable rows are taken one at a time and only each end's label
-kept, bucketed by rack; each rack's PDF and the CSV are made when written (``Stream``).
+Both are written at every size: the cable pass makes only what a label takes of each cable
+(``cabling.label_ends``: each end's rack, U and lines, no row text), and per label only a sort key
+(one int) and its lines (one string) are kept; each rack's PDF and the CSV are made when written
+(``Stream``), a page of plain labels in one format call, font sizes a rack at a time in numpy.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 import zlib
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from array import array
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
 
+import numpy as np
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import getFont
 
 from ..catalog.label_stock import LabelStock, label_stocks
+from ..facts.cable_plan import cable_ids, cable_plan
 from .base import RENDERERS, RenderContext, Stream
-from .cabling import CABLE_COLUMNS, CableRow, cable_rows
+from .cabling import cable_numbers_of, label_ends
 from .csv_safe import CsvWriter
 
 FONT = "Helvetica"
@@ -35,7 +42,8 @@ MAX_PT, MIN_PT, LEADING = 8.0, 4.0, 1.15
 
 
 class Label:
-    """One printed label: the rack it is stuck on, where, and its lines."""
+    """One printed label: the rack it is stuck on, where, and its lines (for :func:`_sheet_pdf`'s
+    callers; the renderer holds :class:`RackLabels`' columns instead)."""
 
     __slots__ = ("cable_id", "cable_no", "end", "lines", "rack", "u")
 
@@ -43,34 +51,156 @@ class Label:
         self.rack, self.u, self.cable_no, self.cable_id, self.end, self.lines = rack, u, cable_no, cable_id, end, lines
 
 
-def labels_by_rack(ctx: RenderContext, rows: Iterable[CableRow]) -> list[tuple[str, list[Label]]]:
-    """Every plug end's label, grouped by the rack it is in (racks in row order; a device
-    outside racks under ""), each rack's in U order, then cable ID, then end. ``rows`` is taken
-    one at a time: only the labels are held (a slotted object per end, its strings the row's)."""
-    c_no, c_id = CABLE_COLUMNS.index("cable_no"), CABLE_COLUMNS.index("cable_id")
-    racks = ctx.fabric.racks
-    names = [r.name for r in racks]
-    per: dict[int, list[Label]] = defaultdict(list)
-    for r in rows:
-        no, cid, ends = r.text[c_no], r.text[c_id], r.ends
-        two = len(ends) == 2
-        for k, end in enumerate(ends):
-            tag = "a" if k == 0 else "b" if two else f"leg{k}"
-            per[end.rack].append(Label(names[end.rack] if end.rack >= 0 else "", end.u, no, cid, tag, end.short))
-    order = sorted(per, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name) if i >= 0 else (-1, 0, ""))
-    out = []
-    for i in order:
-        labels = per.pop(i)
-        labels.sort(key=_order)
-        out.append((names[i] if i >= 0 else "", labels))
-    return out
+def _text(lines: tuple[str, ...]) -> str | tuple[str, ...]:
+    """A label's lines as held: joined by commas when none holds one (one string instead of a
+    tuple of them, and the CSV's cells already joined), else the tuple itself."""
+    text = ",".join(lines)
+    return text if text.count(",") == len(lines) - 1 else lines
 
 
-def _order(x: Label) -> tuple[int, str, str]:
-    return (x.u, x.cable_id, x.end)
+def _padded(text: str | tuple[str, ...], width: int) -> str:
+    """The label's lines as ``width`` CSV cells joined by commas (missing lines empty)."""
+    if isinstance(text, str):
+        return text + "," * (width - 1 - text.count(","))
+    return ",".join([*text, *[""] * (width - len(text))])
 
 
-def font_size(lines: tuple[str, ...], stock: LabelStock) -> float:
+def _lines(text: str | tuple[str, ...]) -> tuple[str, ...] | list[str]:
+    return text.split(",") if isinstance(text, str) else text
+
+
+class RackLabels:
+    """Every plug end's label, grouped by rack: per rack, a sort key per label (its U, its
+    cable's rank by ID, the end's rank by tag, the end's tag code, and the cable's plan item
+    when the IDs are not in plan order, in one int) and its lines (:func:`_text`), in (U, cable
+    ID, end) order. About 150 bytes a label at 131k (849,208 labels) instead of a ``Label`` and
+    a tuple of strings each."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        f = ctx.fabric
+        plan = cable_plan(f, ctx.catalogue)
+        self.ids = ids = cable_ids(f, plan)
+        self.numbers = cable_numbers_of(ctx)
+        # The cables' ranks by ID (their plan order when the IDs are sorted, as the plan makes them).
+        cable_bits = max(len(ids), 1).bit_length()
+        if all(map(operator.lt, ids, ids[1:])):
+            rank: list[int] | range = range(len(ids))
+            self.item_bits = 0  # the rank is the plan item
+        else:
+            # Equal IDs share a rank (their ends then sort by tag across them, as (U, cable ID,
+            # end) does), and the key ends in the item: the item order among equals is the stable one.
+            order = sorted(range(len(ids)), key=ids.__getitem__)
+            ranks = [0] * len(ids)
+            r = 0
+            for j, k in enumerate(order):
+                if j and ids[k] != ids[order[j - 1]]:
+                    r = j
+                ranks[k] = r
+            rank, self.item_bits = ranks, cable_bits
+        ends = int(np.diff(plan.start).max()) + 1 if len(plan) else 2
+        self.tags = ["a", "b", *[f"leg{n}" for n in range(1, ends)]]  # by tag code: a, b, leg1, leg2, ...
+        self.end_bits = max(ends, 2).bit_length()
+        self.rank_shift = self.item_bits + 2 * self.end_bits
+        self.u_shift = self.rank_shift + cable_bits
+        # Per number of ends, each end's (rank of its tag among the cable's tags << end_bits) | tag code.
+        codes: dict[int, list[int]] = {}
+        racks = f.racks
+        # Every label in cable order: its text, rack index and key, in flat columns, sorted at the end.
+        texts: list[str | tuple[str, ...]] = []
+        at = array("q")
+        keys = array("q")
+        add_text, add_rack, add_key = texts.append, at.append, keys.append
+        if max((d.u for d in f.devices), default=0).bit_length() + self.u_shift > 62:
+            raise ValueError("label sort keys past 64 bits")  # U under 2**20 at 10**12 cables
+        lines = 0
+        u_shift, rank_shift, item_bits = self.u_shift, self.rank_shift, self.item_bits
+        for k, cable in label_ends(ctx):
+            code = codes.get(len(cable))
+            if code is None:
+                code = codes[len(cable)] = self._codes(len(cable))
+            base = (rank[k] << rank_shift) | (k if item_bits else 0)
+            for (rack, u, short), c in zip(cable, code, strict=True):
+                text = ",".join(short)  # _text, inline: a call per label is a tenth of this loop
+                add_text(text if text.count(",") == len(short) - 1 else short)
+                add_rack(rack)
+                add_key((u << u_shift) | base | c)
+                if len(short) > lines:
+                    lines = len(short)
+        self.lines = lines
+        self._u = [""]  # U as its CSV cell (0: none)
+        self._spots: list[str] = []
+        # Racks in row order (a device outside racks first, under ""), each rack's labels by key:
+        # one stable sort of (rack's place, key), as the (U, cable ID, end) sort per rack it stands for.
+        rack_at = np.frombuffer(at, dtype=np.int64) + 1
+        present = np.flatnonzero(np.bincount(rack_at, minlength=len(racks) + 1)).tolist()
+        where = [(-1, 0, ""), *[(r.row_index, r.position, r.name) for r in racks]]  # by rack index + 1
+        place = sorted(present, key=where.__getitem__)
+        place_of = np.zeros(len(racks) + 1, dtype=np.int64)
+        place_of[place] = np.arange(len(place))
+        key_at = np.frombuffer(keys, dtype=np.int64)
+        sort = np.lexsort((key_at, place_of[rack_at]))
+        cuts = np.searchsorted(place_of[rack_at][sort], np.arange(len(place) + 1)).tolist()
+        sorted_keys = key_at[sort]
+        by = sort.tolist()
+        self.racks: list[tuple[str, Any, list[str | tuple[str, ...]]]] = []
+        for n, i in enumerate(place):
+            a, b = cuts[n], cuts[n + 1]
+            self.racks.append((racks[i - 1].name if i else "", sorted_keys[a:b], [texts[j] for j in by[a:b]]))
+
+    def _codes(self, ends: int) -> list[int]:
+        """Each end's code for a cable of ``ends`` plug ends (A, B; or A and legs)."""
+        tags = [0, 1] if ends == 2 else [0, *range(2, ends + 1)]
+        by_tag = sorted(range(ends), key=lambda e: self.tags[tags[e]])
+        lex = [0] * ends
+        for r, e in enumerate(by_tag):
+            lex[e] = r
+        return [((lex[e] << self.end_bits) | tags[e]) << self.item_bits for e in range(ends)]
+
+    def _decode(self, keys: Any) -> tuple[list[int], list[int], list[int]]:
+        """Each key's (plan item, U, tag code)."""
+        rank_mask, end_mask = (1 << (self.u_shift - self.rank_shift)) - 1, (1 << self.end_bits) - 1
+        items = keys & ((1 << self.item_bits) - 1) if self.item_bits else (keys >> self.rank_shift) & rank_mask
+        return items.tolist(), (keys >> self.u_shift).tolist(), ((keys >> self.item_bits) & end_mask).tolist()
+
+    def rows(self, rack: str, keys: Any, texts: list[str | tuple[str, ...]], per: int) -> list[str]:
+        """labels.csv's lines (no line ends) of a rack's labels, cells joined by commas, each line
+        ``7 + self.lines`` cells: the keys decoded in bulk, a format per line."""
+        ids, numbers, tags = self.ids, self.numbers, self.tags
+        width = self.lines
+        ks, us, codes = self._decode(keys)
+        top = max(us, default=0)
+        if len(self._u) <= top:
+            self._u.extend(str(u) for u in range(len(self._u), top + 1))
+        spot = self._spot(len(texts), per)
+        u_text = self._u
+        blob = _blob(texts)
+        if blob is None or blob.count(",") != len(texts) * (width - 1):  # not every label `width` lines
+            texts = [_padded(text, width) for text in texts]
+        return [
+            f"{rack},{s},{u_text[u]},{numbers[k]},{ids[k]},{tags[t]},{text}"
+            for s, u, k, t, text in zip(spot, us, ks, codes, texts, strict=False)
+        ]
+
+    def _spot(self, count: int, per: int) -> list[str]:
+        """The "sheet,position" cells (from 1) of a rack's first ``count`` labels."""
+        spots = self._spots
+        while len(spots) < count:
+            sheet, pos = divmod(len(spots), per)
+            spots.append(f"{sheet + 1},{pos + 1}")
+        return spots
+
+    def cells(self, rack: str, keys: Any, texts: list[str | tuple[str, ...]], per: int, n: int) -> list[str]:
+        """The cells of the rack's ``n``th CSV row (the slow path for a line that needs quoting or
+        neutralising)."""
+        (k,), (u,), (code,) = self._decode(keys[n : n + 1])
+        lines = list(_lines(texts[n]))
+        sheet, pos = divmod(n, per)
+        tag = self.tags[code]
+        pad = [""] * (self.lines - len(lines))
+        return [rack, str(sheet + 1), str(pos + 1), str(u or ""), self.numbers[k], self.ids[k], tag, *lines, *pad]
+
+
+def font_size(lines: tuple[str, ...] | list[str], stock: LabelStock) -> float:
     """The largest size (pt, in 0.25 steps, MIN_PT..MAX_PT) at which the lines fit the label."""
     width = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
     height = (stock.label_mm[1] - 2 * stock.padding_mm) * mm
@@ -90,86 +220,162 @@ def _width(text: str) -> float:
     return sum(map(_WIDTHS.__getitem__, text.encode("cp1252"))) * 0.001 * 1.0
 
 
+def _sizes(texts: list[str | tuple[str, ...]], blob: str | None, stock: LabelStock) -> tuple[list[float], list[int]]:
+    """Each label's :func:`font_size` and line count. Labels of printable ASCII held as strings
+    (the common case) in bulk: every line's width is the same integer sum of the width table, by
+    a cumulative sum over the rack's text (``blob``, :func:`_blob`), then the same float steps as
+    font_size, elementwise."""
+    if blob is None or not blob.isascii() or not _PRINTABLE_NL.fullmatch(blob):
+        out = [font_size(_lines(x), stock) for x in texts]
+        return out, [len(_lines(x)) for x in texts]
+    b = np.frombuffer(blob.encode("ascii"), dtype=np.uint8)
+    cum = np.concatenate(([0], np.cumsum(_WIDTH_TABLE[b])))
+    cut = np.flatnonzero((b == 44) | (b == 10))  # a comma between lines, a break between labels
+    starts = np.concatenate(([0], cut + 1))
+    stops = np.concatenate((cut, [len(b)]))
+    widths = cum[stops] - cum[starts]
+    first = np.concatenate(([0], np.flatnonzero(b[cut] == 10) + 1))  # each label's first line
+    counts = np.diff(np.concatenate((first, [len(starts)])))
+    widest = np.maximum.reduceat(widths, first).astype(np.float64) * 0.001 * 1.0
+    width = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
+    height = (stock.label_mm[1] - 2 * stock.padding_mm) * mm
+    with np.errstate(divide="ignore"):
+        size = np.where(widest > 0, np.minimum(MAX_PT, width / widest), MAX_PT)
+    size = np.minimum(size, height / (LEADING * np.maximum(counts, 1)))
+    size = np.maximum(MIN_PT, np.trunc(size * 4) / 4)
+    return size.tolist(), counts.tolist()
+
+
+def _blob(texts: list[str | tuple[str, ...]]) -> str | None:
+    """The labels' texts joined by line breaks when all are strings and none holds a break."""
+    if tuple in map(type, texts):
+        return None
+    blob = "\n".join(texts)  # type: ignore[arg-type]
+    return blob if blob.count("\n") == len(texts) - 1 else None
+
+
 _WIDTHS = getFont(FONT).widths
+# For _sizes: a comma (44) separates a label's lines there and a line break (10) labels: no width.
+_WIDTH_TABLE = np.array(_WIDTHS[:256], dtype=np.int64)
+_WIDTH_TABLE[[10, 44]] = 0
 _PRINTABLE = re.compile(r"[ -~]*")
+_PRINTABLE_NL = re.compile(r"[ -~\n]*")
 _PLAIN = re.compile(r"[ -'*-\[\]-~]+")  # printable ASCII but for \ ( ), which PDF strings escape
+_PLAIN_NL = re.compile(r"[ -'*-\[\]-~\n]*")
 
 
 @RENDERERS.register("labels")
 def render_labels(ctx: RenderContext) -> dict[str, bytes | Stream]:
-    """A PDF per rack and labels.csv at every size: the cable rows are taken one at a time and
-    only their labels held, grouped by rack; each rack's PDF and the CSV are made when written."""
-    grouped = labels_by_rack(ctx, cable_rows(ctx))
-    if not grouped:
+    """A PDF per rack and labels.csv at every size: the cable ends' labels are taken one cable at
+    a time and only their lines held, grouped by rack; each rack's PDF and the CSV are made when
+    written."""
+    grouped = RackLabels(ctx)
+    if not grouped.racks:
         return {}
     stock = label_stocks()[ctx.blueprint.naming.label_stock]
-    lines = max((len(x.lines) for _, labels in grouped for x in labels), default=1)
+    sheets = _Sheets(stock)
+    name = ctx.blueprint.metadata.name
     out: dict[str, bytes | Stream] = {}
-    for rack, labels in grouped:
+    for rack, _, texts in grouped.racks:
 
-        def produce(rack: str = rack, labels: list[Label] = labels) -> list[bytes]:
-            return [_sheet_pdf(ctx, rack, labels, stock)]
+        def produce(rack: str = rack, texts: list[str | tuple[str, ...]] = texts) -> list[bytes]:
+            return [sheets.pdf(f"{name} rack {rack} cable labels ({stock.description})", texts)]
 
         out[f"labels/{_file_part(rack or 'unracked')}.pdf"] = Stream(produce)
 
     def table() -> Iterator[bytes]:
+        lines = grouped.lines
         header = ["rack", "sheet", "position", "u", "cable_no", "cable_id", "end", *[f"line{i + 1}" for i in range(lines)]]
         per = stock.per_sheet
-
-        def rows() -> Iterator[list[str]]:
-            for rack, labels in grouped:
-                for n, x in enumerate(labels):
-                    sheet, pos = divmod(n, per)
-                    padded = [*x.lines, *[""] * (lines - len(x.lines))]
-                    yield [rack, str(sheet + 1), str(pos + 1), str(x.u or ""), x.cable_no, x.cable_id, x.end, *padded]
-
-        yield from CsvWriter(header).stream(rows())
+        csv = CsvWriter(header)
+        for rack, keys, texts in grouped.racks:
+            csv.text_lines(grouped.rows(rack, keys, texts, per), partial(grouped.cells, rack, keys, texts, per))
+            yield from csv.take()
+        yield csv.getvalue()
 
     out["labels/labels.csv"] = Stream(table)
     return out
 
 
-def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelStock) -> bytes:
-    """The rack's sheets as a minimal PDF 1.4 (one page of stock per ``per_sheet`` labels): each
-    line a text object of pre-formatted operators, made once per font size, label position and
-    line count, joined per page into one Flate stream (zlib level 1)."""
-    page = (stock.sheet_mm[0] * mm, stock.sheet_mm[1] * mm)
-    pad = stock.padding_mm * mm
-    starts_of: dict[tuple[int, float, int], list[str]] = {}  # (position, size, lines) -> each line's "BT .. Tm"
-    sizes: dict[tuple[str, ...], float] = {}
-    shown: dict[str, str] = {}  # line -> its PDF string operand
-    pages: list[bytes] = []
-    code: list[str] = []
-    for n, x in enumerate(labels):
-        pos = n % stock.per_sheet
-        if n and not pos:
-            pages.append(zlib.compress("\n".join(code).encode("latin-1"), 1))
-            code = []
-        size = sizes.get(x.lines)
-        if size is None:
-            size = sizes[x.lines] = font_size(x.lines, stock)
-        starts = starts_of.get((pos, size, len(x.lines)))
+class _Sheets:
+    """A stock's label sheets: each label's operators from a template made once per label
+    position, font size and line count."""
+
+    def __init__(self, stock: LabelStock) -> None:
+        self.stock = stock
+        self.page = (stock.sheet_mm[0] * mm, stock.sheet_mm[1] * mm)
+        self.starts_of: dict[tuple[int, float, int], list[str]] = {}  # each line's "BT .. Tm"
+        self.templates: dict[tuple[int, float, int], str] = {}  # the label's operators, its lines as {}
+        self.pages: dict[tuple[float | int, ...], str] = {}  # a page's, by its labels' sizes and line counts
+
+    def starts(self, pos: int, size: float, count: int) -> list[str]:
+        starts = self.starts_of.get((pos, size, count))
         if starts is None:
+            stock = self.stock
+            pad = stock.padding_mm * mm
             row, col = divmod(pos, stock.columns)
             left = (stock.margin_mm[0] + col * stock.pitch_mm[0]) * mm
-            top = page[1] - (stock.margin_mm[1] + row * stock.pitch_mm[1]) * mm
+            top = self.page[1] - (stock.margin_mm[1] + row * stock.pitch_mm[1]) * mm
             y = top - pad - size
             starts = []
-            for _ in x.lines:
+            for _ in range(count):
                 starts.append(f"BT /F1 {_num(size)} Tf 1 0 0 1 {_num(left + pad)} {_num(y)} Tm ")
                 y -= size * LEADING
-            starts_of[(pos, size, len(x.lines))] = starts
-        for start, line in zip(starts, x.lines, strict=True):
-            if _PLAIN.fullmatch(line):  # printable ASCII, nothing to escape: its own PDF string
-                code.append(f"{start}({line}) Tj ET")
+            self.starts_of[(pos, size, count)] = starts
+        return starts
+
+    def template(self, pos: int, size: float, count: int) -> str:
+        text = self.templates.get((pos, size, count))
+        if text is None:
+            text = self.templates[(pos, size, count)] = "\n".join(f"{s}({{}}) Tj ET" for s in self.starts(pos, size, count))
+        return text
+
+    def pdf(self, title: str, texts: list[str | tuple[str, ...]]) -> bytes:
+        """The rack's sheets as a minimal PDF 1.4 (one page of stock per ``per_sheet`` labels):
+        each line a text object of pre-formatted operators, joined per page into one Flate stream
+        (zlib level 1)."""
+        per = self.stock.per_sheet
+        blob = _blob(texts)
+        sizes, counts = _sizes(texts, blob, self.stock)
+        plain = blob is not None and _PLAIN_NL.fullmatch(blob) is not None
+        shown: dict[str, str] = {}  # line -> its PDF string operand
+        pages: list[bytes] = []
+        template = self.template
+        for first in range(0, len(texts), per):
+            if plain:  # a page of plain labels: one format of the page's template with every line
+                shape = (*sizes[first : first + per], *counts[first : first + per])
+                page_code = self.pages.get(shape)
+                if page_code is None:
+                    page_code = "\n".join(map(template, range(per), sizes[first : first + per], counts[first : first + per]))
+                    if len(self.pages) < 256:  # a few shapes make nearly every page
+                        self.pages[shape] = page_code
+                lines = ",".join(texts[first : first + per]).split(",")  # type: ignore[arg-type]
+                pages.append(zlib.compress(page_code.format(*lines).encode("latin-1"), 1))
                 continue
-            text = shown.get(line)
-            if text is None:
-                text = shown[line] = _pdf_string(line)
-            code.append(f"{start}{text} Tj ET")
-    pages.append(zlib.compress("\n".join(code).encode("latin-1"), 1))
+            code: list[str] = []
+            page = zip(texts[first : first + per], sizes[first : first + per], counts[first : first + per], strict=True)
+            for pos, (text, size, count) in enumerate(page):
+                if isinstance(text, str) and (plain or _PLAIN.fullmatch(text)):
+                    code.append(template(pos, size, count).format(*text.split(",")))
+                    continue
+                for start, line in zip(self.starts(pos, size, count), _lines(text), strict=True):
+                    if _PLAIN.fullmatch(line):  # printable ASCII, nothing to escape: its own PDF string
+                        code.append(f"{start}({line}) Tj ET")
+                        continue
+                    operand = shown.get(line)
+                    if operand is None:
+                        operand = shown[line] = _pdf_string(line)
+                    code.append(f"{start}{operand} Tj ET")
+            pages.append(zlib.compress("\n".join(code).encode("latin-1"), 1))
+        if not texts:
+            pages.append(zlib.compress(b"", 1))
+        return _pdf_document(pages, self.page, title)
+
+
+def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelStock) -> bytes:
+    """The sheets of ``labels`` as the renderer makes a rack's."""
     title = f"{ctx.blueprint.metadata.name} rack {rack} cable labels ({stock.description})"
-    return _pdf_document(pages, page, title)
+    return _Sheets(stock).pdf(title, [_text(x.lines) for x in labels])
 
 
 def _pdf_document(contents: list[bytes], page: tuple[float, float], title: str) -> bytes:
@@ -219,6 +425,8 @@ def _winansi(c: str) -> bool:
 def _pdf_string(text: str) -> str:
     """A PDF literal string of the printed line in WinAnsi codes, ``\\ ( )`` escaped, other
     bytes past ASCII as octal escapes (the content stream stays ASCII)."""
+    if _PRINTABLE.fullmatch(text):
+        return "(" + text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")"
     out = []
     for b in printed(text).encode("cp1252"):
         c = chr(b)

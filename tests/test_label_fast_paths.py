@@ -1,0 +1,116 @@
+"""The label renderer's shortcuts (issue 24) against the plain way: labels.csv and every rack's PDF
+are what a ``Label`` per plug end from ``cable_rows``, sorted per rack by (U, cable ID, end) and
+written row by row through the csv module, makes; a page of plain labels (one format call, sizes
+in numpy) is what the label-by-label path makes of the same lines."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+import pytest
+from conftest import BLUEPRINTS, compile_text
+
+from supernodeiac.catalog.label_stock import label_stocks
+from supernodeiac.outputs import cabling, labels
+from supernodeiac.outputs.base import RenderContext, Stream
+from supernodeiac.outputs.cabling import CABLE_COLUMNS, cable_rows
+from supernodeiac.outputs.csv_safe import CsvWriter
+from supernodeiac.outputs.labels import Label, _blob, _file_part, _sheet_pdf, _Sheets, _sizes, _text, font_size, render_labels
+
+
+def _reference(ctx: RenderContext) -> dict[str, bytes]:
+    stock = label_stocks()[ctx.blueprint.naming.label_stock]
+    racks = ctx.fabric.racks
+    c_no, c_id = CABLE_COLUMNS.index("cable_no"), CABLE_COLUMNS.index("cable_id")
+    per: dict[int, list[Label]] = defaultdict(list)
+    for r in cable_rows(ctx):
+        for k, end in enumerate(r.ends):
+            tag = "a" if k == 0 else "b" if len(r.ends) == 2 else f"leg{k}"
+            name = racks[end.rack].name if end.rack >= 0 else ""
+            per[end.rack].append(Label(name, end.u, r.text[c_no], r.text[c_id], tag, end.short))
+    width = max(len(x.lines) for v in per.values() for x in v)
+    csv = CsvWriter(["rack", "sheet", "position", "u", "cable_no", "cable_id", "end", *[f"line{i + 1}" for i in range(width)]])
+    out = {}
+    for i in sorted(per, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name) if i >= 0 else (-1, 0, "")):
+        rack = racks[i].name if i >= 0 else ""
+        held = sorted(per[i], key=lambda x: (x.u, x.cable_id, x.end))
+        out[f"labels/{_file_part(rack or 'unracked')}.pdf"] = _sheet_pdf(ctx, rack, held, stock)
+        for n, x in enumerate(held):
+            sheet, pos = divmod(n, stock.per_sheet)
+            pad = [""] * (width - len(x.lines))
+            csv.writerow([rack, str(sheet + 1), str(pos + 1), str(x.u or ""), x.cable_no, x.cable_id, x.end, *x.lines, *pad])
+    out["labels/labels.csv"] = csv.getvalue()
+    return out
+
+
+def _rendered(ctx: RenderContext) -> dict[str, bytes]:
+    return {path: bytes(v) if isinstance(v, Stream) else v for path, v in render_labels(ctx).items()}
+
+
+NAMINGS = [
+    "",  # the defaults
+    # lines wrapped at 12 characters (label line counts differ), the other stock
+    "naming:\n  label_width: 12\n  label_stock: avery-l7160\n",
+    # a comma in a line (the tuple form), a paren and a non-ASCII character (escaped, octal)
+    'naming:\n  short_label: ["{number}, {fabric}", "at ({rack}) U{u} {device} \\u00e9 {port}"]\n',
+]
+
+
+@pytest.mark.parametrize("naming", NAMINGS)
+@pytest.mark.parametrize("blueprint", ["small-ib", "roce-rail-2tier"])
+def test_renderer_is_the_plain_way(blueprint: str, naming: str) -> None:
+    text = (BLUEPRINTS / f"{blueprint}.yaml").read_text()
+    assert "\nnaming:" not in text
+    c = compile_text(text.replace("\nsite:", "\n" + naming + "site:", 1))
+    assert c.fabric is not None, [f.message for f in c.findings]
+    assert _rendered(c.render_context()) == _reference(c.render_context())
+
+
+def test_ids_out_of_plan_order_and_repeated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cable IDs not in plan order, some equal: labels still sort by (U, cable ID, end), equal IDs'
+    ends by tag across the cables, each label naming its own cable's number."""
+    text = (BLUEPRINTS / "small-ib.yaml").read_text()
+    c = compile_text(text)
+    real = cabling.cable_ids
+
+    def shuffled(f, plan):  # type: ignore[no-untyped-def]
+        ids = real(f, plan)
+        return [ids[k - 1] if k % 3 == 1 else f"{ids[k]}~" if k % 7 == 0 else ids[k] for k in range(len(ids))]
+
+    monkeypatch.setattr(cabling, "cable_ids", shuffled)
+    monkeypatch.setattr(labels, "cable_ids", shuffled)
+    made = _rendered(c.render_context())
+    assert made == _reference(c.render_context())
+    assert b"~," in made["labels/labels.csv"]  # the shuffled IDs are the ones used
+
+
+LINES = [
+    ("AB12CD ib", "R01 U12 gpu-0001 OSFP 3 port 2", "to L01 U40 leaf-su01-01 OSFP 17"),
+    ("EF34GH ib", "R01 U12 gpu-0001 OSFP 4", "to L01 U40 leaf-su01-01 OSFP 18 and a line too long for the label"),
+    ("IJ", "x"),
+    ("", "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW"),
+]
+
+
+@pytest.mark.parametrize("stock_key", sorted(label_stocks()))
+@pytest.mark.parametrize("count", [1, 30, 31, 95])
+def test_plain_pages_are_the_label_by_label_way(stock_key: str, count: int) -> None:
+    stock = label_stocks()[stock_key]
+    lines = [LINES[n % len(LINES)] for n in range(count)]
+    fast = _Sheets(stock).pdf("t", [_text(x) for x in lines])
+    assert all(isinstance(_text(x), str) for x in lines)  # the string form: the page path
+    assert fast == _Sheets(stock).pdf("t", list(lines))  # tuples: label by label, sizes by font_size
+
+
+def test_sizes_in_bulk_are_font_size() -> None:
+    """The numpy sizes are font_size's to the bit, over widths that cross every 0.25 pt step."""
+    pick = random.Random(24)
+    line = lambda: "".join(pick.choices("iIlW@ -.0aZ~m", k=pick.randrange(20, 70)))  # noqa: E731
+    lines = [tuple(line() for _ in range(1 + n % 5)) for n in range(1500)]
+    for stock in label_stocks().values():
+        texts = [_text(x) for x in lines]
+        sizes, counts = _sizes(texts, _blob(texts), stock)
+        assert sizes == [font_size(x, stock) for x in lines]
+        assert counts == [len(x) for x in lines]
+        assert len(set(sizes)) > 10
