@@ -9,8 +9,15 @@ that used to render no slurm/ and no kubernetes/ at all.
 from __future__ import annotations
 
 import csv
+import getpass
 import io
+import os
 import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
 
 import pytest
 from conftest import BLUEPRINTS, compile_text
@@ -18,6 +25,7 @@ from ruamel.yaml import YAML
 from test_slurm import check_blocks, check_tree, expand, parse_conf
 
 from supernodeiac.outputs.slurm import MEMORY_MARGIN
+from supernodeiac.outputs.slurm import hostlist as hostlist_of
 from supernodeiac.pipeline import compile_file, render
 
 DATA = BLUEPRINTS.parent / "tests" / "data"
@@ -142,7 +150,11 @@ def test_topology_yaml_covers_the_cpu_hosts(mixed):
 
 def test_kubernetes_labels_per_host_with_topograph_tiers_and_no_accelerator_keys(mixed):
     c, artifacts = mixed
-    nodes = {d["metadata"]["name"]: d["metadata"]["labels"] for d in YAML(typ="safe").load_all(artifacts["kubernetes/node-labels.yaml"].decode()) if d}
+    nodes = {
+        d["metadata"]["name"]: d["metadata"]["labels"]
+        for d in YAML(typ="safe").load_all(artifacts["kubernetes/node-labels.yaml"].decode())
+        if d
+    }
     hosts = by_model(c)
     assert sorted(nodes) == sorted(hosts["hgx-h100"] + hosts["cpu-2s-epyc9654"])
     tree, _root = check_tree(parse_conf(artifacts["slurm/topology.conf"].decode()))
@@ -157,7 +169,9 @@ def test_kubernetes_labels_per_host_with_topograph_tiers_and_no_accelerator_keys
             assert not any("scaleup" in k or "system-class" in k for k in labels)
         else:
             assert labels[f"{P}/scaleup-accelerators"] == "8"
-    flavors = [d for d in YAML(typ="safe").load_all(artifacts["kubernetes/kueue.yaml"].decode()) if d and d["kind"] == "ResourceFlavor"]
+    flavors = [
+        d for d in YAML(typ="safe").load_all(artifacts["kubernetes/kueue.yaml"].decode()) if d and d["kind"] == "ResourceFlavor"
+    ]
     assert sorted(f["spec"]["nodeLabels"][f"{P}/node-model"] for f in flavors) == ["cpu-2s-epyc9654", "hgx-h100"]
 
 
@@ -197,3 +211,84 @@ def test_cpu_only_fabric_gets_scheduler_outputs(cpu_only):
     assert "The design has no accelerators to run collectives on." in checklist
     assert f"{len(hosts)} hosts without accelerators" in checklist
     assert artifacts["acceptance/ib/perftest.tsv"].count(b"\n") > 1
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(not (shutil.which("slurmctld") and shutil.which("scontrol")), reason="Slurm (slurm-wlm) not installed")
+def test_slurmctld_reads_the_nodes_partitions_and_tree(mixed, tmp_path):
+    """The real consumer: slurmctld loads nodes.conf and topology.conf (Include, TopologyPlugin=
+    topology/tree) and scontrol reports every host, its CPUs, memory, Gres and partition, and the
+    switches. The harness adds a NodeAddr per host (the test machine resolves no host names)."""
+    c, artifacts = mixed
+    hosts = by_model(c)
+    text = artifacts["slurm/nodes.conf"].decode()
+    for k, names in enumerate((hosts[m] for m in sorted(hosts)), start=1):
+        first = f"NodeName={hostlist_of(names)} "
+        assert text.count(first) == 1
+        text = text.replace(first, f"{first}NodeAddr=127.0.{k}.[1-{len(names)}] ")
+    (tmp_path / "nodes.conf").write_text(text)
+    (tmp_path / "topology.conf").write_bytes(artifacts["slurm/topology.conf"])
+    (tmp_path / "state").mkdir()
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(
+        "\n".join(
+            [
+                "ClusterName=snc",
+                "SlurmctldHost=localhost",
+                f"SlurmUser={getpass.getuser()}",
+                "AuthType=auth/none",
+                "CredType=cred/none",
+                f"StateSaveLocation={tmp_path / 'state'}",
+                f"SlurmctldPidFile={tmp_path / 'slurmctld.pid'}",
+                f"SlurmctldPort={_free_port()}",
+                "MpiDefault=none",
+                "MailProg=/bin/true",
+                "TopologyPlugin=topology/tree",
+                "SelectType=select/cons_tres",
+                "ProctrackType=proctrack/linuxproc",
+                f"Include {tmp_path / 'nodes.conf'}",
+                "",
+            ]
+        )
+    )
+    env = {**os.environ, "SLURM_CONF": str(conf)}
+    log = (tmp_path / "slurmctld.log").open("wb")
+    proc = subprocess.Popen(["slurmctld", "-D", "-c", "-f", str(conf)], stdout=log, stderr=log, env=env, start_new_session=True)
+    try:
+
+        def scontrol(*args: str) -> str:
+            return subprocess.run(["scontrol", *args], env=env, capture_output=True, text=True, timeout=20).stdout
+
+        deadline = time.monotonic() + 30
+        nodes = ""
+        while time.monotonic() < deadline and proc.poll() is None:
+            nodes = scontrol("show", "nodes", "-o")
+            if nodes:
+                break
+            time.sleep(0.5)
+        assert nodes, (tmp_path / "slurmctld.log").read_text(errors="replace")[-2000:]
+        seen = {}
+        for line in nodes.splitlines():
+            fields = dict(t.split("=", 1) for t in line.split() if "=" in t)
+            seen[fields["NodeName"]] = fields
+        assert sorted(seen) == sorted(hosts["hgx-h100"] + hosts["cpu-2s-epyc9654"])
+        for name in hosts["cpu-2s-epyc9654"]:
+            assert seen[name]["CPUTot"] == "384" and seen[name]["Gres"] == "(null)" and seen[name]["Partitions"] == "cpu"
+            assert seen[name]["RealMemory"] == str(int(768 * 1024 * MEMORY_MARGIN))
+        for name in hosts["hgx-h100"]:
+            assert seen[name]["Gres"] == "gpu:8" and seen[name]["Partitions"] == "gpu"
+        topo = {}
+        for line in scontrol("show", "topology").splitlines():
+            fields = dict(t.split("=", 1) for t in line.split() if "=" in t)
+            topo[fields["SwitchName"]] = fields
+        assert expand(topo["ib-su002"]["Nodes"]) == hosts["cpu-2s-epyc9654"] and topo["ib-su002"]["Level"] == "0"
+        assert sorted(expand(topo["ib-spines"]["Nodes"])) == sorted(seen) and topo["ib-spines"]["Level"] == "1"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # its own session: slurmctld and its slurmscriptd
+        proc.wait(timeout=10)
+        log.close()
