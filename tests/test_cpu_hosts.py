@@ -24,6 +24,7 @@ from conftest import BLUEPRINTS, compile_text
 from ruamel.yaml import YAML
 from test_slurm import check_blocks, check_tree, expand, parse_conf
 
+from supernodeiac.facts.collectives import natural_scales
 from supernodeiac.outputs.slurm import MEMORY_MARGIN
 from supernodeiac.outputs.slurm import hostlist as hostlist_of
 from supernodeiac.pipeline import compile_file, render
@@ -292,3 +293,13 @@ def test_slurmctld_reads_the_nodes_partitions_and_tree(mixed, tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)  # its own session: slurmctld and its slurmscriptd
         proc.wait(timeout=10)
         log.close()
+
+
+def test_collective_scales_count_accelerator_hosts_only(mixed, cpu_only):
+    """explain's and the acceptance plan's collective scales: no CPU server is a rank."""
+    c, _ = mixed
+    scales = {s.stage: s for s in natural_scales(c.fabric, c.blueprint)}
+    assert scales["rail"].group == "ib-su001-rail0" and scales["rail"].scale.ranks == 16
+    assert scales["fabric"].scale.ranks == 16 * 8
+    c, _ = cpu_only
+    assert natural_scales(c.fabric, c.blueprint) == []
