@@ -2,7 +2,8 @@
 
 NCCL topology files, Kubernetes labels, Slurm topology, the placement report and the acceptance
 plan all ask the same questions about a host (a device with accelerators: an HGX node, an NVL72
-compute tray, an OEX compute board): which rack, which scale-up domain instance, and per
+compute tray, an OEX compute board; and CPU servers cabled to a scale-out fabric, for the
+schedulers and link tests): which rack, which scale-up domain instance, and per
 scale-out fabric which switch each NIC is cabled to, on which rail, and which group of leaves
 and spines that puts it in. :func:`host_facts` answers them in one pass over the links; the
 renderers read the answers and never re-derive topology.
