@@ -19,6 +19,7 @@ import socket
 import subprocess
 import time
 
+import kubernetes_validate
 import pytest
 from conftest import BLUEPRINTS, compile_text
 from ruamel.yaml import YAML
@@ -170,6 +171,10 @@ def test_kubernetes_labels_per_host_with_topograph_tiers_and_no_accelerator_keys
             assert not any("scaleup" in k or "system-class" in k for k in labels)
         else:
             assert labels[f"{P}/scaleup-accelerators"] == "8"
+    docs = [d for d in YAML(typ="safe").load_all(artifacts["kubernetes/node-labels.yaml"].decode()) if d]
+    version = kubernetes_validate.latest_version()
+    for doc in docs:
+        kubernetes_validate.validate(doc, version, strict=True)
     flavors = [
         d for d in YAML(typ="safe").load_all(artifacts["kubernetes/kueue.yaml"].decode()) if d and d["kind"] == "ResourceFlavor"
     ]
