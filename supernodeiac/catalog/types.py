@@ -180,6 +180,16 @@ class Accelerators(Strict):
         return self.links * self.link_gbps * 2 / 8
 
 
+class HostCpu(Strict):
+    """A server's processors and memory, as a scheduler declares them (Slurm's NodeName line)."""
+
+    model: Text = Field(description="the processor, as its vendor names it")
+    sockets: PositiveInt
+    cores_per_socket: PositiveInt
+    threads_per_core: PositiveInt = 1
+    memory_gb: PositiveFloat = Field(description="installed system memory, GiB")
+
+
 class InternalScaleup(Strict):
     """A board whose accelerators meet on switch chips of its own (HGX): no cables to plan."""
 
@@ -302,6 +312,7 @@ class DeviceModel(Strict):
     relative_cost: NonNegFloat = 0
     ports: list[PortGroup]
     accelerators: Accelerators | None = None
+    cpu: HostCpu | None = Field(None, description="a server's processors and memory (Slurm NodeName figures)")
     internal_scaleup: InternalScaleup | None = None
     internal_mesh: InternalMesh | None = Field(None, description="accelerators wired point to point (switchless full mesh)")
     switch_chips: SwitchChips | None = None

@@ -40,12 +40,12 @@ def _fabric_path(ctx: CheckContext, name: str | None) -> tuple:
 @CHECKS.register("kubernetes-labels")
 def check_kubernetes_labels(ctx: CheckContext) -> Iterator[Finding]:
     hosts = cached_host_facts(ctx.fabric, ctx.blueprint)
-    if not hosts.hosts:
+    if not hosts.scheduled:
         return
     f, bp = ctx.fabric, ctx.blueprint
     hint = "Kubernetes names: lower-case letters, digits, '-' and '.'; label values: at most 63 characters"
     reported: set[tuple] = set()
-    for h in hosts.hosts:
+    for h in hosts.scheduled:
         d = f.devices[h]
         problem = node_name_problem(d.name)
         path = _name_path(ctx, d)

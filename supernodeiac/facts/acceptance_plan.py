@@ -90,6 +90,8 @@ class Plan:
     roles: dict[str, str] = field(default_factory=dict)
     nccl: list[NcclRun] = field(default_factory=list)
     hostfiles: dict[str, list[int]] = field(default_factory=dict)  # name -> hosts
+    # Hosts on a data fabric without accelerators (CPU servers): in the perftests, no collective rank.
+    not_ranks: list[int] = field(default_factory=list)
 
 
 NO_HOST_BELOW = "no host below one end: nothing can load it"
@@ -467,10 +469,11 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
         # RoCE: the runs' traffic in the lossless class (PFC/ECN exercised), as the nccl/ env files set it.
         fabric_env = {"NCCL_IB_TC": str(tc)} if tc is not None else {}
         for g in fh.leaf_groups:
-            if len(g.hosts) < 2:
+            ranks = [h for h in g.hosts if hosts.accelerators(h)]  # CPU servers: link tests only
+            if len(ranks) < 2:
                 continue
-            hostfiles[g.name] = g.hosts
-            first = g.hosts[0]
+            hostfiles[g.name] = ranks
+            first = ranks[0]
             model = f.devices[first].model
             topo = topologies.get(model)
             pairing = topo.gpu_of_nic() if topo is not None else {}
@@ -486,7 +489,7 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
                 if first in multi_host_domain:
                     # Hosts of one NVLink domain would meet over NVLink: the rail run must use the NIC.
                     env["NCCL_MNNVL_ENABLE"] = "0"
-                add("rail", f"{g.name}-{label}", g.hosts, 1, env, rail_scale(nic.gbps, len(g.hosts)))
+                add("rail", f"{g.name}-{label}", ranks, 1, env, rail_scale(nic.gbps, len(ranks)))
         # Across the fabric: every host, every accelerator.
         hs = sorted(h for h in fh.nics if hosts.accelerators(h))
         if len(hs) > 1:
@@ -542,6 +545,7 @@ def plan(f: Fabric, bp: Blueprint) -> Plan:
         out.routed[name] = routes is not None
         out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name], out.why[name])
     out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)
+    out.not_ranks = hosts.cpu_hosts
     return out
 
 

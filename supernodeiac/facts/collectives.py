@@ -224,12 +224,14 @@ def natural_scales(f: Fabric, bp: Blueprint) -> list[NamedScale]:
         model, tool, _ = accelerator_of(f, h)
         out.append(NamedScale("domain", inst, s, model, tool, count))
     for name, fh in hosts.fabrics.items():
-        group = next((g for g in fh.leaf_groups if len(g.hosts) > 1), None)
-        if group is not None and fh.nics.get(group.hosts[0]):
-            nic = fh.nics[group.hosts[0]][0]
-            model, tool, _ = accelerator_of(f, group.hosts[0])
+        # The first leaf group with two accelerator hosts (CPU servers share leaf groups, not rails).
+        ranked = ((g, [h for h in g.hosts if hosts.accelerators(h)]) for g in fh.leaf_groups)
+        group, ranks = next(((g, r) for g, r in ranked if len(r) > 1), (None, []))
+        if group is not None and fh.nics.get(ranks[0]):
+            nic = fh.nics[ranks[0]][0]
+            model, tool, _ = accelerator_of(f, ranks[0])
             label = f"rail{nic.rail}" if nic.rail is not None else "nic0"
-            out.append(NamedScale("rail", f"{group.name}-{label}", rail_scale(nic.gbps, len(group.hosts)), model, tool))
+            out.append(NamedScale("rail", f"{group.name}-{label}", rail_scale(nic.gbps, len(ranks)), model, tool))
         hs = sorted(h for h in fh.nics if hosts.accelerators(h))
         if len(hs) > 1:
             model, tool, _ = accelerator_of(f, hs[0])

@@ -2,7 +2,8 @@
 
 NCCL topology files, Kubernetes labels, Slurm topology, the placement report and the acceptance
 plan all ask the same questions about a host (a device with accelerators: an HGX node, an NVL72
-compute tray, an OEX compute board): which rack, which scale-up domain instance, and per
+compute tray, an OEX compute board; and CPU servers cabled to a scale-out fabric, for the
+schedulers and link tests): which rack, which scale-up domain instance, and per
 scale-out fabric which switch each NIC is cabled to, on which rail, and which group of leaves
 and spines that puts it in. :func:`host_facts` answers them in one pass over the links; the
 renderers read the answers and never re-derive topology.
@@ -79,7 +80,13 @@ class FabricHosts:
 
 @dataclass(slots=True)
 class Hosts:
-    """Every compute host of a Fabric and where it sits."""
+    """Every compute host of a Fabric and where it sits.
+
+    ``hosts`` are the accelerator hosts (the collective ranks); ``cpu_hosts`` the servers without
+    accelerators (catalogue kind ``node``) cabled to a scale-out fabric: schedulers place jobs on
+    them too, so the fabrics' leaf groups hold both (``scheduled``), and the readers that mean
+    ranks filter by :meth:`accelerators`.
+    """
 
     fabric: Fabric
     hosts: list[int]  # device indices, in index order
@@ -88,6 +95,12 @@ class Hosts:
     domain_accelerators: dict[str, int]
     domain_kind: dict[str, str]  # instance -> "board" (HGX, or a switchless mesh board), "orthogonal", "switched", "two-level"
     fabrics: dict[str, FabricHosts]
+    cpu_hosts: list[int] = field(default_factory=list)  # device indices, in index order
+
+    @property
+    def scheduled(self) -> list[int]:
+        """Every host a scheduler places work on: accelerator and CPU hosts, in index order."""
+        return sorted(self.hosts + self.cpu_hosts) if self.cpu_hosts else self.hosts
 
     def device(self, host: int) -> Device:
         return self.fabric.devices[host]
@@ -233,14 +246,18 @@ def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
         domain_hosts.setdefault(inst, []).append(h)
         acc = models[fabric.devices[h].model].accelerators
         domain_acc[inst] = domain_acc.get(inst, 0) + (acc.count if acc else 0)
-    host_set = set(hosts)
+    # CPU servers: a node model without accelerators (appliances such as UFM or storage servers
+    # are service endpoints, not scheduler hosts); kept where a scale-out fabric reaches them.
+    cpus = {d.index for d in fabric.devices if models[d.model].kind == "node" and models[d.model].accelerators is None}
+    host_set = set(hosts) | cpus
     fabrics: dict[str, FabricHosts] = {}
     # No compute hosts (a Dragonfly of plain endpoints): nothing to read from the links.
-    for name, kind, transport in scaleout_fabrics(blueprint) if hosts else ():
+    for name, kind, transport in scaleout_fabrics(blueprint) if host_set else ():
         fh = _fabric_hosts(fabric, name, kind, transport, host_set)
         if fh is not None:
             fabrics[name] = fh
-    return Hosts(fabric, hosts, domain, domain_hosts, domain_acc, kinds, fabrics)
+    cabled = sorted(h for h in cpus if any(h in fh.nics for fh in fabrics.values()))
+    return Hosts(fabric, hosts, domain, domain_hosts, domain_acc, kinds, fabrics, cabled)
 
 
 # Renderers and reports each ask for the same facts: computed once per Fabric and blueprint (and

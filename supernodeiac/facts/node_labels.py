@@ -103,7 +103,9 @@ def node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
         f"{p}/scaleup-accelerators": Origin("class"),
     }
     out: dict[int, dict[str, str]] = {}
-    for h in hosts.hosts:
+    # CPU servers too (hosts.scheduled): their fabric and Topograph tier labels, no scale-up or
+    # accelerator keys (they have no domain).
+    for h in hosts.scheduled:
         d = f.devices[h]
         labels: dict[str, str] = {f"{p}/blueprint": bp.metadata.name, f"{p}/node-model": d.model}
         where = hosts.rack(h)

@@ -321,6 +321,7 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
         ],
         untested=untested,
         vendor_tests=vendor_tests,
+        not_ranks=[names[h].name for h in p.not_ranks],
         uplinks=uplink_summary,
         scaleup=scaleup_summary,
         xgmi=xgmi_summary,

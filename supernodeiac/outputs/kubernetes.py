@@ -156,7 +156,7 @@ def volcano_objects(ctx: RenderContext, labels: Labels) -> list[dict[str, Any]]:
 @RENDERERS.register("kubernetes")
 def render_kubernetes(ctx: RenderContext) -> Artifacts:
     hosts = cached_host_facts(ctx.fabric, ctx.blueprint)
-    if not hosts.hosts:
+    if not hosts.scheduled:
         return {}
     labels = node_labels(hosts, ctx.blueprint)
     bp = ctx.blueprint.metadata.name

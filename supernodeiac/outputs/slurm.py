@@ -1,5 +1,9 @@
-"""Slurm topology (snc render: slurm/), from the hosts' facts.
+"""Slurm nodes, partitions and topology (snc render: slurm/), from the hosts' facts.
 
+* ``slurm/nodes.conf``: for slurm.conf's ``Include``: a ``NodeName`` line per node group and
+  model (accelerator hosts with ``Gres=gpu:N``, CPU servers without; ``Sockets``,
+  ``CoresPerSocket``, ``ThreadsPerCore`` and ``RealMemory`` where the catalogue has the model's
+  ``cpu`` figures, else left to slurmd's defaults) and a ``PartitionName`` per node group;
 * ``slurm/topology.conf``: ``TopologyPlugin=topology/tree``. The lowest switches are the leaf
   groups of the first scale-out fabric (hosts cabled to the same leaves: on a rail-optimised fat
   tree every rail leaf of the group has the same hosts, so Slurm sees one switch), above them the
@@ -23,6 +27,10 @@ from .base import RENDERERS, Artifacts, RenderContext
 from .kubernetes import to_yaml
 
 _SUFFIX = re.compile(r"^(.*?)(\d+)$")
+# RealMemory below the installed memory: slurmd drains a node whose RealMemory exceeds the
+# MemTotal it finds, and the firmware and kernel keep a few per cent of the DIMMs. A margin, not
+# a measurement: `slurmd -C` on one node gives the figure to use.
+MEMORY_MARGIN = 0.97
 
 
 def hostlist(names: Iterable[str]) -> str:
@@ -91,15 +99,64 @@ def block_sizes(sizes: list[int]) -> list[int]:
     return out
 
 
+def node_lines(hosts: Hosts) -> tuple[list[str], list[tuple[str, list[int]]]]:
+    """NodeName lines (one per node group and model, hosts in index order) and the partitions:
+    (node group, its hosts), in the order the groups' first hosts come."""
+    f = hosts.fabric
+    by_group: dict[tuple[str, str], list[int]] = {}
+    for h in hosts.scheduled:
+        d = f.devices[h]
+        by_group.setdefault((d.group, d.model), []).append(h)
+    lines: list[str] = []
+    partitions: dict[str, list[int]] = {}
+    for (group, model), hs in by_group.items():
+        m = f.models[model]
+        fields = [f"NodeName={hostlist(f.devices[h].name for h in hs)}"]
+        if m.cpu is not None:
+            fields += [
+                f"Sockets={m.cpu.sockets}",
+                f"CoresPerSocket={m.cpu.cores_per_socket}",
+                f"ThreadsPerCore={m.cpu.threads_per_core}",
+                f"RealMemory={int(m.cpu.memory_gb * 1024 * MEMORY_MARGIN)}",
+            ]
+        if m.accelerators is not None:
+            fields.append(f"Gres=gpu:{m.accelerators.count}")
+        fields.append("State=UNKNOWN")
+        lines.append(" ".join(fields))
+        partitions.setdefault(group, []).extend(hs)
+    return lines, list(partitions.items())
+
+
+def nodes_conf(hosts: Hosts, bp: str) -> bytes:
+    f = hosts.fabric
+    lines, partitions = node_lines(hosts)
+    text = [
+        f"# Slurm nodes and partitions for {bp} (written by snc from the design).",
+        "# slurm.conf: Include nodes.conf (and TopologyPlugin as topology.conf or topology-block.conf says).",
+    ]
+    unknown = sorted({f.devices[h].model for h in hosts.scheduled if f.models[f.devices[h].model].cpu is None})
+    if unknown:
+        text.append(f"# No catalogue CPU figures for {', '.join(unknown)}: add `slurmd -C`'s Sockets/CoresPerSocket/")
+        text.append("# ThreadsPerCore/RealMemory from one node to its line (else Slurm counts 1 CPU).")
+    if hosts.hosts:
+        text.append("# Gres=gpu: each accelerator host needs a gres.conf (AutoDetect=nvml on NVIDIA, rsmi on AMD).")
+        text.append("GresTypes=gpu")
+    text += lines
+    for k, (group, hs) in enumerate(partitions):
+        nodes = hostlist(f.devices[h].name for h in hs)
+        text.append(f"PartitionName={group} Nodes={nodes}{' Default=YES' if k == 0 else ''} MaxTime=INFINITE State=UP")
+    return ("\n".join(text) + "\n").encode()
+
+
 @RENDERERS.register("slurm")
 def render_slurm(ctx: RenderContext) -> Artifacts:
     hosts = cached_host_facts(ctx.fabric, ctx.blueprint)
-    if not hosts.hosts:
+    if not hosts.scheduled:
         return {}
     bp = ctx.blueprint.metadata.name
     names = ctx.fabric.devices
     fh = next(iter(hosts.fabrics.values()), None)
-    out: Artifacts = {}
+    out: Artifacts = {"slurm/nodes.conf": nodes_conf(hosts, bp)}
     yaml_doc: list[dict] = []
     if fh is not None:
         lines = tree(hosts, fh)
