@@ -42,6 +42,7 @@ class Reading:
     """One published nccl-tests measurement (a row of collective_calibration.yaml)."""
 
     id: str
+    accelerator: str  # devices.yaml accelerators.model of the system read (B300 rows stand for NVLink 5 HGX)
     collective: str
     algorithm: str
     ranks: int
@@ -54,6 +55,9 @@ class Reading:
     nvls: str | None = None
     bytes: float | None = None
     fitted: bool = False
+    # The scale-out network between the domains: ib, roce, or "" (inside one domain, or the source
+    # does not say); the calibration test requires readings of both kinds.
+    transport: str = ""
 
 
 def _load(name: str) -> Any:
