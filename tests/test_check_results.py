@@ -189,3 +189,50 @@ def test_table_reader_rejects_rows_out_of_order():
     text = nccl_output(369, 8)
     with pytest.raises(TableError, match="out of order"):
         nccl_table(text + text.split("# Out of bounds")[0].split("(GB/s)  (GB/s)\n", 1)[1])
+
+
+@pytest.mark.parametrize(
+    "half, verdict, knee_at",
+    [
+        # Plateau 344 GB/s (above 295.2), 90 % of it first reached at 4 GiB: over 4 x the model's
+        # 720 MiB knee, so it passes but is slow at mid sizes.
+        (384 << 20, "pass-late-knee", 4 << 30),
+        # The near miss: the same plateau reached at 2 GiB, 2.8 x the model's knee: a plain pass.
+        (256 << 20, "pass", 2 << 30),
+    ],
+)
+def test_a_late_knee_passes_but_is_named(tmp_path, plan_rows, half, verdict, knee_at):
+    plan, runs, _ = plan_rows
+    results = healthy(tmp_path, runs)
+    (results / "nccl" / "fabric-ib-all_reduce.txt").write_text(nccl_output(360, 128, half))
+    report = check(plan, results)
+    assert not report.failed
+    run = next(o for o in report.outcomes if o.id == "fabric-ib-all_reduce")
+    assert run.model_knee_bytes == 754974720 and run.knee_bytes == knee_at
+    assert run.status == "pass" and run.verdict == verdict
+    assert ("slow at mid sizes" in run.detail) == (verdict == "pass-late-knee")
+    md = CliRunner().invoke(main, ["check-results", "--format", "markdown", str(plan), str(results)])
+    assert md.exit_code == 0 and f"| fabric-ib-all_reduce | {verdict} |" in md.output
+
+
+@pytest.mark.parametrize(
+    "half, verdict",
+    [
+        # Below 295.2 at 8 GiB (267 GB/s) and still 11 % up on the 4 GiB row: the run stopped
+        # before its plateau, so the verdict asks for larger sizes instead of blaming the fabric.
+        (1 << 30, "no-plateau"),
+        # The near miss: below the threshold (289 GB/s) but only 3.8 % up on the last step (under
+        # the 5 % a rising curve needs): a low plateau.
+        (320 << 20, "low-plateau"),
+    ],
+)
+def test_a_curve_still_rising_at_the_largest_size_has_no_plateau(tmp_path, plan_rows, half, verdict):
+    plan, runs, _ = plan_rows
+    results = healthy(tmp_path, runs)
+    (results / "nccl" / "fabric-ib-all_reduce.txt").write_text(nccl_output(300, 128, half))
+    (failure,) = check(plan, results).failed
+    assert failure.id == "fabric-ib-all_reduce" and failure.status == "fail" and failure.verdict == verdict
+    assert failure.measured is not None and failure.measured < failure.threshold
+    assert ("run larger sizes (-e)" in failure.detail) == (verdict == "no-plateau")
+    data = json.loads(CliRunner().invoke(main, ["check-results", "--format", "json", str(plan), str(results)]).output)
+    assert next(r for r in data["runs"] if r["id"] == "fabric-ib-all_reduce")["verdict"] == verdict

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..facts.ib_fabric import infiniband_fabrics
+from ..facts.ib_fabric import infiniband_fabrics, node_counts
+from ..facts.ib_routes import MAX_ENTRIES, route_gap
 from ..facts.ib_routing import NCCL_DEFAULT_SL, NO_LMC_ENGINES, default_engine, routing_plan
 from ..findings import Finding, error, info, warning
 from ..model.blueprint import built_fabrics
@@ -47,28 +48,47 @@ def check_ib_routing(ctx: CheckContext) -> Iterator[Finding]:
         yield make("ib-routing", f"{message}: it can deadlock, {plan.why}", path, hint)
 
 
+@CHECKS.register("acceptance-routes")
+def check_acceptance_routes(ctx: CheckContext) -> Iterator[Finding]:
+    """Where snc cannot compute the subnet manager's routes (facts/ib_routes.route_gap), the
+    acceptance plan's tier tests are chosen from the topology alone: said at the fabric, so nobody
+    reads the plan's coverage as proof that each named cable carried its test."""
+    f = ctx.fabric
+    index = {name: i for i, _, name in built_fabrics(ctx.blueprint)}
+    for name in infiniband_fabrics(f):
+        engine = routing_plan(ctx.blueprint, name, f.facts[name]).engine
+        gap = route_gap(f, name, engine)
+        if not gap or not _switch_links(ctx, name):
+            continue
+        i = index.get(name)
+        yield info(
+            "acceptance-routes",
+            f"{name}: the acceptance plan's tier tests follow no modelled route ({gap}): a test may not cross "
+            "the cables it names; snc check-results attributes a failure to the cables on the path perftest.sh "
+            "records for it (ibtracert)",
+            ("scaleout", i) if i is not None else (),
+            f"acceptance/{name}/perftest.sh and checklist.md say so; the routes are modelled for OpenSM's ftree "
+            f"on a fat tree of at most {MAX_ENTRIES:,} switch x HCA-port entries",
+        )
+
+
+def _switch_links(ctx: CheckContext, name: str) -> bool:
+    """Whether fabric ``name`` has a switch-to-switch link (tier tests to plan)."""
+    f = ctx.fabric
+    idx = np.asarray(f.links.indices_of(name), dtype=np.int64)
+    arr, dv = f.links.arrays(), f.device_arrays()
+    switch_model = np.array([f.models[m].kind == "switch" for m in dv.models], dtype=bool)
+    return bool(np.any(switch_model[dv.model[arr.a[idx]]] & switch_model[dv.model[arr.b[idx]]]))
+
+
 # Unicast LIDs a subnet can assign: 0x0001-0xBFFF (IBTA InfiniBand Architecture Specification vol. 1,
 # sec. 4.1.3: 0xC000-0xFFFE are multicast, 0xFFFF the permissive LID).
 UNICAST_LIDS = 0xBFFF
 
 
 def _lid_demand(ctx: CheckContext, name: str, lmc: int) -> tuple[int, int, int]:
-    """(switches, HCA ports, LIDs): one LID per switch (port 0, base LMC), 2^lmc per HCA port.
-
-    In bulk over the link columns (a fabric of 10^6 links in a few numpy passes), since the count
-    runs for every InfiniBand fabric, with or without a subnet_manager section."""
-    f = ctx.fabric
-    idx = np.asarray(f.links.indices_of(name), dtype=np.int64)
-    if not len(idx):
-        return 0, 0, 0
-    arr, dv = f.links.arrays(), f.device_arrays()
-    switch_model = np.array([f.models[m].kind == "switch" for m in dv.models], dtype=bool)
-    dev = np.concatenate((arr.a[idx], arr.b[idx]))
-    port = np.concatenate((arr.a_port[idx], arr.b_port[idx]))
-    is_switch = switch_model[dv.model[dev]]
-    switches = len(np.unique(dev[is_switch]))
-    width = int(dv.total.max()) + 1  # a (device, port) as one integer key
-    hca_ports = len(np.unique(dev[~is_switch] * width + port[~is_switch]))
+    """(switches, HCA ports, LIDs): one LID per switch (port 0, base LMC), 2^lmc per HCA port."""
+    switches, hca_ports = node_counts(ctx.fabric, name)
     return switches, hca_ports, switches + (hca_ports << lmc)
 
 

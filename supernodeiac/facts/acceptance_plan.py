@@ -16,8 +16,12 @@ reach (snc's default thresholds, ``acceptance:`` in the blueprint, docs/acceptan
 * links between switches of one tier (Dragonfly): one link under test, a host below each end.
 
 Which upper switch carries a pair's traffic is the routing engine's choice (the subnet manager,
-ECMP); the script records the path (``ibtracert``) so a mismatch shows. Tests are ordered stage by
-stage, rail by rail; a *wave* is a set of tests that share no NIC and may run together.
+ECMP). Where snc models the engine (OpenSM's ftree on a fat tree, facts/ib_routes.py) the tier
+tests are chosen on its routes instead; where it does not (another engine, a route table too large,
+ECMP on Ethernet) the pairs above stand and ``Plan.unrouted`` says why: such a test may not cross
+the cables it names. On InfiniBand the script records each path (``ibtracert``) and check-results
+attributes a failure to the cables on it; on RoCE only the planned path is known. Tests are
+ordered stage by stage, rail by rail; a *wave* is a set of tests that share no NIC and may run together.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from ..model.blueprint import Blueprint, built_fabrics
 from .collectives import Scale, accelerator_of, domain_scale, fabric_scale, predict, rail_scale
 from .hosts import Hosts, cached_host_facts, rdma_names
 from .ib_fabric import infiniband_fabrics
-from .ib_routes import FtreeRoutes, ftree_routes
+from .ib_routes import FtreeRoutes, ftree_routes, route_gap
+from .ib_routing import routing_plan
 
 COLLECTIVES = ("all_reduce", "all_gather", "alltoall")
 
@@ -85,6 +90,10 @@ class Plan:
     # the device is -1 where neither direction is loaded.
     why: dict[str, dict[tuple[int, int], str]] = field(default_factory=dict)
     routed: dict[str, bool] = field(default_factory=dict)  # fabric -> tier tests on the modelled routes
+    # fabric -> why its tier tests follow no modelled route (ib_routes.route_gap, or ECMP); absent
+    # where they do. The checklist, perftest.sh and the acceptance-routes finding say it.
+    unrouted: dict[str, str] = field(default_factory=dict)
+    cables: dict[str, tuple[int, int]] = field(default_factory=dict)  # fabric -> (cables, switch-to-switch cables)
     # fabric -> "data" (the accelerators' scale-out fabric), "storage" or "inband" (the role of the
     # host ports its endpoints attach): each role has its own perftest threshold.
     roles: dict[str, str] = field(default_factory=dict)
@@ -94,6 +103,8 @@ class Plan:
     not_ranks: list[int] = field(default_factory=list)
 
 
+# Why a RoCE fabric's tier tests follow no modelled route.
+ECMP = "ECMP hashes each flow onto one of a switch's equal-cost uplinks, so no path is known before a run nor traced after it"
 NO_HOST_BELOW = "no host below one end: nothing can load it"
 TURNS_BELOW = "every path between the hosts below it turns at a lower switch"
 
@@ -537,12 +548,25 @@ def plan(f: Fabric, bp: Blueprint) -> Plan:
     # Every scale-out fabric: the accelerators' data fabrics, and storage / in-band fabrics cabled
     # to the hosts' storage ports (their own line rates and threshold, docs/acceptance.md).
     cabled = links_by_fabric(f)
+    ib = set(infiniband_fabrics(f))
     for name in [n for _, _, n in built_fabrics(bp) if n in hosts.fabrics or n in cabled]:
-        routes = ftree_routes(f, name, _service_groups(bp, name)) if name in infiniband_fabrics(f) else None
+        routes = None
+        if name in ib:
+            engine = routing_plan(bp, name, f.facts[name]).engine
+            gap = route_gap(f, name, engine)
+            routes = None if gap else ftree_routes(f, name, _service_groups(bp, name), engine)
+        else:
+            gap = ECMP
         out.one_way[name] = []
         out.why[name] = {}
         out.roles[name] = "data" if name in hosts.fabrics else _port_role(bp, name)
         out.routed[name] = routes is not None
+        fl = cabled.get(name)
+        if fl is not None:
+            tiers = local_tiers(f, name, fl)
+            out.cables[name] = (len(fl), sum(1 for a, b in zip(fl.a, fl.b, strict=True) if tiers[a] and tiers[b]))
+        if routes is None:
+            out.unrouted[name] = gap
         out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name], out.why[name])
     out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)
     out.not_ranks = hosts.cpu_hosts

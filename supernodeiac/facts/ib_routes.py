@@ -23,7 +23,7 @@ plan, the ports of ibnetdiscover.topo). The steps follow the C code:
 Forwarding depends only on the switch and the destination, so the model keeps, per destination
 port, the out port of every switch: O(switches x HCA ports) steps and entries, which is why
 :func:`ftree_routes` declines fabrics above ``MAX_ENTRIES`` (the plan then keeps its unrouted
-pairs and says so). tests/test_acceptance_routes.py checks the model against the forwarding tables
+pairs and says so, :func:`route_gap`). tests/test_acceptance_routes.py checks the model against the forwarding tables
 the real OpenSM writes on ibsim.
 
 The GUIDs decide OpenSM's tie-breaks and its first leaf: routes computed on the plan's GUIDs hold
@@ -38,7 +38,7 @@ from operator import attrgetter
 from typing import Any
 
 from ..fabric import Fabric
-from .ib_fabric import IbFabric, IbNode
+from .ib_fabric import IbFabric, IbNode, node_counts
 
 # Above this many (switch, destination) entries the model is not run: about 2 CPU us per entry
 # (ib-3tier's 392,448 entries: 0.84 CPU s), so 10^6 is about 2 s in a render; one 32,768-port plane
@@ -352,12 +352,25 @@ def cn_ports(f: Fabric, ib: IbFabric, service: set[str]) -> set[tuple[int, int]]
     return {n.key for n in ib.cas if f.devices[n.device].group not in service}
 
 
-def ftree_routes(f: Fabric, name: str, service: set[str]) -> FtreeRoutes | None:
-    """The ftree model of fabric ``name`` (None: not a fat tree, or above MAX_ENTRIES)."""
+def route_gap(f: Fabric, name: str, engine: str) -> str:
+    """Why snc does not model the routes of InfiniBand fabric ``name`` under OpenSM's ``engine``
+    (its tier tests then follow no modelled route); "" where it does."""
     facts: Any = f.facts.get(name) or {}
-    if facts.get("kind") != "fat-tree":
+    if facts.get("kind") != "fat-tree" or engine != "ftree":
+        return f"routing engine not modelled: OpenSM's {engine}, where snc models ftree on a fat tree only"
+    switches, hca_ports = node_counts(f, name)
+    entries = switches * hca_ports
+    if entries > MAX_ENTRIES:
+        return (
+            f"route table too large: {entries:,} entries of switch and destination, "
+            f"above the {MAX_ENTRIES:,} snc models in a render"
+        )
+    return ""
+
+
+def ftree_routes(f: Fabric, name: str, service: set[str], engine: str = "ftree") -> FtreeRoutes | None:
+    """The ftree model of fabric ``name`` (None where :func:`route_gap` gives a reason)."""
+    if route_gap(f, name, engine):
         return None
     ib = IbFabric(f, name)
-    if len(ib.switches) * len(ib.cas) > MAX_ENTRIES:
-        return None
     return FtreeRoutes(ib, cn_ports(f, ib, service))

@@ -725,6 +725,21 @@ RULES: tuple[Rule, ...] = (
        (OpenSM would then elect by port GUID, unknown before binding) and repeated names.""",
     ),
     _r(
+        "acceptance-routes",
+        "check",
+        "The acceptance plan's tier tests follow no modelled route on this fabric",
+        """On an InfiniBand fat tree routed by OpenSM's ftree, snc computes the routes the subnet
+       manager programs and picks the tier tests' pairs on them, so each test crosses the cables
+       it names. Where it cannot (another routing engine, such as updn on a Dragonfly or
+       Dragonfly+; or a route table above 1,000,000 switch x HCA-port entries, such as one plane
+       of a 131k-GPU design) the pairs come from the topology alone and the subnet manager picks
+       the path: a test may not cross the cables it names, and coverage in the plan is not proof
+       that each cable carried traffic (info). `snc check-results` then attributes a failure to the
+       cables on the path `perftest.sh` records for each test (ibtracert), and names the cables a
+       passing test's recorded path left untested. The checklist and perftest.sh say the same per
+       fabric.""",
+    ),
+    _r(
         "ib-routing",
         "check",
         "The subnet manager's routing can deadlock the traffic NCCL sends",

@@ -102,7 +102,8 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
     # as one block (csv_safe.tsv_lines): the same bytes as a tsv_line per test.
     chunks = [(tsv_line(PERFTEST_COLUMNS) + "\n").encode()]
     stages: dict[str, dict] = {}
-    covered = 0
+    cables: set[int] = set()  # links some test has under test
+    directions = 0  # routed tests name each switch-link direction they load first: directions, not cables
     label_of = label_maker(f, bp)
     nums: dict[float, tuple[str, str]] = {}
     # The printed port (cage and position) of each host NIC, so the team at the rack finds it.
@@ -173,21 +174,27 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
             continue
         run = tests[run_start:k]
         stage = run[0].stage
-        s = stages.setdefault(stage, {"stage": stage, "tests": 0, "links": 0, "waves": 0, "rails": set(), "gbps": set()})
-        links = sum(map(len, (t.under_test for t in run)))
+        s = stages.setdefault(
+            stage, {"stage": stage, "tests": 0, "cables": set(), "directions": 0, "waves": 0, "rails": set(), "gbps": set()}
+        )
         s["tests"] += len(run)
-        s["links"] += links
+        for t in run:
+            s["cables"].update(t.under_test)
+            if t.hops:
+                s["directions"] += len(t.under_test)
         s["waves"] = max(s["waves"], max(t.wave for t in run) + 1)
         s["gbps"].update({t.gbps for t in run})
         s["rails"].update({t.rail for t in run if t.rail is not None})
-        covered += links
+        cables |= s["cables"]
+        directions += s["directions"]
         run_start = k
     summary = {
         "fabric": fabric,
         "tests": len(tests),
-        "links": covered,
+        "cables": len(cables),
+        "directions": directions,
         "stages": [
-            {**s, "rails": sorted(s["rails"]), "gbps": sorted(s["gbps"])}
+            {**s, "cables": len(s["cables"]), "rails": sorted(s["rails"]), "gbps": sorted(s["gbps"])}
             for s in sorted(stages.values(), key=lambda s: STAGE_ORDER.get(s["stage"], 5))
         ],
     }
@@ -264,6 +271,11 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
         summary["untestable"] = len(untestable)
         summary["one_way"] = len(one_way)
         summary["routed"] = p.routed.get(fabric, False)
+        summary["unrouted"] = p.unrouted.get(fabric, "")
+        # The fabric's cables, and the switch links among them (two directions each, a test per
+        # direction where routed): the counts the checklist sets the tests against.
+        summary["total"], summary["switch_links"] = p.cables.get(fabric, (0, 0))
+        summary["tier_tests"] = sum(s["tests"] for s in summary["stages"] if s["stage"] != "endpoint")
         if untestable or one_way:
             ids = ctx.fabric.links.ids()
             names = ctx.fabric.devices

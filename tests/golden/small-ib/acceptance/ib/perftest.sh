@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Perftest acceptance of fabric ib (small-ib), written by snc from the design.
-# 324 ib_write_bw pairs put each of the fabric's 520 cabled data links under test once
+# 324 ib_write_bw pairs put 388 of the fabric's 388 cabled data links under test, the
+# 256 switch-to-switch cables by direction (388 of their 512 directions)
 # (perftest.tsv: one test per line, its cables and their labels). A link below 60 % of its
 # line rate is a fault (signal integrity or configuration); `snc check-results` names it by cable label.
 #
