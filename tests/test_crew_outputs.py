@@ -338,3 +338,17 @@ def test_crew_outputs_are_deterministic(small_ib):
     again, _ = render(c, ["cabling", "workbook", "labels"])
     for path in ("cabling/cables.csv", "cabling/cabling.xlsx", "labels/labels.csv", "labels/A01.pdf"):
         assert bytes(again[path]) == bytes(files[path]), path
+
+
+def test_a_wrapped_label_keeps_a_port_name_on_one_line():
+    """40 characters a line: "… OSFP 17 port 1" broken before "port", never before a lone "1"; a
+    line with no room to move the break still fits; nothing wider than the width."""
+    from supernodeiac.outputs.cabling import _wrapped
+
+    line = "to NL03 U12 leaf-su02-07 OSFP 17 port 1"  # 39: fits as it is
+    assert _wrapped([line], 40) == (line,)
+    long = "to NL03 U12 leaf-su002-0007 OSFP 17 port 1"  # 42
+    assert _wrapped([long], 40) == ("to NL03 U12 leaf-su002-0007 OSFP 17", "port 1")
+    assert _wrapped(["abcdefghij 1"], 10) == ("abcdefghij", "1")  # no earlier space: the break stays
+    for text in (long, "x" * 90, "a b " * 30):
+        assert all(len(x) <= 40 for x in _wrapped([text], 40))

@@ -552,15 +552,25 @@ def _cable_pass(ctx: RenderContext, keep: Any, make: int) -> Iterator[tuple[list
             yield text, ends
 
 
+ORPHAN = 2  # characters: a word this short never starts a wrapped line on its own
+
+
 def _wrapped(lines: list[str], width: int) -> tuple[str, ...]:
     """The label's lines, a line longer than ``width`` broken at its last space that fits (or cut
-    at ``width`` when none does), so that no printed line is wider than the stock takes."""
+    at ``width`` when none does), so that no printed line is wider than the stock takes. A break
+    that would leave a lone short word (the "1" of "port 1") moves to the space before it, so a
+    port's name stays on one line."""
     if not lines or max(map(len, lines)) <= width:
         return tuple(lines)
     out: list[str] = []
     for line in lines:
         while len(line) > width:
             cut = line.rfind(" ", 1, width + 1)
+            if cut > 0:
+                tail = line[cut:].strip()
+                before = line.rfind(" ", 1, cut)
+                if len(tail) <= ORPHAN and " " not in tail and before > 0:
+                    cut = before
             cut = cut if cut > 0 else width
             out.append(line[:cut].rstrip())
             line = line[cut:].lstrip()
