@@ -72,7 +72,11 @@ def _shape() -> dict[str, dict[str, int]]:
             "w": per_pod * p1,
         }
     common = math.gcd(*(x["w"] for x in out.values()))
-    c = next(c for c in range(1, common + 1) if common % c == 0 and sum(x["planned_pods"] * x["w"] // c for x in out.values()) <= CORE_PORTS)
+    c = next(
+        c
+        for c in range(1, common + 1)
+        if common % c == 0 and sum(x["planned_pods"] * x["w"] // c for x in out.values()) <= CORE_PORTS
+    )
     for x in out.values():
         x["C"], x["p2"] = c, x["w"] // c
     return out
@@ -237,7 +241,9 @@ def _grow(group: str, servers: int) -> dict:
         rows[-1]["racks"] = math.ceil(node["count"] / 4)
         return data
     rows.append({"name": "G", "racks": math.ceil(servers / 4), "budget": {"power_kw": 45}})
-    data["nodes"].append({"name": "gpu2", "model": "hgx-h100-bf3", "count": servers, "placement": {"row": "G", "per_rack": 4, "first_u": 2}})
+    data["nodes"].append(
+        {"name": "gpu2", "model": "hgx-h100-bf3", "count": servers, "placement": {"row": "G", "per_rack": 4, "first_u": 2}}
+    )
     data["scaleout"][0]["endpoints"].insert(1, {"group": "gpu2"})
     return data
 

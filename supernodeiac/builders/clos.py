@@ -501,13 +501,17 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
             plane_cores = cores[j * cpp : (j + 1) * cpp]
             if not pods_shared:
                 plane_spines = spines[j::spp]  # the plane-j spine of every built pod, in pod order
-                _wire_up(ctx, spec.name, plane_spines, spine_up_ports, plane_cores, core_data, plan.p2, chooser, path, "spine-core")
+                _wire_up(
+                    ctx, spec.name, plane_spines, spine_up_ports, plane_cores, core_data, plan.p2, chooser, path, "spine-core"
+                )
                 continue
             for s in sets:  # each set's pods on its own run of core down ports
                 assert s.plan is not None
                 ups = spine_up_ports[: s.plan.spine.up]
                 lower = s.spines[j::spp]
-                _wire_up(ctx, spec.name, lower, ups, plane_cores, core_data[s.core_first :], s.plan.p2, chooser, path, "spine-core")
+                _wire_up(
+                    ctx, spec.name, lower, ups, plane_cores, core_data[s.core_first :], s.plan.p2, chooser, path, "spine-core"
+                )
 
     first_set = sets[0]
     k_first = data_radix(f.models[first_set.model_name])
