@@ -64,9 +64,10 @@ class Uplinks(Strict):
 
 class LeafSet(Strict):
     """The leaves of one node group of the fabric, with their own switch model (a GPU group on
-    400G-down leaves and an NPU group on 200G-down leaves under the same spines). The group's
-    compute endpoints fill SUs of their own; the leaves' uplinks follow their own radix and the
-    fabric's leaf ratio (builders/clos.py: leaf sets)."""
+    400G-down leaves and an NPU group on 200G-down leaves under the same spines; in 3 tiers in
+    pods of their own under the same cores). The group's compute endpoints fill SUs of their own;
+    the leaves' uplinks follow their own radix and the fabric's leaf ratio (builders/clos.py: leaf
+    sets)."""
 
     switch: str = Field(description="catalogue switch of this group's leaves")
     down_gbps: PositiveFloat | None = Field(
