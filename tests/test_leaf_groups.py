@@ -255,13 +255,22 @@ def test_a_leaves_key_that_is_no_endpoint_group_is_located_with_did_you_mean():
     assert e.location is not None and e.location.line == _line_of(text, "npus: {switch")
 
 
-def test_leaf_sets_are_for_two_tiers():
+def test_leaf_sets_build_in_three_tiers_each_set_in_pods_of_its_own():
+    """Leaf sets are no longer refused in 3 tiers (tests/test_leaf_groups_3tier.py holds the full
+    design): this fabric at 3 tiers puts the GPU set's 2 planned SUs and the NPU SU in a pod each,
+    8 spines per pod (gcd(32, 24)), the pods under the same cores. What stays refused is located
+    there: sets whose uplink counts give no pod shape every set's SU fits (pod-size), and cores
+    too small for every set's planned pods (topology-too-big)."""
     text = TEXT.replace("    tiers: 2\n", "    tiers: 3\n").replace(
         "      spine: {row: NS, per_rack: 4, first_u: 2}",
-        "      spine: {row: NS, per_rack: 4, first_u: 2}\n      core: {row: NS}",
+        "      spine: {row: NS, per_rack: 8, first_u: 2}\n      core: {row: NS, first_rack: 3, per_rack: 8, first_u: 2}",
     )
-    c = compile_text(text, "gpu-npu.yaml")
-    assert c.exit_code != 0 and any("2-tier" in x.message for x in c.findings if x.severity == "error")
+    text = text.replace("first_rack: 3, per_rack: 1, first_u: 2}", "first_rack: 3, per_rack: 1, first_u: 40}")
+    c = compile_text(text.replace("p2p: 10.64.0.0/21 ", "p2p: 10.64.0.0/20 "), "g3.yaml")  # + 16 spines' uplinks
+    assert c.exit_code == 0, [x.message for x in c.findings if x.severity == "error"]
+    facts = c.fabric.facts["roce"]
+    assert [(s["group"], s["pods"]["first"], s["pods"]["planned"]) for s in facts["leaf_sets"]] == [(None, 0, 1), ("npu", 1, 1)]
+    assert (facts["spines_per_pod"], facts["spines"]) == (8, 16)
 
 
 def test_spines_too_small_for_the_sets_is_a_located_error():

@@ -32,7 +32,7 @@ so a large fabric pays nothing per link.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..fabric import Device, Fabric
@@ -60,6 +60,13 @@ class LeafBlocks:
     planned_leaves: int
     planned_p2p: int
     planned_hosts: int
+    # 3 tiers: per spine, in the order of the spines list, its (global spine index, point-to-point
+    # blocks from the top of the pool to its first block): each set's pods take a run of the
+    # planned spines and of their uplink blocks after the sets before it. Empty: spine s's are
+    # s and (s + 1) x spine_up.
+    spines: list[tuple[int, int]] = field(default_factory=list)
+    planned_pods: int = 0
+    planned_spine_p2p: int = 0
 
 
 def _set(device: Device, **values: Any) -> None:
@@ -87,7 +94,11 @@ def assign_ethernet(
     devices = fabric.devices
     three = plan.tiers == 3
     planned_leaves = plan.planned_sus * plan.leaves_per_su
-    planned_spines = plan.planned_pods * plan.spines_per_pod
+    planned_pods = plan.planned_pods
+    spine_up = plan.spine.up if three else 0
+    # (global spine index, its first p2p block counted from the top of the pool)
+    spine_rows = [(s, (s + 1) * spine_up) for s in range(len(spines))]
+    planned_spine_p2p = planned_pods * plan.spines_per_pod * spine_up
     if leaf_blocks is None:
         up, down = plan.leaf.up, plan.leaf.down
         rows = [(leaf, leaf * up, leaf * down) for leaf in range(len(leaves))]
@@ -102,12 +113,20 @@ def assign_ethernet(
         leaf_hosts = rows[last][2] + leaf_blocks.down[last] if rows else 0
         planned_leaves = leaf_blocks.planned_leaves
         planned_p2p, planned_hosts = leaf_blocks.planned_p2p, leaf_blocks.planned_hosts
+        if leaf_blocks.spines:
+            spine_rows = leaf_blocks.spines
+            planned_pods, planned_spine_p2p = leaf_blocks.planned_pods, leaf_blocks.planned_spine_p2p
+    planned_spines = planned_pods * plan.spines_per_pod
+    spine_ids = max((s for s, _ in spine_rows), default=-1) + 1
+    spine_p2p = max((top for _, top in spine_rows), default=0)
+    spp = plan.spines_per_pod
+    built_pods = -(-spine_ids // spp) if three and spp else plan.built_pods
 
     # -- loopbacks --------------------------------------------------------------------------
     lo = network(eth.addressing.loopbacks)
     lo_base, lo_size, lo_len = int(lo.network_address), lo.num_addresses, lo.max_prefixlen
     lo_capacity = max(lo_size - 2, 0)
-    lo_needed = leaf_ids + len(spines) + len(cores)
+    lo_needed = leaf_ids + (spine_ids if three else len(spines)) + len(cores)
     if lo_needed <= lo_capacity:
         addr = ipaddress.ip_address
         for (leaf, _, _), dev in zip(rows, leaves, strict=True):
@@ -115,32 +134,30 @@ def assign_ethernet(
         top = lo_base + lo_size - 2
         for c, dev in enumerate(cores):
             _set(devices[dev], loopback=f"{addr(top - c)}/{lo_len}")
-        for s, dev in enumerate(spines):
+        for (s, _), dev in zip(spine_rows, spines, strict=True):
             _set(devices[dev], loopback=f"{addr(top - len(cores) - s)}/{lo_len}")
 
     # -- ASNs -------------------------------------------------------------------------------
     bgp = eth.bgp
     asn_capacity = bgp.asn_last - bgp.asn_first + 1
-    asn_needed = leaf_ids + (plan.built_pods + 1 if three else 1)
+    asn_needed = leaf_ids + (built_pods + 1 if three else 1)
     if asn_needed <= asn_capacity:
         for (leaf, _, _), dev in zip(rows, leaves, strict=True):
             _set(devices[dev], asn=bgp.asn_first + leaf)
         for dev in cores:
             _set(devices[dev], asn=bgp.asn_last)
-        spp = plan.spines_per_pod
-        for s, dev in enumerate(spines):
+        for (s, _), dev in zip(spine_rows, spines, strict=True):
             _set(devices[dev], asn=bgp.asn_last - 1 - s // spp if three else bgp.asn_last)
 
     # -- point-to-point -----------------------------------------------------------------------
     numbered = eth.addressing.p2p != "unnumbered"
     blocks = network(eth.addressing.p2p).num_addresses // 2 if numbered else 0
-    spine_up = plan.spine.up if three else 0
-    p2p_needed = leaf_p2p + len(spines) * spine_up
+    p2p_needed = leaf_p2p + spine_p2p
     if numbered and p2p_needed <= blocks:
         for (_, block, _), dev in zip(rows, leaves, strict=True):
             _set(devices[dev], p2p_block=block)
-        for s, dev in enumerate(spines if three else ()):
-            _set(devices[dev], p2p_block=blocks - (s + 1) * spine_up)
+        for (_, from_top), dev in zip(spine_rows if three else (), spines if three else (), strict=True):
+            _set(devices[dev], p2p_block=blocks - from_top)
 
     # -- host links ---------------------------------------------------------------------------
     hosts = eth.addressing.hosts
@@ -162,7 +179,7 @@ def assign_ethernet(
             "p2p_prefixlen": network(eth.addressing.p2p).max_prefixlen - 1 if numbered else None,
             "p2p_capacity": blocks,
             "p2p_needed": p2p_needed if numbered else 0,
-            "p2p_needed_planned": (planned_p2p + planned_spines * spine_up) if numbered else 0,
+            "p2p_needed_planned": (planned_p2p + planned_spine_p2p) if numbered else 0,
             # None: no host pool declared (the host-addressing check says the host ports stay unaddressed).
             "hosts": hosts,
             "hosts_prefixlen": network(hosts).max_prefixlen - 1 if hosts is not None else None,
@@ -178,7 +195,7 @@ def assign_ethernet(
             "asn_last": bgp.asn_last,
             "capacity": asn_capacity,
             "needed": asn_needed,
-            "needed_planned": planned_leaves + (plan.planned_pods + 1 if three else 1),
+            "needed_planned": planned_leaves + (planned_pods + 1 if three else 1),
         },
         # None for plain Ethernet (no RoCE class): no PFC, no ECN profile to configure.
         "lossless": _lossless(eth.lossless, path + ("lossless",)) if eth.lossless is not None else None,

@@ -133,6 +133,12 @@ class _LeafSet:
     first: int = 0  # global leaf index of the set's first leaf
     su_first: int = 0  # the fabric's SU number of the set's first SU (SUs count on across the sets)
     spine_first: int = 0  # spine down-port position its first leaf starts at
+    # 3 tiers: the set's pods take a run of the fabric's planned pods (pod numbers, spine indices
+    # and loopbacks, spine point-to-point blocks, core down ports) after the sets before it.
+    pod_first: int = 0  # the fabric's pod number of the set's first pod
+    core_first: int = 0  # core down-port position its first pod starts at
+    spine_p2p_first: int = 0  # spine point-to-point blocks (from the top) the sets before it plan
+    spines: list[int] = field(default_factory=list)
 
     @property
     def planned_leaves(self) -> int:
@@ -281,6 +287,82 @@ def _share_spines(ctx: BuildContext, spec: FatTree, sets: list[_LeafSet], spine:
     return used
 
 
+def _share_pods(
+    ctx: BuildContext, spec: FatTree, sets: list[_LeafSet], spine: TierPorts, k_core: int, path: tuple
+) -> tuple[int, int]:
+    """3 tiers: every pod holds leaves of one set, every pod has the same S spines (the planes), and
+    the plane-j spine of every pod of every set reaches every core of plane j with the same number
+    of links per pod of a set. S is the largest common divisor of the sets' uplink counts (so each
+    leaf sends ``up / S`` links to every spine of its pod, and pods are as large as the spines take,
+    as one set's plan makes them); a set's pod is the most whole SUs whose leaves x links fit a
+    spine's down ports (or ``leaves_per_pod``), its spines' uplinks follow the pod's ports in use.
+    The cores per plane are the fewest C dividing every set's spine uplink count whose planned pods
+    x (spine uplinks / C) fit a core. Each set's pods take a run of the planned pods (pod numbers,
+    spines, core down ports) after the sets before it, so growing one set within its grow_to_sus
+    moves nothing of another. Returns (the most spine down ports a pod uses, core ports used)."""
+    n_spine = ratio_value(spec.oversubscription.spine)
+    spine_up = spec.uplinks.spine if spec.uplinks is not None else None
+    ups = [s.plan.leaf.up for s in sets if s.plan is not None]
+    per_plane = math.gcd(*ups)
+    shapes: list[tuple[int, int, int, int, int]] = []  # per set: p1, leaves per pod, spine uplinks, built, planned pods
+    for s in sets:
+        assert s.plan is not None
+        lps, up = s.plan.leaves_per_su, s.plan.leaf.up
+        p1 = up // per_plane
+        name = s.key or spec.switch
+        per_pod = spec.leaves_per_pod or (spine.down // p1 // lps) * lps
+        if per_pod == 0 or per_pod * p1 > spine.down:
+            pods = f"a pod of {per_pod} leaves" if spec.leaves_per_pod else f"one SU of {lps} leaves"
+            raise ctx.fail(
+                "pod-size",
+                f"the {name} leaves send {up} uplinks over the {per_plane} spines per pod that every leaf set shares "
+                f"(the largest common divisor of the sets' uplinks {', '.join(map(str, ups))}): {p1} links per spine, so "
+                f"{pods} needs {max(per_pod, lps) * p1} down ports on each spine; a spine has {spine.down}",
+                path + (("leaves_per_pod",) if spec.leaves_per_pod else ("leaves",) + ((s.key,) if s.key else ())),
+                "fewer nodes per SU (su_nodes), uplink counts with a larger common divisor (uplinks.leaf or the leaf "
+                "ratio), or a spine switch of higher radix",
+            )
+        used = per_pod * p1
+        s_up = min(spine_up or uplinks_for(used, n_spine), spine.up)
+        sus_per_pod = per_pod // lps
+        shapes.append((p1, per_pod, s_up, -(-s.plan.built_sus // sus_per_pod), -(-s.plan.planned_sus // sus_per_pod)))
+    common = math.gcd(*(sh[2] for sh in shapes))
+    need = [(sh[4], sh[2]) for sh in shapes]
+    cpp = next((c for c in range(1, common + 1) if common % c == 0 and sum(pp * u // c for pp, u in need) <= k_core), None)
+    if cpp is None:
+        per_set = ", ".join(f"{s.key or spec.switch} {sh[4]}" for s, sh in zip(sets, shapes, strict=True))
+        raise ctx.fail(
+            "topology-too-big",
+            f"the leaf sets' {sum(sh[4] for sh in shapes)} planned pods ({per_set}) need "
+            f"{sum(pp * u // common for pp, u in need)} down ports on each of {common} cores per plane; "
+            f"a core has {k_core}",
+            path + ("leaves",),
+            "fewer SUs (grow_to_sus), a higher spine ratio (fewer spine uplinks), or a core switch of higher radix",
+        )
+    pod = core = first_leaf = first_su = spine_p2p = 0
+    for s, (p1, per_pod, s_up, built, planned) in zip(sets, shapes, strict=True):
+        assert s.plan is not None
+        s.plan = replace(
+            s.plan,
+            p1=p1,
+            spines_per_pod=per_plane,
+            leaves_per_pod=per_pod,
+            spine=TierPorts(spine.down, s_up),
+            spine_used=per_pod * p1,
+            built_pods=built,
+            planned_pods=planned,
+            p2=s_up // cpp,
+            cores_per_plane=cpp,
+        )
+        s.first, s.su_first, s.pod_first, s.core_first, s.spine_p2p_first = first_leaf, first_su, pod, core, spine_p2p
+        first_leaf += s.planned_leaves
+        first_su += s.plan.planned_sus
+        pod += planned
+        core += planned * (s_up // cpp)
+        spine_p2p += planned * per_plane * s_up
+    return max(sh[1] * sh[0] for sh in shapes), core
+
+
 def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> None:
     f = ctx.fabric
     spine_key = "spine_switch" if spec.spine_switch else "switch"
@@ -350,7 +432,12 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
             own = s.key is not None and exc.field == ("grow_to_sus",)
             field_path = path + ("leaves", s.key) + exc.field if own and s.key is not None else path + exc.field
             raise ctx.fail(exc.rule, exc.message, field_path, exc.hint) from None
-    spine_used = _share_spines(ctx, spec, sets, spine_ports, path) if len(sets) > 1 else 0
+    pods_shared = len(sets) > 1 and spec.tiers == 3
+    core_used = 0
+    if pods_shared:
+        spine_used, core_used = _share_pods(ctx, spec, sets, spine_ports, k_core, path)
+    else:
+        spine_used = _share_spines(ctx, spec, sets, spine_ports, path) if len(sets) > 1 else 0
     planned_leaves = sum(s.planned_leaves for s in sets)
     plan = sets[0].plan
     assert plan is not None
@@ -369,8 +456,23 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
     down_ports, up_ports = leaf_data[:d], leaf_data[d : d + plan.leaf.up]
 
     spine_data = ctx.fabric.layouts[spine_name].ports_of("data")
-    spines = _spines(ctx, spec, plan, spine_name, path, plane * plan.planned_pods * plan.spines_per_pod)
     spp, per_pod, p1 = plan.spines_per_pod, plan.leaves_per_pod, plan.p1
+    if pods_shared:  # every set's pods in turn, each pod's leaves under its own spines
+        planned_spines = sum(s.plan.planned_pods * spp for s in sets if s.plan is not None)
+        spines = []
+        for s in sets:
+            assert s.plan is not None
+            s.spines = _spines(ctx, spec, s.plan, spine_name, path, plane * planned_spines, s.pod_first)
+            spines += s.spines
+            data = ctx.fabric.layouts[s.model_name].ports_of("data")
+            ups = data[s.plan.leaf.down : s.plan.leaf.down + s.plan.leaf.up]
+            lpp = s.plan.leaves_per_pod
+            for pod in range(s.plan.built_pods):
+                pod_spines = s.spines[pod * spp : (pod + 1) * spp]
+                pod_leaves = s.leaves[pod * lpp : (pod + 1) * lpp]
+                _wire_up(ctx, spec.name, pod_leaves, ups, pod_spines, spine_data, s.plan.p1, chooser, path, "leaf-spine")
+    else:
+        spines = _spines(ctx, spec, plan, spine_name, path, plane * plan.planned_pods * plan.spines_per_pod)
     if len(sets) == 1:
         leaves = sets[0].leaves
         for pod in range(plan.built_pods):
@@ -379,7 +481,7 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
             _wire_up(
                 ctx, spec.name, leaves[first : first + per_pod], up_ports, pod_spines, spine_data, p1, chooser, path, "leaf-spine"
             )
-    else:  # 2 tiers: every set's leaves under the same spines, each set on its run of spine ports
+    elif not pods_shared:  # 2 tiers: every set's leaves under the same spines, each set on its run of spine ports
         for s in sets:
             assert s.plan is not None
             data = ctx.fabric.layouts[s.model_name].ports_of("data")
@@ -390,23 +492,26 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
     spine_up_ports: list[int] = []
     if spec.tiers == 3:
         core_data = ctx.fabric.layouts[core_name].ports_of("data")
-        spine_up_ports = spine_data[plan.spine.down : plan.spine.down + plan.spine.up]
+        # The longest run of spine uplinks (sets may cable fewer): an uplink's position is its place in it.
+        most_up = max(s.plan.spine.up for s in sets if s.plan is not None)
+        spine_up_ports = spine_data[plan.spine.down : plan.spine.down + most_up]
         cores = _cores(ctx, spec, plan, core_name, path, plane * plan.cores)
         cpp = plan.cores_per_plane
         for j in range(spp):
-            plane_spines = spines[j::spp]  # the plane-j spine of every built pod, in pod order
-            _wire_up(
-                ctx,
-                spec.name,
-                plane_spines,
-                spine_up_ports,
-                cores[j * cpp : (j + 1) * cpp],
-                core_data,
-                plan.p2,
-                chooser,
-                path,
-                "spine-core",
-            )
+            plane_cores = cores[j * cpp : (j + 1) * cpp]
+            if not pods_shared:
+                plane_spines = spines[j::spp]  # the plane-j spine of every built pod, in pod order
+                _wire_up(
+                    ctx, spec.name, plane_spines, spine_up_ports, plane_cores, core_data, plan.p2, chooser, path, "spine-core"
+                )
+                continue
+            for s in sets:  # each set's pods on its own run of core down ports
+                assert s.plan is not None
+                ups = spine_up_ports[: s.plan.spine.up]
+                lower = s.spines[j::spp]
+                _wire_up(
+                    ctx, spec.name, lower, ups, plane_cores, core_data[s.core_first :], s.plan.p2, chooser, path, "spine-core"
+                )
 
     first_set = sets[0]
     k_first = data_radix(f.models[first_set.model_name])
@@ -418,7 +523,7 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
         **_sizing(spec, plan, first_set.knobs, n_first, first_set.ports, k_spine, first_set.speed_ratio),
     }
     if len(sets) > 1:
-        _merge_sets(ctx, spec, facts, sets, spine_used)
+        _merge_sets(ctx, spec, facts, sets, spine_used, core_used)
     all_leaves = [dev for s in sets for dev in s.leaves]
     if spec.ethernet is not None:
         blocks = None
@@ -444,6 +549,14 @@ def _leaf_blocks(sets: list[_LeafSet]) -> LeafBlocks:
         host += s.planned_leaves * down
     last = sets[-1]
     assert last.plan is not None
+    # 3 tiers: a set's spines are the fabric's spines pod_first x S on, their uplink blocks the
+    # run after the sets before it (counted from the top of the pool).
+    spines: list[tuple[int, int]] = []
+    if last.plan.tiers == 3:
+        for s in sets:
+            assert s.plan is not None
+            spp, up = s.plan.spines_per_pod, s.plan.spine.up
+            spines.extend((s.pod_first * spp + k, s.spine_p2p_first + (k + 1) * up) for k in range(len(s.spines)))
     return LeafBlocks(
         rows=rows,
         down=[s.plan.leaf.down for s in sets for _ in s.leaves if s.plan is not None],
@@ -451,12 +564,20 @@ def _leaf_blocks(sets: list[_LeafSet]) -> LeafBlocks:
         planned_leaves=last.first + last.planned_leaves,
         planned_p2p=p2p,
         planned_hosts=host,
+        spines=spines,
+        planned_pods=last.pod_first + last.plan.planned_pods if last.plan.tiers == 3 else 0,
+        planned_spine_p2p=last.spine_p2p_first + last.plan.planned_pods * last.plan.spines_per_pod * last.plan.spine.up
+        if last.plan.tiers == 3
+        else 0,
     )
 
 
-def _merge_sets(ctx: BuildContext, spec: FatTree, facts: FatTreeFacts, sets: list[_LeafSet], spine_used: int) -> None:
+def _merge_sets(
+    ctx: BuildContext, spec: FatTree, facts: FatTreeFacts, sets: list[_LeafSet], spine_used: int, core_used: int
+) -> None:
     """Fabric totals over the leaf sets (nodes, leaves, spine ports, growth) and each set's own
-    shape under ``leaf_sets``; the per-leaf keys at the top stay the first set's."""
+    shape under ``leaf_sets``; the per-leaf keys at the top stay the first set's. In 3 tiers also
+    each set's pods (their spines' uplinks and core ports) and the fabric's pod and spine totals."""
     f = ctx.fabric
     rows: list[LeafSetFacts] = []
     for s in sets:
@@ -495,6 +616,21 @@ def _merge_sets(ctx: BuildContext, spec: FatTree, facts: FatTreeFacts, sets: lis
                 "sized": uplinks_for(plan.leaf_used, s.ratio),
             }
         )
+        if spec.tiers == 3:
+            # A set grows within its planned SUs (the next set's coordinates start after them).
+            rows[-1]["max_sus"] = plan.planned_sus
+            rows[-1]["max_nodes"] = plan.planned_sus * plan.su_nodes - sum(len(r) for r in plan.reserved.values())
+            rows[-1]["pods"] = {
+                "leaves_per_pod": plan.leaves_per_pod,
+                "built": plan.built_pods,
+                "planned": plan.planned_pods,
+                "first": s.pod_first,
+                "spine_down_used": plan.spine_used,
+                "spine_up": plan.spine.up,
+                "spine_core_parallel": plan.p2,
+                "core_first_port": s.core_first,
+                "sized": uplinks_for(plan.spine_used, ratio_value(spec.oversubscription.spine)),
+            }
     facts["leaf_sets"] = rows
     facts["nodes"] = sum(r["nodes"] for r in rows)
     facts["leaves"] = sum(r["leaves"] for r in rows)
@@ -520,6 +656,36 @@ def _merge_sets(ctx: BuildContext, spec: FatTree, facts: FatTreeFacts, sets: lis
     if worst["speed_ratio"] != "1":
         leaf["speed_ratio"] = worst["speed_ratio"]
     facts["sizing"] = {**facts["sizing"], "leaf": leaf}
+    if spec.tiers == 3:
+        _merge_pods(spec, facts, rows, core_used)
+
+
+def _merge_pods(spec: FatTree, facts: FatTreeFacts, rows: list[LeafSetFacts], core_used: int) -> None:
+    """3-tier totals over the sets' pods; the per-spine keys at the top stay the first set's but
+    the spine sizing, the most oversubscribed set's pod."""
+    pods = [r["pods"] for r in rows if "pods" in r]
+    spp = facts["spines_per_pod"]
+    facts["pods"] = sum(p["built"] for p in pods)
+    facts["planned_pods"] = sum(p["planned"] for p in pods)
+    facts["max_pods"] = facts["planned_pods"]
+    facts["spines"] = facts["pods"] * spp
+    facts["max_sus"] = sum(r["max_sus"] for r in rows)
+    facts["ports_planned"] = {
+        **facts["ports_planned"],
+        "spine": min(p["spine_down_used"] + p["spine_up"] for p in pods),
+        "core": core_used,
+    }
+    worst = max(pods, key=lambda p: Fraction(p["spine_down_used"], p["spine_up"]))
+    facts["sizing"] = {
+        **facts["sizing"],
+        "spine": {
+            "declared": spec.oversubscription.spine,
+            "down_used": worst["spine_down_used"],
+            "uplinks": worst["spine_up"],
+            "sized": worst["sized"],
+            "explicit": spec.uplinks is not None and spec.uplinks.spine is not None,
+        },
+    }
 
 
 def _sizing(
@@ -694,7 +860,7 @@ def _leaves(ctx: BuildContext, spec: FatTree, leaf_set: _LeafSet, path: tuple, f
                 su=su + 1,
                 leaf=i + 1,
                 rail=rail or 0,
-                pod=index // plan.leaves_per_pod + 1 if plan.leaves_per_pod else 1,
+                pod=leaf_set.pod_first + index // plan.leaves_per_pod + 1 if plan.leaves_per_pod else 1,
                 index=leaf_set.first + index + 1,
             )
             dev = ctx.add_device(
@@ -712,12 +878,15 @@ def _leaves(ctx: BuildContext, spec: FatTree, leaf_set: _LeafSet, path: tuple, f
     return out
 
 
-def _spines(ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple, first_slot: int) -> list[int]:
-    """Spines of the built pods, by global index pod * spines_per_pod + plane."""
+def _spines(
+    ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple, first_slot: int, pod_first: int = 0
+) -> list[int]:
+    """Spines of the built pods, by global index pod * spines_per_pod + plane (a leaf set's pods
+    are the fabric's pods ``pod_first`` on)."""
     name, spp = spec.name, plan.spines_per_pod
     default = "{fabric}-spine-{spine:03d}" if spec.tiers == 2 else "{fabric}-spine-p{pod:02d}-{spine:02d}"
     out: list[int] = []
-    for pod in range(plan.built_pods):
+    for pod in range(pod_first, pod_first + plan.built_pods):
         for j in range(spp):
             coords = (("fabric", name), ("plane", j)) if spec.tiers == 2 else (("fabric", name), ("pod", pod), ("plane", j))
             dev = ctx.add_device(

@@ -117,6 +117,17 @@ def _minimal(s: FabricStats, facts: Mapping[str, Any]) -> dict[str, Any] | None:
     in use against its uplinks (2 tiers: every leaf reaches every other through the spines); a
     pod's (3 tiers: a pod reaches every other pod only through its spines' uplinks to the cores)."""
     sets = facts.get("leaf_sets")
+    if sets and int(facts["tiers"]) == 3:  # pods of several leaf models: the most oversubscribed set's pod
+        r2 = _rate(s, 2, 3)
+        if r2 is None:
+            return None
+        spp = int(facts["spines_per_pod"])
+        worst = max(
+            Fraction(x["pods"]["leaves_per_pod"] * x["leaf_down_used"] * x["down_gbps"] / (spp * x["pods"]["spine_up"] * r2))
+            for x in sets
+            if "pods" in x
+        )
+        return {"unit": "pod", "to": "any other pod", "ratio": ratio_text(worst.limit_denominator(1000))}
     if sets:  # leaves of several models (2 tiers): the most oversubscribed set, at its own port speeds
         worst = max(Fraction(x["leaf_down_used"] * x["down_gbps"] / (x["leaf_up"] * x["up_gbps"])) for x in sets)
         return {"unit": "leaf", "to": "any other leaf", "ratio": ratio_text(worst.limit_denominator(1000))}

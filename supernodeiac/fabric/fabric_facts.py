@@ -174,6 +174,21 @@ class ClosSizing(TypedDict):
     designs: list[DesignFacts]
 
 
+class LeafSetPods(TypedDict):
+    """A leaf set's pods in a 3-tier fabric (builders/clos.py ``_share_pods``): every pod holds
+    leaves of one set; the set's pods are the fabric's pods ``first`` on."""
+
+    leaves_per_pod: int
+    built: int
+    planned: int
+    first: int  # the fabric's pod number (0-based) of its first pod
+    spine_down_used: int  # down ports a spine of the set's pods uses (leaves per pod x links per leaf)
+    spine_up: int  # uplinks cabled per spine of the set's pods
+    spine_core_parallel: int  # links per pod spine to each core of its plane
+    core_first_port: int  # the core down-port position its first pod takes
+    sized: int  # spine uplinks the declared spine ratio asks for
+
+
 class LeafSetFacts(TypedDict):
     """One leaf set of a fabric with per-group leaves (model.clos.LeafSet; builders/clos.py): the
     fabric's own leaves (group None) or one endpoint group's, with their own model and shape."""
@@ -204,6 +219,7 @@ class LeafSetFacts(TypedDict):
     leaf_down_ports: list[int]
     leaf_up_ports: list[int]
     sized: int  # uplinks the declared ratio asks for
+    pods: NotRequired[LeafSetPods]  # 3 tiers only
 
 
 class FatTreeFacts(ClosShape, ClosSizing):

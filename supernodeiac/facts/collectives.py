@@ -161,6 +161,10 @@ def taper(f: Fabric, fabric: str) -> float:
         leaf = [(facts["leaf_down"] * speed, float(facts["leaf_up"]))]
     worst_leaf = max((max(1.0, d / u) for d, u in leaf if d and u), default=1.0)
     ratio *= worst_leaf
+    pods = [s["pods"] for s in sets or () if "pods" in s]
+    if pods:  # 3-tier leaf sets: each set's pods, their spines' down ports in use over their uplinks
+        ratio *= max(max(1.0, p["spine_down_used"] / p["spine_up"]) for p in pods)
+        return ratio
     d, u = facts["spine_down"], facts["spine_up"]
     if d and u:
         ratio *= max(1.0, d / u)

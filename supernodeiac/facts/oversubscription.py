@@ -81,9 +81,10 @@ def designed_ratios(facts: Mapping[str, Any], measured: TierMeasure) -> dict[str
         if sizing is None or tier not in measured.uplinks:
             continue
         uplinks = measured.uplinks[tier][0]
-        if tier == 1 and facts.get("leaf_sets"):
-            # Leaves of several models: the sizing is the most oversubscribed set's, with its own
-            # uplinks (the fewest over all leaves belongs to another set's shape).
+        if tier in (1, 2) and facts.get("leaf_sets"):
+            # Leaves of several models (and in 3 tiers pods of several shapes): the sizing is the
+            # most oversubscribed set's, with its own uplinks (the fewest over all switches of the
+            # tier belongs to another set's shape).
             uplinks = int(sizing["uplinks"])
         used = int(sizing["down_used"])
         out[tier_name] = {

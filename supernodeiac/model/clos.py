@@ -64,9 +64,10 @@ class Uplinks(Strict):
 
 class LeafSet(Strict):
     """The leaves of one node group of the fabric, with their own switch model (a GPU group on
-    400G-down leaves and an NPU group on 200G-down leaves under the same spines). The group's
-    compute endpoints fill SUs of their own; the leaves' uplinks follow their own radix and the
-    fabric's leaf ratio (builders/clos.py: leaf sets)."""
+    400G-down leaves and an NPU group on 200G-down leaves under the same spines; in 3 tiers in
+    pods of their own under the same cores). The group's compute endpoints fill SUs of their own;
+    the leaves' uplinks follow their own radix and the fabric's leaf ratio (builders/clos.py: leaf
+    sets)."""
 
     switch: str = Field(description="catalogue switch of this group's leaves")
     down_gbps: PositiveFloat | None = Field(
@@ -293,8 +294,8 @@ class FatTree(Strict):
     endpoints: list[Endpoint] = Field(min_length=1)
     leaves: dict[Name, LeafSet] = Field(
         default_factory=dict,
-        description="2 tiers: leaves of their own per endpoint group (switch model, down-port speed), under the same "
-        "spines; the groups not named here share the leaves of 'switch'",
+        description="leaves of their own per endpoint group (switch model, down-port speed): 2 tiers under the same "
+        "spines, 3 tiers in pods of their own under the same cores; the groups not named here share the leaves of 'switch'",
     )
     placement: ClosPlacement
     media: MediaPolicy | None = None
@@ -320,8 +321,6 @@ class FatTree(Strict):
                 raise ValueError("uplinks.spine is for 3 tiers: the spines of a 2-tier tree have no uplinks")
             if self.oversubscription.spine != "1:1":
                 raise ValueError("oversubscription.spine is for 3 tiers: the spines of a 2-tier tree have no uplinks")
-        if self.leaves and self.tiers != 2:
-            raise ValueError("leaves per endpoint group are built for 2-tier fat trees (all leaves under the same spines)")
         if self.transport == "ethernet" and self.ethernet is None:
             raise ValueError("a transport: ethernet fabric needs 'ethernet:' (addressing pools, bgp ASN range, lossless class)")
         if self.transport != "ethernet" and self.ethernet is not None:
