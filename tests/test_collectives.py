@@ -16,7 +16,7 @@ from supernodeiac.pipeline import compile_file
 
 
 def _modelled(r: Reading) -> float:
-    s = Scale(r.ranks, r.domains, r.scaleup_gbytes, r.nic_gbytes, r.nvls)
+    s = Scale(r.ranks, r.domains, r.scaleup_gbytes, r.nic_gbytes, r.nvls, r.domain_kind)
     p = predict(r.collective, s, r.algorithm)
     return p.at(r.bytes, s) if r.bytes else p.busbw
 
@@ -58,6 +58,9 @@ def test_every_calibration_row_is_cited_and_graded():
         # A transport only between domains; inside one the reading crosses no scale-out network.
         assert r.transport in ("ib", "roce", "") and (r.domains > 1 or r.transport == ""), r.id
         assert (r.nvls is not None) == (r.algorithm in ("nvls", "tree")), r.id
+        # An NVLS row names the domain shape its figure is keyed by, and one the catalogue has.
+        if r.nvls is not None:
+            assert r.domain_kind in figures.nvls[r.nvls], r.id
     missing = [kind for kind, is_kind in KINDS.items() if not any(is_kind(r) for r in rows)]
     assert not missing, missing
 
@@ -102,12 +105,23 @@ def test_natural_scales_of_shipped_blueprints():
     c = compile_file(str(BLUEPRINTS / "small-ib.yaml"))
     scales = {(s.stage): s for s in natural_scales(c.fabric, c.blueprint)}
     assert set(scales) == {"domain", "rail", "fabric"}
-    assert scales["domain"].scale.nvls == "H100" and scales["domain"].count == 16 and scales["domain"].tool == "nccl-tests"
+    assert scales["domain"].scale.nvls == "H100" and scales["domain"].scale.domain_kind == "board"
+    assert scales["domain"].count == 16 and scales["domain"].tool == "nccl-tests"
     assert predict("all_reduce", scales["domain"].scale).busbw == pytest.approx(480, rel=0.01)
     # NVL72: a domain of 72 accelerators over 18 trays.
     c = compile_file(str(BLUEPRINTS / "nvl72-pod.yaml"))
     dom = next(s for s in natural_scales(c.fabric, c.blueprint) if s.stage == "domain")
     assert dom.scale.ranks == 72 and dom.count == 8 and dom.scale.scaleup_gbytes == 900
+    # NVLS keyed by the domain's shape as the Fabric gives it: the rack of switch trays takes the
+    # NVL72 figure, an HGX baseboard of the same generation its own (higher) one.
+    assert (dom.scale.nvls, dom.scale.domain_kind) == ("B200", "switched")
+    f = model_figures()
+    rack = predict("all_reduce", dom.scale)
+    board = predict("all_reduce", Scale(8, 1, 900, 0, "B200", "board"))
+    assert rack.algbw == pytest.approx(f.nvls["B200"]["switched"] * 900)
+    assert board.algbw == pytest.approx(f.nvls["B200"]["board"] * 900) and board.algbw > rack.algbw
+    # A shape with no reading for the generation: its lowest figure, no promise above a measured one.
+    assert predict("all_reduce", Scale(512, 1, 900, 0, "B200", "two-level")).algbw == pytest.approx(rack.algbw)
     # An accelerator no vendor test is known for: no tool, a notice in the plan.
     c = compile_file(str(BLUEPRINTS / "nebula-x128-ib.yaml"))
     assert {s.tool for s in natural_scales(c.fabric, c.blueprint)} == {""}

@@ -28,13 +28,24 @@ class Vendor:
 @dataclass(frozen=True)
 class ModelFigures:
     scaleup_ring: float
-    nvls: dict[str, float]  # generation -> algbw as a fraction of the per-direction NVLink rate
+    # generation -> scale-up domain shape (facts/hosts.py domain_kind: board, switched) -> algbw as a
+    # fraction of the per-direction NVLink rate
+    nvls: dict[str, dict[str, float]]
     nic: float
     half_bytes: float
     vendors: tuple[Vendor, ...]
 
     def vendor_of(self, accelerator_model: str) -> Vendor | None:
         return next((v for v in self.vendors if accelerator_model in v.models), None)
+
+    def nvls_fraction(self, generation: str | None, shape: str) -> float:
+        """NVLS algbw over the NVLink rate for one generation in one domain shape; 0 without NVLS.
+        A shape the generation has no reading for takes its lowest figure: no promise above what a
+        measured shape reached."""
+        by_shape = self.nvls.get(generation or "")
+        if not by_shape:
+            return 0.0
+        return by_shape.get(shape, min(by_shape.values()))
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,9 @@ class Reading:
     source: str
     grade: str
     nvls: str | None = None
+    # The scale-up domain's shape (facts/hosts.py domain_kind: board, switched) for nvls/tree rows:
+    # which NVLS figure the row reads.
+    domain_kind: str = ""
     bytes: float | None = None
     fitted: bool = False
     # The scale-out network between the domains: ib, roce, or "" (inside one domain, or the source
@@ -83,7 +97,7 @@ def model_figures() -> ModelFigures:
     )
     return ModelFigures(
         scaleup_ring=float(eff["scaleup_ring"]["value"]),
-        nvls={k: float(v["value"]) for k, v in eff["nvls"].items()},
+        nvls={g: {shape: float(v["value"]) for shape, v in shapes.items()} for g, shapes in eff["nvls"].items()},
         nic=float(eff["nic"]["value"]),
         half_bytes=float(d["size"]["half_bytes"]),
         vendors=vendors,

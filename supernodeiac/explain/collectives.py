@@ -45,6 +45,8 @@ def collectives_section(inp: Inputs) -> list[dict[str, Any]] | None:
                 "scaleup_gbytes": rounded(s.scale.scaleup_gbytes),
                 "nic_gbytes_per_rank": rounded(s.scale.nic_gbytes),
                 "nvls": s.scale.nvls,
+                # the domain's shape, which picks the NVLS figure (board, switched)
+                "domain_kind": s.scale.domain_kind or None,
                 "collectives": rows,
             }
         )

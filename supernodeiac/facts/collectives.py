@@ -14,7 +14,9 @@ traffic crosses it).
   ``nic x nic_gbytes x ranks_per_domain``. For HGX H100 with a 400G NIC per GPU:
   min(0.82 x 450, 0.96 x 50 x 8) = 369 GB/s.
 * **nvls** (all_reduce inside one domain whose switches reduce: NVLink SHARP): each rank sends
-  and receives the buffer once, algbw = ``nvls x scaleup_gbytes``, busbw = algbw x 2(n-1)/n.
+  and receives the buffer once, algbw = ``nvls x scaleup_gbytes``, busbw = algbw x 2(n-1)/n;
+  ``nvls`` per NVLink generation and domain shape (an HGX baseboard's NVSwitch chips reach more
+  than an NVL72 rack's switch trays: collectives.yaml).
 * **tree** (all_reduce across exactly two domains: NCCL's (NVLS)Tree there): algbw is the lower
   of the domain's own all_reduce rate and its NICs together; busbw = algbw x 2(n-1)/n, above the
   network's rate (nccl-tests#196).
@@ -48,6 +50,7 @@ class Scale:
     scaleup_gbytes: float  # per accelerator, per direction (0: one accelerator per domain)
     nic_gbytes: float  # per rank, per direction, over the taper (0: inside one domain)
     nvls: str | None = None  # NVLS generation of the domain's switches (collectives.yaml), None without
+    domain_kind: str = ""  # the domain's shape (Hosts.domain_kind: board, switched): picks the NVLS figure
 
     @property
     def per_domain(self) -> int:
@@ -104,7 +107,7 @@ def predict(collective: str, scale: Scale, algorithm: str | None = None, figures
     n, g = scale.ranks, scale.per_domain
     up = f.scaleup_ring * scale.scaleup_gbytes if g > 1 else math.inf
     net = f.nic * scale.nic_gbytes * g if scale.domains > 1 else math.inf
-    nvls = f.nvls.get(scale.nvls or "", 0.0) * scale.scaleup_gbytes
+    nvls = f.nvls_fraction(scale.nvls, scale.domain_kind) * scale.scaleup_gbytes
     factor = _bus_factor(collective, n)
     if algo == "nvls" and nvls:
         busbw, bound = nvls * factor, "NVLS"
@@ -188,9 +191,15 @@ def accelerator_of(f: Fabric, host: int) -> tuple[str, str, str | None]:
     return acc.model, vendor.tool, vendor.nvls.get(acc.model)
 
 
+def domain_kind_of(hosts: Hosts, host: int) -> str:
+    """The shape of a host's scale-up domain (board, switched, ...), "" outside one."""
+    return hosts.domain_kind.get(hosts.domain.get(host, ""), "")
+
+
 def domain_scale(f: Fabric, hosts: Hosts, hs: list[int]) -> Scale:
     _m, _t, nvls = accelerator_of(f, hs[0])
-    return Scale(hosts.accelerators(hs[0]) * len(hs), 1, scaleup_gbytes(f, hs[0]), 0.0, nvls)
+    acc = hosts.accelerators(hs[0]) * len(hs)
+    return Scale(acc, 1, scaleup_gbytes(f, hs[0]), 0.0, nvls, domain_kind_of(hosts, hs[0]))
 
 
 def rail_scale(nic_gbps: float, n_hosts: int) -> Scale:
@@ -206,7 +215,8 @@ def fabric_scale(f: Fabric, hosts: Hosts, fabric: str, hs: list[int]) -> Scale:
     domains = len({hosts.domain.get(h, str(h)) for h in hs})
     ranks = acc * len(hs)
     _m, _t, nvls = accelerator_of(f, hs[0])
-    return Scale(ranks, domains, min(scaleup_gbytes(f, h) for h in hs), nic / taper(f, fabric), nvls)
+    up = min(scaleup_gbytes(f, h) for h in hs)
+    return Scale(ranks, domains, up, nic / taper(f, fabric), nvls, domain_kind_of(hosts, hs[0]))
 
 
 def natural_scales(f: Fabric, bp: Blueprint) -> list[NamedScale]:
