@@ -99,7 +99,5 @@ def counters_tsv(ctx: RenderContext, waves: dict[str, list[int]]) -> bytes:
     SONiC switches among them (a switch without a port map runs no SONiC to read)."""
     names = [d.name for d in ctx.fabric.devices]
     mapped = set(sonic_switches(ctx.fabric, ctx.catalogue))
-    lines = ["wave\tswitches"] + [
-        f"{k}\t{';'.join(names[d] for d in sw if d in mapped)}" for k, sw in sorted(waves.items())
-    ]
+    lines = ["wave\tswitches"] + [f"{k}\t{';'.join(names[d] for d in sw if d in mapped)}" for k, sw in sorted(waves.items())]
     return ("\n".join(lines) + "\n").encode()
