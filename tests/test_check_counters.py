@@ -104,7 +104,10 @@ def ran(tmp_path_factory):
         "ib_write_bw": '#!/bin/bash\necho " #bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]"\n'
         'echo " 65536  5000  0.00  391.23  0.746"\n',
         "ib_write_lat": '#!/bin/bash\necho " 2  1000  1.50  3.00  1.60  1.62  0.05  1.80  2.10"\n',
-        "portstat": '#!/bin/bash\nprintf "%s\\0" "$HOST" "$(basename "$0")" "$@" >"$(mktemp "$CALLS/call.XXXXXX")"\ncat "portstat-$HOST.json"\n',
+        "portstat": (
+            '#!/bin/bash\nprintf "%s\\0" "$HOST" "$(basename "$0")" "$@" >"$(mktemp "$CALLS/call.XXXXXX")"\n'
+            'cat "portstat-$HOST.json"\n'
+        ),
         "sleep": "#!/bin/bash\n",  # the script's 2 s for each server to listen
     }
     for name, text in scripts.items():
