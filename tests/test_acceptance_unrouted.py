@@ -107,10 +107,10 @@ def test_roce_says_how_a_failure_is_attributed_and_never_calls_ibtracert():
     assert p.unrouted["roce"] == ECMP and not p.routed["roce"]
     script = files["acceptance/roce/perftest.sh"].decode()
     assert "ibtracert" not in script and "trace.txt" not in script
-    assert ECMP in script and "planned path at" in script
+    assert ECMP in script and "switch port counters are read instead" in script and "portstat -a -j -r" in script
     checklist = files["acceptance/checklist.md"].decode()
     assert "- [ ] RoCE: no path is recorded" in checklist and "- [ ] InfiniBand" not in checklist
-    assert "attributes a failure to the test's planned path at best" in checklist
+    assert "no counter moved: path not localised" in checklist and "roce/counters.tsv" in checklist
     assert not _routes_findings(c)  # the finding is InfiniBand's: RoCE never had a path to model
 
 

@@ -20,8 +20,12 @@ ECMP). Where snc models the engine (OpenSM's ftree on a fat tree, facts/ib_route
 tests are chosen on its routes instead; where it does not (another engine, a route table too large,
 ECMP on Ethernet) the pairs above stand and ``Plan.unrouted`` says why: such a test may not cross
 the cables it names. On InfiniBand the script records each path (``ibtracert``) and check-results
-attributes a failure to the cables on it; on RoCE only the planned path is known. Tests are
-ordered stage by stage, rail by rail; a *wave* is a set of tests that share no NIC and may run together.
+attributes a failure to the cables on it. On RoCE no path is known before or after a run: per
+wave, ``Plan.ecmp`` lists the switches whose ports its traffic may cross (each test's leaves and
+every switch above them up to the tier its planned path turns at, ECMP's choices), and perftest.sh
+reads their port counters before and after the wave so check-results can name the cable whose
+error counters moved. Tests are ordered stage by stage, rail by rail; a *wave* is a set of tests
+that share no NIC and may run together (in perftest.sh: one stage, rail and wave number).
 """
 
 from __future__ import annotations
@@ -101,6 +105,57 @@ class Plan:
     hostfiles: dict[str, list[int]] = field(default_factory=dict)  # name -> hosts
     # Hosts on a data fabric without accelerators (CPU servers): in the perftests, no collective rank.
     not_ranks: list[int] = field(default_factory=list)
+    # RoCE fabric -> wave key (wave_key) -> the switches (device indices, sorted) whose ports the
+    # wave's traffic may cross under ECMP: perftest.sh reads their counters around the wave.
+    ecmp: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+
+
+def wave_key(stage: str, rail: int | None, wave: int) -> str:
+    """The name of one run of tests in perftest.sh (one stage, rail and wave number): the script
+    builds the same name from a perftest.tsv line, and names its counter files by it."""
+    return f"{stage}-r{rail}-w{wave}" if rail is not None else f"{stage}-w{wave}"
+
+
+def ecmp_switches(f: Fabric, name: str, tests: list[PerfTest]) -> dict[str, list[int]]:
+    """Per wave, the switches whose ports its tests' traffic may cross when the switches hash each
+    flow onto any equal-cost uplink: the switches of each test's planned path, and every switch
+    above its lower ends up to the tier the planned path turns at (valley-free: the traffic climbs
+    from the source's leaf to some switch of that tier and comes down to the destination's)."""
+    fl = links_by_fabric(f).get(name)
+    if fl is None:
+        return {}
+    tiers = local_tiers(f, name, fl)
+    t = f.links
+    above: dict[int, set[int]] = {}  # switch -> the switches one tier up it is cabled to
+    for a, b in zip(fl.a, fl.b, strict=True):
+        ta, tb = tiers[a], tiers[b]
+        if ta and tb and ta != tb:
+            lo, hi = (a, b) if ta < tb else (b, a)
+            above.setdefault(lo, set()).add(hi)
+    ups: dict[tuple[int, int], frozenset[int]] = {}
+
+    def up(x: int, top: int) -> frozenset[int]:
+        """x and every switch above it up to tier ``top``."""
+        found = ups.get((x, top))
+        if found is None:
+            out = {x}
+            for hi in above.get(x, ()):
+                if tiers[hi] <= top:
+                    out |= up(hi, top)
+            found = ups[(x, top)] = frozenset(out)
+        return found
+
+    waves: dict[str, set[int]] = {}
+    for test in tests:
+        path = {d for i in test.under_test + test.via for d in (t.a[i], t.b[i]) if tiers[d]}
+        top = max(tiers[d] for d in path)
+        low = min(tiers[d] for d in path)
+        sw = waves.setdefault(wave_key(test.stage, test.rail, test.wave), set())
+        sw |= path
+        for d in path:
+            if tiers[d] == low:
+                sw |= up(d, top)
+    return {k: sorted(v) for k, v in waves.items()}
 
 
 # Why a RoCE fabric's tier tests follow no modelled route.
@@ -568,6 +623,8 @@ def plan(f: Fabric, bp: Blueprint) -> Plan:
         if routes is None:
             out.unrouted[name] = gap
         out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name], out.why[name])
+        if gap == ECMP:
+            out.ecmp[name] = ecmp_switches(f, name, out.perftests[name])
     out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)
     out.not_ranks = hosts.cpu_hosts
     return out

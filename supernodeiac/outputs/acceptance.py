@@ -22,7 +22,7 @@ from ..model.blueprint import built_fabrics
 from ..util.templating import render_template
 from .acceptance_mgmt import uplink_artifacts
 from .acceptance_physical import physical_summaries, render_physical
-from .acceptance_ports import ports_tsv
+from .acceptance_ports import counters_tsv, ports_tsv, switch_ports_tsv
 from .acceptance_scaleup import scaleup_artifacts
 from .acceptance_xgmi import xgmi_artifacts
 from .base import RENDERERS, SUBSETS, Artifacts, RenderContext, RowSelection
@@ -302,6 +302,9 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
         ).encode()
         if transport == "infiniband":  # the cable behind each port ibtracert prints (check-results)
             out[f"acceptance/{fabric}/ports.tsv"] = ports_tsv(ctx, fabric)
+        elif fabric in p.ecmp:  # RoCE: the switches read around each wave, the cable behind each port
+            out[f"acceptance/{fabric}/counters.tsv"] = counters_tsv(ctx, p.ecmp[fabric])
+            out[f"acceptance/{fabric}/switch_ports.tsv"] = switch_ports_tsv(ctx, fabric)
     if p.nccl:
         out["acceptance/nccl-tests.tsv"] = nccl_tsv(ctx, p)
         out["acceptance/nccl-tests.sh"] = render_template(

@@ -13,6 +13,7 @@ port 1).
 from __future__ import annotations
 
 from ..facts.acceptance_plan import label_maker
+from ..facts.sonic_ports import sonic_ports, sonic_switches
 from .base import RenderContext
 from .csv_safe import tsv_lines
 
@@ -52,3 +53,51 @@ def ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
     ]
     head = "\t".join(PORT_COLUMNS) + "\n"
     return (head + (tsv_lines(columns) if positions else "")).encode()
+
+
+SWITCH_PORT_COLUMNS = ["switch", "interface", "cable", "label", "link", "peer", "peer_port"]
+
+
+def switch_ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
+    """``acceptance/<fabric>/switch_ports.tsv`` (RoCE): the cable behind each switch port as SONiC
+    names it in ``portstat`` (``Ethernet0``, the port map's name), so check-results turns the port
+    whose counters moved into a cable label. One line per switch end of a cabled link, ``link``
+    "switch" (both ends on switches: any test of a wave may load it under ECMP) or "host" (one
+    NIC's link: only that NIC's test loads it). A switch without a port map gets no lines: SONiC
+    does not run on it, nothing reads its counters."""
+    f = ctx.fabric
+    t = f.links
+    positions = t.indices_of(fabric)
+    devices, models, layouts = f.devices, f.models, f.layouts
+    maps = ctx.catalogue.port_maps
+    mapped = set(sonic_switches(f, ctx.catalogue))
+    names = [d.name for d in devices]
+    ids = t.ids()
+    labels = label_maker(f, ctx.blueprint)(positions)
+    rows: list[tuple[str, int, tuple[str, ...]]] = []  # (switch, port index, line): in port order
+    for i, label in zip(positions, labels, strict=True):
+        ends = ((t.a[i], t.a_port[i], t.b[i], t.b_port[i]), (t.b[i], t.b_port[i], t.a[i], t.a_port[i]))
+        kind = "switch" if all(models[devices[d].model].kind == "switch" for d in (t.a[i], t.b[i])) else "host"
+        for dev, port, peer, peer_port in ends:
+            if dev not in mapped:
+                continue
+            model = devices[dev].model
+            sonic = sonic_ports(layouts[model], maps[model]).ports[port]
+            if sonic is None:
+                continue
+            peer_name = layouts[devices[peer].model].physical_names[peer_port]
+            rows.append((names[dev], port, (names[dev], sonic.name, ids[i], label, kind, names[peer], peer_name)))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    columns = [[r[2][k] for r in rows] for k in range(len(SWITCH_PORT_COLUMNS))]
+    head = "\t".join(SWITCH_PORT_COLUMNS) + "\n"
+    return (head + (tsv_lines(columns) if rows else "")).encode()
+
+
+def counters_tsv(ctx: RenderContext, waves: dict[str, list[int]]) -> bytes:
+    """``acceptance/<fabric>/counters.tsv`` (RoCE): per wave of perftest.sh, the switches whose
+    port counters it reads before and after (facts/acceptance_plan.ecmp_switches), by name: the
+    SONiC switches among them (a switch without a port map runs no SONiC to read)."""
+    names = [d.name for d in ctx.fabric.devices]
+    mapped = set(sonic_switches(ctx.fabric, ctx.catalogue))
+    lines = ["wave\tswitches"] + [f"{k}\t{';'.join(names[d] for d in sw if d in mapped)}" for k, sw in sorted(waves.items())]
+    return ("\n".join(lines) + "\n").encode()

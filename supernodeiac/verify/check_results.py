@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..util import markdown as md
+from .check_counters import CounterError, attribute_counters, wave_counters
 from .check_paths import attribute, read_ports
 from .check_scaleup import GRADED as GRADED_SCALEUP
 from .check_scaleup import grade as grade_scaleup
@@ -373,6 +374,16 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
             raise ResultsError(f"{tsv.parent / 'ports.tsv'}: cannot read: {exc}") from None
         attribute(pairs, results, ports)
+        # RoCE: the switch port counters read around each wave (verify/check_counters.py).
+        try:
+            waves = wave_counters(tsv.parent, results)
+        except (OSError, UnicodeDecodeError, csv.Error, CounterError) as exc:
+            raise ResultsError(f"{tsv.parent}: {exc}") from None
+        if waves is not None:
+            for name, problem in attribute_counters(pairs, waves):
+                report.outcomes.append(
+                    Outcome("counters", name, "unreadable", None, 0.0, 0.0, "", tsv.parent.name, problem, verdict="unreadable")
+                )
     scaleup = plan / "scaleup.tsv"
     if scaleup.is_file():
         for row, expected, threshold in _rows(scaleup, ("link_gbytes", "min_link_gbytes"), "check"):
