@@ -146,14 +146,19 @@ def ecmp_switches(f: Fabric, name: str, tests: list[PerfTest]) -> dict[str, list
         return found
 
     waves: dict[str, set[int]] = {}
+    merged: dict[str, set[tuple[int, int]]] = {}  # per wave, the (switch, top) climbs already added
+    col_a, col_b = t.a, t.b
     for test in tests:
-        path = {d for i in test.under_test + test.via for d in (t.a[i], t.b[i]) if tiers[d]}
+        path = {d for i in test.under_test + test.via for d in (col_a[i], col_b[i]) if tiers[d]}
         top = max(tiers[d] for d in path)
         low = min(tiers[d] for d in path)
-        sw = waves.setdefault(wave_key(test.stage, test.rail, test.wave), set())
+        key = wave_key(test.stage, test.rail, test.wave)
+        sw = waves.setdefault(key, set())
+        done = merged.setdefault(key, set())
         sw |= path
         for d in path:
-            if tiers[d] == low:
+            if tiers[d] == low and (d, top) not in done:  # a wave's tests share leaves: climb each once
+                done.add((d, top))
                 sw |= up(d, top)
     return {k: sorted(v) for k, v in waves.items()}
 

@@ -74,19 +74,24 @@ def switch_ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
     names = [d.name for d in devices]
     ids = t.ids()
     labels = label_maker(f, ctx.blueprint)(positions)
+    # Per model once: each port's SONiC name (None off the port map) and printed name; per device
+    # whether it is a switch (the loop below runs once per link end, 10^6 times at 131k).
+    sonic_names: dict[str, list[str | None]] = {}
+    for model in {devices[d].model for d in mapped}:
+        sonic_names[model] = [p.name if p is not None else None for p in sonic_ports(layouts[model], maps[model]).ports]
+    printed = [layouts[d.model].physical_names for d in devices]
+    own = [sonic_names.get(d.model) if d.index in mapped else None for d in devices]
+    switch = [models[d.model].kind == "switch" for d in devices]
+    col_a, col_ap, col_b, col_bp = t.a, t.a_port, t.b, t.b_port
     rows: list[tuple[str, int, tuple[str, ...]]] = []  # (switch, port index, line): in port order
     for i, label in zip(positions, labels, strict=True):
-        ends = ((t.a[i], t.a_port[i], t.b[i], t.b_port[i]), (t.b[i], t.b_port[i], t.a[i], t.a_port[i]))
-        kind = "switch" if all(models[devices[d].model].kind == "switch" for d in (t.a[i], t.b[i])) else "host"
-        for dev, port, peer, peer_port in ends:
-            if dev not in mapped:
+        a, ap, b, bp = col_a[i], col_ap[i], col_b[i], col_bp[i]
+        kind = "switch" if switch[a] and switch[b] else "host"
+        for dev, port, peer, peer_port in ((a, ap, b, bp), (b, bp, a, ap)):
+            ports = own[dev]
+            if ports is None or ports[port] is None:
                 continue
-            model = devices[dev].model
-            sonic = sonic_ports(layouts[model], maps[model]).ports[port]
-            if sonic is None:
-                continue
-            peer_name = layouts[devices[peer].model].physical_names[peer_port]
-            rows.append((names[dev], port, (names[dev], sonic.name, ids[i], label, kind, names[peer], peer_name)))
+            rows.append((names[dev], port, (names[dev], ports[port], ids[i], label, kind, names[peer], printed[peer][peer_port])))  # type: ignore[arg-type]
     rows.sort(key=lambda r: (r[0], r[1]))
     columns = [[r[2][k] for r in rows] for k in range(len(SWITCH_PORT_COLUMNS))]
     head = "\t".join(SWITCH_PORT_COLUMNS) + "\n"
