@@ -79,14 +79,19 @@ def test_counts_follow_the_formulas():
     assert facts["spine_down_used"] == sum(RAILS * GROUPS[g][2] * parallel[g] for g in GROUPS)
 
 
-def test_cables_per_speed_and_tier():
-    """Host links: one per data port at the group's speed; leaf-spine links: leaves x uplinks at 400G."""
-    f = _compiled().fabric
+def links_by_tier_and_speed(f, fabric: str = "roce") -> Counter[tuple[str, float]]:
+    """The fabric's links counted by (tier, Gb/s)."""
     t = f.links
     by: Counter[tuple[str, float]] = Counter()
-    for i in t.indices_of("roce"):
+    for i in t.indices_of(fabric):
         spec = t.specs[t.spec[i]]
         by[(spec.tier, spec.gbps)] += 1
+    return by
+
+
+def test_cables_per_speed_and_tier():
+    """Host links: one per data port at the group's speed; leaf-spine links: leaves x uplinks at 400G."""
+    by = links_by_tier_and_speed(_compiled().fabric)
     servers = {g: GROUPS[g][0] for g in GROUPS}
     up = sum(len(_leaves(g)) * _uplinks(g) for g in GROUPS)
     assert by == Counter(

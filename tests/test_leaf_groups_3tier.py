@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from conftest import compile_text
 from test_growth import _compile, sub_fabric_problems
+from test_leaf_groups import _error, links_by_tier_and_speed  # as in 2 tiers
 
 from supernodeiac.facts.link_addresses import LinkAddresses
 from supernodeiac.load.source import load_file
@@ -114,12 +115,7 @@ def test_counts_follow_the_formulas():
 
 
 def test_links_per_tier_and_speed():
-    f = _compiled().fabric
-    t = f.links
-    by: Counter[tuple[str, float]] = Counter()
-    for i in t.indices_of("roce"):
-        spec = t.specs[t.spec[i]]
-        by[(spec.tier, spec.gbps)] += 1
+    by = links_by_tier_and_speed(_compiled().fabric)
     shape = _shape()
     assert by == Counter(
         {
@@ -268,13 +264,6 @@ def test_growing_one_set_moves_nothing_built(group, servers, other):
 
 
 # -- what cannot be built, located ------------------------------------------------------------------
-
-
-def _error(text: str, rule: str):
-    c = compile_text(text, "gpu-npu-3.yaml")
-    errors = [x for x in c.findings if x.severity == "error"]
-    assert [x.rule for x in errors] == [rule], [x.message for x in errors]
-    return errors[0]
 
 
 def test_cores_out_of_ports_is_a_located_error():
