@@ -110,7 +110,7 @@ class Plan:
     ecmp: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
 
-def wave_key(stage: str, rail: int | None, wave: int) -> str:
+def wave_key(stage: str, rail: int | str | None, wave: int | str) -> str:
     """The name of one run of tests in perftest.sh (one stage, rail and wave number): the script
     builds the same name from a perftest.tsv line, and names its counter files by it."""
     return f"{stage}-r{rail}-w{wave}" if rail is not None else f"{stage}-w{wave}"

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from ..facts.acceptance_plan import wave_key
+
 
 class Outcome(Protocol):
     """What this module reads and sets of check_results.Outcome."""
@@ -192,6 +194,6 @@ def attribute_counters(pairs: Sequence[tuple[dict[str, str], Outcome]], waves: d
 
 
 def _wave_key(row: dict[str, str]) -> str:
-    """facts/acceptance_plan.wave_key from a perftest.tsv line, as perftest.sh builds it."""
-    rail = row.get("rail", "")
-    return f"{row['stage']}-r{rail}-w{row['wave']}" if rail else f"{row['stage']}-w{row['wave']}"
+    """The plan's wave key (facts/acceptance_plan.wave_key) of a perftest.tsv line: an empty rail
+    cell is no rail, as perftest.sh reads it."""
+    return wave_key(row["stage"], row.get("rail") or None, row["wave"])
