@@ -185,9 +185,10 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
         s["waves"] = max(s["waves"], max(t.wave for t in run) + 1)
         s["gbps"].update({t.gbps for t in run})
         s["rails"].update({t.rail for t in run if t.rail is not None})
+        run_start = k
+    for s in stages.values():  # the fabric's totals: each stage's own, whatever its runs
         cables |= s["cables"]
         directions += s["directions"]
-        run_start = k
     summary = {
         "fabric": fabric,
         "tests": len(tests),
