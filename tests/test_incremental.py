@@ -120,3 +120,65 @@ def test_the_code_digest_covers_every_template_and_catalogue_file():
     catalogue = {p.relative_to(render_state.PACKAGE).as_posix() for p in data.glob("*.yaml")}
     assert len(templates) > 10 and templates <= names
     assert catalogue and catalogue <= names
+
+
+def _parses(monkeypatch) -> list[str]:
+    """Every blueprint parse a render does (the shortcut's own check reads none)."""
+    import supernodeiac.load.source as source
+
+    seen: list[str] = []
+    real = source.load_file
+
+    def counted(path, *args, **kwargs):
+        seen.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(source, "load_file", counted)
+    return seen
+
+
+def test_the_shortcut_reads_the_recorded_files_not_the_blueprint(env, monkeypatch):
+    _tmp, bp, out = env
+    _render(str(bp), "-o", str(out))
+    seen = _parses(monkeypatch)
+    assert UP_TO_DATE in _render(str(bp), "-o", str(out))
+    assert seen == []
+    bp.write_text(bp.read_text() + "\n# changed\n")  # new bytes: the full check, then a render
+    assert UP_TO_DATE not in _render(str(bp), "-o", str(out))
+    assert seen
+
+
+def test_an_include_swapped_for_a_link_is_read_again(env, monkeypatch):
+    tmp, bp, out = env
+    shared = tmp / "bp" / "shared.yaml"
+    shared.write_text("naming: {cable_id: '{a}-{a_port}'}\n")
+    bp.write_text(bp.read_text().replace("kind: Blueprint\n", "kind: Blueprint\ninclude: [shared.yaml]\n", 1))
+    _render(str(bp), "-o", str(out))
+    elsewhere = tmp / "elsewhere.yaml"
+    elsewhere.write_bytes(shared.read_bytes())  # the same bytes, but the path now leads elsewhere
+    shared.unlink()
+    shared.symlink_to(elsewhere)
+    # The recorded files are not trusted: the blueprint is read again and the link refused, as a
+    # first render would refuse it.
+    result = CliRunner().invoke(main, ["render", str(bp), "-o", str(out)])
+    assert result.exit_code == 2 and "outside the repository" in result.output
+    assert UP_TO_DATE not in result.output
+
+
+def test_the_default_folder_is_per_working_directory(env, monkeypatch):
+    tmp, bp, _out = env
+    first, second = tmp / "a", tmp / "b"
+    first.mkdir()
+    second.mkdir()
+    monkeypatch.chdir(first)
+    assert "wrote" in _render(str(bp))
+    assert UP_TO_DATE in _render(str(bp))
+    monkeypatch.chdir(second)  # another checkout's out/ holds nothing yet
+    assert "wrote" in _render(str(bp))
+
+
+def test_a_link_added_in_the_folder_renders_again(env):
+    tmp, bp, out = env
+    _render(str(bp), "-o", str(out))
+    (out / "linked").symlink_to(tmp)
+    assert UP_TO_DATE not in _render(str(bp), "-o", str(out))
