@@ -197,6 +197,20 @@ def plan(key: str, value: int) -> Callable[[Data], None]:
     return set_plan
 
 
+def planes(n: int, rows: tuple[str, ...]) -> Callable[[Data], None]:
+    """The first fabric split into ``n`` planes with no growth planned (each plane's spines and
+    cores sized for what is built), its switch rows ``rows`` n times as long."""
+
+    def split(data: Data) -> None:
+        fabric = data["scaleout"][0]
+        fabric["planes"] = n
+        fabric.pop("grow_to_sus", None)
+        for row in rows:
+            _row(data, row)["racks"] *= n
+
+    return split
+
+
 def apart(data: Data) -> None:
     """Rack space for growth: every fat tree's spines (and cores) in rows of their own, and room
     for more leaves in the leaf row, as a hall planned for growth has."""
@@ -246,6 +260,16 @@ CASES = [
     # the management aggregation sized for the grown hall (its count is part of the plan)
     Case("ib-3tier", "a node group in a new row (pods)", new_group("gpu-a", "E"), 256, (aggregation(6),)),
     Case("ib-3tier", "nodes in the last SU", more_nodes("gpu-d", "D"), 1, (last_row("D"),)),
+    # Two planes, nothing planned: a plane's SU more appends its leaves (its SU's leaves of every
+    # plane sit together) instead of pushing the next plane's along the row, which moved 3,198
+    # cables here and half the cables of the 4-plane 131k benchmark.
+    Case(
+        "ib-3tier",
+        "two planes: nodes and an SU, unplanned",
+        more_nodes("gpu-d", "D"),
+        33,
+        (planes(2, ("L", "P", "K")), aggregation(6), last_row("D")),
+    ),
     # a new row's 597th node is over 100 m of cable from its leaf: past any multimode optic's reach
     Case(
         "roce-3tier-oversub",

@@ -438,14 +438,13 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
         spine_used, core_used = _share_pods(ctx, spec, sets, spine_ports, k_core, path)
     else:
         spine_used = _share_spines(ctx, spec, sets, spine_ports, path) if len(sets) > 1 else 0
-    planned_leaves = sum(s.planned_leaves for s in sets)
     plan = sets[0].plan
     assert plan is not None
 
     chooser = ctx.chooser(spec.media, path + ("media",) if spec.media else ("media",))
     for s in sets:
         assert s.plan is not None
-        s.leaves = _leaves(ctx, spec, s, path, plane * planned_leaves + s.first)
+        s.leaves = _leaves(ctx, spec, s, path, plane)
     for s in sets:
         assert s.plan is not None
         leaf_data = ctx.fabric.layouts[s.model_name].ports_of("data")
@@ -458,11 +457,10 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
     spine_data = ctx.fabric.layouts[spine_name].ports_of("data")
     spp, per_pod, p1 = plan.spines_per_pod, plan.leaves_per_pod, plan.p1
     if pods_shared:  # every set's pods in turn, each pod's leaves under its own spines
-        planned_spines = sum(s.plan.planned_pods * spp for s in sets if s.plan is not None)
         spines = []
         for s in sets:
             assert s.plan is not None
-            s.spines = _spines(ctx, spec, s.plan, spine_name, path, plane * planned_spines, s.pod_first)
+            s.spines = _spines(ctx, spec, s.plan, spine_name, path, plane, s.pod_first)
             spines += s.spines
             data = ctx.fabric.layouts[s.model_name].ports_of("data")
             ups = data[s.plan.leaf.down : s.plan.leaf.down + s.plan.leaf.up]
@@ -472,7 +470,7 @@ def _build_tree(ctx: BuildContext, spec: FatTree, path: tuple, plane: int) -> No
                 pod_leaves = s.leaves[pod * lpp : (pod + 1) * lpp]
                 _wire_up(ctx, spec.name, pod_leaves, ups, pod_spines, spine_data, s.plan.p1, chooser, path, "leaf-spine")
     else:
-        spines = _spines(ctx, spec, plan, spine_name, path, plane * plan.planned_pods * plan.spines_per_pod)
+        spines = _spines(ctx, spec, plan, spine_name, path, plane)
     if len(sets) == 1:
         leaves = sets[0].leaves
         for pod in range(plan.built_pods):
@@ -834,12 +832,15 @@ def _nics(ctx: BuildContext, spec: FatTree, compute: list[tuple[int, str]], port
     return max(counts.values(), default=1)
 
 
-def _leaves(ctx: BuildContext, spec: FatTree, leaf_set: _LeafSet, path: tuple, first_slot: int) -> list[int]:
+def _leaves(ctx: BuildContext, spec: FatTree, leaf_set: _LeafSet, path: tuple, plane: int) -> list[int]:
     """All leaves of a set's built SUs (a partly filled SU gets all its leaves), by global index.
-    ``first_slot``: where the set's placement slots start (plane x the planned leaves of a plane,
-    plus the planned leaves of the sets before it). SUs count on across the sets (the set's first
-    SU is ``su_first``), so an SU number names one SU of the fabric; a group's own leaves carry its
-    name (naming field ``group``)."""
+    Placement slots go SU by SU, each SU's leaves of every fabric plane together (plane 0's, then
+    plane 1's, ...), after the planned leaves of the sets before it: an SU's leaves sit by its
+    nodes, and a plane that grows by an SU appends its leaves instead of pushing every later
+    plane's along the row (with plane after plane, one SU more moved half the leaves of a 4-plane
+    131k fabric). With one plane, the slot is the leaf's global index. SUs count on across the
+    sets (the set's first SU is ``su_first``), so an SU number names one SU of the fabric; a
+    group's own leaves carry its name (naming field ``group``)."""
     plan = leaf_set.plan
     assert plan is not None
     name, lps, lpr, group = spec.name, plan.leaves_per_su, plan.leaves_per_rail, leaf_set.key
@@ -869,7 +870,7 @@ def _leaves(ctx: BuildContext, spec: FatTree, leaf_set: _LeafSet, path: tuple, f
                 model=leaf_set.model_name,
                 group=name,
                 placement=spec.placement.leaf,
-                slot=first_slot + index,
+                slot=spec.planes * (leaf_set.first + local_su * lps) + plane * lps + i,
                 origin=path,
                 coords=coords,
                 tier=1,
@@ -879,10 +880,11 @@ def _leaves(ctx: BuildContext, spec: FatTree, leaf_set: _LeafSet, path: tuple, f
 
 
 def _spines(
-    ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple, first_slot: int, pod_first: int = 0
+    ctx: BuildContext, spec: FatTree, plan: ClosPlan, model: str, path: tuple, fabric_plane: int, pod_first: int = 0
 ) -> list[int]:
     """Spines of the built pods, by global index pod * spines_per_pod + plane (a leaf set's pods
-    are the fabric's pods ``pod_first`` on)."""
+    are the fabric's pods ``pod_first`` on). Placement slots go pod by pod, each pod's spines of
+    every fabric plane together, as the leaves go SU by SU: a new pod appends its spines."""
     name, spp = spec.name, plan.spines_per_pod
     default = "{fabric}-spine-{spine:03d}" if spec.tiers == 2 else "{fabric}-spine-p{pod:02d}-{spine:02d}"
     out: list[int] = []
@@ -897,7 +899,7 @@ def _spines(
                 model=model,
                 group=name,
                 placement=spec.placement.spine,
-                slot=first_slot + pod * spp + j,
+                slot=(spec.planes * pod + fabric_plane) * spp + j,
                 origin=path,
                 coords=coords,
                 tier=2,
