@@ -171,7 +171,10 @@ def test_an_lldp_table_parses_in_time_linear_in_its_interfaces(small, big):
     """Ten times the interfaces: 10-30x the work measured (allocation and GC grow too); quadratic
     is 100x (a search per interface made 20,000 take 152 s before). The 100,000-interface table
     (a 100k-interface switch fleet's file) in the slow pass: about 3 CPU-s on an idle core."""
-    took_small, took_big = _lldp_cpu_seconds(small), _lldp_cpu_seconds(big)
+    # The best of three: one run's CPU time also counts a collection or a neighbour's cache misses
+    # (a single 20,000 run read 0.58 s on a busy 2-core machine, against its usual 0.2).
+    took_small = min(_lldp_cpu_seconds(small) for _ in range(3))
+    took_big = min(_lldp_cpu_seconds(big) for _ in range(3))
     assert took_big < 30 * big / 100_000  # CPU seconds: 30 at 100,000 interfaces, 10x an idle core's
     assert took_big < 50 * max(took_small, 0.05 * small / 10_000)
 
