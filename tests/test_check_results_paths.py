@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import shipped_files
+from conftest import shipped_files, shipped_outputs
 from test_check_results import nccl_output
 from test_physical_acceptance import healthy as physical_healthy
 
@@ -244,6 +244,25 @@ def test_a_record_that_is_not_the_scripts_output_is_unreadable(small_plan, tmp_p
     failed = {o.kind: o for o in check(plan_dir, results).failed}
     assert failed["uplink"].status == "unreadable" and "no '== a before' section" in failed["uplink"].detail
     assert failed["scaleup"].status == "unreadable" and "no 'GPU n:' line" in failed["scaleup"].detail
+
+
+def test_perftest_results_of_another_plan_are_named_not_ignored(small_plan, tmp_path):
+    """A bandwidth result whose test the plan does not have (dgx-h100-superpod-4su's, in small-ib's
+    results folder) is a located error, as a stray nccl-tests table is; before, it was skipped."""
+    plan_dir, plan, traces = small_plan
+    results = healthy(tmp_path, plan, traces)
+    ours = {r["test"] for r in plan["perf"]}
+    theirs = _tsv(shipped_outputs("dgx-h100-superpod-4su", "acceptance")["acceptance/ib/perftest.tsv"])
+    test = next(r["test"] for r in theirs if r["test"] not in ours)
+    stray = results / "perftest" / f"{test}.bw.txt"
+    stray.write_text(BW.format(bw=0.95 * float(theirs[0]["line_gbps"])))
+    # Its path and latency files alone are side records of a run, not results to grade.
+    (results / "perftest" / f"{test}.trace.txt").write_text(traces[plan["perf"][0]["test"]])
+    (failure,) = check(plan_dir, results).failed
+    assert (failure.kind, failure.id, failure.status, failure.verdict) == ("perftest", test, "unreadable", "foreign")
+    assert f"{stray}: no test {test!r} in {plan_dir}/*/perftest.tsv" in failure.detail and "another plan" in failure.detail
+    cli = CliRunner().invoke(main, ["check-results", str(plan_dir), str(results)])
+    assert cli.exit_code == 1 and "Traceback" not in cli.output and f"UNREADABLE perftest {test}" in cli.output
 
 
 @pytest.mark.parametrize(

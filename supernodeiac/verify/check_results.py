@@ -331,9 +331,11 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
         report.outcomes += [
             Outcome("physical", v.cable, v.status, None, 0.0, 0.0, "", v.label, v.detail, verdict=v.verdict) for v in verdicts
         ]
+    planned_tests: set[str] = set()
     for tsv in perf:
         pairs: list[tuple[dict[str, str], Outcome]] = []
         for row, expected, threshold in _rows(tsv, ("line_gbps", "min_gbps"), "test"):
+            planned_tests.add(row["test"])
             what = row.get("labels", "").replace(";", " | ")
             # The NICs that ran it, with their printed ports (plans before them lack the columns).
             ends = [
@@ -384,6 +386,10 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
                 report.outcomes.append(
                     Outcome("counters", name, "unreadable", None, 0.0, 0.0, "", tsv.parent.name, problem, verdict="unreadable")
                 )
+    # A bandwidth result of a test no fabric's plan has: another plan's (or a renamed) results, which
+    # would otherwise be ignored while the planned test reads as missing, not as a wrong input.
+    if perf:
+        report.outcomes += _foreign(results / "perftest", ".bw.txt", planned_tests, "perftest", "Gb/s", f"{plan}/*/perftest.tsv")
     scaleup = plan / "scaleup.tsv"
     if scaleup.is_file():
         for row, expected, threshold in _rows(scaleup, ("link_gbytes", "min_link_gbytes"), "check"):
@@ -406,24 +412,19 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
         for row in rows:
             report.outcomes.append(_nccl_outcome(row, results, failed_links))
         # Result files of runs this plan does not have: another plan's (or a renamed) results.
-        planned = {row["run"] for row in rows}
-        for extra in sorted((results / "nccl").glob("*.txt")) if (results / "nccl").is_dir() else ():
-            if extra.stem not in planned:
-                report.outcomes.append(
-                    Outcome(
-                        "nccl",
-                        extra.stem,
-                        "unreadable",
-                        None,
-                        0.0,
-                        0.0,
-                        "GB/s",
-                        str(extra),
-                        f"{extra}: no run {extra.stem!r} in {nccl} (results of another plan?)",
-                        verdict="foreign",
-                    )
-                )
+        report.outcomes += _foreign(results / "nccl", ".txt", {row["run"] for row in rows}, "nccl", "GB/s", str(nccl))
     return report
+
+
+def _foreign(folder: Path, suffix: str, planned: set[str], kind: str, unit: str, where: str) -> list[Outcome]:
+    """An unreadable, foreign outcome per result file in ``folder`` named for no planned id."""
+    out = []
+    for extra in sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else ():
+        ident = extra.name[: -len(suffix)]
+        if ident not in planned:
+            detail = f"{extra}: no {'run' if kind == 'nccl' else 'test'} {ident!r} in {where} (results of another plan?)"
+            out.append(Outcome(kind, ident, "unreadable", None, 0.0, 0.0, unit, str(extra), detail, verdict="foreign"))
+    return out
 
 
 def _scaleup_outcome(row: dict[str, str], expected: float, threshold: float, results: Path) -> Outcome:
