@@ -185,7 +185,12 @@ def remember(target: Path, digest: str, findings: Iterable[Finding], notices: It
         "findings": [f.as_dict() for f in findings],
         "notices": list(notices),  # said again by the shortcut, as the render said them
     }
-    entry = _entry(target)
+    _store(_entry(target), state)
+
+
+def _store(entry: Path, state: dict[str, Any]) -> None:
+    """Write a cache entry whole or not at all (best effort: a cache that cannot be written only
+    costs the next render its shortcut)."""
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         tmp = entry.with_name(f".{entry.name}.{os.getpid()}")
@@ -215,14 +220,7 @@ def remember_sources(blueprint: str, out: str | None, target: Path, sources: Ite
         "target": os.fspath(target),
         "sources": [[os.path.abspath(p), os.path.realpath(p)] for p in sources],
     }
-    entry = _sources_entry(blueprint, out)
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        tmp = entry.with_name(f".{entry.name}.{os.getpid()}")
-        tmp.write_text(json.dumps(state))
-        os.replace(tmp, entry)
-    except OSError:
-        return
+    _store(_sources_entry(blueprint, out), state)
 
 
 def recall_sources(blueprint: str, out: str | None) -> tuple[Path, list[tuple[str, bytes]]] | None:
