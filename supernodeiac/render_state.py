@@ -100,7 +100,7 @@ def _entry(target: Path) -> Path:
     return _cache_dir() / f"render-{key}.json"
 
 
-def _held(target: Path) -> dict[str, os.stat_result | None] | None:
+def _held(target: Path) -> dict[str, os.stat_result | None]:
     """Every entry under ``target`` (path with ``/``) and its stat, None for anything that is not a
     regular file (a link, a FIFO): one scandir walk, whose entries carry their stat (a pathlib
     lstat per file made the shortcut of a 20,000-file render take half a second)."""
@@ -127,8 +127,8 @@ def fingerprint(target: Path) -> list[list[Any]] | None:
         return None
     try:
         held = _held(target)
-        st = held.get("MANIFEST.json") if held is not None else None
-        if held is None or st is None or st.st_size > 16 * 1024 * 1024:
+        st = held.get("MANIFEST.json")
+        if st is None or st.st_size > 16 * 1024 * 1024:
             return None
         doc = json.loads((target / "MANIFEST.json").read_bytes())
         listed = sorted(str(f["path"]) for f in doc["files"])

@@ -389,7 +389,8 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
     # A bandwidth result of a test no fabric's plan has: another plan's (or a renamed) results, which
     # would otherwise be ignored while the planned test reads as missing, not as a wrong input.
     if perf:
-        report.outcomes += _foreign(results / "perftest", ".bw.txt", planned_tests, "perftest", "Gb/s", f"{plan}/*/perftest.tsv")
+        where = f"{plan}/*/perftest.tsv"
+        report.outcomes += _foreign(results / "perftest", ".bw.txt", planned_tests, "perftest", "test", "Gb/s", where)
     scaleup = plan / "scaleup.tsv"
     if scaleup.is_file():
         for row, expected, threshold in _rows(scaleup, ("link_gbytes", "min_link_gbytes"), "check"):
@@ -412,17 +413,18 @@ def check(plan_dir: str | Path, results_dir: str | Path) -> Report:
         for row in rows:
             report.outcomes.append(_nccl_outcome(row, results, failed_links))
         # Result files of runs this plan does not have: another plan's (or a renamed) results.
-        report.outcomes += _foreign(results / "nccl", ".txt", {row["run"] for row in rows}, "nccl", "GB/s", str(nccl))
+        report.outcomes += _foreign(results / "nccl", ".txt", {row["run"] for row in rows}, "nccl", "run", "GB/s", str(nccl))
     return report
 
 
-def _foreign(folder: Path, suffix: str, planned: set[str], kind: str, unit: str, where: str) -> list[Outcome]:
-    """An unreadable, foreign outcome per result file in ``folder`` named for no planned id."""
+def _foreign(folder: Path, suffix: str, planned: set[str], kind: str, noun: str, unit: str, where: str) -> list[Outcome]:
+    """An unreadable, foreign outcome per result file in ``folder`` named for no planned id (a
+    ``noun``: the plan's word for one of its runs)."""
     out = []
     for extra in sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else ():
         ident = extra.name[: -len(suffix)]
         if ident not in planned:
-            detail = f"{extra}: no {'run' if kind == 'nccl' else 'test'} {ident!r} in {where} (results of another plan?)"
+            detail = f"{extra}: no {noun} {ident!r} in {where} (results of another plan?)"
             out.append(Outcome(kind, ident, "unreadable", None, 0.0, 0.0, unit, str(extra), detail, verdict="foreign"))
     return out
 
