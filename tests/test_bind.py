@@ -180,3 +180,17 @@ def test_a_miscabled_fabric_is_not_bound(tmp_path):
     code, out = _unchanged(tmp_path, str(dump))
     assert code == 1
     assert "error[swapped]" in out and "nothing written" in out
+
+
+def test_hosts_whose_rdma_names_the_plan_lacks_are_told_so(tmp_path):
+    """rdma-ndd describes an HCA as "<host> <RDMA device>": on nebula-x128-ib's boards, whose data
+    ports the catalogue names nic0..nic7, real hosts say mlx5_N. That is this fabric with other
+    names, not another fabric's dump, and the error says which names to give."""
+    text = re.sub(r'"(x128-sn\d+-cb\d+) nic(\d+)"', r'"\1 mlx5_\2"', _discovered("nebula-x128-ib"))
+    assert '"x128-sn01-cb01 mlx5_0"' in text
+    dump = tmp_path / "hosts.topo"
+    dump.write_text(text)
+    code, out = _bind(str(BLUEPRINTS / "nebula-x128-ib.yaml"), str(dump), "-o", str(tmp_path / "bound"))
+    assert code == 2 and not (tmp_path / "bound").exists()
+    assert re.search(r"host x128-sn\d+-cb\d+ is in the plan, but with NICs nic0, nic1, .*nic7, not mlx5_\d+", out), out
+    assert "ibdev2netdev" in out and "another fabric" not in out

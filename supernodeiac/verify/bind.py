@@ -150,7 +150,7 @@ def bind(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: list
                 spec,
                 stranger.line,
                 f"only {len(matched)} of the {len(topo.nodes)} nodes in this dump are in the plan (the first "
-                f"stranger is '{stranger.description}'): another fabric's dump?",
+                f"stranger is '{stranger.description}'): " + _why_strangers(fabric, fabrics, stranger.description),
             )
         for name in sorted({ib.name for ib, _ in matched.values()}):
             if name in owner:
@@ -172,3 +172,17 @@ def bind(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: list
             bound.files[base + path] = data
         bound.files[base + "guids.csv"] = b"".join(CsvWriter(MAP_COLUMNS).stream(found.rows(fabric)))
     return bound
+
+
+def _why_strangers(fabric: Fabric, fabrics: list[IbFabric], description: str) -> str:
+    """What a dump of strangers most likely is. An HCA's description is "<host> <RDMA device>"
+    (rdma-ndd): a planned host whose NIC names the plan does not have means the model's data port
+    names are not the RDMA devices the hosts enumerate, which is the same fabric, not another."""
+    host, _, device = description.partition(" ")
+    names = sorted(n.description.partition(" ")[2] for ib in fabrics for n in ib.cas if fabric.devices[n.device].name == host)
+    if not names or not device:
+        return "another fabric's dump?"
+    return (
+        f"host {host} is in the plan, but with NICs {', '.join(names)}, not {device}: give the model's data ports "
+        "the RDMA device names the hosts enumerate (ibdev2netdev on one node) in the catalogue, then bind again"
+    )
