@@ -12,6 +12,8 @@ port 1).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..facts.acceptance_plan import label_maker
 from ..facts.sonic_ports import sonic_ports, sonic_switches
 from .base import RenderContext
@@ -68,34 +70,57 @@ def switch_ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
     f = ctx.fabric
     t = f.links
     positions = t.indices_of(fabric)
+    head = "\t".join(SWITCH_PORT_COLUMNS) + "\n"
+    if not positions:
+        return head.encode()
     devices, models, layouts = f.devices, f.models, f.layouts
     maps = ctx.catalogue.port_maps
     mapped = set(sonic_switches(f, ctx.catalogue))
     names = [d.name for d in devices]
     ids = t.ids()
     labels = label_maker(f, ctx.blueprint)(positions)
-    # Per model once: each port's SONiC name (None off the port map) and printed name; per device
-    # whether it is a switch (the loop below runs once per link end, 10^6 times at 131k).
-    sonic_names: dict[str, list[str | None]] = {}
-    for model in {devices[d].model for d in mapped}:
-        sonic_names[model] = [p.name if p is not None else None for p in sonic_ports(layouts[model], maps[model]).ports]
+    # The link ends as arrays (10^6 at 131k), every end a of the fabric's links then every end b:
+    # one flat table of SONiC port names (per model of a mapped switch, at its offset) says which
+    # ends get a line, and one sort puts them in (switch name, port) order.
+    flat: list[str | None] = []
+    start: dict[str, int] = {}
+    for model in sorted({devices[d].model for d in mapped}):
+        start[model] = len(flat)
+        flat += [p.name if p is not None else None for p in sonic_ports(layouts[model], maps[model]).ports]
+    offset = np.array([start[d.model] if d.index in mapped else -1 for d in devices], dtype=np.int64)
+    named = np.array([x is not None for x in flat] + [False], dtype=bool)  # the last: no name (an unmapped device)
+    switch = np.array([models[d.model].kind == "switch" for d in devices], dtype=bool)
+    arr = t.arrays()
+    pos = np.asarray(positions, dtype=np.int64)
+    a, ap, b, bp = arr.a[pos], arr.a_port[pos], arr.b[pos], arr.b_port[pos]
+    n = len(pos)
+    dev, port = np.concatenate((a, b)), np.concatenate((ap, bp))
+    peer, peer_port = np.concatenate((b, a)), np.concatenate((bp, ap))
+    row = np.concatenate((np.arange(n), np.arange(n)))  # the link (its place in ``positions``) of each end
+    side = np.repeat(np.array([0, 1], dtype=np.int64), n)
+    at = np.where(offset[dev] >= 0, offset[dev] + port, len(flat))
+    keep = np.flatnonzero(named[at])
+    if not len(keep):
+        return head.encode()
+    # Switch names as ranks (equal names rank equal: the order of sorting by the names themselves);
+    # ties keep the plain way's order: link by link, end a before end b.
+    rank_of = {x: k for k, x in enumerate(sorted(set(names)))}
+    rank = np.array([rank_of[x] for x in names], dtype=np.int64)
+    keep = keep[np.lexsort((side[keep], row[keep], port[keep], rank[dev[keep]]))]
+    devs, peers, rows = dev[keep].tolist(), peer[keep].tolist(), row[keep].tolist()
+    host_link = ~(switch[a] & switch[b])
     printed = [layouts[d.model].physical_names for d in devices]
-    own = [sonic_names.get(d.model) if d.index in mapped else None for d in devices]
-    switch = [models[d.model].kind == "switch" for d in devices]
-    col_a, col_ap, col_b, col_bp = t.a, t.a_port, t.b, t.b_port
-    rows: list[tuple[str, int, tuple[str, ...]]] = []  # (switch, port index, line): in port order
-    for i, label in zip(positions, labels, strict=True):
-        a, ap, b, bp = col_a[i], col_ap[i], col_b[i], col_bp[i]
-        kind = "switch" if switch[a] and switch[b] else "host"
-        for dev, port, peer, peer_port in ((a, ap, b, bp), (b, bp, a, ap)):
-            ports = own[dev]
-            if ports is None or ports[port] is None:
-                continue
-            rows.append((names[dev], port, (names[dev], ports[port], ids[i], label, kind, names[peer], printed[peer][peer_port])))  # type: ignore[arg-type]
-    rows.sort(key=lambda r: (r[0], r[1]))
-    columns = [[r[2][k] for r in rows] for k in range(len(SWITCH_PORT_COLUMNS))]
-    head = "\t".join(SWITCH_PORT_COLUMNS) + "\n"
-    return (head + (tsv_lines(columns) if rows else "")).encode()
+    cable = [ids[i] for i in positions]
+    columns = [
+        [names[x] for x in devs],
+        [flat[x] for x in at[keep].tolist()],
+        [cable[k] for k in rows],
+        [labels[k] for k in rows],
+        ["host" if h else "switch" for h in host_link[row[keep]].tolist()],
+        [names[x] for x in peers],
+        [printed[x][p] for x, p in zip(peers, peer_port[keep].tolist(), strict=True)],
+    ]
+    return (head + tsv_lines(columns)).encode()
 
 
 def counters_tsv(ctx: RenderContext, waves: dict[str, list[int]]) -> bytes:

@@ -1,0 +1,79 @@
+"""The acceptance renderer's shortcuts (issue 24) against the plain way they replace: each file a
+fast path writes is what a loop over the links (or tests), one Python row at a time, writes of the
+same design. Designs whose names break the easy assumptions: switch names that do not sort in
+Fabric order (``leaf10`` before ``leaf2``), cable IDs keyed by the B end (not in link order),
+labels with commas, quotes, an ``=`` and non-ASCII text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import BLUEPRINTS, compile_text
+
+from supernodeiac.facts.acceptance_plan import label_maker
+from supernodeiac.facts.sonic_ports import sonic_ports, sonic_switches
+from supernodeiac.outputs.acceptance_ports import SWITCH_PORT_COLUMNS, switch_ports_tsv
+from supernodeiac.outputs.base import RenderContext
+from supernodeiac.outputs.csv_safe import tsv_line
+
+DATA = Path(__file__).parent / "data"
+HOSTILE = (
+    "naming:\n"
+    '  cable_label: "{b},\\"{b_port}\\" \\u00e9 ={a}"\n'
+    "  cable_id: '{b}#{b_port}'\n"
+    '  devices: {leaf: "{fabric}-leaf{index}", spine: "{fabric}-s{index}", core: "{fabric}-c{index}"}\n'
+)
+DESIGNS = [BLUEPRINTS / "roce-rail-2tier.yaml", BLUEPRINTS / "roce-3tier-oversub.yaml", DATA / "roce-dual-plane.yaml"]
+
+
+def _context(path: Path, naming: str) -> RenderContext:
+    text = path.read_text()
+    assert "\nnaming:" not in text
+    c = compile_text(text.replace("\nsite:", "\n" + naming + "site:", 1))
+    assert c.fabric is not None and c.exit_code == 0, [f.message for f in c.findings if f.severity == "error"]
+    return c.render_context()
+
+
+def _roce_fabrics(ctx: RenderContext) -> list[str]:
+    return sorted(n for n, facts in ctx.fabric.facts.items() if facts.get("transport") == "ethernet" and "kind" in facts)
+
+
+def _switch_ports_plain(ctx: RenderContext, fabric: str) -> bytes:
+    """switch_ports.tsv the plain way: per link, per end on a mapped switch port, one row; sorted."""
+    f, t = ctx.fabric, ctx.fabric.links
+    positions = t.indices_of(fabric)
+    mapped = set(sonic_switches(f, ctx.catalogue))
+    ids = t.ids()
+    labels = label_maker(f, ctx.blueprint)(positions)
+    rows = []
+    for i, label in zip(positions, labels, strict=True):
+        a, ap, b, bp = t.a[i], t.a_port[i], t.b[i], t.b_port[i]
+        both = all(f.models[f.devices[x].model].kind == "switch" for x in (a, b))
+        for dev, port, peer, peer_port in ((a, ap, b, bp), (b, bp, a, ap)):
+            d = f.devices[dev]
+            if dev not in mapped:
+                continue
+            sonic = sonic_ports(f.layouts[d.model], ctx.catalogue.port_maps[d.model]).ports[port]
+            if sonic is None:
+                continue
+            far = f.devices[peer]
+            printed = f.layouts[far.model].physical_names[peer_port]
+            line = (d.name, sonic.name, ids[i], label, "switch" if both else "host", far.name, printed)
+            rows.append((d.name, port, line))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return ("".join(tsv_line(r) + "\n" for r in [SWITCH_PORT_COLUMNS, *(r[2] for r in rows)])).encode()
+
+
+@pytest.mark.parametrize("naming", ["", HOSTILE], ids=["defaults", "hostile"])
+@pytest.mark.parametrize("path", DESIGNS, ids=lambda p: p.stem)
+def test_switch_ports_are_the_plain_way(path: Path, naming: str) -> None:
+    ctx = _context(path, naming)
+    fabrics = _roce_fabrics(ctx)
+    assert fabrics
+    for fabric in fabrics:
+        made = switch_ports_tsv(ctx, fabric)
+        assert made == _switch_ports_plain(ctx, fabric)
+        assert made.count(b"\n") > 1  # rows, not a header alone
+    if naming:
+        assert "\u00e9 =".encode() in made and b"#" in made  # the hostile labels and IDs are the ones written
