@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
-from supernodeiac.facts.acceptance_plan import label_maker
+from supernodeiac.facts.acceptance_plan import kept_labels, label_maker
 from supernodeiac.facts.sonic_ports import sonic_ports, sonic_switches
 from supernodeiac.outputs.acceptance_ports import SWITCH_PORT_COLUMNS, switch_ports_tsv
 from supernodeiac.outputs.base import RenderContext
@@ -77,3 +77,15 @@ def test_switch_ports_are_the_plain_way(path: Path, naming: str) -> None:
         assert made.count(b"\n") > 1  # rows, not a header alone
     if naming:
         assert "\u00e9 =".encode() in made and b"#" in made  # the hostile labels and IDs are the ones written
+
+
+def test_kept_labels_are_the_label_makers_in_any_order_and_repeated() -> None:
+    ctx = _context(DESIGNS[0], HOSTILE)
+    f, bp = ctx.fabric, ctx.blueprint
+    fresh, kept = label_maker(f, bp), kept_labels(f, bp)
+    links = f.links.indices_of("roce")
+    asks = [links[::7], links[::-1], [links[3], links[3], links[0]], links]  # some, reversed, repeated, all
+    for ask in asks:
+        assert kept(ask) == fresh(ask)
+    assert kept(iter(links[:5])) == fresh(links[:5])  # an iterator, as label_maker takes
+    assert kept([]) == []

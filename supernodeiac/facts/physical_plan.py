@@ -25,7 +25,7 @@ Columns, not objects: a fabric of 10^6 links has 2 x 10^6 ends, built in one pas
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,9 +110,17 @@ def physical_fabrics(f: Fabric) -> list[str]:
     return [n for n, facts in f.facts.items() if "kind" in facts and facts.get("transport") in ("infiniband", "ethernet")]
 
 
-def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str, keep: Any = None) -> PhysicalPlan:
+def physical_plan(
+    f: Fabric,
+    bp: Blueprint,
+    catalogue: Catalogue,
+    fabric: str,
+    keep: Any = None,
+    label_of: Callable[[Iterable[int]], list[str]] | None = None,
+) -> PhysicalPlan:
     """The fabric's link ends; with ``keep`` (a bool per link position: ``snc diff``'s rows that
-    may differ), the rows of those links only, and the counts of all in ``whole``."""
+    may differ), the rows of those links only, and the counts of all in ``whole``; ``label_of``:
+    the labels of links by position (acceptance_plan.label_maker's, or ones it kept)."""
     transport = str(f.facts[fabric].get("transport", ""))
     health = link_health()
     out = PhysicalPlan(fabric, transport, symbol_errors_max=health.symbol_errors_max, link_down_max=health.link_down_max)
@@ -124,7 +132,7 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str, k
     every = positions
     if keep is not None:
         positions = [i for i, k in zip(positions, keep[positions].tolist(), strict=True) if k]
-    labels = label_maker(f, bp)(positions)
+    labels = (label_of or label_maker(f, bp))(positions)
     devices, layouts, models = f.devices, f.layouts, f.models
     topologies, _ = host_topologies(bp.catalogue.host_topology)
     rdma = rdma_names(f, topologies)

@@ -16,13 +16,13 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 from __future__ import annotations
 
 from ..catalog.collectives import model_figures
-from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, lossless_tclass, min_fraction, plan
+from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, kept_labels, lossless_tclass, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
 from ..model.blueprint import built_fabrics
 from ..util.templating import render_template
 from .acceptance_mgmt import uplink_artifacts
 from .acceptance_physical import physical_summaries, render_physical
-from .acceptance_ports import counters_tsv, ports_tsv, switch_ports_tsv
+from .acceptance_ports import LABELS, counters_tsv, labels_of, ports_tsv, switch_ports_tsv
 from .acceptance_scaleup import scaleup_artifacts
 from .acceptance_xgmi import xgmi_artifacts
 from .base import RENDERERS, SUBSETS, Artifacts, RenderContext, RowSelection
@@ -104,7 +104,7 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
     stages: dict[str, dict] = {}
     cables: set[int] = set()  # links some test has under test
     directions = 0  # routed tests name each switch-link direction they load first: directions, not cables
-    label_of = label_maker(f, bp)
+    label_of = labels_of(ctx)
     nums: dict[float, tuple[str, str]] = {}
     # The printed port (cage and position) of each host NIC, so the team at the rack finds it.
     printed = {m: f.layouts[m].physical_names for m in {d.model for d in f.devices}}
@@ -247,6 +247,14 @@ def render_acceptance(ctx: RenderContext) -> Artifacts:
 
 def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Artifacts:
     """Every file of the plan; with ``selection`` (``snc diff``), physical.tsv of the selected links only."""
+    ctx.memo[LABELS] = kept_labels(ctx.fabric, ctx.blueprint)  # each cable labelled once for its files
+    try:
+        return _files(ctx, selection)
+    finally:
+        ctx.memo.pop(LABELS, None)  # 10^6 labels at 131k: not kept past this renderer
+
+
+def _files(ctx: RenderContext, selection: RowSelection | None) -> Artifacts:
     p = plan(ctx.fabric, ctx.blueprint)
     uplinks, uplink_summary = uplink_artifacts(ctx)
     scaleup, scaleup_summary = scaleup_artifacts(ctx)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..facts.physical_plan import PhysicalPlan, physical_fabrics, physical_plan
 from ..util.templating import render_template
+from .acceptance_ports import labels_of
 from .base import Artifacts, RenderContext, RowSelection
 from .csv_safe import cells_clean, tsv_line
 
@@ -107,7 +108,9 @@ def _plans(ctx: RenderContext, rows: RowSelection | None = None) -> list[tuple[P
         return cached[1]
     out = []
     for fabric in physical_fabrics(ctx.fabric):
-        p = physical_plan(ctx.fabric, ctx.blueprint, ctx.catalogue, fabric, rows.links if rows is not None else None)
+        p = physical_plan(
+            ctx.fabric, ctx.blueprint, ctx.catalogue, fabric, rows.links if rows is not None else None, labels_of(ctx)
+        )
         if not p.ends():
             continue
         summary = {

@@ -12,12 +12,25 @@ port 1).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 import numpy as np
 
 from ..facts.acceptance_plan import label_maker
 from ..facts.sonic_ports import sonic_ports, sonic_switches
 from .base import RenderContext
 from .csv_safe import tsv_lines
+
+# ctx.memo: while the acceptance renderer runs, the labels it has made (facts/acceptance_plan.kept_labels).
+LABELS = "acceptance/labels"
+
+
+def labels_of(ctx: RenderContext) -> Callable[[Iterable[int]], list[str]]:
+    """Printed labels of links by position: those the running acceptance render keeps (each cable
+    formatted once for its three files), else made afresh."""
+    kept = ctx.memo.get(LABELS)
+    return kept if kept is not None else label_maker(ctx.fabric, ctx.blueprint)
+
 
 PORT_COLUMNS = ["cable", "label", "a_node", "a_port", "b_node", "b_port"]
 
@@ -47,7 +60,7 @@ def ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
     ids = t.ids()
     columns = [
         [ids[i] for i in positions],
-        label_maker(f, ctx.blueprint)(positions),
+        labels_of(ctx)(positions),
         [e[0] for e in a_side],
         [e[1] for e in a_side],
         [e[0] for e in b_side],
@@ -78,7 +91,7 @@ def switch_ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
     mapped = set(sonic_switches(f, ctx.catalogue))
     names = [d.name for d in devices]
     ids = t.ids()
-    labels = label_maker(f, ctx.blueprint)(positions)
+    labels = labels_of(ctx)(positions)
     # The link ends as arrays (10^6 at 131k), every end a of the fabric's links then every end b:
     # one flat table of SONiC port names (per model of a mapped switch, at its offset) says which
     # ends get a line, and one sort puts them in (switch name, port) order.
