@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
-from supernodeiac.facts.acceptance_plan import kept_labels, label_maker
+from supernodeiac.fabric.views import links_by_fabric, local_tiers
+from supernodeiac.facts.acceptance_plan import PerfTest, ecmp_switches, kept_labels, label_maker, plan, wave_key
 from supernodeiac.facts.sonic_ports import sonic_ports, sonic_switches
 from supernodeiac.outputs.acceptance_ports import SWITCH_PORT_COLUMNS, switch_ports_tsv
 from supernodeiac.outputs.base import RenderContext
@@ -89,3 +90,45 @@ def test_kept_labels_are_the_label_makers_in_any_order_and_repeated() -> None:
         assert kept(ask) == fresh(ask)
     assert kept(iter(links[:5])) == fresh(links[:5])  # an iterator, as label_maker takes
     assert kept([]) == []
+
+
+def _ecmp_plain(ctx: RenderContext, name: str, tests: list[PerfTest]) -> dict[str, list[int]]:
+    """Per wave, test by test: its path's switches, and every switch above its lowest ones up to the
+    tier it turns at (walked up link by link)."""
+    f = ctx.fabric
+    fl = links_by_fabric(f)[name]
+    tiers = local_tiers(f, name, fl)
+    above: dict[int, set[int]] = {}
+    for a, b in zip(fl.a, fl.b, strict=True):
+        if tiers[a] and tiers[b] and tiers[a] != tiers[b]:
+            lo, hi = (a, b) if tiers[a] < tiers[b] else (b, a)
+            above.setdefault(lo, set()).add(hi)
+
+    def up(x: int, top: int) -> set[int]:
+        return {x}.union(*(up(hi, top) for hi in above.get(x, ()) if tiers[hi] <= top))
+
+    waves: dict[str, set[int]] = {}
+    for test in tests:
+        path = {d for i in test.under_test + test.via for d in (f.links.a[i], f.links.b[i]) if tiers[d]}
+        top, low = max(tiers[d] for d in path), min(tiers[d] for d in path)
+        sw = waves.setdefault(wave_key(test.stage, test.rail, test.wave), set())
+        sw |= path
+        for d in path:
+            if tiers[d] == low:
+                sw |= up(d, top)
+    return {k: sorted(v) for k, v in waves.items()}
+
+
+@pytest.mark.parametrize("naming", ["", HOSTILE], ids=["defaults", "hostile"])
+@pytest.mark.parametrize("path", DESIGNS, ids=lambda p: p.stem)
+def test_ecmp_switches_are_the_plain_way(path: Path, naming: str) -> None:
+    ctx = _context(path, naming)
+    p = plan(ctx.fabric, ctx.blueprint)
+    for fabric in _roce_fabrics(ctx):
+        tests = p.perftests[fabric]
+        expected = _ecmp_plain(ctx, fabric, tests)
+        assert p.ecmp[fabric] == expected and list(p.ecmp[fabric]) == list(expected)  # the waves in the same order too
+        assert len(expected) > 1 and max(map(len, expected.values())) > 2
+        # Tests in another order (a later wave first): the same switches per wave, waves as first named.
+        shuffled = tests[::-1]
+        assert ecmp_switches(ctx.fabric, fabric, shuffled) == _ecmp_plain(ctx, fabric, shuffled)
