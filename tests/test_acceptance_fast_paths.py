@@ -8,12 +8,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import BLUEPRINTS, compile_text
 
+from supernodeiac.catalog.host_topology import host_topologies
+from supernodeiac.catalog.link_health import link_health
+from supernodeiac.catalog.parts import medium_part, module_part, ordered_length
 from supernodeiac.fabric.views import links_by_fabric, local_tiers
 from supernodeiac.facts.acceptance_plan import PerfTest, ecmp_switches, kept_labels, label_maker, plan, wave_key
+from supernodeiac.facts.hosts import rdma_names
+from supernodeiac.facts.physical_plan import TOOLS, physical_fabrics, physical_plan
 from supernodeiac.facts.sonic_ports import sonic_ports, sonic_switches
+from supernodeiac.outputs.acceptance_physical import PHYSICAL_COLUMNS, physical_tsv
 from supernodeiac.outputs.acceptance_ports import SWITCH_PORT_COLUMNS, switch_ports_tsv
 from supernodeiac.outputs.base import RenderContext
 from supernodeiac.outputs.csv_safe import tsv_line
@@ -132,3 +139,97 @@ def test_ecmp_switches_are_the_plain_way(path: Path, naming: str) -> None:
         # Tests in another order (a later wave first): the same switches per wave, waves as first named.
         shuffled = tests[::-1]
         assert ecmp_switches(ctx.fabric, fabric, shuffled) == _ecmp_plain(ctx, fabric, shuffled)
+
+
+def _expected_part(ctx: RenderContext, spec_index: int, length: float, end: str) -> tuple[str, str, str]:
+    """What the BOM orders for one end's cage: (part number or "", its kind, the module's pmd)."""
+    cat = ctx.catalogue
+    spec = ctx.fabric.links.specs[spec_index]
+    m = cat.media.get(spec.medium)
+    if m is not None and m.shape == "transceiver":
+        module = cat.transceivers.get(spec.a_module if end == "a" else spec.b_module)
+        if module is None:
+            return ("", "none", "")
+        if module.integrated:
+            return ("", "integrated", module.pmd)
+        ref = module_part(module)
+        return (ref.number, "module", module.pmd) if ref.status == "exact" else ("", "generic", module.pmd)
+    if m is not None and m.shape in ("straight", "splitter"):
+        ref = medium_part(cat, spec.medium, ordered_length(cat, spec.medium, length))
+        if ref.status == "exact":
+            return (ref.number, "cable", "")
+        return (ref.number.rsplit(" ", 2)[0], "family", "") if ref.status == "family" else ("", "generic", "")
+    return ("", "none", "")
+
+
+def _physical_plain(ctx: RenderContext, fabric: str) -> bytes:
+    """physical.tsv the plain way: per link in cable-ID order, per end, every cell from the Fabric
+    and the catalogue, the text through tsv_line, the figures as snc formats them."""
+    f, t = ctx.fabric, ctx.fabric.links
+    ids = t.ids()
+    health = link_health()
+    transport = f.facts[fabric]["transport"]
+    ib = transport == "infiniband"
+    rdma = rdma_names(f, host_topologies(ctx.blueprint.catalogue.host_topology)[0])
+
+    def num(x: float | None) -> str:
+        return "" if x is None else f"{x:.6g}"
+
+    lines = [tsv_line(PHYSICAL_COLUMNS)]
+    for i in sorted(t.indices_of(fabric), key=ids.__getitem__):
+        spec = t.specs[t.spec[i]]
+        label = label_maker(f, ctx.blueprint)([i])[0]
+        ends = {"a": (t.a[i], t.a_port[i], t.b[i], t.b_port[i]), "b": (t.b[i], t.b_port[i], t.a[i], t.a_port[i])}
+        for end, (x, p, y, q) in ends.items():
+            d, far = f.devices[x], f.devices[y]
+            layout = f.layouts[d.model]
+            switch = f.models[d.model].kind == "switch"
+            port_map = ctx.catalogue.port_maps.get(d.model)
+            if switch and not ib and port_map is not None:
+                sonic = sonic_ports(layout, port_map).ports[p]
+                os_name = sonic.name if sonic is not None else layout.names[p]
+            else:
+                os_name = layout.names[p] if switch else rdma[d.model][p]
+            data = layout.ports_of("data")
+            ib_port = "" if not ib else ("1" if not switch else str(data.index(p) + 1) if p in data else "")
+            number, kind, pmd = _expected_part(ctx, t.spec[i], t.length_m[i], end)
+            sig = health.signalling_at(spec.lane_gbps)
+            first = layout.port_positions[p] * spec.lanes + 1
+            text = [ids[i], label, end, d.name, "ibdiagnet" if switch and ib else "sonic" if switch else "mlxlink"]
+            text += [os_name, ib_port, layout.physical_names[p], far.name, f.layouts[far.model].physical_names[q]]
+            text += [number, kind, pmd, f"{first}-{first + spec.lanes - 1}", sig.fec if sig is not None else ""]
+            optical = kind in ("module", "generic")
+            rx = health.rx_power.get(pmd) if optical else None
+            figures = [num(spec.lane_gbps), str(spec.lanes), num(sig.pre_fec_ber if sig is not None else None)]
+            figures += [num(health.post_fec_ber.get(transport)), str(health.symbol_errors_max), str(health.link_down_max)]
+            figures += [num(rx.min_dbm if rx else None), num(rx.max_dbm if rx else None)]
+            figures += [num(health.temperature_c_max if optical else None)]
+            lines.append(tsv_line(text) + "\t" + "\t".join(figures))
+    return ("\n".join(lines) + "\n").encode()
+
+
+PHYSICAL_DESIGNS = [*DESIGNS, BLUEPRINTS / "small-ib.yaml", BLUEPRINTS / "ib-3tier.yaml"]
+
+
+@pytest.mark.parametrize("naming", ["", HOSTILE], ids=["defaults", "hostile"])
+@pytest.mark.parametrize("path", PHYSICAL_DESIGNS, ids=lambda p: p.stem)
+def test_physical_plan_is_the_plain_way(path: Path, naming: str) -> None:
+    ctx = _context(path, naming)
+    fabrics = physical_fabrics(ctx.fabric)
+    assert fabrics
+    for fabric in fabrics:
+        p = physical_plan(ctx.fabric, ctx.blueprint, ctx.catalogue, fabric)
+        made = physical_tsv(p)
+        assert made == _physical_plain(ctx, fabric)
+        rows = made.decode().splitlines()[1:]
+        assert len(rows) == 2 * len(ctx.fabric.links.indices_of(fabric))
+        tools = [r.split("\t")[4] for r in rows]
+        assert p.counts() == {tool: tools.count(tool) for tool in TOOLS}
+        assert p.exact_parts() == sum(1 for r in rows if r.split("\t")[11] in ("module", "cable"))
+        # snc diff's plan of some links: those links' rows, the counts of all.
+        keep = np.zeros(len(ctx.fabric.links), dtype=bool)
+        keep[ctx.fabric.links.indices_of(fabric)[::3]] = True
+        some = physical_plan(ctx.fabric, ctx.blueprint, ctx.catalogue, fabric, keep)
+        ids = set(np.asarray(ctx.fabric.links.ids())[keep].tolist())
+        assert physical_tsv(some).decode().splitlines()[1:] == [r for r in rows if r.split("\t")[0] in ids]
+        assert (some.ends(), some.counts(), some.exact_parts()) == (p.ends(), p.counts(), p.exact_parts())

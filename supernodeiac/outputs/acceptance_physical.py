@@ -8,11 +8,13 @@ transceiver and FEC reads per Ethernet switch). ``outputs/acceptance.py`` adds t
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..facts.physical_plan import PhysicalPlan, physical_fabrics, physical_plan
 from ..util.templating import render_template
 from .acceptance_ports import labels_of
 from .base import Artifacts, RenderContext, RowSelection
-from .csv_safe import cells_clean, tsv_line
+from .csv_safe import cells_clean, tsv_cell, tsv_line
 
 # Text columns first (through csv_safe), then the figures snc formats itself (numbers, some
 # negative: the Rx floor), joined on as they are so the plan's 10^6 lines keep the block path.
@@ -56,43 +58,49 @@ def physical_tsv(p: PhysicalPlan) -> bytes:
     head = tsv_line(PHYSICAL_COLUMNS) + "\n"
     if not n:
         return head.encode()
-    text = [
-        p.cable,
-        p.label,
-        p.end,
-        p.device,
-        p.tool,
-        p.port,
-        p.ib_port,
-        p.printed,
-        p.peer,
-        p.peer_printed,
-        p.part,
-        p.part_kind,
-        p.pmd,
-        p.module_lanes,
-        p.fec,
-    ]
-    # The figures of an end repeat across thousands of ends: each distinct set is formatted once,
-    # as one text of its cells.
+    # The plan's small tables as text once, each cell as tsv_cell makes it (the figures as snc
+    # formats them: numbers, some negative, written as they are); a row then joins ten pieces:
+    # cable, label, end, device, its port's 4 cells, peer, the peer port as printed, the part's 3
+    # cells, the module lanes, the FEC and figures. The per-row text (IDs, labels, names) is
+    # checked a column at a time, and made cell by cell only where a column is not clean.
     constant = f"{p.symbol_errors_max}\t{p.link_down_max}"
-    memo: dict[tuple, str] = {}
-
-    def figures(key: tuple) -> str:
-        lane, lanes, pre, post, rx_min, rx_max, temp = key
-        made = memo[key] = "\t".join(
-            (_num(lane), str(lanes), _num(pre), _num(post), constant, _num(rx_min), _num(rx_max), _num(temp))
+    port_text = ["\t".join(map(tsv_cell, cells)) for cells in p.ports]
+    printed_text = [tsv_cell(cells[3]) for cells in p.ports]
+    part_text = ["\t".join(map(tsv_cell, cells[:3])) for cells in p.parts]
+    figures_text = [
+        "\t".join(
+            (tsv_cell(fec), _num(lane), str(lanes), _num(pre), _num(post), constant, _num(rx_min), _num(rx_max), _num(temp))
         )
-        return made
+        for _n, _k, _p, fec, lane, lanes, pre, post, rx_min, rx_max, temp in p.parts
+    ]
+    lanes_text = [tsv_cell(x) for x in p.module_lanes]
 
-    get = memo.get
-    keys = zip(p.lane_gbps, p.lanes, p.pre_fec_ber_max, p.post_fec_ber_max, p.rx_dbm_min, p.rx_dbm_max, p.temp_c_max, strict=True)
-    numbers = [get(k) or figures(k) for k in keys]
-    if all(map(cells_clean, text)):  # the common case: every text cell as it is
-        body = "\n".join(map("\t".join, zip(*text, numbers, strict=True)))
-    else:
-        body = "\n".join(map("\t".join, zip(map(tsv_line, zip(*text, strict=True)), numbers, strict=True)))
-    return (head + body + "\n").encode()
+    def clean(cells: list[str]) -> list[str]:
+        return cells if cells_clean(cells) else [tsv_cell(x) for x in cells]
+
+    cables, labels = clean(p.cable), clean(p.label)
+    cable, label = [""] * n, [""] * n  # per end: the link's, twice
+    cable[0::2], cable[1::2], label[0::2], label[1::2] = cables, cables, labels, labels
+    # What follows the peer's name is decided by three codes: the distinct combinations, joined once.
+    peer_port, part, lanes = (np.asarray(x, dtype=np.int64) for x in (p.peer_port, p.part, p.lanes))
+    tails, tail = np.unique((peer_port * len(p.parts) + part) * len(p.module_lanes) + lanes, return_inverse=True)
+    rest, k = np.divmod(tails, len(p.module_lanes))
+    q, j = np.divmod(rest, len(p.parts))
+    tail_text = [
+        f"{printed_text[a]}\t{part_text[b]}\t{lanes_text[c]}\t{figures_text[b]}"
+        for a, b, c in zip(q.tolist(), j.tolist(), k.tolist(), strict=True)
+    ]
+    rows = zip(
+        cable,
+        label,
+        ["a", "b"] * (n // 2),
+        clean(p.device),
+        map(port_text.__getitem__, p.port),
+        clean(p.peer),
+        map(tail_text.__getitem__, tail.reshape(-1).tolist()),
+        strict=True,
+    )
+    return (head + "\n".join(map("\t".join, rows)) + "\n").encode()
 
 
 def physical_summaries(ctx: RenderContext, rows: RowSelection | None = None) -> list[dict]:
