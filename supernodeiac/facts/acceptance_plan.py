@@ -551,10 +551,15 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
     runs: list[NcclRun] = []
     hostfiles: dict[str, list[int]] = {}
 
+    designs: dict[tuple[str, Scale], tuple[float, str, int, str]] = {}  # rails of one shape repeat 10^3 times at 131k
+
     def add(stage: str, group: str, hs: list[int], gpus: int, env: dict[str, str], scale: Scale) -> None:
         _model, tool, _nvls = accelerator_of(f, hs[0])
         for coll in COLLECTIVES:
-            busbw, algorithm, knee, basis = _run_design(coll, scale)
+            design = designs.get((coll, scale))
+            if design is None:
+                design = designs[(coll, scale)] = _run_design(coll, scale)
+            busbw, algorithm, knee, basis = design
             runs.append(
                 NcclRun(f"{stage}-{group}-{coll}", stage, group, coll, hs, gpus, env, busbw, basis, algorithm, knee, tool)
             )
