@@ -65,8 +65,9 @@ class PhysicalPlan:
     transport: str
     cable: list[str] = field(default_factory=list)  # per link
     label: list[str] = field(default_factory=list)  # per link
-    device: list[str] = field(default_factory=list)  # per end, as every column below
-    peer: list[str] = field(default_factory=list)
+    device: list[int] = field(default_factory=list)  # per end, as every column below: into ``names``
+    peer: list[int] = field(default_factory=list)  # into ``names``
+    names: list[str] = field(default_factory=list)  # every device's name, by index
     port: list[int] = field(default_factory=list)  # into ``ports``: the end's (model, port)
     peer_port: list[int] = field(default_factory=list)  # into ``ports``: the peer end's
     part: list[int] = field(default_factory=list)  # into ``parts``
@@ -259,12 +260,10 @@ def physical_plan(
     first = np.asarray(position, dtype=np.int64)[port] * lanes + 1
     wide = int(lanes.max()) + 1
     spans, span = np.unique(first * wide + lanes, return_inverse=True)
-    name_of = [d.name for d in devices]
     cables = [ids[i] for i in positions]
     devs, peers = dev.tolist(), peer.tolist()
     out.cable, out.label = cables, labels
-    out.device = [name_of[x] for x in devs]
-    out.peer = [name_of[x] for x in peers]
+    out.device, out.peer, out.names = devs, peers, [d.name for d in devices]
     out.port, out.peer_port, out.part = port.tolist(), peer_port.tolist(), part.tolist()
     out.lanes = span.reshape(-1).tolist()
     out.ports, out.parts = ports, parts

@@ -25,7 +25,7 @@ from .acceptance_physical import physical_summaries, render_physical
 from .acceptance_ports import LABELS, counters_tsv, labels_of, ports_tsv, switch_ports_tsv
 from .acceptance_scaleup import scaleup_artifacts
 from .acceptance_xgmi import xgmi_artifacts
-from .base import RENDERERS, SUBSETS, Artifacts, RenderContext, RowSelection
+from .base import RENDERERS, SUBSETS, RenderContext, RowSelection, Stream
 from .csv_safe import tsv_line, tsv_lines
 
 PERFTEST_COLUMNS = [
@@ -241,11 +241,11 @@ def _hostfile_name(p: Plan, r: NcclRun) -> str:
 
 
 @RENDERERS.register("acceptance")
-def render_acceptance(ctx: RenderContext) -> Artifacts:
+def render_acceptance(ctx: RenderContext) -> dict[str, bytes | Stream]:
     return _acceptance(ctx)
 
 
-def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Artifacts:
+def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> dict[str, bytes | Stream]:
     """Every file of the plan; with ``selection`` (``snc diff``), physical.tsv of the selected links only."""
     ctx.memo[LABELS] = kept_labels(ctx.fabric, ctx.blueprint)  # each cable labelled once for its files
     try:
@@ -254,7 +254,7 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
         ctx.memo.pop(LABELS, None)  # 10^6 labels at 131k: not kept past this renderer
 
 
-def _files(ctx: RenderContext, selection: RowSelection | None) -> Artifacts:
+def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, bytes | Stream]:
     p = plan(ctx.fabric, ctx.blueprint)
     uplinks, uplink_summary = uplink_artifacts(ctx)
     scaleup, scaleup_summary = scaleup_artifacts(ctx)
@@ -262,7 +262,12 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> Artifacts:
     if not p.perftests and not p.nccl and not uplinks and not scaleup:
         return {}
     bp = ctx.blueprint
-    out: Artifacts = {**render_physical(ctx, selection), **uplinks, **scaleup, **xgmi}  # stage 0: outputs/acceptance_physical.py
+    out: dict[str, bytes | Stream] = {
+        **render_physical(ctx, selection),
+        **uplinks,
+        **scaleup,
+        **xgmi,
+    }  # stage 0: outputs/acceptance_physical.py
     summaries = []
     for fabric in sorted(p.perftests):
         data, summary = perftest_tsv(ctx, p, fabric)
@@ -359,7 +364,7 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> Artifacts:
 
 
 @SUBSETS.register("acceptance")
-def render_acceptance_rows(ctx: RenderContext, rows: RowSelection) -> Artifacts:
+def render_acceptance_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, bytes | Stream]:
     """The plan with physical.tsv's rows of the selected links only (one line per link end, in
     cable-ID order); the other files whole (test waves and routes are the fabric's)."""
     return _acceptance(ctx, rows)
