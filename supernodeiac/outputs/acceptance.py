@@ -15,6 +15,8 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
+from functools import partial
+
 from ..catalog.collectives import model_figures
 from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, kept_labels, lossless_tclass, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
@@ -22,7 +24,7 @@ from ..model.blueprint import built_fabrics
 from ..util.templating import render_template
 from .acceptance_mgmt import uplink_artifacts
 from .acceptance_physical import physical_summaries, render_physical
-from .acceptance_ports import LABELS, counters_tsv, labels_of, ports_tsv, switch_ports_tsv
+from .acceptance_ports import LABELS, counters_tsv, labels_of, ports_tsv, switch_ports_chunks
 from .acceptance_scaleup import scaleup_artifacts
 from .acceptance_xgmi import xgmi_artifacts
 from .base import RENDERERS, SUBSETS, RenderContext, RowSelection, Stream
@@ -87,7 +89,9 @@ def _num(x: float) -> str:
     return f"{x:.6g}"
 
 
-def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]:
+def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[list[bytes], dict]:
+    """perftest.tsv in pieces (the writer streams them: 64 MB at 131k, never joined here) and
+    the fabric's summary for the checklist and the script."""
     f, bp = ctx.fabric, ctx.blueprint
     frac = min_fraction(bp, p.roles.get(fabric, "data"))
     ids = f.links.ids()
@@ -199,7 +203,7 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
             for s in sorted(stages.values(), key=lambda s: STAGE_ORDER.get(s["stage"], 5))
         ],
     }
-    return b"".join(chunks), summary
+    return chunks, summary
 
 
 def nccl_tsv(ctx: RenderContext, p: Plan) -> bytes:
@@ -302,7 +306,7 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, byte
             ]
             out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\tuntested\twhy\n" + "\n".join(rows) + "\n").encode()
         summaries.append(summary)
-        out[f"acceptance/{fabric}/perftest.tsv"] = data
+        out[f"acceptance/{fabric}/perftest.tsv"] = Stream(partial(iter, data))
         out[f"acceptance/{fabric}/perftest.sh"] = render_template(
             "acceptance-perftest.sh.j2",
             fabric=fabric,
@@ -318,7 +322,7 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, byte
             out[f"acceptance/{fabric}/ports.tsv"] = ports_tsv(ctx, fabric)
         elif fabric in p.ecmp:  # RoCE: the switches read around each wave, the cable behind each port
             out[f"acceptance/{fabric}/counters.tsv"] = counters_tsv(ctx, p.ecmp[fabric])
-            out[f"acceptance/{fabric}/switch_ports.tsv"] = switch_ports_tsv(ctx, fabric)
+            out[f"acceptance/{fabric}/switch_ports.tsv"] = Stream(partial(iter, switch_ports_chunks(ctx, fabric)))
     if p.nccl:
         out["acceptance/nccl-tests.tsv"] = nccl_tsv(ctx, p)
         out["acceptance/nccl-tests.sh"] = render_template(
