@@ -18,7 +18,7 @@ from supernodeiac.catalog.parts import medium_part, module_part, ordered_length
 from supernodeiac.fabric.views import links_by_fabric, local_tiers
 from supernodeiac.facts.acceptance_plan import PerfTest, ecmp_switches, kept_labels, label_maker, plan, wave_key
 from supernodeiac.facts.hosts import rdma_names
-from supernodeiac.facts.physical_plan import TOOLS, physical_fabrics, physical_plan
+from supernodeiac.facts.physical_plan import TOOLS, PhysicalPlan, physical_fabrics, physical_plan
 from supernodeiac.facts.sonic_ports import sonic_ports, sonic_switches
 from supernodeiac.outputs.acceptance_physical import PHYSICAL_COLUMNS, physical_tsv
 from supernodeiac.outputs.acceptance_ports import SWITCH_PORT_COLUMNS, switch_ports_tsv
@@ -233,3 +233,43 @@ def test_physical_plan_is_the_plain_way(path: Path, naming: str) -> None:
         ids = set(np.asarray(ctx.fabric.links.ids())[keep].tolist())
         assert physical_tsv(some).decode().splitlines()[1:] == [r for r in rows if r.split("\t")[0] in ids]
         assert (some.ends(), some.counts(), some.exact_parts()) == (p.ends(), p.counts(), p.exact_parts())
+
+
+def _physical_rows_plain(p: PhysicalPlan) -> bytes:
+    """physical.tsv of a plan row by row: every text cell through tsv_line, the figures as snc formats them."""
+
+    def num(x: float | None) -> str:
+        return "" if x is None else f"{x:.6g}"
+
+    lines = [tsv_line(PHYSICAL_COLUMNS)]
+    for k in range(len(p)):
+        port, peer_port, part = p.ports[p.port[k]], p.ports[p.peer_port[k]], p.parts[p.part[k]]
+        number, kind, pmd, fec, lane, lanes, pre, post, rx_min, rx_max, temp = part
+        text = [p.cable[k // 2], p.label[k // 2], "ab"[k % 2], p.names[p.device[k]], *port, p.names[p.peer[k]], peer_port[3]]
+        text += [number, kind, pmd, p.module_lanes[p.lanes[k]], fec]
+        figures = [num(lane), str(lanes), num(pre), num(post), str(p.symbol_errors_max), str(p.link_down_max)]
+        figures += [num(rx_min), num(rx_max), num(temp)]
+        lines.append(tsv_line(text) + "\t" + "\t".join(figures))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("cell", ["=1+2", "a\tb", "two\nlines", "-3", "@x", "caf\u00e9", "\u2028sep"])
+@pytest.mark.parametrize("where", ["cable", "label", "name", "port", "printed", "part", "fec"])
+def test_physical_tsv_cleans_each_cell_as_tsv_line(where: str, cell: str) -> None:
+    """Text the name rules keep out today (tabs, line breaks, formula starts) still comes out as
+    tsv_line makes it, wherever in the plan it is: the per-row columns and the shared tables."""
+    ctx = _context(DESIGNS[0], "")
+    p = physical_plan(ctx.fabric, ctx.blueprint, ctx.catalogue, "roce")
+    if where in ("cable", "label"):
+        getattr(p, where)[5] = cell
+    elif where == "name":
+        p.names[p.device[7]] = cell
+    elif where in ("port", "printed"):
+        k = p.port[3]
+        p.ports[k] = (*p.ports[k][:1], cell, *p.ports[k][2:]) if where == "port" else (*p.ports[k][:3], cell)
+    else:
+        k = p.part[9]
+        p.parts[k] = (cell, *p.parts[k][1:]) if where == "part" else (*p.parts[k][:3], cell, *p.parts[k][4:])
+    made = physical_tsv(p)
+    assert made == _physical_rows_plain(p)
+    assert made.count(b"\n") == len(p) + 1  # no cell split a line
