@@ -20,6 +20,7 @@ from supernodeiac.facts.acceptance_plan import PerfTest, ecmp_switches, kept_lab
 from supernodeiac.facts.hosts import rdma_names
 from supernodeiac.facts.physical_plan import TOOLS, PhysicalPlan, physical_fabrics, physical_plan
 from supernodeiac.facts.sonic_ports import sonic_ports, sonic_switches
+from supernodeiac.outputs import acceptance_physical, acceptance_ports
 from supernodeiac.outputs.acceptance_physical import PHYSICAL_COLUMNS, physical_tsv
 from supernodeiac.outputs.acceptance_ports import SWITCH_PORT_COLUMNS, switch_ports_tsv
 from supernodeiac.outputs.base import RenderContext
@@ -273,3 +274,18 @@ def test_physical_tsv_cleans_each_cell_as_tsv_line(where: str, cell: str) -> Non
     made = physical_tsv(p)
     assert made == _physical_rows_plain(p)
     assert made.count(b"\n") == len(p) + 1  # no cell split a line
+
+
+def test_tables_made_in_pieces_are_the_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """physical.tsv and switch_ports.tsv are made 16,384 lines at a time: pieces of a few lines,
+    a cell made unclean in one of them, give the same bytes."""
+    ctx = _context(DESIGNS[0], HOSTILE)
+    p = physical_plan(ctx.fabric, ctx.blueprint, ctx.catalogue, "roce")
+    p.label[11] = "=a\tb"
+    ports_whole = switch_ports_tsv(ctx, "roce")
+    monkeypatch.setattr(acceptance_physical, "_CHUNK", 7)
+    monkeypatch.setattr(acceptance_ports, "_CHUNK", 5)
+    assert len(list(acceptance_physical.physical_chunks(p))) > 3
+    assert physical_tsv(p) == _physical_rows_plain(p)
+    assert len(acceptance_ports.switch_ports_chunks(ctx, "roce")) > 3
+    assert switch_ports_tsv(ctx, "roce") == ports_whole == _switch_ports_plain(ctx, "roce")
