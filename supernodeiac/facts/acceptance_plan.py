@@ -32,11 +32,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+
+import numpy as np
 
 from ..catalog.host_topology import HostTopology, host_topologies
 from ..fabric import Fabric
 from ..fabric.cable_naming import cable_id_format
-from ..fabric.views import links_by_fabric, local_tiers
+from ..fabric.views import FabricLinks, links_by_fabric, local_tiers
 from ..model.blueprint import Blueprint, built_fabrics
 from .collectives import Scale, accelerator_of, domain_scale, fabric_scale, predict, rail_scale
 from .hosts import Hosts, cached_host_facts, rdma_names
@@ -116,12 +119,15 @@ def wave_key(stage: str, rail: int | str | None, wave: int | str) -> str:
     return f"{stage}-r{rail}-w{wave}" if rail is not None else f"{stage}-w{wave}"
 
 
-def ecmp_switches(f: Fabric, name: str, tests: list[PerfTest]) -> dict[str, list[int]]:
+def ecmp_switches(
+    f: Fabric, name: str, tests: list[PerfTest], cabled: dict[str, FabricLinks] | None = None
+) -> dict[str, list[int]]:
     """Per wave, the switches whose ports its tests' traffic may cross when the switches hash each
     flow onto any equal-cost uplink: the switches of each test's planned path, and every switch
     above its lower ends up to the tier the planned path turns at (valley-free: the traffic climbs
-    from the source's leaf to some switch of that tier and comes down to the destination's)."""
-    fl = links_by_fabric(f).get(name)
+    from the source's leaf to some switch of that tier and comes down to the destination's).
+    ``cabled``: links_by_fabric(f), where the caller has it."""
+    fl = (cabled if cabled is not None else links_by_fabric(f)).get(name)
     if fl is None:
         return {}
     tiers = local_tiers(f, name, fl)
@@ -145,22 +151,50 @@ def ecmp_switches(f: Fabric, name: str, tests: list[PerfTest]) -> dict[str, list
             found = ups[(x, top)] = frozenset(out)
         return found
 
-    waves: dict[str, set[int]] = {}
-    merged: dict[str, set[tuple[int, int]]] = {}  # per wave, the (switch, top) climbs already added
-    col_a, col_b = t.a, t.b
-    for test in tests:
-        path = {d for i in test.under_test + test.via for d in (col_a[i], col_b[i]) if tiers[d]}
-        top = max(tiers[d] for d in path)
-        low = min(tiers[d] for d in path)
-        key = wave_key(test.stage, test.rail, test.wave)
-        sw = waves.setdefault(key, set())
-        done = merged.setdefault(key, set())
-        sw |= path
-        for d in path:
-            if tiers[d] == low and (d, top) not in done:  # a wave's tests share leaves: climb each once
-                done.add((d, top))
-                sw |= up(d, top)
-    return {k: sorted(v) for k, v in waves.items()}
+    if not tests:
+        return {}
+    # Columns over every (test, link) pair of the plan (10^5 tests at 131k): each test's path
+    # switches, the tier it turns at (top) and its lowest (low); then per wave the distinct path
+    # switches and the distinct climbs (low switch, top), each climb's switches made once.
+    wave_of: dict[str, int] = {}  # wave key -> its place, in the order tests first name it
+    place: dict[tuple[str, int | None, int], int] = {}
+
+    def wave_at(x: PerfTest) -> int:
+        k = (x.stage, x.rail, x.wave)
+        w = place.get(k)
+        if w is None:
+            w = place[k] = wave_of.setdefault(wave_key(*k), len(wave_of))
+        return w
+
+    wave = [wave_at(x) for x in tests]
+    sizes = [len(x.under_test) + len(x.via) for x in tests]
+    links = np.fromiter(chain.from_iterable(x.under_test + x.via for x in tests), dtype=np.int64, count=sum(sizes))
+    arr = t.arrays()
+    tier = np.zeros(len(f.devices), dtype=np.int64)
+    tier[np.fromiter(tiers.keys(), dtype=np.int64, count=len(tiers))] = np.fromiter(
+        tiers.values(), dtype=np.int64, count=len(tiers)
+    )
+    owner = np.repeat(np.arange(len(tests), dtype=np.int64), sizes)
+    dev = np.concatenate((arr.a[links], arr.b[links]))
+    owner = np.concatenate((owner, owner))
+    on = tier[dev] > 0
+    dev, owner = dev[on], owner[on]
+    level = tier[dev]
+    top = np.zeros(len(tests), dtype=np.int64)
+    np.maximum.at(top, owner, level)
+    low = np.full(len(tests), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(low, owner, level)
+    waves: list[set[int]] = [set() for _ in wave_of]
+    in_wave = np.asarray(wave, dtype=np.int64)[owner]
+    n = len(f.devices)
+    for key in np.unique(in_wave * n + dev).tolist():
+        waves[key // n].add(key % n)
+    climbs = level == low[owner]
+    span = int(tier.max()) + 1
+    for key in np.unique((in_wave[climbs] * n + dev[climbs]) * span + top[owner[climbs]]).tolist():
+        w, rest = divmod(key, n * span)
+        waves[w] |= up(rest // span, rest % span)
+    return {k: sorted(sw) for k, sw in zip(wave_of, waves, strict=True)}
 
 
 # Why a RoCE fabric's tier tests follow no modelled route.
@@ -176,11 +210,13 @@ def perftests(
     routes: FtreeRoutes | None = None,
     self_one_way: list[tuple[int, int]] | None = None,
     why: dict[tuple[int, int], str] | None = None,
+    cabled: dict[str, FabricLinks] | None = None,
 ) -> tuple[list[PerfTest], list[int]]:
     """The fabric's tests, and the links no host pair can load (every path between the hosts
     below them turns at a lower switch: the spine-core links of a single pod; or no host is below
-    one end: a Dragonfly group built without endpoints)."""
-    fl = links_by_fabric(f).get(name)
+    one end: a Dragonfly group built without endpoints). ``cabled``: links_by_fabric(f), where the
+    caller has it."""
+    fl = (cabled if cabled is not None else links_by_fabric(f)).get(name)
     if fl is None:
         return [], []
     tiers = local_tiers(f, name, fl)
@@ -515,10 +551,15 @@ def nccl_runs(f: Fabric, bp: Blueprint, hosts: Hosts, topologies: dict[str, Host
     runs: list[NcclRun] = []
     hostfiles: dict[str, list[int]] = {}
 
+    designs: dict[tuple[str, Scale], tuple[float, str, int, str]] = {}  # rails of one shape repeat 10^3 times at 131k
+
     def add(stage: str, group: str, hs: list[int], gpus: int, env: dict[str, str], scale: Scale) -> None:
         _model, tool, _nvls = accelerator_of(f, hs[0])
         for coll in COLLECTIVES:
-            busbw, algorithm, knee, basis = _run_design(coll, scale)
+            design = designs.get((coll, scale))
+            if design is None:
+                design = designs[(coll, scale)] = _run_design(coll, scale)
+            busbw, algorithm, knee, basis = design
             runs.append(
                 NcclRun(f"{stage}-{group}-{coll}", stage, group, coll, hs, gpus, env, busbw, basis, algorithm, knee, tool)
             )
@@ -627,9 +668,9 @@ def plan(f: Fabric, bp: Blueprint) -> Plan:
             out.cables[name] = (len(fl), sum(1 for a, b in zip(fl.a, fl.b, strict=True) if tiers[a] and tiers[b]))
         if routes is None:
             out.unrouted[name] = gap
-        out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name], out.why[name])
+        out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name], out.why[name], cabled)
         if gap == ECMP:
-            out.ecmp[name] = ecmp_switches(f, name, out.perftests[name])
+            out.ecmp[name] = ecmp_switches(f, name, out.perftests[name], cabled)
     out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)
     out.not_ranks = hosts.cpu_hosts
     return out
@@ -648,6 +689,23 @@ def label_maker(f: Fabric, bp: Blueprint) -> Callable[[Iterable[int]], list[str]
 
     def labels(indices: Iterable[int]) -> list[str]:
         return [fmt(fabric_of[S[i]], names[A[i]], ports[A[i]][AP[i]], names[B[i]], ports[B[i]][BP[i]]) for i in indices]
+
+    return labels
+
+
+def kept_labels(f: Fabric, bp: Blueprint) -> Callable[[Iterable[int]], list[str]]:
+    """:func:`label_maker` that formats each link's label once and keeps it: the acceptance files
+    label the same cables three times (physical.tsv, perftest.tsv, switch_ports.tsv), 10^6 labels
+    at 131k."""
+    made = label_maker(f, bp)
+    column: list[str | None] = [None] * len(f.links)
+
+    def labels(indices: Iterable[int]) -> list[str]:
+        wanted = indices if isinstance(indices, list) else list(indices)
+        missing = [i for i in wanted if column[i] is None]
+        for i, text in zip(missing, made(missing), strict=True):
+            column[i] = text
+        return [column[i] for i in wanted]  # type: ignore[misc]
 
     return labels
 

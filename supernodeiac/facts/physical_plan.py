@@ -24,8 +24,7 @@ Columns, not objects: a fabric of 10^6 links has 2 x 10^6 ends, built in one pas
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,38 +44,39 @@ TOOLS = ("mlxlink", "ibdiagnet", "sonic")
 EXACT = ("module", "cable")  # part kinds with an exact part number
 
 
+# One (device model, port)'s cells: the tool, the OS name (the RDMA device, the SONiC interface),
+# the IB port number (InfiniBand: a switch's data ports in catalogue order, from 1; an HCA's: 1;
+# else ""), the port as printed at the cage.
+PortCells = tuple[str, str, str, str]
+# One (link spec, length, end)'s cells: the expected vendor part number ("" = any), its kind
+# (module | cable: exact part numbers; family: a part-number prefix; generic | integrated | none),
+# the pmd, the FEC, and the figures: lane rate, lanes, pre- and post-FEC BER limits, Rx power
+# range, case temperature (None: no limit).
+PartCells = tuple[str, str, str, str, float, int, "float | None", "float | None", "float | None", "float | None", "float | None"]
+
+
 @dataclass(slots=True)
 class PhysicalPlan:
-    """One fabric's link ends, column by column (index-aligned; two rows per link, end a first)."""
+    """One fabric's link ends, column by column: two rows per link (in cable-ID order), end a
+    first. What repeats across thousands of ends (a model's port, a spec's part and limits, a
+    port's module lanes) is a code into a small table, each entry decided once."""
 
     fabric: str
     transport: str
-    cable: list[str] = field(default_factory=list)
-    label: list[str] = field(default_factory=list)
-    end: list[str] = field(default_factory=list)  # a | b
-    device: list[str] = field(default_factory=list)
-    tool: list[str] = field(default_factory=list)  # mlxlink | ibdiagnet | sonic
-    port: list[str] = field(default_factory=list)  # OS name: the RDMA device, the SONiC interface
-    # InfiniBand only: the IB port number (a switch's data ports in catalogue order, from 1; an HCA's: 1)
-    ib_port: list[str] = field(default_factory=list)
-    printed: list[str] = field(default_factory=list)  # the port as printed at the cage
-    peer: list[str] = field(default_factory=list)
-    peer_printed: list[str] = field(default_factory=list)
-    part: list[str] = field(default_factory=list)  # expected vendor part number; "" = any
-    # module | cable (exact part numbers) | family (a part-number prefix) | generic | integrated | none
-    part_kind: list[str] = field(default_factory=list)
-    pmd: list[str] = field(default_factory=list)
-    lane_gbps: list[float] = field(default_factory=list)
+    cable: list[str] = field(default_factory=list)  # per link
+    label: list[str] = field(default_factory=list)  # per link
+    device: list[int] = field(default_factory=list)  # per end, as every column below: into ``names``
+    peer: list[int] = field(default_factory=list)  # into ``names``
+    names: list[str] = field(default_factory=list)  # every device's name, by index
+    port: list[int] = field(default_factory=list)  # into ``ports``: the end's (model, port)
+    peer_port: list[int] = field(default_factory=list)  # into ``ports``: the peer end's
+    part: list[int] = field(default_factory=list)  # into ``parts``
+    # into ``module_lanes``: the module lanes of this port ("5-8": the second port of a twin-port
+    # module), 1-based: a DOM read reports every lane of the module, the port's own are these.
     lanes: list[int] = field(default_factory=list)
-    # The module lanes of this port ("5-8": the second port of a twin-port module), 1-based: a DOM
-    # read reports every lane of the module, the port's own are these.
+    ports: list[PortCells] = field(default_factory=list)
+    parts: list[PartCells] = field(default_factory=list)
     module_lanes: list[str] = field(default_factory=list)
-    fec: list[str] = field(default_factory=list)
-    pre_fec_ber_max: list[float | None] = field(default_factory=list)
-    post_fec_ber_max: list[float | None] = field(default_factory=list)
-    rx_dbm_min: list[float | None] = field(default_factory=list)
-    rx_dbm_max: list[float | None] = field(default_factory=list)
-    temp_c_max: list[float | None] = field(default_factory=list)
     symbol_errors_max: int = 0
     link_down_max: int = 0
     # A plan of some links only (``keep``): (ends, ends per tool, ends with an exact part) of all
@@ -84,7 +84,7 @@ class PhysicalPlan:
     whole: tuple[int, dict[str, int], int] | None = None
 
     def __len__(self) -> int:
-        return len(self.cable)
+        return len(self.device)
 
     def ends(self) -> int:
         """The fabric's link ends (those of a plan of some links only too)."""
@@ -95,14 +95,18 @@ class PhysicalPlan:
         if self.whole is not None:
             return dict(self.whole[1])
         out = dict.fromkeys(TOOLS, 0)
-        out.update(Counter(self.tool))
+        for code, n in enumerate(np.bincount(np.asarray(self.port, dtype=np.int64), minlength=len(self.ports)).tolist()):
+            if n:
+                tool = self.ports[code][0]
+                out[tool] = out.get(tool, 0) + n
         return out
 
     def exact_parts(self) -> int:
         """Ends whose expected part is an exact part number (a module's or a cable's)."""
         if self.whole is not None:
             return self.whole[2]
-        return sum(1 for k in self.part_kind if k in EXACT)
+        counts = np.bincount(np.asarray(self.part, dtype=np.int64), minlength=len(self.parts)).tolist()
+        return sum(n for code, n in enumerate(counts) if self.parts[code][1] in EXACT)
 
 
 def physical_fabrics(f: Fabric) -> list[str]:
@@ -110,9 +114,17 @@ def physical_fabrics(f: Fabric) -> list[str]:
     return [n for n, facts in f.facts.items() if "kind" in facts and facts.get("transport") in ("infiniband", "ethernet")]
 
 
-def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str, keep: Any = None) -> PhysicalPlan:
+def physical_plan(
+    f: Fabric,
+    bp: Blueprint,
+    catalogue: Catalogue,
+    fabric: str,
+    keep: Any = None,
+    label_of: Callable[[Iterable[int]], list[str]] | None = None,
+) -> PhysicalPlan:
     """The fabric's link ends; with ``keep`` (a bool per link position: ``snc diff``'s rows that
-    may differ), the rows of those links only, and the counts of all in ``whole``."""
+    may differ), the rows of those links only, and the counts of all in ``whole``; ``label_of``:
+    the labels of links by position (acceptance_plan.label_maker's, or ones it kept)."""
     transport = str(f.facts[fabric].get("transport", ""))
     health = link_health()
     out = PhysicalPlan(fabric, transport, symbol_errors_max=health.symbol_errors_max, link_down_max=health.link_down_max)
@@ -124,44 +136,13 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str, k
     every = positions
     if keep is not None:
         positions = [i for i, k in zip(positions, keep[positions].tolist(), strict=True) if k]
-    labels = label_maker(f, bp)(positions)
+    labels = (label_of or label_maker(f, bp))(positions)
     devices, layouts, models = f.devices, f.layouts, f.models
     topologies, _ = host_topologies(bp.catalogue.host_topology)
     rdma = rdma_names(f, topologies)
     post = health.post_fec_ber.get(transport)
     infiniband = transport == "infiniband"
     switch_tool = "ibdiagnet" if infiniband else "sonic"
-    # The ends' device and port columns (end a of every link, then end b).
-    A = [t.a[i] for i in positions]
-    AP = [t.a_port[i] for i in positions]
-    B = [t.b[i] for i in positions]
-    BP = [t.b_port[i] for i in positions]
-    S = [t.spec[i] for i in positions]
-    L = [t.length_m[i] for i in positions]
-    # Per model: its tool, its OS port names (SONiC names where a port map says so), its IB port
-    # numbers as text (data ports in catalogue order, from 1; an HCA's: 1), its printed names.
-    tool_of: dict[str, str] = {}
-    os_names: dict[str, list[str]] = {}
-    ib_text: dict[str, list[str]] = {}
-    for model in {devices[x].model for x in (*A, *B)}:
-        layout = layouts[model]
-        switch = models[model].kind == "switch"
-        tool_of[model] = switch_tool if switch else "mlxlink"
-        names = list(layout.names)
-        port_map = catalogue.port_maps.get(model)
-        if switch and transport == "ethernet" and port_map is not None:
-            sonic = sonic_ports(layout, port_map)
-            names = [p.name if p is not None else names[k] for k, p in enumerate(sonic.ports)]
-        elif not switch:
-            names = rdma[model]
-        os_names[model] = names
-        if not infiniband:
-            ib_text[model] = [""] * layout.total
-        elif switch:
-            number = {p: k + 1 for k, p in enumerate(layout.ports_of("data"))}
-            ib_text[model] = [str(number.get(p, "")) for p in range(layout.total)]
-        else:
-            ib_text[model] = ["1"] * layout.total
     specs = t.specs
     media, modules = catalogue.media, catalogue.transceivers
 
@@ -194,99 +175,99 @@ def physical_plan(f: Fabric, bp: Blueprint, catalogue: Catalogue, fabric: str, k
         if not positions:
             return out
 
-    # Per (spec, length) and end: the expected part with its limits, decided once.
-    Limits = tuple[str, str, str, float | None, float | None, float | None]
-    found: dict[tuple[int, float, str], Limits] = {}
+    arr = t.arrays()
+    pos = np.asarray(positions, dtype=np.int64)
+    n = len(pos)
+    A, AP, B, BP, S, L = arr.a[pos], arr.a_port[pos], arr.b[pos], arr.b_port[pos], arr.spec[pos], arr.length_m[pos]
 
-    def limits(s: int, length: float, end: str) -> Limits:
-        number, kind, pmd = expected(s, length, end)
-        optical = kind in ("module", "generic")
-        rx = health.rx_power.get(pmd) if optical else None
-        got = found[(s, length, end)] = (
-            number,
-            kind,
-            pmd,
-            rx.min_dbm if rx is not None else None,
-            rx.max_dbm if rx is not None else None,
-            health.temperature_c_max if optical else None,
-        )
-        return got
-
-    get = found.get
-    per_a = [get((s, x, "a")) or limits(s, x, "a") for s, x in zip(S, L, strict=True)]
-    per_b = [get((s, x, "b")) or limits(s, x, "b") for s, x in zip(S, L, strict=True)]
-    # Per spec: lane rate, lanes, FEC and pre-FEC limit by lane rate.
-    lane_of = [spec.lane_gbps for spec in specs]
-    lanes_of = [spec.lanes for spec in specs]
-    fec_of: dict[int, str] = {}
-    pre_of: dict[int, float | None] = {}
-    for s in set(S):
-        sig = health.signalling_at(lane_of[s])
-        fec_of[s], pre_of[s] = (sig.fec, sig.pre_fec_ber) if sig is not None else ("", None)
-    name_of = [d.name for d in devices]
-    model_of = [d.model for d in devices]
-    printed_of = {m: layouts[m].physical_names for m in os_names}
-    spans: dict[tuple[int, int], str] = {}
-
-    def module_lanes(x: int, p: int, s: int) -> str:
-        lanes = lanes_of[s]
-        first = layouts[model_of[x]].port_positions[p] * lanes + 1
-        key = (first, lanes)
-        text = spans.get(key)
-        if text is None:
-            text = spans[key] = f"{first}-{first + lanes - 1}"
-        return text
-
-    def both(a: list, b: list) -> list:
+    def both(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """End a's and end b's values interleaved: two rows per link, end a first."""
-        merged = [None] * (2 * len(a))
+        merged = np.empty(2 * n, dtype=a.dtype)
         merged[0::2] = a
         merged[1::2] = b
         return merged
 
-    models_a = [model_of[x] for x in A]
-    models_b = [model_of[x] for x in B]
-    names_a = [name_of[x] for x in A]
-    names_b = [name_of[x] for x in B]
-    printed_a = [printed_of[m][p] for m, p in zip(models_a, AP, strict=True)]
-    printed_b = [printed_of[m][p] for m, p in zip(models_b, BP, strict=True)]
+    # Per model: its tool, its OS port names (SONiC names where a port map says so), its IB port
+    # numbers as text (data ports in catalogue order, from 1; an HCA's: 1), its printed names: one
+    # table of every (model, port), each model's ports from its offset.
+    ports: list[PortCells] = []
+    position: list[int] = []  # each (model, port)'s cage position (module lanes)
+    offset_of: dict[str, int] = {}
+    for model in sorted({devices[x].model for x in np.unique(np.concatenate((A, B))).tolist()}):
+        layout = layouts[model]
+        switch = models[model].kind == "switch"
+        names = list(layout.names)
+        port_map = catalogue.port_maps.get(model)
+        if switch and transport == "ethernet" and port_map is not None:
+            sonic = sonic_ports(layout, port_map)
+            names = [p.name if p is not None else names[k] for k, p in enumerate(sonic.ports)]
+        elif not switch:
+            names = rdma[model]
+        if not infiniband:
+            ib_text = [""] * layout.total
+        elif switch:
+            ib_number = {p: k + 1 for k, p in enumerate(layout.ports_of("data"))}
+            ib_text = [str(ib_number.get(p, "")) for p in range(layout.total)]
+        else:
+            ib_text = ["1"] * layout.total
+        tool = switch_tool if switch else "mlxlink"
+        offset_of[model] = len(ports)
+        ports += [(tool, names[p], ib_text[p], layout.physical_names[p]) for p in range(layout.total)]
+        position += [layout.port_positions[p] for p in range(layout.total)]
+    offset = np.array([offset_of.get(d.model, -1) for d in devices], dtype=np.int64)
+    dev, peer = both(A, B), both(B, A)
+    port = offset[dev] + both(AP, BP)
+    peer_port = offset[peer] + both(BP, AP)
+    # Per (spec, length) and end: the expected part with its limits, decided once.
+    lengths, length_at = np.unique(L, return_inverse=True)
+    pairs, which = np.unique(S * len(lengths) + length_at.reshape(-1), return_inverse=True)
+    distinct = zip(pairs // len(lengths), lengths[pairs % len(lengths)].tolist(), strict=True)
+    lane_of = [spec.lane_gbps for spec in specs]
+    lanes_of = [spec.lanes for spec in specs]
+    parts: list[PartCells] = []
+    code_of: dict[PartCells, int] = {}  # a handful of distinct parts and limits: lengths differ, they mostly do not
+    codes: list[int] = []  # per (spec, length) of ``pairs`` and end
+    for s, length in distinct:
+        s = int(s)
+        sig = health.signalling_at(lane_of[s])
+        fec, pre = (sig.fec, sig.pre_fec_ber) if sig is not None else ("", None)
+        for end in ("a", "b"):
+            number, kind, pmd = expected(s, length, end)
+            optical = kind in ("module", "generic")
+            rx = health.rx_power.get(pmd) if optical else None
+            cells: PartCells = (
+                number,
+                kind,
+                pmd,
+                fec,
+                lane_of[s],
+                lanes_of[s],
+                pre,
+                post,
+                rx.min_dbm if rx is not None else None,
+                rx.max_dbm if rx is not None else None,
+                health.temperature_c_max if optical else None,
+            )
+            code = code_of.get(cells)
+            if code is None:
+                code = code_of[cells] = len(parts)
+                parts.append(cells)
+            codes.append(code)
+    table = np.asarray(codes, dtype=np.int64)
+    part = both(table[2 * which.reshape(-1)], table[2 * which.reshape(-1) + 1])
+    # Module lanes: the port's cage position times the spec's lanes, from 1 ("5-8").
+    lanes = np.asarray(lanes_of, dtype=np.int64)[both(S, S)]
+    first = np.asarray(position, dtype=np.int64)[port] * lanes + 1
+    wide = int(lanes.max()) + 1
+    spans, span = np.unique(first * wide + lanes, return_inverse=True)
     cables = [ids[i] for i in positions]
-    out.cable = both(cables, cables)
-    out.label = both(labels, labels)
-    out.end = ["a", "b"] * len(positions)
-    out.device = both(names_a, names_b)
-    out.tool = both([tool_of[m] for m in models_a], [tool_of[m] for m in models_b])
-    out.port = both(
-        [os_names[m][p] for m, p in zip(models_a, AP, strict=True)],
-        [os_names[m][p] for m, p in zip(models_b, BP, strict=True)],
-    )
-    out.ib_port = both(
-        [ib_text[m][p] for m, p in zip(models_a, AP, strict=True)],
-        [ib_text[m][p] for m, p in zip(models_b, BP, strict=True)],
-    )
-    out.printed = both(printed_a, printed_b)
-    out.peer = both(names_b, names_a)
-    out.peer_printed = both(printed_b, printed_a)
-    per_end = both(per_a, per_b)
-    out.part = [e[0] for e in per_end]
-    out.part_kind = [e[1] for e in per_end]
-    out.pmd = [e[2] for e in per_end]
-    lane = [lane_of[s] for s in S]
-    out.lane_gbps = both(lane, lane)
-    lanes = [lanes_of[s] for s in S]
-    out.lanes = both(lanes, lanes)
-    out.module_lanes = both(
-        [module_lanes(x, p, s) for x, p, s in zip(A, AP, S, strict=True)],
-        [module_lanes(x, p, s) for x, p, s in zip(B, BP, S, strict=True)],
-    )
-    fec = [fec_of[s] for s in S]
-    out.fec = both(fec, fec)
-    pre = [pre_of[s] for s in S]
-    out.pre_fec_ber_max = both(pre, pre)
-    out.post_fec_ber_max = [post] * len(per_end)
-    out.rx_dbm_min = [e[3] for e in per_end]
-    out.rx_dbm_max = [e[4] for e in per_end]
-    out.temp_c_max = [e[5] for e in per_end]
+    devs, peers = dev.tolist(), peer.tolist()
+    out.cable, out.label = cables, labels
+    out.device, out.peer, out.names = devs, peers, [d.name for d in devices]
+    out.port, out.peer_port, out.part = port.tolist(), peer_port.tolist(), part.tolist()
+    out.lanes = span.reshape(-1).tolist()
+    out.ports, out.parts = ports, parts
+    out.module_lanes = [f"{a}-{a + k - 1}" for a, k in zip((spans // wide).tolist(), (spans % wide).tolist(), strict=True)]
     return out
 
 

@@ -15,17 +15,19 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
+from functools import partial
+
 from ..catalog.collectives import model_figures
-from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, label_maker, lossless_tclass, min_fraction, plan
+from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, kept_labels, lossless_tclass, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
 from ..model.blueprint import built_fabrics
 from ..util.templating import render_template
 from .acceptance_mgmt import uplink_artifacts
 from .acceptance_physical import physical_summaries, render_physical
-from .acceptance_ports import counters_tsv, ports_tsv, switch_ports_tsv
+from .acceptance_ports import LABELS, counters_tsv, labels_of, ports_tsv, switch_ports_chunks
 from .acceptance_scaleup import scaleup_artifacts
 from .acceptance_xgmi import xgmi_artifacts
-from .base import RENDERERS, SUBSETS, Artifacts, RenderContext, RowSelection
+from .base import RENDERERS, SUBSETS, RenderContext, RowSelection, Stream
 from .csv_safe import tsv_line, tsv_lines
 
 PERFTEST_COLUMNS = [
@@ -87,7 +89,9 @@ def _num(x: float) -> str:
     return f"{x:.6g}"
 
 
-def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]:
+def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[list[bytes], dict]:
+    """perftest.tsv in pieces (the writer streams them: 64 MB at 131k, never joined here) and
+    the fabric's summary for the checklist and the script."""
     f, bp = ctx.fabric, ctx.blueprint
     frac = min_fraction(bp, p.roles.get(fabric, "data"))
     ids = f.links.ids()
@@ -104,7 +108,7 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
     stages: dict[str, dict] = {}
     cables: set[int] = set()  # links some test has under test
     directions = 0  # routed tests name each switch-link direction they load first: directions, not cables
-    label_of = label_maker(f, bp)
+    label_of = labels_of(ctx)
     nums: dict[float, tuple[str, str]] = {}
     # The printed port (cage and position) of each host NIC, so the team at the rack finds it.
     printed = {m: f.layouts[m].physical_names for m in {d.model for d in f.devices}}
@@ -199,7 +203,7 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[bytes, dict]
             for s in sorted(stages.values(), key=lambda s: STAGE_ORDER.get(s["stage"], 5))
         ],
     }
-    return b"".join(chunks), summary
+    return chunks, summary
 
 
 def nccl_tsv(ctx: RenderContext, p: Plan) -> bytes:
@@ -241,12 +245,20 @@ def _hostfile_name(p: Plan, r: NcclRun) -> str:
 
 
 @RENDERERS.register("acceptance")
-def render_acceptance(ctx: RenderContext) -> Artifacts:
+def render_acceptance(ctx: RenderContext) -> dict[str, bytes | Stream]:
     return _acceptance(ctx)
 
 
-def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Artifacts:
+def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> dict[str, bytes | Stream]:
     """Every file of the plan; with ``selection`` (``snc diff``), physical.tsv of the selected links only."""
+    ctx.memo[LABELS] = kept_labels(ctx.fabric, ctx.blueprint)  # each cable labelled once for its files
+    try:
+        return _files(ctx, selection)
+    finally:
+        ctx.memo.pop(LABELS, None)  # 10^6 labels at 131k: not kept past this renderer
+
+
+def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, bytes | Stream]:
     p = plan(ctx.fabric, ctx.blueprint)
     uplinks, uplink_summary = uplink_artifacts(ctx)
     scaleup, scaleup_summary = scaleup_artifacts(ctx)
@@ -254,7 +266,12 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
     if not p.perftests and not p.nccl and not uplinks and not scaleup:
         return {}
     bp = ctx.blueprint
-    out: Artifacts = {**render_physical(ctx, selection), **uplinks, **scaleup, **xgmi}  # stage 0: outputs/acceptance_physical.py
+    out: dict[str, bytes | Stream] = {
+        **render_physical(ctx, selection),
+        **uplinks,
+        **scaleup,
+        **xgmi,
+    }  # stage 0: outputs/acceptance_physical.py
     summaries = []
     for fabric in sorted(p.perftests):
         data, summary = perftest_tsv(ctx, p, fabric)
@@ -289,7 +306,7 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
             ]
             out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\tuntested\twhy\n" + "\n".join(rows) + "\n").encode()
         summaries.append(summary)
-        out[f"acceptance/{fabric}/perftest.tsv"] = data
+        out[f"acceptance/{fabric}/perftest.tsv"] = Stream(partial(iter, data))
         out[f"acceptance/{fabric}/perftest.sh"] = render_template(
             "acceptance-perftest.sh.j2",
             fabric=fabric,
@@ -305,7 +322,7 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
             out[f"acceptance/{fabric}/ports.tsv"] = ports_tsv(ctx, fabric)
         elif fabric in p.ecmp:  # RoCE: the switches read around each wave, the cable behind each port
             out[f"acceptance/{fabric}/counters.tsv"] = counters_tsv(ctx, p.ecmp[fabric])
-            out[f"acceptance/{fabric}/switch_ports.tsv"] = switch_ports_tsv(ctx, fabric)
+            out[f"acceptance/{fabric}/switch_ports.tsv"] = Stream(partial(iter, switch_ports_chunks(ctx, fabric)))
     if p.nccl:
         out["acceptance/nccl-tests.tsv"] = nccl_tsv(ctx, p)
         out["acceptance/nccl-tests.sh"] = render_template(
@@ -351,7 +368,7 @@ def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> Ar
 
 
 @SUBSETS.register("acceptance")
-def render_acceptance_rows(ctx: RenderContext, rows: RowSelection) -> Artifacts:
+def render_acceptance_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, bytes | Stream]:
     """The plan with physical.tsv's rows of the selected links only (one line per link end, in
     cable-ID order); the other files whole (test waves and routes are the fabric's)."""
     return _acceptance(ctx, rows)

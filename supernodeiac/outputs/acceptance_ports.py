@@ -12,10 +12,25 @@ port 1).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
 from ..facts.acceptance_plan import label_maker
 from ..facts.sonic_ports import sonic_ports, sonic_switches
 from .base import RenderContext
 from .csv_safe import tsv_lines
+
+# ctx.memo: while the acceptance renderer runs, the labels it has made (facts/acceptance_plan.kept_labels).
+LABELS = "acceptance/labels"
+
+
+def labels_of(ctx: RenderContext) -> Callable[[Iterable[int]], list[str]]:
+    """Printed labels of links by position: those the running acceptance render keeps (each cable
+    formatted once for its three files), else made afresh."""
+    kept = ctx.memo.get(LABELS)
+    return kept if kept is not None else label_maker(ctx.fabric, ctx.blueprint)
+
 
 PORT_COLUMNS = ["cable", "label", "a_node", "a_port", "b_node", "b_port"]
 
@@ -45,7 +60,7 @@ def ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
     ids = t.ids()
     columns = [
         [ids[i] for i in positions],
-        label_maker(f, ctx.blueprint)(positions),
+        labels_of(ctx)(positions),
         [e[0] for e in a_side],
         [e[1] for e in a_side],
         [e[0] for e in b_side],
@@ -55,10 +70,15 @@ def ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
     return (head + (tsv_lines(columns) if positions else "")).encode()
 
 
+_CHUNK = 16384  # lines of a large table joined and encoded at once
 SWITCH_PORT_COLUMNS = ["switch", "interface", "cable", "label", "link", "peer", "peer_port"]
 
 
 def switch_ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
+    return b"".join(switch_ports_chunks(ctx, fabric))
+
+
+def switch_ports_chunks(ctx: RenderContext, fabric: str) -> list[bytes]:
     """``acceptance/<fabric>/switch_ports.tsv`` (RoCE): the cable behind each switch port as SONiC
     names it in ``portstat`` (``Ethernet0``, the port map's name), so check-results turns the port
     whose counters moved into a cable label. One line per switch end of a cabled link, ``link``
@@ -68,34 +88,58 @@ def switch_ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
     f = ctx.fabric
     t = f.links
     positions = t.indices_of(fabric)
+    head = ("\t".join(SWITCH_PORT_COLUMNS) + "\n").encode()
+    if not positions:
+        return [head]
     devices, models, layouts = f.devices, f.models, f.layouts
     maps = ctx.catalogue.port_maps
     mapped = set(sonic_switches(f, ctx.catalogue))
     names = [d.name for d in devices]
     ids = t.ids()
-    labels = label_maker(f, ctx.blueprint)(positions)
-    # Per model once: each port's SONiC name (None off the port map) and printed name; per device
-    # whether it is a switch (the loop below runs once per link end, 10^6 times at 131k).
-    sonic_names: dict[str, list[str | None]] = {}
-    for model in {devices[d].model for d in mapped}:
-        sonic_names[model] = [p.name if p is not None else None for p in sonic_ports(layouts[model], maps[model]).ports]
+    labels = labels_of(ctx)(positions)
+    # The link ends as arrays (10^6 at 131k), every end a of the fabric's links then every end b:
+    # one flat table of SONiC port names (per model of a mapped switch, at its offset) says which
+    # ends get a line, and one sort puts them in (switch name, port) order.
+    flat: list[str | None] = []
+    start: dict[str, int] = {}
+    for model in sorted({devices[d].model for d in mapped}):
+        start[model] = len(flat)
+        flat += [p.name if p is not None else None for p in sonic_ports(layouts[model], maps[model]).ports]
+    offset = np.array([start[d.model] if d.index in mapped else -1 for d in devices], dtype=np.int64)
+    named = np.array([x is not None for x in flat] + [False], dtype=bool)  # the last: no name (an unmapped device)
+    switch = np.array([models[d.model].kind == "switch" for d in devices], dtype=bool)
+    arr = t.arrays()
+    pos = np.asarray(positions, dtype=np.int64)
+    a, ap, b, bp = arr.a[pos], arr.a_port[pos], arr.b[pos], arr.b_port[pos]
+    n = len(pos)
+    dev, port = np.concatenate((a, b)), np.concatenate((ap, bp))
+    peer, peer_port = np.concatenate((b, a)), np.concatenate((bp, ap))
+    row = np.concatenate((np.arange(n), np.arange(n)))  # the link (its place in ``positions``) of each end
+    side = np.repeat(np.array([0, 1], dtype=np.int64), n)
+    at = np.where(offset[dev] >= 0, offset[dev] + port, len(flat))
+    keep = np.flatnonzero(named[at])
+    if not len(keep):
+        return [head]
+    # Switch names as ranks (equal names rank equal: the order of sorting by the names themselves);
+    # ties keep the plain way's order: link by link, end a before end b.
+    rank_of = {x: k for k, x in enumerate(sorted(set(names)))}
+    rank = np.array([rank_of[x] for x in names], dtype=np.int64)
+    keep = keep[np.lexsort((side[keep], row[keep], port[keep], rank[dev[keep]]))]
+    devs, peers, rows = dev[keep].tolist(), peer[keep].tolist(), row[keep].tolist()
+    host_link = ~(switch[a] & switch[b])
     printed = [layouts[d.model].physical_names for d in devices]
-    own = [sonic_names.get(d.model) if d.index in mapped else None for d in devices]
-    switch = [models[d.model].kind == "switch" for d in devices]
-    col_a, col_ap, col_b, col_bp = t.a, t.a_port, t.b, t.b_port
-    rows: list[tuple[str, int, tuple[str, ...]]] = []  # (switch, port index, line): in port order
-    for i, label in zip(positions, labels, strict=True):
-        a, ap, b, bp = col_a[i], col_ap[i], col_b[i], col_bp[i]
-        kind = "switch" if switch[a] and switch[b] else "host"
-        for dev, port, peer, peer_port in ((a, ap, b, bp), (b, bp, a, ap)):
-            ports = own[dev]
-            if ports is None or ports[port] is None:
-                continue
-            rows.append((names[dev], port, (names[dev], ports[port], ids[i], label, kind, names[peer], printed[peer][peer_port])))  # type: ignore[arg-type]
-    rows.sort(key=lambda r: (r[0], r[1]))
-    columns = [[r[2][k] for r in rows] for k in range(len(SWITCH_PORT_COLUMNS))]
-    head = "\t".join(SWITCH_PORT_COLUMNS) + "\n"
-    return (head + (tsv_lines(columns) if rows else "")).encode()
+    cable = [ids[i] for i in positions]
+    columns = [
+        [names[x] for x in devs],
+        [flat[x] for x in at[keep].tolist()],
+        [cable[k] for k in rows],
+        [labels[k] for k in rows],
+        ["host" if h else "switch" for h in host_link[row[keep]].tolist()],
+        [names[x] for x in peers],
+        [printed[x][p] for x, p in zip(peers, peer_port[keep].tolist(), strict=True)],
+    ]
+    # Joined and encoded 16,384 lines at a time (90 MB at 131k): never its text and bytes whole at once.
+    return [head] + [tsv_lines([c[k : k + _CHUNK] for c in columns]).encode() for k in range(0, len(keep), _CHUNK)]
 
 
 def counters_tsv(ctx: RenderContext, waves: dict[str, list[int]]) -> bytes:
