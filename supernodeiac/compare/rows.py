@@ -20,10 +20,15 @@ cable ID is on one side only or any of its own inputs differ; a cable (an item o
 ``facts/cable_plan``) when its ID is on one side only, its cord or short number differs, or one
 of its links is kept or is not the same set of links. Matched rows are kept on both sides or on
 neither, so a row never looks added or removed because it was left out on the other side.
+
+Files per row of racks (workbooks, elevation sheets) are made for the rows where such a cable
+has an end (``hall_rows``); the label sheets for the racks where one has a label (``racks``).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,8 +62,10 @@ def numbers(ctx: RenderContext) -> list[str]:
     return found
 
 
-def select(old: RenderContext, new: RenderContext) -> Selections | None:
-    """The rows to render on each side, or None when the tables must be rendered whole."""
+def select(old: RenderContext, new: RenderContext, outputs: Collection[str] | None = None) -> Selections | None:
+    """The rows to render on each side, or None when the tables must be rendered whole.
+    ``outputs``: the renderers that will take the selections (None: all); what only one of them
+    reads is found only for it (the label sheets' line count)."""
     if _globals(old) != _globals(new) or old.catalogue != new.catalogue:
         return None
     fo, fn = old.fabric, new.fabric
@@ -99,7 +106,53 @@ def select(old: RenderContext, new: RenderContext) -> Selections | None:
     partner[nj[same]] = oi[same]
     cables_o, cables_n = _cables(old, new, links_n, partner)
     rows = _hall_rows(old, new, (cables_o, cables_n), (links_o, links_n))
-    return Selections(RowSelection(links_o, cables_o, rows), RowSelection(links_n, cables_n, rows))
+    racks = _label_racks(old, new, (cables_o, cables_n), outputs is None or "labels" in outputs)
+    return Selections(RowSelection(links_o, cables_o, rows, racks), RowSelection(links_n, cables_n, rows, racks))
+
+
+def _label_racks(
+    old: RenderContext, new: RenderContext, keep: tuple[np.ndarray, np.ndarray], labels: bool
+) -> frozenset[str] | None:
+    """The racks whose label sheets may differ: those where a cable that may differ has a label
+    (on either side), or that are on one side only; with two racks whose sheets share a file
+    name, both. None (every rack) when every sheet's title differs (the design's name), when the
+    racks both sides have are not in the same order (labels.csv lists racks in order: a left-out
+    rack must not change places), or (``labels``) when those racks' labels have at most another
+    number of lines on each side: labels.csv has a cell per line of the longest label of the
+    design, and the labels left out are the same on both sides, so the same number for the racks
+    made on both sides is the same for the whole tables."""
+    from ..outputs.labels import label_end_racks, label_path, rack_names, rack_subset
+
+    if old.blueprint.metadata.name != new.blueprint.metadata.name:
+        return None
+    touched: set[str] = set()
+    names: list[list[str]] = []
+    for ctx, kept in ((old, keep[0]), (new, keep[1])):
+        by_index = rack_names(ctx)
+        if len(set(by_index)) != len(by_index):  # a rack's name repeats (or a rack named "")
+            return None
+        item, rack = label_end_racks(ctx)
+        touched |= {by_index[r] for r in np.unique(rack[kept[item]]).tolist()}
+        names.append(by_index)
+    have_o, have_n = set(names[0]), set(names[1])
+    touched |= have_o ^ have_n
+    both = have_o & have_n
+    orders = [
+        [r.name for r in sorted(c.fabric.racks, key=lambda r: (r.row_index, r.position, r.name)) if r.name in both]
+        for c in (old, new)
+    ]
+    if orders[0] != orders[1]:
+        return None
+    files: dict[str, set[str]] = defaultdict(set)
+    for name in have_o | have_n:
+        files[label_path(name)].add(name)
+    for group in files.values():
+        if len(group) > 1:
+            touched |= group
+    racks = frozenset(touched)
+    if labels and rack_subset(old, racks).lines != rack_subset(new, racks).lines:
+        return None
+    return racks
 
 
 def _hall_rows(

@@ -82,6 +82,9 @@ class RowSelection:
     # Rows of racks (hall rows) whose per-row files may differ (a cable with an end there that
     # may differ, another rack list); None: every row's.
     hall_rows: frozenset[str] | None = None
+    # Racks (by name; "" for the devices outside racks) whose cable labels may differ (a cable
+    # with a label there that may differ, a rack on one side only); None: every rack's.
+    racks: frozenset[str] | None = None
 
 
 # A subset form leaves out a file that is the same bytes on both sides of the comparison and
