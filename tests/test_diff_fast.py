@@ -24,6 +24,8 @@ RENAMED = SMALL.replace("  - name: ufm\n", "  - name: fm\n").replace("      - gr
 NEW_IDS = SMALL.replace("site:\n", "naming:\n  cable_id: '{a}-{a_port}-{b}-{b_port}'\n\nsite:\n", 1)
 # Row N's racks renamed X01, X02 (every network device with them): racks on one side only.
 ROW_RENAMED = SMALL.replace("{name: N, racks: 2}", "{name: X, racks: 2}").replace("row: N,", "row: X,")
+# An empty row C before row N: row N's racks move down the Fabric's rack list (other indices).
+ROW_BEFORE = SMALL.replace("    - {name: N, racks: 2}", "    - {name: C, racks: 1}\n    - {name: N, racks: 2}")
 # The UFM appliances' names long enough that their labels take more lines (labels.csv's width).
 LONG_NAMES = RENAMED.replace("  - name: fm\n", "  - name: fabric-manager-appliance-unit\n").replace(
     "      - group: fm\n", "      - group: fabric-manager-appliance-unit\n"
@@ -39,6 +41,7 @@ PAIRS = {
     "other cable IDs (whole tables)": (SMALL, NEW_IDS),
     "a row's racks renamed": (SMALL, ROW_RENAMED),
     "longer names, longer labels": (SMALL, LONG_NAMES),
+    "a row inserted before another": (SMALL, ROW_BEFORE),
     "no change": (SMALL, SMALL),
 }
 
@@ -254,3 +257,45 @@ def test_a_rack_subset_has_the_whole_tables_rows_but_its_own_line_cells(compiled
     assert 0 < cells < width  # the subset's labels are shorter: fewer line cells
     rows = [line for line in table[1:] if line.split(b",", 1)[0] in (b"A01", b"A03")]
     assert [line + b"," * (width - cells) for line in made[1:]] == rows
+
+
+@pytest.mark.parametrize(
+    "pair", ["one more scalable unit", "a scalable unit less", "a row's racks renamed", "a row inserted before another"]
+)
+def test_the_workbook_cables_the_same_on_both_sides_are_made_once(pair, compiled, monkeypatch):
+    """The per-row workbooks' cables: the side made second takes the twins the first made (rack
+    indices mapped by name: a row inserted moves the next rows' racks down the list), making only the
+    rest, and gets what a pass of its own gives; the first side's are taken once."""
+    import numpy as np
+
+    from supernodeiac.facts.cable_plan import cable_plan
+    from supernodeiac.outputs import workbook
+    from supernodeiac.outputs.cabling import pull_cables
+
+    old, new = (compiled(t) for t in PAIRS[pair])
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    made: list[int] = []
+
+    def counted(ctx, keep=None):
+        made.append(len(cable_plan(ctx.fabric, ctx.catalogue)) if keep is None else int(keep.sum()))
+        return pull_cables(ctx, keep)
+
+    monkeypatch.setattr(workbook, "pull_cables", counted)
+    sides = [(old, sel.old), (new, sel.new)]
+    if pair == "a scalable unit less":
+        sides.reverse()  # the new side first: the old one takes from it
+    got = []
+    for c, side in sides:
+        keep = np.ones(len(cable_plan(c.fabric, c.catalogue)), dtype=bool)
+        got.append(workbook._pulls(c.render_context(), keep, side))
+        assert got[-1] == pull_cables(c.render_context(), keep)
+    second = sides[1][1]
+    assert made == [len(got[0]), int((second.twins < 0).sum())] and made[1] < made[0]
+    assert not sel.old.shared  # taken: nothing left for another renderer
+    if pair == "one more scalable unit":
+        assert made[1] == 1132
+    if pair == "a row inserted before another":  # twins in row N, their racks' indices not the same
+        index = [{r.name: r.index for r in c.fabric.racks} for c in (old, new)]
+        assert index[0]["N01"] != index[1]["N01"]
+        assert any(e.rack == index[1]["N01"] for x in got[1] for e in x.ends)

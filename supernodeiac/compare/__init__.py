@@ -184,6 +184,8 @@ def _artifacts(
             part = diff_artifacts(old_files, new_files)
             part.unchanged += len(same_o)
         del old_files, new_files
+        if selections is not None:  # what one side's subset form left for the other's: not the next renderer's
+            selections.old.shared.clear()
         if subset:  # a changed table's sizes would be those of its changed rows: not known
             for change in part.files:
                 if change.status == "changed" and change.kind in ("csv", "text"):

@@ -104,10 +104,14 @@ def select(old: RenderContext, new: RenderContext, outputs: Collection[str] | No
     # The partner of each link that is the same on both sides (-1: none), for the cables below.
     partner = np.full(len(ids_n), -1, dtype=np.int64)
     partner[nj[same]] = oi[same]
-    cables_o, cables_n = _cables(old, new, links_n, partner)
+    (cables_o, cables_n), (twins_o, twins_n) = _cables(old, new, links_n, partner)
     rows = _hall_rows(old, new, (cables_o, cables_n), (links_o, links_n))
     racks = _label_racks(old, new, (cables_o, cables_n), outputs is None or "labels" in outputs)
-    return Selections(RowSelection(links_o, cables_o, rows, racks), RowSelection(links_n, cables_n, rows, racks))
+    shared: dict = {}
+    return Selections(
+        RowSelection(links_o, cables_o, rows, racks, 0, twins_o, shared),
+        RowSelection(links_n, cables_n, rows, racks, 1, twins_n, shared),
+    )
 
 
 def _label_racks(
@@ -212,18 +216,23 @@ def _signatures(ctx: RenderContext) -> list[tuple]:
     ]
 
 
-def _cables(old: RenderContext, new: RenderContext, links_n: np.ndarray, partner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cables (cable-plan items) to render on each side: see the module's text."""
+def _cables(
+    old: RenderContext, new: RenderContext, links_n: np.ndarray, partner: np.ndarray
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Cables (cable-plan items) to render on each side (see the module's text), and per item
+    of each side its twin on the other (the same cable: the item left out on both; -1: none)."""
     po, pn = cable_plan(old.fabric, old.catalogue), cable_plan(new.fabric, new.catalogue)
     item_ids_o, item_ids_n = cable_ids(old.fabric, po), cable_ids(new.fabric, pn)
     num_o, num_n = numbers(old), numbers(new)
     keep_o = np.ones(len(po), dtype=bool)
     keep_n = np.ones(len(pn), dtype=bool)
+    twin_o = np.full(len(po), -1, dtype=np.int64)
+    twin_n = np.full(len(pn), -1, dtype=np.int64)
     if not len(po) or not len(pn):
-        return keep_o, keep_n
+        return (keep_o, keep_n), (twin_o, twin_n)
     by_id = dict(zip(item_ids_o, range(len(item_ids_o))))
     if len(by_id) != len(item_ids_o) or len(set(item_ids_n)) != len(item_ids_n):
-        return keep_o, keep_n
+        return (keep_o, keep_n), (twin_o, twin_n)
     k_new = np.arange(len(pn), dtype=np.int64)
     k_old = np.fromiter((by_id.get(x, -1) for x in item_ids_n), dtype=np.int64, count=len(pn))
     ok = k_old >= 0
@@ -248,4 +257,6 @@ def _cables(old: RenderContext, new: RenderContext, links_n: np.ndarray, partner
     same = ok_pair & all_ok[kn]
     keep_n[kn[same]] = False
     keep_o[ko[same]] = False
-    return keep_o, keep_n
+    twin_n[kn[same]] = ko[same]
+    twin_o[ko[same]] = kn[same]
+    return (keep_o, keep_n), (twin_o, twin_n)

@@ -85,6 +85,13 @@ class RowSelection:
     # Racks (by name; "" for the devices outside racks) whose cable labels may differ (a cable
     # with a label there that may differ, a rack on one side only); None: every rack's.
     racks: frozenset[str] | None = None
+    # Which side of the comparison this is (0: old, 1: new), and per cable-plan item the other
+    # side's item that is the same cable (every column of its row the same; -1: none): a subset
+    # form may take what the other side made of those cables (``shared``, the same dict on both
+    # sides, emptied after each renderer) instead of making them again.
+    side: int = 0
+    twins: Any = None
+    shared: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 # A subset form leaves out a file that is the same bytes on both sides of the comparison and
