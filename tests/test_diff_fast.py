@@ -18,7 +18,7 @@ from supernodeiac.compare.rows import select
 from supernodeiac.outputs import render_all
 from supernodeiac.outputs.base import SUBSETS
 
-TABLES = ["acceptance", "cabling", "p2p"]
+TABLES = ["acceptance", "cabling", "netbox", "p2p"]
 PINNED = SMALL.replace("    rail_optimized: true\n", "    rail_optimized: true\n    media: {tiers: {leaf-spine: {pin: dr}}}\n")
 RENAMED = SMALL.replace("  - name: ufm\n", "  - name: fm\n").replace("      - group: ufm\n", "      - group: fm\n")
 NEW_IDS = SMALL.replace("site:\n", "naming:\n  cable_id: '{a}-{a_port}-{b}-{b_port}'\n\nsite:\n", 1)

@@ -107,11 +107,22 @@ def select(old: RenderContext, new: RenderContext, outputs: Collection[str] | No
     (cables_o, cables_n), (twins_o, twins_n) = _cables(old, new, links_n, partner)
     rows = _hall_rows(old, new, (cables_o, cables_n), (links_o, links_n))
     racks = _label_racks(old, new, (cables_o, cables_n), outputs is None or "labels" in outputs)
+    ports = frozenset(_ports(old, links_o) | _ports(new, links_n))
     shared: dict = {}
     return Selections(
-        RowSelection(links_o, cables_o, rows, racks, 0, twins_o, shared),
-        RowSelection(links_n, cables_n, rows, racks, 1, twins_n, shared),
+        RowSelection(links_o, cables_o, rows, racks, ports, 0, twins_o, shared),
+        RowSelection(links_n, cables_n, rows, racks, ports, 1, twins_n, shared),
     )
+
+
+def _ports(ctx: RenderContext, links: np.ndarray) -> set[tuple[str, int]]:
+    """(device name, port) of both ends of the links ``links`` selects."""
+    arr = ctx.fabric.links.arrays()
+    names = [d.name for d in ctx.fabric.devices]
+    out: set[tuple[str, int]] = set()
+    for dev, port in ((arr.a, arr.a_port), (arr.b, arr.b_port)):
+        out |= {(names[d], p) for d, p in zip(dev[links].tolist(), port[links].tolist(), strict=True)}
+    return out
 
 
 def _label_racks(

@@ -85,6 +85,8 @@ class RowSelection:
     # Racks (by name; "" for the devices outside racks) whose cable labels may differ (a cable
     # with a label there that may differ, a rack on one side only); None: every rack's.
     racks: frozenset[str] | None = None
+    # The ports (device name, port index) where a link that may differ ends, on either side.
+    ports: frozenset[tuple[str, int]] = frozenset()
     # Which side of the comparison this is (0: old, 1: new), and per cable-plan item the other
     # side's item that is the same cable (every column of its row the same; -1: none): a subset
     # form may take what the other side made of those cables (``shared``, the same dict on both
