@@ -195,13 +195,13 @@ def _pulls(ctx: RenderContext, keep: np.ndarray, selection: RowSelection) -> lis
     items = np.flatnonzero(keep)
     if other is None or selection.twins is None:
         made = pull_cables(ctx, keep)
-        selection.shared[f"pull_cables/{selection.side}"] = (items, made, [r.name for r in racks])
+        selection.shared[f"pull_cables/{selection.side}"] = (len(keep), items, made, [r.name for r in racks])
         return made
-    their_items, theirs, their_racks = other
-    at = np.full(max(len(selection.twins), int(their_items.max(initial=-1)) + 1), -1, dtype=np.int64)
+    their_count, their_items, theirs, their_racks = other
+    at = np.full(their_count + 1, -1, dtype=np.int64)  # the last: for no twin
     at[their_items] = np.arange(len(their_items))  # their item -> its place in theirs
     twin = selection.twins[items]
-    taken = np.where(twin >= 0, at[np.maximum(twin, 0)], -1)
+    taken = at[np.where(twin >= 0, twin, their_count)]  # -1: not made there
     make = np.zeros(len(keep), dtype=bool)
     make[items[taken < 0]] = True
     fresh = iter(pull_cables(ctx, make))
