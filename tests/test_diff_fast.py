@@ -1,5 +1,7 @@
 """`snc diff`'s fast path: the per-link tables (cabling lists, p2p sheets) rendered with only the
-rows that may differ (compare/rows.py), proven to give the report that rendering them whole gives."""
+rows that may differ (compare/rows.py), the per-row and per-rack files (workbooks, elevation
+sheets, label sheets) of the rows and racks that may differ, proven to give the report that
+rendering them whole gives."""
 
 from __future__ import annotations
 
@@ -16,10 +18,18 @@ from supernodeiac.compare.rows import select
 from supernodeiac.outputs import render_all
 from supernodeiac.outputs.base import SUBSETS
 
-TABLES = ["acceptance", "cabling", "p2p"]
+TABLES = ["acceptance", "cabling", "netbox", "p2p"]
 PINNED = SMALL.replace("    rail_optimized: true\n", "    rail_optimized: true\n    media: {tiers: {leaf-spine: {pin: dr}}}\n")
 RENAMED = SMALL.replace("  - name: ufm\n", "  - name: fm\n").replace("      - group: ufm\n", "      - group: fm\n")
 NEW_IDS = SMALL.replace("site:\n", "naming:\n  cable_id: '{a}-{a_port}-{b}-{b_port}'\n\nsite:\n", 1)
+# Row N's racks renamed X01, X02 (every network device with them): racks on one side only.
+ROW_RENAMED = SMALL.replace("{name: N, racks: 2}", "{name: X, racks: 2}").replace("row: N,", "row: X,")
+# An empty row C before row N: row N's racks move down the Fabric's rack list (other indices).
+ROW_BEFORE = SMALL.replace("    - {name: N, racks: 2}", "    - {name: C, racks: 1}\n    - {name: N, racks: 2}")
+# The UFM appliances' names long enough that their labels take more lines (labels.csv's width).
+LONG_NAMES = RENAMED.replace("  - name: fm\n", "  - name: fabric-manager-appliance-unit\n").replace(
+    "      - group: fm\n", "      - group: fabric-manager-appliance-unit\n"
+)
 
 PAIRS = {
     "one more scalable unit": (ROCE, _one_more_su(ROCE)),
@@ -29,6 +39,9 @@ PAIRS = {
     "spines one rack on": (SMALL, _spines_one_rack_on()),
     "a group renamed": (SMALL, RENAMED),
     "other cable IDs (whole tables)": (SMALL, NEW_IDS),
+    "a row's racks renamed": (SMALL, ROW_RENAMED),
+    "longer names, longer labels": (SMALL, LONG_NAMES),
+    "a row inserted before another": (SMALL, ROW_BEFORE),
     "no change": (SMALL, SMALL),
 }
 
@@ -150,3 +163,143 @@ def test_elevation_sheets_of_untouched_rows_are_not_made(pair, compiled):
     assert changed <= made
     if pair in ("two appliances move up their rack", "leaf-spine optics pinned", "no change"):
         assert any(p.startswith("same:elevation/") for p in out)  # some rows are left out
+
+
+# The racks whose label sheets the fast diff makes, per pair (None: every rack's, the whole output).
+LABEL_RACKS = {
+    "two appliances move up their rack": {"N01", "N02"},  # the appliances' and their switches' racks
+    "spines one rack on": {"N01", "N02", "N03"},
+    "a group renamed": {"N01", "N02"},
+    "a row's racks renamed": {"N01", "N02", "X01", "X02", "A01", "A02", "A03", "A04"},  # A: cables to row N
+    "other cable IDs (whole tables)": None,
+    "longer names, longer labels": None,  # labels.csv gets another line cell: its header differs
+    "no change": set(),
+}
+
+
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_label_sheets_of_untouched_racks_are_not_made(pair, compiled):
+    """The label PDFs and labels.csv: made only for racks where a cable that may differ has a
+    label (or that are on one side only), with the report of the whole render."""
+    old, new = (compiled(t) for t in PAIRS[pair])
+    fast, whole = diff(old, new, only=["labels"]), diff(old, new, only=["labels"], fast=False)
+    assert _reports(fast) == _reports(whole)
+    assert [f.as_dict() for f in fast.artifacts.files] == [f.as_dict() for f in whole.artifacts.files]
+    assert fast.artifacts.unchanged == whole.artifacts.unchanged
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None or pair == "other cable IDs (whole tables)"
+    if pair in LABEL_RACKS:
+        assert (sel.new.racks if sel else None) == LABEL_RACKS[pair]
+    if sel is None or sel.new.racks is None:
+        return
+    assert sel.old.racks == sel.new.racks
+    changed = {f.path for f in whole.artifacts.files}
+    for c, side in ((old, sel.old), (new, sel.new)):
+        whole_files, _ = render_all(c.render_context(), ["labels"])
+        part = {p: bytes(x) for p, x in SUBSETS.get("labels")(c.render_context(), side).items()}
+        made = {p for p in part if not p.startswith("same:")}
+        same = {p.removeprefix("same:") for p in part if p.startswith("same:")}
+        assert not made & same and made | same == set(whole_files)
+        assert {p for p in changed if p in whole_files} <= made
+        assert same == {f"labels/{r.name}.pdf" for r in c.fabric.racks if r.name not in side.racks} & set(whole_files)
+        for p in made - {"labels/labels.csv"}:
+            assert part[p] == whole_files[p], p  # a rack's sheets are those of the whole render
+    if pair in ("two appliances move up their rack", "a group renamed", "no change"):
+        assert any(p.startswith("same:labels/") for p in SUBSETS.get("labels")(new.render_context(), sel.new))
+
+
+@pytest.mark.parametrize("pair", [p for p in LABEL_RACKS if LABEL_RACKS[p] is not None])
+def test_the_label_rows_left_out_are_the_same_on_both_sides(pair, compiled):
+    """labels.csv's subset: the rows of the racks made, each a row of the whole table but for the
+    empty line cells past the longest label made (the same number on both sides); the rows left
+    out are the same lines on both sides, and every line on one side only is made; the PDFs left
+    out are the same bytes on both sides."""
+    old, new = (compiled(t) for t in PAIRS[pair])
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None and sel.new.racks is not None
+    whole = [render_all(c.render_context(), ["labels"])[0] for c in (old, new)]
+    parts = [SUBSETS.get("labels")(c.render_context(), s) for c, s in ((old, sel.old), (new, sel.new))]
+    for p in parts[0]:
+        if p.startswith("same:"):
+            assert whole[0][p.removeprefix("same:")] == whole[1][p.removeprefix("same:")]
+    tables = [w["labels/labels.csv"].splitlines() for w in whole]
+    made = [bytes(x["labels/labels.csv"]).splitlines() for x in parts]
+    assert tables[0][0] == tables[1][0] and made[0][0] == made[1][0]
+    cells, width = made[0][0].count(b",") - 6, tables[0][0].count(b",") - 6  # line cells: made, whole
+    assert made[0][0] + b"".join(b",line%d" % n for n in range(cells + 1, width + 1)) == tables[0][0]
+    pad = b"," * (width - cells)
+    lo, ln = Counter(tables[0][1:]), Counter(tables[1][1:])
+    ko, kn = (Counter(line + pad for line in m[1:]) for m in made)
+    assert not ko - lo and not kn - ln  # made lines are the whole table's
+    assert lo - ko == ln - kn  # left-out lines: the same on both sides
+    assert lo - ln <= ko and ln - lo <= kn  # every line on one side only is made
+
+
+def test_a_rack_subset_has_the_whole_tables_rows_but_its_own_line_cells(compiled):
+    """The rows of racks whose labels are shorter than the design's longest (row A's, beside the
+    long-named appliances' in row N): the whole table's rows less the empty cells past the
+    subset's longest label; its PDFs the whole render's bytes."""
+    import numpy as np
+
+    from supernodeiac.facts.cable_plan import cable_plan
+    from supernodeiac.outputs.base import RowSelection
+
+    c = compiled(LONG_NAMES)
+    racks = frozenset({"A01", "A03"})
+    whole, _ = render_all(c.render_context(), ["labels"])
+    links, cables = np.zeros(len(c.fabric.links), dtype=bool), np.zeros(len(cable_plan(c.fabric, c.catalogue)), dtype=bool)
+    part = {p: bytes(x) for p, x in SUBSETS.get("labels")(c.render_context(), RowSelection(links, cables, None, racks)).items()}
+    assert {p for p in part if not p.startswith("same:")} == {"labels/A01.pdf", "labels/A03.pdf", "labels/labels.csv"}
+    assert {p.removeprefix("same:") for p in part if p.startswith("same:")} == set(whole) - set(part)
+    assert part["labels/A01.pdf"] == whole["labels/A01.pdf"] and part["labels/A03.pdf"] == whole["labels/A03.pdf"]
+    table, made = whole["labels/labels.csv"].splitlines(), part["labels/labels.csv"].splitlines()
+    cells, width = made[0].count(b",") - 6, table[0].count(b",") - 6
+    assert 0 < cells < width  # the subset's labels are shorter: fewer line cells
+    rows = [line for line in table[1:] if line.split(b",", 1)[0] in (b"A01", b"A03")]
+    assert [line + b"," * (width - cells) for line in made[1:]] == rows
+
+
+@pytest.mark.parametrize(
+    "pair", ["one more scalable unit", "a scalable unit less", "a row's racks renamed", "a row inserted before another"]
+)
+def test_the_workbook_cables_the_same_on_both_sides_are_made_once(pair, compiled, monkeypatch):
+    """The per-row workbooks' cables: the side made second takes the twins the first made (rack
+    indices mapped by name: a row inserted moves the next rows' racks down the list), making only the
+    rest, and gets what a pass of its own gives; the first side's are taken once."""
+    import numpy as np
+
+    from supernodeiac.facts.cable_plan import cable_plan
+    from supernodeiac.outputs import workbook
+    from supernodeiac.outputs.cabling import pull_cables
+
+    old, new = (compiled(t) for t in PAIRS[pair])
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    made: list[int] = []
+
+    def counted(ctx, keep=None):
+        made.append(len(cable_plan(ctx.fabric, ctx.catalogue)) if keep is None else int(keep.sum()))
+        return pull_cables(ctx, keep)
+
+    monkeypatch.setattr(workbook, "pull_cables", counted)
+    sides = [(old, sel.old), (new, sel.new)]
+    if pair == "a scalable unit less":
+        sides.reverse()  # the new side first: the old one takes from it
+    got, keeps = [], []
+    for n, (c, side) in enumerate(sides):
+        keep = np.ones(len(cable_plan(c.fabric, c.catalogue)), dtype=bool)
+        if n == 0:
+            keep[1::3] = False  # the first side makes two thirds of its cables: the others' twins are made again
+        keeps.append(keep)
+        got.append(workbook._pulls(c.render_context(), keep, side))
+        assert got[-1] == pull_cables(c.render_context(), keep)
+    twins = sides[1][1].twins
+    again = (twins < 0) | ~keeps[0][np.maximum(twins, 0)]
+    assert made == [int(keeps[0].sum()), int(again.sum())] and made[1] < len(got[1])
+    assert not sel.old.shared  # taken: nothing left for another renderer
+    if pair == "one more scalable unit":
+        assert int((twins < 0).sum()) == 1132
+    if pair == "a row inserted before another":  # twins in row N, their racks' indices not the same
+        index = [{r.name: r.index for r in c.fabric.racks} for c in (old, new)]
+        assert index[0]["N01"] != index[1]["N01"]
+        assert any(e.rack == index[1]["N01"] for x in got[1] for e in x.ends)

@@ -159,9 +159,10 @@ def _artifacts(
     its comparison is that of the whole tables, at the cost of the changed rows."""
     ctx_old, ctx_new = old.render_context(), new.render_context()
     selections = None
-    if fast and any(name in SUBSETS for name, _ in RENDERERS.items() if not only or name in only):
+    names = [name for name, _ in RENDERERS.items() if not only or name in only]
+    if fast and any(name in SUBSETS for name in names):
         with progress.step("select changed rows"):
-            selections = select(ctx_old, ctx_new)
+            selections = select(ctx_old, ctx_new, names)
     files: list = []
     unchanged = 0
     notices: set[str] = set()
@@ -183,6 +184,8 @@ def _artifacts(
             part = diff_artifacts(old_files, new_files)
             part.unchanged += len(same_o)
         del old_files, new_files
+        if selections is not None:  # what one side's subset form left for the other's: not the next renderer's
+            selections.old.shared.clear()
         if subset:  # a changed table's sizes would be those of its changed rows: not known
             for change in part.files:
                 if change.status == "changed" and change.kind in ("csv", "text"):

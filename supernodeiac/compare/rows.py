@@ -20,10 +20,15 @@ cable ID is on one side only or any of its own inputs differ; a cable (an item o
 ``facts/cable_plan``) when its ID is on one side only, its cord or short number differs, or one
 of its links is kept or is not the same set of links. Matched rows are kept on both sides or on
 neither, so a row never looks added or removed because it was left out on the other side.
+
+Files per row of racks (workbooks, elevation sheets) are made for the rows where such a cable
+has an end (``hall_rows``); the label sheets for the racks where one has a label (``racks``).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,8 +62,10 @@ def numbers(ctx: RenderContext) -> list[str]:
     return found
 
 
-def select(old: RenderContext, new: RenderContext) -> Selections | None:
-    """The rows to render on each side, or None when the tables must be rendered whole."""
+def select(old: RenderContext, new: RenderContext, outputs: Collection[str] | None = None) -> Selections | None:
+    """The rows to render on each side, or None when the tables must be rendered whole.
+    ``outputs``: the renderers that will take the selections (None: all); what only one of them
+    reads is found only for it (the label sheets' line count)."""
     if _globals(old) != _globals(new) or old.catalogue != new.catalogue:
         return None
     fo, fn = old.fabric, new.fabric
@@ -97,9 +104,70 @@ def select(old: RenderContext, new: RenderContext) -> Selections | None:
     # The partner of each link that is the same on both sides (-1: none), for the cables below.
     partner = np.full(len(ids_n), -1, dtype=np.int64)
     partner[nj[same]] = oi[same]
-    cables_o, cables_n = _cables(old, new, links_n, partner)
+    (cables_o, cables_n), (twins_o, twins_n) = _cables(old, new, links_n, partner)
     rows = _hall_rows(old, new, (cables_o, cables_n), (links_o, links_n))
-    return Selections(RowSelection(links_o, cables_o, rows), RowSelection(links_n, cables_n, rows))
+    racks = _label_racks(old, new, (cables_o, cables_n), outputs is None or "labels" in outputs)
+    ports = frozenset(_ports(old, links_o) | _ports(new, links_n))
+    shared: dict = {}
+    return Selections(
+        RowSelection(links_o, cables_o, rows, racks, ports, 0, twins_o, shared),
+        RowSelection(links_n, cables_n, rows, racks, ports, 1, twins_n, shared),
+    )
+
+
+def _ports(ctx: RenderContext, links: np.ndarray) -> set[tuple[str, int]]:
+    """(device name, port) of both ends of the links ``links`` selects."""
+    arr = ctx.fabric.links.arrays()
+    names = [d.name for d in ctx.fabric.devices]
+    out: set[tuple[str, int]] = set()
+    for dev, port in ((arr.a, arr.a_port), (arr.b, arr.b_port)):
+        out |= {(names[d], p) for d, p in zip(dev[links].tolist(), port[links].tolist(), strict=True)}
+    return out
+
+
+def _label_racks(
+    old: RenderContext, new: RenderContext, keep: tuple[np.ndarray, np.ndarray], labels: bool
+) -> frozenset[str] | None:
+    """The racks whose label sheets may differ: those where a cable that may differ has a label
+    (on either side), or that are on one side only; with two racks whose sheets share a file
+    name, both. None (every rack) when every sheet's title differs (the design's name), when the
+    racks both sides have are not in the same order (labels.csv lists racks in order: a left-out
+    rack must not change places), or (``labels``) when those racks' labels have at most another
+    number of lines on each side: labels.csv has a cell per line of the longest label of the
+    design, and the labels left out are the same on both sides, so the same number for the racks
+    made on both sides is the same for the whole tables."""
+    from ..outputs.labels import label_end_racks, label_path, rack_names, rack_subset
+
+    if old.blueprint.metadata.name != new.blueprint.metadata.name:
+        return None
+    touched: set[str] = set()
+    names: list[list[str]] = []
+    for ctx, kept in ((old, keep[0]), (new, keep[1])):
+        by_index = rack_names(ctx)
+        if len(set(by_index)) != len(by_index):  # a rack's name repeats (or a rack named "")
+            return None
+        item, rack = label_end_racks(ctx)
+        touched |= {by_index[r] for r in np.unique(rack[kept[item]]).tolist()}
+        names.append(by_index)
+    have_o, have_n = set(names[0]), set(names[1])
+    touched |= have_o ^ have_n
+    both = have_o & have_n
+    orders = [
+        [r.name for r in sorted(c.fabric.racks, key=lambda r: (r.row_index, r.position, r.name)) if r.name in both]
+        for c in (old, new)
+    ]
+    if orders[0] != orders[1]:
+        return None
+    files: dict[str, set[str]] = defaultdict(set)
+    for name in have_o | have_n:
+        files[label_path(name)].add(name)
+    for group in files.values():
+        if len(group) > 1:
+            touched |= group
+    racks = frozenset(touched)
+    if labels and rack_subset(old, racks).lines != rack_subset(new, racks).lines:
+        return None
+    return racks
 
 
 def _hall_rows(
@@ -159,18 +227,23 @@ def _signatures(ctx: RenderContext) -> list[tuple]:
     ]
 
 
-def _cables(old: RenderContext, new: RenderContext, links_n: np.ndarray, partner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cables (cable-plan items) to render on each side: see the module's text."""
+def _cables(
+    old: RenderContext, new: RenderContext, links_n: np.ndarray, partner: np.ndarray
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Cables (cable-plan items) to render on each side (see the module's text), and per item
+    of each side its twin on the other (the same cable: the item left out on both; -1: none)."""
     po, pn = cable_plan(old.fabric, old.catalogue), cable_plan(new.fabric, new.catalogue)
     item_ids_o, item_ids_n = cable_ids(old.fabric, po), cable_ids(new.fabric, pn)
     num_o, num_n = numbers(old), numbers(new)
     keep_o = np.ones(len(po), dtype=bool)
     keep_n = np.ones(len(pn), dtype=bool)
+    twin_o = np.full(len(po), -1, dtype=np.int64)
+    twin_n = np.full(len(pn), -1, dtype=np.int64)
     if not len(po) or not len(pn):
-        return keep_o, keep_n
+        return (keep_o, keep_n), (twin_o, twin_n)
     by_id = dict(zip(item_ids_o, range(len(item_ids_o))))
     if len(by_id) != len(item_ids_o) or len(set(item_ids_n)) != len(item_ids_n):
-        return keep_o, keep_n
+        return (keep_o, keep_n), (twin_o, twin_n)
     k_new = np.arange(len(pn), dtype=np.int64)
     k_old = np.fromiter((by_id.get(x, -1) for x in item_ids_n), dtype=np.int64, count=len(pn))
     ok = k_old >= 0
@@ -195,4 +268,6 @@ def _cables(old: RenderContext, new: RenderContext, links_n: np.ndarray, partner
     same = ok_pair & all_ok[kn]
     keep_n[kn[same]] = False
     keep_o[ko[same]] = False
-    return keep_o, keep_n
+    twin_n[kn[same]] = ko[same]
+    twin_o[ko[same]] = kn[same]
+    return (keep_o, keep_n), (twin_o, twin_n)

@@ -82,6 +82,18 @@ class RowSelection:
     # Rows of racks (hall rows) whose per-row files may differ (a cable with an end there that
     # may differ, another rack list); None: every row's.
     hall_rows: frozenset[str] | None = None
+    # Racks (by name; "" for the devices outside racks) whose cable labels may differ (a cable
+    # with a label there that may differ, a rack on one side only); None: every rack's.
+    racks: frozenset[str] | None = None
+    # The ports (device name, port index) where a link that may differ ends, on either side.
+    ports: frozenset[tuple[str, int]] = frozenset()
+    # Which side of the comparison this is (0: old, 1: new), and per cable-plan item the other
+    # side's item that is the same cable (every column of its row the same; -1: none): a subset
+    # form may take what the other side made of those cables (``shared``, the same dict on both
+    # sides, emptied after each renderer) instead of making them again.
+    side: int = 0
+    twins: Any = None
+    shared: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 # A subset form leaves out a file that is the same bytes on both sides of the comparison and

@@ -356,10 +356,11 @@ def cable_numbers_of(ctx: RenderContext) -> list[str]:
 _TEXT, _ENDS, _PULLS, _LABELS = 0, 1, 2, 3  # what _cable_pass makes beside each row's text
 
 
-def label_ends(ctx: RenderContext) -> Iterator[tuple[int, list[tuple[int, int, tuple[str, ...]]]]]:
+def label_ends(ctx: RenderContext, keep: Any = None) -> Iterator[tuple[int, list[tuple[int, int, tuple[str, ...]]]]]:
     """(plan item, each plug end's (rack index, U, short label lines), A first) per cable, in
-    cable_rows' order: what the label sheets take of a cable row, without making the row's text."""
-    for _, item in _cable_pass(ctx, None, _LABELS):
+    cable_rows' order: what the label sheets take of a cable row, without making the row's text
+    (``keep`` as for :func:`cable_rows`)."""
+    for _, item in _cable_pass(ctx, keep, _LABELS):
         yield item
 
 

@@ -23,7 +23,7 @@ import operator
 import re
 import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import partial
 from typing import Any
 
@@ -33,7 +33,8 @@ from reportlab.pdfbase.pdfmetrics import getFont
 
 from ..catalog.label_stock import LabelStock, label_stocks
 from ..facts.cable_plan import cable_ids, cable_plan
-from .base import RENDERERS, RenderContext, Stream
+from ..facts.cage_plan import SPLITTER
+from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, Stream
 from .cabling import cable_numbers_of, label_ends
 from .csv_safe import CsvWriter
 
@@ -74,9 +75,13 @@ class RackLabels:
     cable's rank by ID, the end's rank by tag, the end's tag code, and the cable's plan item
     when the IDs are not in plan order, in one int) and its lines (:func:`_text`), in (U, cable
     ID, end) order. About 150 bytes a label at 131k (849,208 labels) instead of a ``Label`` and
-    a tuple of strings each."""
+    a tuple of strings each.
 
-    def __init__(self, ctx: RenderContext) -> None:
+    With ``keep`` (a bool per plan item), those cables' labels only; with ``only`` (rack names, ""
+    for no rack), those racks' only (``snc diff``'s subset: keep every cable with an end there).
+    The sort keys and tags are the whole plan's either way."""
+
+    def __init__(self, ctx: RenderContext, keep: Any = None, only: Collection[str] | None = None) -> None:
         f = ctx.fabric
         plan = cable_plan(f, ctx.catalogue)
         self.ids = ids = cable_ids(f, plan)
@@ -114,7 +119,7 @@ class RackLabels:
             raise ValueError("label sort keys past 64 bits")  # U under 2**20 at 10**12 cables
         lines = 0
         u_shift, rank_shift, item_bits = self.u_shift, self.rank_shift, self.item_bits
-        for k, cable in label_ends(ctx):
+        for k, cable in label_ends(ctx, keep):
             code = codes.get(len(cable))
             if code is None:
                 code = codes[len(cable)] = self._codes(len(cable))
@@ -144,8 +149,11 @@ class RackLabels:
         by = sort.tolist()
         self.racks: list[tuple[str, Any, list[str | tuple[str, ...]]]] = []
         for n, i in enumerate(place):
+            name = racks[i - 1].name if i else ""
+            if only is not None and name not in only:
+                continue
             a, b = cuts[n], cuts[n + 1]
-            self.racks.append((racks[i - 1].name if i else "", sorted_keys[a:b], [texts[j] for j in by[a:b]]))
+            self.racks.append((name, sorted_keys[a:b], [texts[j] for j in by[a:b]]))
 
     def _codes(self, ends: int) -> list[int]:
         """Each end's code for a cable of ``ends`` plug ends (A, B; or A and legs)."""
@@ -269,9 +277,76 @@ def render_labels(ctx: RenderContext) -> dict[str, bytes | Stream]:
     """A PDF per rack and labels.csv at every size: the cable ends' labels are taken one cable at
     a time and only their lines held, grouped by rack; each rack's PDF and the CSV are made when
     written."""
+    return _whole(ctx)
+
+
+def _whole(ctx: RenderContext) -> dict[str, bytes | Stream]:
     grouped = RackLabels(ctx)
     if not grouped.racks:
         return {}
+    return _label_files(ctx, grouped)
+
+
+@SUBSETS.register("labels")
+def render_labels_racks(ctx: RenderContext, selection: RowSelection) -> dict[str, bytes | Stream]:
+    """``snc diff``: the PDFs of the racks whose labels may differ (``selection.racks``) and
+    labels.csv with those racks' rows, each rack's labels all there (its sheet positions are
+    its own); the other racks' PDFs marked the same. labels.csv's line cells are as many as
+    those racks' labels have at most (``select`` made sure that is the same on both sides, so
+    the whole tables' headers are the same too and a left-out rack's rows are the same lines)."""
+    if selection.racks is None:
+        return _whole(ctx)
+    if not len(cable_plan(ctx.fabric, ctx.catalogue)):
+        return {}
+    out = _label_files(ctx, rack_subset(ctx, selection.racks))
+    names = rack_names(ctx)
+    for r in np.unique(label_end_racks(ctx)[1]).tolist():
+        if names[r] not in selection.racks:
+            out[SAME_PREFIX + label_path(names[r])] = b""
+    return out
+
+
+def rack_names(ctx: RenderContext) -> list[str]:
+    """The racks' names by index, and "" (no rack) last: index -1."""
+    return [r.name for r in ctx.fabric.racks] + [""]
+
+
+def label_path(rack: str) -> str:
+    """The label sheets' file of the rack named ``rack`` ("": the labels outside racks)."""
+    return f"labels/{_file_part(rack or 'unracked')}.pdf"
+
+
+def label_end_racks(ctx: RenderContext) -> tuple[Any, Any]:
+    """(plan item, rack index or -1) of every label of every cable, as numpy arrays: a cable's
+    labels are on the ends of its first link (a multi-link cable's two plugs), a splitter's on
+    every link's (its head and each leg); a rack may repeat for an item."""
+    f = ctx.fabric
+    plan = cable_plan(f, ctx.catalogue)
+    item = np.repeat(np.arange(len(plan), dtype=np.int64), np.diff(plan.start))
+    use = plan.shape[item] == SPLITTER
+    use[plan.start[:-1]] = True
+    links, item = plan.links[use], item[use]
+    arr = f.links.arrays()
+    dev_rack = np.array([d.rack for d in f.devices], dtype=np.int64)
+    return np.concatenate((item, item)), np.concatenate((dev_rack[arr.a[links]], dev_rack[arr.b[links]]))
+
+
+def rack_subset(ctx: RenderContext, racks: frozenset[str]) -> RackLabels:
+    """The labels of the racks ``racks`` (every cable with a label there taken), made once per
+    render context and rack set (``compare.rows.select`` reads their line count first)."""
+    found = ctx.memo.get("label_racks")
+    if found is None or found[0] != racks:
+        names = rack_names(ctx)
+        item, at = label_end_racks(ctx)
+        wanted = np.array([n in racks for n in names], dtype=bool)
+        keep = np.zeros(len(cable_plan(ctx.fabric, ctx.catalogue)), dtype=bool)
+        keep[item[wanted[at]]] = True
+        found = ctx.memo["label_racks"] = (racks, RackLabels(ctx, keep, racks))
+    return found[1]
+
+
+def _label_files(ctx: RenderContext, grouped: RackLabels) -> dict[str, bytes | Stream]:
+    """A PDF per rack of ``grouped`` and labels.csv of its racks, made when written."""
     stock = label_stocks()[ctx.blueprint.naming.label_stock]
     sheets = _Sheets(stock)
     name = ctx.blueprint.metadata.name
@@ -281,7 +356,7 @@ def render_labels(ctx: RenderContext) -> dict[str, bytes | Stream]:
         def produce(rack: str = rack, texts: list[str | tuple[str, ...]] = texts) -> list[bytes]:
             return [sheets.pdf(f"{name} rack {rack} cable labels ({stock.description})", texts)]
 
-        out[f"labels/{_file_part(rack or 'unracked')}.pdf"] = Stream(produce)
+        out[label_path(rack)] = Stream(produce)
 
     def table() -> Iterator[bytes]:
         lines = grouped.lines

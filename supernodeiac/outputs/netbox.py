@@ -29,7 +29,7 @@ import numpy as np
 
 from ..fabric import Fabric
 from ..fabric.fabric_facts import transport_of
-from .base import RENDERERS, RenderContext, Stream
+from .base import RENDERERS, SUBSETS, RenderContext, RowSelection, Stream
 from .csv_safe import CsvWriter
 
 SITE_COLUMNS = ["name", "slug", "status"]
@@ -102,8 +102,9 @@ def _manufacturer(vendor: str) -> str:
     return vendor or "Generic"
 
 
-def netbox_tables(ctx: RenderContext) -> dict[str, tuple[list[str], Iterator[list[str]]]]:
-    """File name -> (header, rows), in import order."""
+def netbox_tables(ctx: RenderContext, rows: RowSelection | None = None) -> dict[str, tuple[list[str], Iterator[list[str]]]]:
+    """File name -> (header, rows), in import order; with ``rows`` (``snc diff``), the
+    interfaces and cables of the links it selects only."""
     f: Fabric = ctx.fabric
     cat = ctx.catalogue
     site = ctx.blueprint.site.name or ctx.blueprint.metadata.name
@@ -150,10 +151,10 @@ def netbox_tables(ctx: RenderContext) -> dict[str, tuple[list[str], Iterator[lis
             ]
 
     def interfaces() -> Iterator[list[str]]:
-        yield from _interface_rows(ctx)
+        yield from _interface_rows(ctx, rows.ports if rows is not None else None)
 
     def cables() -> Iterator[list[str]]:
-        yield from _cable_rows(ctx)
+        yield from _cable_rows(ctx, rows.links if rows is not None else None)
 
     return {
         "01-sites.csv": (SITE_COLUMNS, iter([[site, slug(site), "planned"]])),
@@ -169,11 +170,22 @@ def netbox_tables(ctx: RenderContext) -> dict[str, tuple[list[str], Iterator[lis
 
 @RENDERERS.register("netbox")
 def render_netbox(ctx: RenderContext) -> dict[str, Stream | bytes]:
+    return _netbox(ctx)
+
+
+@SUBSETS.register("netbox")
+def render_netbox_rows(ctx: RenderContext, selection: RowSelection) -> dict[str, Stream | bytes]:
+    """``snc diff``: the interfaces of the ports the selection names (``selection.ports``) and
+    the cables of the links it selects, the other files whole."""
+    return _netbox(ctx, selection)
+
+
+def _netbox(ctx: RenderContext, selection: RowSelection | None = None) -> dict[str, Stream | bytes]:
     out: dict[str, Stream | bytes] = {}
     for name in netbox_tables(ctx):
 
         def produce(name: str = name) -> Iterator[bytes | str]:
-            header, rows = netbox_tables(ctx)[name]
+            header, rows = netbox_tables(ctx, selection)[name]
             return CsvWriter(header).stream(rows)
 
         out[f"dcim/netbox/{name}"] = Stream(produce)
@@ -189,10 +201,12 @@ def _cabled(f: Fabric) -> np.ndarray:
     return np.flatnonzero(is_cable[t.arrays().spec])
 
 
-def _interface_rows(ctx: RenderContext) -> Iterator[list[str]]:
+def _interface_rows(ctx: RenderContext, ports: frozenset[tuple[str, int]] | None = None) -> Iterator[list[str]]:
     """Every cabled port once, device by device in name order, each device's ports in name order
     (what sorting every row by (device, port) gives, without holding them: 10^6 ports at 131k).
-    A port's rate is its first cable link's, its transport its last's."""
+    A port's rate is its first cable link's, its transport its last's. With ``ports`` ((device
+    name, port) pairs), those ports' rows and those of ports with more than one cable link (which
+    of them is first may differ between two Fabrics) only."""
     f = ctx.fabric
     t = f.links
     cabled = _cabled(f)
@@ -208,7 +222,7 @@ def _interface_rows(ctx: RenderContext) -> Iterator[list[str]]:
     link = np.repeat(cabled, 2)
     width = int(port.max()) + 1
     key = dev * width + port
-    keys, first = np.unique(key, return_index=True)
+    keys, first, count = np.unique(key, return_index=True, return_counts=True)
     last = len(key) - 1 - np.unique(key[::-1], return_index=True)[1]
     spec_of = arr.spec
     s_first, s_last = spec_of[link[first]], spec_of[link[last]]
@@ -226,6 +240,10 @@ def _interface_rows(ctx: RenderContext) -> Iterator[list[str]]:
         port_rank[model_id[m], sorted(range(len(pn)), key=pn.__getitem__)] = np.arange(len(pn))
     m_ends = dev_model[d_ends]
     order = np.lexsort((port_rank[m_ends, p_ends], dev_rank[d_ends]))
+    if ports is not None:
+        index = {name: k for k, name in enumerate(names)}
+        wanted = [index[d] * width + p for d, p in ports if d in index and p < width]
+        order = order[(np.isin(keys, np.array(wanted, dtype=np.int64)) | (count > 1))[order]]
     # The type, speed and management columns depend on (model, port, first link's spec, last
     # link's transport) only: a few hundred combinations for 10^6 ports, made once each.
     specs = t.specs
@@ -248,12 +266,15 @@ def _interface_rows(ctx: RenderContext) -> Iterator[list[str]]:
         yield [names[d], port_names[d][p], "", tail[0], tail[1], tail[2]]
 
 
-def _cable_rows(ctx: RenderContext) -> Iterator[list[str]]:
-    """One NetBox cable per cable link, in cable-ID order, made one at a time."""
+def _cable_rows(ctx: RenderContext, links: np.ndarray | None = None) -> Iterator[list[str]]:
+    """One NetBox cable per cable link (of those ``links`` selects, a bool per link table
+    position; all without it), in cable-ID order, made one at a time."""
     f, cat = ctx.fabric, ctx.catalogue
     t = f.links
     cabled = np.zeros(len(t), dtype=bool)
     cabled[_cabled(f)] = True
+    if links is not None:
+        cabled &= links
     ids = t.ids()
     dev_names = [d.name for d in f.devices]
     port_names = [f.layouts[d.model].names for d in f.devices]

@@ -119,13 +119,18 @@ _FABRIC, _TIER, _TYPE = _C["fabric"], _C["tier"], _C["type"]
 
 
 def _row_workbooks(
-    ctx: RenderContext, keep: np.ndarray | None, extras: list[tuple[str, int]], same: set[str] | None = None
+    ctx: RenderContext,
+    keep: np.ndarray | None,
+    extras: list[tuple[str, int]],
+    same: set[str] | None = None,
+    selection: RowSelection | None = None,
 ) -> dict[str, bytes | Stream]:
     """One workbook per row of racks: each cable (of those ``keep`` selects, all without it) in
     the workbook of every row it has an end in. The cables are made and bucketed in one pass when
     the first workbook is written (by then a render has written cables.csv, whose pass made them:
     ``cabling.pull_cables``), and each row's workbook when it is written. ``same``: rows of racks
-    left out as the same on both sides of ``snc diff`` (marked, not made)."""
+    left out as the same on both sides of ``snc diff`` (marked, not made); ``selection``, that
+    diff's: the cables the other side made that are the same here are taken (:func:`_pulls`)."""
     racks = ctx.fabric.racks
     row_of = [r.row for r in racks]
     by_row: dict[str, list[int]] = defaultdict(list)
@@ -139,7 +144,7 @@ def _row_workbooks(
     def cables_of(row_name: str) -> list[_Cable]:
         if not bucketed:
             buckets: dict[str, list[_Cable]] = defaultdict(list)
-            for x in pull_cables(ctx, keep):
+            for x in pull_cables(ctx, keep) if selection is None or keep is None else _pulls(ctx, keep, selection):
                 for name in dict.fromkeys(row_of[e.rack] for e in x.ends if e.rack >= 0):
                     buckets[name].append(x)
             bucketed.append(buckets)
@@ -178,7 +183,41 @@ def render_workbook_rows(ctx: RenderContext, selection: RowSelection) -> dict[st
     keep[item[wanted[row]]] = True
     with_cables = {names[k] for k in np.unique(row).tolist()}
     same = {n for n in with_cables if n not in selection.hall_rows}
-    return _row_workbooks(ctx, keep, _not_cables(ctx), same)
+    return _row_workbooks(ctx, keep, _not_cables(ctx), same, selection)
+
+
+def _pulls(ctx: RenderContext, keep: np.ndarray, selection: RowSelection) -> list[_Cable]:
+    """``pull_cables(ctx, keep)`` in a diff: a cable whose twin the other side made already (the
+    same cable, ``selection.twins``: every column the same but the rack's index, which is this
+    side's) is taken from there, the rest made; what was made is left for the other side."""
+    racks = ctx.fabric.racks
+    other = selection.shared.pop(f"pull_cables/{1 - selection.side}", None)
+    items = np.flatnonzero(keep)
+    if other is None or selection.twins is None:
+        made = pull_cables(ctx, keep)
+        selection.shared[f"pull_cables/{selection.side}"] = (len(keep), items, made, [r.name for r in racks])
+        return made
+    their_count, their_items, theirs, their_racks = other
+    at = np.full(their_count + 1, -1, dtype=np.int64)  # the last: for no twin
+    at[their_items] = np.arange(len(their_items))  # their item -> its place in theirs
+    twin = selection.twins[items]
+    taken = at[np.where(twin >= 0, twin, their_count)]  # -1: not made there
+    make = np.zeros(len(keep), dtype=bool)
+    make[items[taken < 0]] = True
+    fresh = iter(pull_cables(ctx, make))
+    index = {r.name: r.index for r in racks}
+    rack_of = [index.get(name, -1) for name in their_racks]  # their rack index -> ours (the same name)
+    same_racks = rack_of == list(range(len(their_racks)))
+    out: list[_Cable] = []
+    for t in taken.tolist():
+        if t < 0:
+            out.append(next(fresh))
+            continue
+        x = theirs[t]
+        if not same_racks:
+            x = x._replace(ends=tuple([e._replace(rack=rack_of[e.rack]) if e.rack >= 0 else e for e in x.ends]))
+        out.append(x)
+    return out
 
 
 def item_rows(ctx: RenderContext) -> tuple[np.ndarray, np.ndarray]:
