@@ -23,15 +23,18 @@ import math
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from html import escape
+from typing import TypeVar
 
 from ..fabric import Device, Fabric
 from ..fabric.fabric_facts import kind_of
 from ..fabric.views import FabricLinks, links_by_fabric, local_tiers
 from ..util import child_process
 from ..util.number_format import gbps_text
-from .base import RENDERERS, Artifacts, RenderContext
+from . import dot_batch
+from .base import RENDERERS, Artifacts, RenderContext, Stream
 
 # Drawing limits (presentation choices, not hardware figures).
 DETAIL_MAX_DEVICES = 64  # above this a per-device drawing is too wide to read: draw groups
@@ -58,6 +61,9 @@ class Diagram:
     nodes: int
     edges: int
     dot: str
+    # A labelled edge between two nodes of one rank: Graphviz 2.43 frees that layout's ranks
+    # twice when it lays out another graph after it (dot_batch), so it gets a `dot` of its own.
+    flat_labels: bool = False
 
 
 def _header(name: str, mode: str, title: str, node_font: int = 9, edge_font: int = 8, title_font: int = 14) -> list[str]:
@@ -144,10 +150,12 @@ def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]
         lines.extend(_in_order([devices[i].name for i in ids]))
         lines.append("  }")
     edges = sorted((devices[a].name, devices[b].name, _tier_pair(tiers[a], tiers[b]), acc) for (a, b), acc in pairs.items())
+    flat_labels = False
     for an, bn, tp, (count, total, rate) in edges:
         attrs = [f"penwidth={_width(count)}"]
         if count > 1 and tp not in uniform:
             attrs.append(f"label={quote(_bundle_text(count, total, rate))}")
+            flat_labels |= tp[0] == tp[1]
         attrs.append(f"tooltip={quote(f'{an} -- {bn}: {count} links, {gbps_text(total)}')}")
         lines.append(f"  {quote(an)} -- {quote(bn)} [{', '.join(attrs)}];")
     lines += _legend(
@@ -156,7 +164,7 @@ def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]
         9,
     )
     lines.append("}")
-    return Diagram(f"{name}-devices", "devices", len(tiers), len(edges), "\n".join(lines) + "\n")
+    return Diagram(f"{name}-devices", "devices", len(tiers), len(edges), "\n".join(lines) + "\n", flat_labels)
 
 
 def _in_order(names: list[str]) -> list[str]:
@@ -330,15 +338,17 @@ def _group_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int],
             lines.append(f"    {quote(_over_id(ok))} [label={quote(label)}, fillcolor={quote(_fill(tier))}, shape=box3d];")
         lines.append("  }")
     lines.extend(_legend({t: "/".join(sorted(r)) for t, r in roles_of.items()}, notes, EDGE_FONT))
+    flat_labels = False
     for (ka, kb), (count, total, media, rate) in sorted(edges.items()):
         text = f"{_bundle_text(count, total, rate)}\n{_media_text(media)}"
         tip = quote(f"{_over_id(ka)} -- {_over_id(kb)}: {count:,} links, {gbps_text(total)}")
         attrs = f"penwidth={_width(count)}, tooltip={tip}"
         if per_tier_pair[_tier_pair(ka[0], kb[0])] <= EDGE_LABELS_MAX:
             attrs = f"label={quote(text)}, " + attrs
+            flat_labels |= ka[0] == kb[0]
         lines.append(f"  {quote(_over_id(ka))} -- {quote(_over_id(kb))} [{attrs}];")
     lines.append("}")
-    return Diagram(name, "groups", len(sizes), len(edges), "\n".join(lines) + "\n")
+    return Diagram(name, "groups", len(sizes), len(edges), "\n".join(lines) + "\n", flat_labels)
 
 
 def diagram(f: Fabric, name: str, links: FabricLinks) -> Diagram:
@@ -435,14 +445,16 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
             "line: its links, merged per pair; label: links x rate",
         ]
         lines.extend(_legend(roles, notes, 9))
+        flat_labels = False
         for (x, y), (count, total, rate) in sorted(pairs.items()):
             attrs = [f"penwidth={_width(count)}"]
             if count > 1:
                 attrs.append(f"label={quote(_bundle_text(count, total, rate))}")
+                flat_labels |= members[x][0] == members[y][0]
             attrs.append(f"tooltip={quote(f'{x} -- {y}: {count} links, {gbps_text(total)}')}")
             lines.append(f"  {quote(x)} -- {quote(y)} [{', '.join(attrs)}];")
         lines.append("}")
-        out.append(Diagram(stem, "part", len(members), len(pairs), "\n".join(lines) + "\n"))
+        out.append(Diagram(stem, "part", len(members), len(pairs), "\n".join(lines) + "\n", flat_labels))
     return out
 
 
@@ -645,22 +657,60 @@ def to_svg(dot_text: str, dot_program: str) -> bytes:
     return child_process.run([dot_program, "-Tsvg"], dot_text.encode(), DOT_TIMEOUT_S)
 
 
+V = TypeVar("V", bytes, Stream)  # a file's value: bytes, or (the subset form's SVGs) a Stream
+
+
 @RENDERERS.register("diagram")
 def render_diagram(ctx: RenderContext) -> Artifacts:
-    out: Artifacts = {}
     program = shutil.which("dot")
+    found = diagrams(ctx.fabric)
+    made = _svgs([d for d in found if d.edges <= SVG_MAX_EDGES], program) if program is not None else {}
+    return dict(_files(found, program, lambda d: {k: made[k] for k in (_svg_path(d), _failed_key(d)) if k in made}))
+
+
+def _dot_path(d: Diagram) -> str:
+    return f"diagrams/{d.fabric}.dot"  # d.fabric is the file's stem
+
+
+def _svg_path(d: Diagram) -> str:
+    return f"diagrams/{d.fabric}.svg"
+
+
+def _failed_key(d: Diagram) -> str:
+    return f"notice:transient:diagram:{d.fabric}"  # a timeout may not recur
+
+
+def _files(
+    found: list[Diagram], program: str | None, svg: Callable[[Diagram], Mapping[str, V]]
+) -> Iterator[tuple[str, bytes | V]]:
+    """The renderer's files and notices in their order: per diagram its DOT, then its SVG (or
+    why there is none)."""
     if program is None:
-        out["notice:diagram"] = b"diagram: Graphviz `dot` not found, wrote DOT files only (install graphviz for SVG)"
-    for d in diagrams(ctx.fabric):
-        out[f"diagrams/{d.fabric}.dot"] = d.dot.encode()  # d.fabric is the file's stem
+        yield "notice:diagram", b"diagram: Graphviz `dot` not found, wrote DOT files only (install graphviz for SVG)"
+    for d in found:
+        yield _dot_path(d), d.dot.encode()
         if program is None:
             continue
         if d.edges > SVG_MAX_EDGES:
-            out[f"notice:diagram:{d.fabric}"] = f"diagram: {d.fabric} has {d.edges} edges, SVG skipped (see the DOT)".encode()
+            yield f"notice:diagram:{d.fabric}", f"diagram: {d.fabric} has {d.edges} edges, SVG skipped (see the DOT)".encode()
+            continue
+        yield from svg(d).items()
+
+
+def _svgs(drawn: list[Diagram], program: str) -> Artifacts:
+    """Each diagram's SVG, or a transient notice where `dot` failed on it: those without a flat
+    label from one `dot` (dot_batch) where that gives the bytes of one process each, the others
+    (and all of them, where it does not) from a `dot` of their own."""
+    batched = [d for d in drawn if not d.flat_labels]
+    batch = dot_batch.svgs([d.dot for d in batched], program, DOT_TIMEOUT_S)
+    svg_of = dict(zip((d.fabric for d in batched), batch, strict=True)) if batch is not None else {}
+    out: Artifacts = {}
+    for d in drawn:
+        if d.fabric in svg_of:
+            out[_svg_path(d)] = svg_of[d.fabric]
             continue
         try:
-            out[f"diagrams/{d.fabric}.svg"] = to_svg(d.dot, program)
+            out[_svg_path(d)] = to_svg(d.dot, program)
         except (subprocess.SubprocessError, OSError) as exc:
-            failed = f"diagram: dot failed on {d.fabric}, SVG skipped ({type(exc).__name__})"
-            out[f"notice:transient:diagram:{d.fabric}"] = failed.encode()  # a timeout may not recur
+            out[_failed_key(d)] = f"diagram: dot failed on {d.fabric}, SVG skipped ({type(exc).__name__})".encode()
     return out
