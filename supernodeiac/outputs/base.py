@@ -45,6 +45,24 @@ class Stream:
         return b"".join(self.chunks())
 
 
+class Derived(Stream):
+    """A file that is a function of another file of the same render (``source``) and of the tools
+    of this process alone: a diagram's SVG, of its DOT text and this `dot`. ``snc diff`` compares
+    two renders made in one process, so where both sides' sources are the same bytes it counts
+    the file unchanged without making it (a subset form defers such files this way).
+
+    ``make`` takes the paths wanted (one renderer's deferred files share it, so that one call
+    makes them together) and gives their files, with a ``notice:...`` key for one it could not
+    make; joining the stream makes this file alone."""
+
+    __slots__ = ("make", "source")
+
+    def __init__(self, path: str, source: str, make: Callable[[list[str]], Mapping[str, bytes]]) -> None:
+        self.source = source
+        self.make = make
+        super().__init__(lambda: [make([path])[path]])
+
+
 Artifacts = dict[str, bytes]
 
 # A renderer reports what it could not produce under a "notice:..." key; "notice:transient:..."

@@ -34,7 +34,7 @@ from ..fabric.views import FabricLinks, links_by_fabric, local_tiers
 from ..util import child_process
 from ..util.number_format import gbps_text
 from . import dot_batch
-from .base import RENDERERS, Artifacts, RenderContext, Stream
+from .base import RENDERERS, SUBSETS, Artifacts, Derived, RenderContext, RowSelection, Stream
 
 # Drawing limits (presentation choices, not hardware figures).
 DETAIL_MAX_DEVICES = 64  # above this a per-device drawing is too wide to read: draw groups
@@ -666,6 +666,22 @@ def render_diagram(ctx: RenderContext) -> Artifacts:
     found = diagrams(ctx.fabric)
     made = _svgs([d for d in found if d.edges <= SVG_MAX_EDGES], program) if program is not None else {}
     return dict(_files(found, program, lambda d: {k: made[k] for k in (_svg_path(d), _failed_key(d)) if k in made}))
+
+
+@SUBSETS.register("diagram")
+def render_diagram_rows(ctx: RenderContext, _selection: RowSelection) -> dict[str, bytes | Stream]:
+    """For ``snc diff``: every DOT file whole (a diagram has no rows to select) and each SVG
+    deferred (:class:`outputs.base.Derived`, a function of its DOT text and of `dot`), so that
+    a diagram whose DOT is the same bytes on both sides is never laid out."""
+    program = shutil.which("dot")
+    found = diagrams(ctx.fabric)
+    by_path = {_svg_path(d): d for d in found}
+
+    def make(paths: list[str]) -> Artifacts:
+        assert program is not None
+        return _svgs([by_path[p] for p in paths], program)
+
+    return dict(_files(found, program, lambda d: {_svg_path(d): Derived(_svg_path(d), _dot_path(d), make)}))
 
 
 def _dot_path(d: Diagram) -> str:
