@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
@@ -27,9 +27,18 @@ class FabricLinks:
     b: list[int]
     spec: list[int]
     specs: list[LinkSpec]
+    # The three columns as int64 arrays, made on first use (or given by links_by_fabric).
+    _arrays: list[np.ndarray] = field(default_factory=list, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.spec)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``a``, ``b`` and ``spec`` as numpy int64 arrays (the same numbers), for bulk work."""
+        if not self._arrays:
+            self._arrays.extend(np.fromiter(c, dtype=np.int64, count=len(c)) for c in (self.a, self.b, self.spec))
+        a, b, spec = self._arrays
+        return a, b, spec
 
     def count_by(self, key_of: Callable[[int], K]) -> Counter[tuple[K, K, str, float]]:
         """Links per (key of the A device, key of the B device, medium, Gb/s): each end device's
@@ -37,8 +46,7 @@ class FabricLinks:
         per link was most of a 131k overview's time), then folded by spec into the few keys."""
         if not self.spec:
             return Counter()
-        a, b = np.asarray(self.a, dtype=np.int64), np.asarray(self.b, dtype=np.int64)
-        spec = np.asarray(self.spec, dtype=np.int64)
+        a, b, spec = self.arrays()
         ends = np.unique(np.concatenate([a, b]))
         number: dict[K, int] = {}
         distinct: list[K] = []
@@ -64,10 +72,14 @@ class FabricLinks:
 def links_by_fabric(f: Fabric) -> dict[str, FabricLinks]:
     """The links of every fabric, in one pass over the specs and one per fabric over the links."""
     t = f.links
+    arrays = t.arrays()
+    fabric_of = [s.fabric for s in t.specs]
     out: dict[str, FabricLinks] = {}
     for name in t.fabrics():
-        cols = t.columns(name)
-        out[name] = FabricLinks(list(cols.a), list(cols.b), list(cols.spec), t.specs)
+        # The fabric's positions in table order, as LinkTable.indices_of finds them, in numpy.
+        at = np.flatnonzero(np.array([x == name for x in fabric_of], dtype=bool)[arrays.spec])
+        cols = [arrays.a[at], arrays.b[at], arrays.spec[at]]
+        out[name] = FabricLinks(cols[0].tolist(), cols[1].tolist(), cols[2].tolist(), t.specs, cols)
     return out
 
 
