@@ -740,7 +740,8 @@ def _svgs(drawn: list[Diagram], program: str) -> Artifacts:
     label from one `dot` (dot_batch) where that gives the bytes of one process each, the others
     (and all of them, where it does not) from a `dot` of their own."""
     batched = [d for d in drawn if not d.flat_labels]
-    batch = dot_batch.svgs([d.dot for d in batched], program, DOT_TIMEOUT_S)
+    # Each diagram's time, as one `dot` each had: a loaded machine never cuts short a batch of fine ones.
+    batch = dot_batch.svgs([d.dot for d in batched], program, DOT_TIMEOUT_S * len(batched))
     svg_of = dict(zip((d.fabric for d in batched), batch, strict=True)) if batch is not None else {}
     out: Artifacts = {}
     for d in drawn:
