@@ -19,7 +19,7 @@ labelled edge between two nodes of one rank makes 2.43 grow the rank array in fl
 a pointer to the old one is kept, which gvFreeLayout frees again before the next graph
 (valgrind: an invalid free; the dragonfly-plus group views then abort the process). Without
 such edges valgrind reports nothing for the batches of every shipped blueprint, the 16k and
-the 131k RoCE designs.
+the 131k RoCE and XDR designs.
 """
 
 from __future__ import annotations
