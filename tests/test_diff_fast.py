@@ -153,8 +153,17 @@ def test_elevation_sheets_of_untouched_rows_are_not_made(pair, compiled):
         assert any(p.startswith("same:elevation/") for p in out)  # some rows are left out
 
 
+# "other cable IDs": no row selection (tables whole), the diagrams deferred all the same.
+DIAGRAM_PAIRS = [
+    "one more scalable unit",
+    "two appliances move up their rack",
+    "a group renamed",
+    "other cable IDs (whole tables)",
+]
+
+
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` not installed")
-@pytest.mark.parametrize("pair", ["one more scalable unit", "two appliances move up their rack", "a group renamed", "no change"])
+@pytest.mark.parametrize("pair", [*DIAGRAM_PAIRS, "no change"])
 def test_a_diagram_whose_dot_is_the_same_on_both_sides_is_not_laid_out(pair, compiled, monkeypatch):
     """An SVG is a function of its DOT text and of `dot`: the fast diff lays out only the
     diagrams whose DOT differs or is on one side, with the report of laying out every one."""

@@ -170,13 +170,13 @@ def _artifacts(
             continue
         subset = selections is not None and name in SUBSETS
         with progress.step(f"compare {name}" + (" (changed rows)" if subset else "")):
-            old_files, old_notices = render_in(ctx_old, [name], selections.old if selections and subset else None)
-            new_files, new_notices = render_in(ctx_new, [name], selections.new if selections and subset else None)
+            old_files, old_notices = render_in(ctx_old, [name], selections.old if selections and subset else None, fast)
+            new_files, new_notices = render_in(ctx_new, [name], selections.new if selections and subset else None, fast)
             same_o = {p for p in old_files if p.startswith(SAME_PREFIX)}
             same_n = {p for p in new_files if p.startswith(SAME_PREFIX)}
             if same_o != same_n:  # a file left out on one side only: compare this output whole
-                old_files, old_notices = render_in(ctx_old, [name])
-                new_files, new_notices = render_in(ctx_new, [name])
+                old_files, old_notices = render_in(ctx_old, [name], None, fast)
+                new_files, new_notices = render_in(ctx_new, [name], None, fast)
                 same_o = same_n = set()
             for p in same_o:
                 del old_files[p], new_files[p]

@@ -36,7 +36,7 @@ from ..fabric.views import FabricLinks, links_by_fabric, local_tiers
 from ..util import child_process
 from ..util.number_format import gbps_text
 from . import dot_batch
-from .base import RENDERERS, SUBSETS, Artifacts, Derived, RenderContext, RowSelection, Stream
+from .base import COMPARING, RENDERERS, Artifacts, Derived, RenderContext, Stream
 
 # Drawing limits (presentation choices, not hardware figures).
 DETAIL_MAX_DEVICES = 64  # above this a per-device drawing is too wide to read: draw groups
@@ -690,11 +690,11 @@ def render_diagram(ctx: RenderContext) -> Artifacts:
     return dict(_files(found, program, lambda d: {k: made[k] for k in (_svg_path(d), _failed_key(d)) if k in made}))
 
 
-@SUBSETS.register("diagram")
-def render_diagram_rows(ctx: RenderContext, _selection: RowSelection) -> dict[str, bytes | Stream]:
-    """For ``snc diff``: every DOT file whole (a diagram has no rows to select) and each SVG
-    deferred (:class:`outputs.base.Derived`, a function of its DOT text and of `dot`), so that
-    a diagram whose DOT is the same bytes on both sides is never laid out."""
+@COMPARING.register("diagram")
+def render_diagram_compared(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    """For ``snc diff``: every DOT file, and each SVG deferred (:class:`outputs.base.Derived`: a
+    function of its DOT text and of `dot`), so that a diagram whose DOT is the same bytes on both
+    sides is never laid out."""
     program = shutil.which("dot")
     found = diagrams(ctx.fabric)
     by_path = {_svg_path(d): d for d in found}
