@@ -156,9 +156,10 @@ def render(
 
 
 def render_in(
-    ctx: RenderContext, only: list[str], rows: RowSelection | None = None
+    ctx: RenderContext, only: list[str], rows: RowSelection | None = None, comparing: bool = False
 ) -> tuple[dict[str, bytes | Stream], list[str]]:
     """Renderers ``only`` in a context that is kept between calls (its shared facts made once),
-    streamed; with ``rows``, the subset forms of those that have one (``outputs.base.SUBSETS``)."""
+    streamed; with ``rows``, the subset forms of those that have one (``outputs.base.SUBSETS``);
+    with ``comparing``, their comparison forms (``outputs.base.COMPARING``, deferred files)."""
     with _bulk():
-        return render_all(ctx, only, True, NULL, rows)  # type: ignore[return-value]
+        return render_all(ctx, only, True, NULL, rows, comparing)  # type: ignore[return-value]

@@ -6,6 +6,7 @@ rendering them whole gives."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 
 import pytest
@@ -303,3 +304,44 @@ def test_the_workbook_cables_the_same_on_both_sides_are_made_once(pair, compiled
         index = [{r.name: r.index for r in c.fabric.racks} for c in (old, new)]
         assert index[0]["N01"] != index[1]["N01"]
         assert any(e.rack == index[1]["N01"] for x in got[1] for e in x.ends)
+
+
+# "other cable IDs": no row selection (tables whole), the diagrams deferred all the same.
+DIAGRAM_PAIRS = [
+    "one more scalable unit",
+    "two appliances move up their rack",
+    "a group renamed",
+    "other cable IDs (whole tables)",
+]
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` not installed")
+@pytest.mark.parametrize("pair", [*DIAGRAM_PAIRS, "no change"])
+def test_a_diagram_whose_dot_is_the_same_on_both_sides_is_not_laid_out(pair, compiled, monkeypatch):
+    """An SVG is a function of its DOT text and of `dot`: the fast diff lays out only the
+    diagrams whose DOT differs or is on one side, with the report of laying out every one."""
+    from supernodeiac.outputs import diagram
+    from supernodeiac.util import child_process
+
+    old, new = (compiled(t) for t in PAIRS[pair])
+    whole = diff(old, new, only=["diagram"], fast=False)
+    fed: list[bytes] = []
+    real = child_process.run
+
+    def counted(args, data, timeout_s):
+        fed.append(data)
+        return real(args, data, timeout_s)
+
+    monkeypatch.setattr(child_process, "run", counted)
+    fast = diff(old, new, only=["diagram"])
+    assert _reports(fast) == _reports(whole)
+    assert fast.artifacts is not None and whole.artifacts is not None
+    assert fast.artifacts.unchanged == whole.artifacts.unchanged
+    dots = [{f"{d.fabric}": d.dot for d in diagram.diagrams(c.fabric) if d.edges <= diagram.SVG_MAX_EDGES} for c in (old, new)]
+    given = b"".join(fed)
+    laid_out = {stem for side in dots for stem, text in side.items() if text.encode() in given}
+    assert laid_out == {stem for stem in set(dots[0]) | set(dots[1]) if dots[0].get(stem) != dots[1].get(stem)}
+    if pair == "no change":
+        assert not fed and not fast.artifacts.files
+    if pair == "one more scalable unit":  # the overview and the new SU's views, not the others
+        assert laid_out and len(laid_out) < len(dots[1])

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..findings import Severity
 from ..outputs import RENDERERS, SUBSETS
-from ..outputs.base import SAME_PREFIX
+from ..outputs.base import NOTICE_PREFIX, SAME_PREFIX, Derived, Notice
 from ..pipeline import Compiled, render_in
 from ..util.progress import NULL, Progress
 from .artifacts import ArtifactDiff, diff_artifacts
@@ -171,18 +171,19 @@ def _artifacts(
             continue
         subset = selections is not None and name in SUBSETS
         with progress.step(f"compare {name}" + (" (changed rows)" if subset else "")):
-            old_files, old_notices = render_in(ctx_old, [name], selections.old if selections and subset else None)
-            new_files, new_notices = render_in(ctx_new, [name], selections.new if selections and subset else None)
+            old_files, old_notices = render_in(ctx_old, [name], selections.old if selections and subset else None, fast)
+            new_files, new_notices = render_in(ctx_new, [name], selections.new if selections and subset else None, fast)
             same_o = {p for p in old_files if p.startswith(SAME_PREFIX)}
             same_n = {p for p in new_files if p.startswith(SAME_PREFIX)}
             if same_o != same_n:  # a file left out on one side only: compare this output whole
-                old_files, old_notices = render_in(ctx_old, [name])
-                new_files, new_notices = render_in(ctx_new, [name])
+                old_files, old_notices = render_in(ctx_old, [name], None, fast)
+                new_files, new_notices = render_in(ctx_new, [name], None, fast)
                 same_o = same_n = set()
             for p in same_o:
                 del old_files[p], new_files[p]
+            derived_same, made_notices = _settle_derived(old_files, new_files)
             part = diff_artifacts(old_files, new_files)
-            part.unchanged += len(same_o)
+            part.unchanged += len(same_o) + derived_same
         del old_files, new_files
         if selections is not None:  # what one side's subset form left for the other's: not the next renderer's
             selections.old.shared.clear()
@@ -192,5 +193,36 @@ def _artifacts(
                     change.old_bytes = change.new_bytes = None
         files += part.files
         unchanged += part.unchanged
-        notices |= set(old_notices) | set(new_notices)
+        notices |= set(old_notices) | set(new_notices) | set(made_notices)
     return ArtifactDiff(sorted(files, key=lambda f: f.path), unchanged), sorted(notices)
+
+
+def _settle_derived(old_files: dict, new_files: dict) -> tuple[int, list[str]]:
+    """Deferred files (:class:`outputs.base.Derived`, a diagram's SVG): one whose source is the
+    same bytes on both sides is the same file, left out and counted (the first figure); the others
+    made now, each side's in one call of its maker, their notices returned."""
+    same = 0
+    wanted: list[tuple[dict, dict[int, list[str]], dict[int, Derived]]] = [(old_files, {}, {}), (new_files, {}, {})]
+    for path in sorted(set(old_files) | set(new_files)):
+        a, b = old_files.get(path), new_files.get(path)
+        if isinstance(a, Derived) and isinstance(b, Derived) and a.source == b.source:
+            sa, sb = old_files.get(a.source), new_files.get(b.source)
+            if isinstance(sa, bytes) and isinstance(sb, bytes) and sa == sb:
+                del old_files[path], new_files[path]
+                same += 1
+                continue
+        for (_files, paths, maker), value in zip(wanted, (a, b), strict=True):
+            if isinstance(value, Derived):
+                paths.setdefault(id(value.make), []).append(path)
+                maker[id(value.make)] = value
+    notices: list[str] = []
+    for files, paths, maker in wanted:
+        for key, group in paths.items():
+            for p in group:
+                del files[p]
+            for p, data in maker[key].make(group).items():
+                if p.startswith(NOTICE_PREFIX):
+                    notices.append(Notice.of(p, bytes(data).decode()))
+                else:
+                    files[p] = data
+    return same, notices

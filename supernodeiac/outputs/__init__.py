@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..util.progress import NULL, Progress
-from .base import NOTICE_PREFIX, RENDERERS, RENDERING, SUBSETS, Artifacts, Notice, RenderContext, RowSelection, Stream
+from .base import COMPARING, NOTICE_PREFIX, RENDERERS, RENDERING, SUBSETS, Artifacts, Notice, RenderContext, RowSelection, Stream
 
 
 def render_all(
@@ -12,12 +12,14 @@ def render_all(
     stream: bool = False,
     progress: Progress = NULL,
     rows: RowSelection | None = None,
+    comparing: bool = False,
 ) -> tuple[Artifacts, list[str]]:
     """All artifacts, and notices (one line each) about outputs that could not be produced.
 
     Renderers may return :class:`Stream` values for large outputs; they are joined into bytes
     here unless ``stream`` is set (the writer takes them as they are and writes them chunk by chunk).
-    With ``rows``, a renderer that has a subset form (``SUBSETS``) makes the selected rows only.
+    With ``rows``, a renderer that has a subset form (``SUBSETS``) makes the selected rows only;
+    with ``comparing`` (``snc diff``), one that has a comparison form (``COMPARING``) uses it.
     """
     artifacts: dict[str, bytes | Stream] = {}
     notices: list[str] = []  # Notice values (str), transient ones marked
@@ -28,7 +30,12 @@ def render_all(
         if only and name not in only:
             continue
         with progress.step(name):
-            produced = SUBSETS.get(name)(ctx, rows) if rows is not None and name in SUBSETS else renderer(ctx)
+            if rows is not None and name in SUBSETS:
+                produced = SUBSETS.get(name)(ctx, rows)
+            elif comparing and name in COMPARING:
+                produced = COMPARING.get(name)(ctx)
+            else:
+                produced = renderer(ctx)
         for path, data in produced.items():
             if path.startswith(NOTICE_PREFIX):
                 notices.append(Notice.of(path, bytes(data).decode()))

@@ -45,6 +45,24 @@ class Stream:
         return b"".join(self.chunks())
 
 
+class Derived(Stream):
+    """A file that is a function of another file of the same render (``source``) and of the tools
+    of this process alone: a diagram's SVG, of its DOT text and this `dot`. ``snc diff`` compares
+    two renders made in one process, so where both sides' sources are the same bytes it counts
+    the file unchanged without making it (a comparison form, ``COMPARING``, defers such files).
+
+    ``make`` takes the paths wanted (one renderer's deferred files share it, so that one call
+    makes them together) and gives their files, with a ``notice:...`` key for one it could not
+    make; joining the stream makes this file alone."""
+
+    __slots__ = ("make", "source")
+
+    def __init__(self, path: str, source: str, make: Callable[[list[str]], Mapping[str, bytes]]) -> None:
+        self.source = source
+        self.make = make
+        super().__init__(lambda: [make([path])[path]])
+
+
 Artifacts = dict[str, bytes]
 
 # A renderer reports what it could not produce under a "notice:..." key; "notice:transient:..."
@@ -104,3 +122,8 @@ SAME_PREFIX = "same:"
 # renderer, each file with the selected rows only (its header and the order of its rows kept).
 SubsetRenderer = Callable[[RenderContext, RowSelection], "Mapping[str, bytes | Stream]"]
 SUBSETS: Registry[SubsetRenderer] = Registry("subset renderer")
+
+# A renderer's form for ``snc diff``'s comparison, registered under the renderer's name: its
+# files, some of them deferred (:class:`Derived`) so that the comparison makes only those whose
+# sources differ. Used with or without a row selection (it selects no rows).
+COMPARING: Registry[Renderer] = Registry("comparison form")

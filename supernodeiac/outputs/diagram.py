@@ -23,15 +23,20 @@ import math
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from html import escape
+from typing import TypeVar
+
+import numpy as np
 
 from ..fabric import Device, Fabric
 from ..fabric.fabric_facts import kind_of
 from ..fabric.views import FabricLinks, links_by_fabric, local_tiers
 from ..util import child_process
 from ..util.number_format import gbps_text
-from .base import RENDERERS, Artifacts, RenderContext
+from . import dot_batch
+from .base import COMPARING, RENDERERS, Artifacts, Derived, RenderContext, Stream
 
 # Drawing limits (presentation choices, not hardware figures).
 DETAIL_MAX_DEVICES = 64  # above this a per-device drawing is too wide to read: draw groups
@@ -58,6 +63,9 @@ class Diagram:
     nodes: int
     edges: int
     dot: str
+    # A labelled edge between two nodes of one rank: Graphviz 2.43 frees that layout's ranks
+    # twice when it lays out another graph after it (dot_batch), so it gets a `dot` of its own.
+    flat_labels: bool = False
 
 
 def _header(name: str, mode: str, title: str, node_font: int = 9, edge_font: int = 8, title_font: int = 14) -> list[str]:
@@ -144,10 +152,12 @@ def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]
         lines.extend(_in_order([devices[i].name for i in ids]))
         lines.append("  }")
     edges = sorted((devices[a].name, devices[b].name, _tier_pair(tiers[a], tiers[b]), acc) for (a, b), acc in pairs.items())
+    flat_labels = False
     for an, bn, tp, (count, total, rate) in edges:
         attrs = [f"penwidth={_width(count)}"]
         if count > 1 and tp not in uniform:
             attrs.append(f"label={quote(_bundle_text(count, total, rate))}")
+            flat_labels |= tp[0] == tp[1]
         attrs.append(f"tooltip={quote(f'{an} -- {bn}: {count} links, {gbps_text(total)}')}")
         lines.append(f"  {quote(an)} -- {quote(bn)} [{', '.join(attrs)}];")
     lines += _legend(
@@ -156,7 +166,7 @@ def _device_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]
         9,
     )
     lines.append("}")
-    return Diagram(f"{name}-devices", "devices", len(tiers), len(edges), "\n".join(lines) + "\n")
+    return Diagram(f"{name}-devices", "devices", len(tiers), len(edges), "\n".join(lines) + "\n", flat_labels)
 
 
 def _in_order(names: list[str]) -> list[str]:
@@ -330,15 +340,17 @@ def _group_view(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int],
             lines.append(f"    {quote(_over_id(ok))} [label={quote(label)}, fillcolor={quote(_fill(tier))}, shape=box3d];")
         lines.append("  }")
     lines.extend(_legend({t: "/".join(sorted(r)) for t, r in roles_of.items()}, notes, EDGE_FONT))
+    flat_labels = False
     for (ka, kb), (count, total, media, rate) in sorted(edges.items()):
         text = f"{_bundle_text(count, total, rate)}\n{_media_text(media)}"
         tip = quote(f"{_over_id(ka)} -- {_over_id(kb)}: {count:,} links, {gbps_text(total)}")
         attrs = f"penwidth={_width(count)}, tooltip={tip}"
         if per_tier_pair[_tier_pair(ka[0], kb[0])] <= EDGE_LABELS_MAX:
             attrs = f"label={quote(text)}, " + attrs
+            flat_labels |= ka[0] == kb[0]
         lines.append(f"  {quote(_over_id(ka))} -- {quote(_over_id(kb))} [{attrs}];")
     lines.append("}")
-    return Diagram(name, "groups", len(sizes), len(edges), "\n".join(lines) + "\n")
+    return Diagram(name, "groups", len(sizes), len(edges), "\n".join(lines) + "\n", flat_labels)
 
 
 def diagram(f: Fabric, name: str, links: FabricLinks) -> Diagram:
@@ -348,16 +360,41 @@ def diagram(f: Fabric, name: str, links: FabricLinks) -> Diagram:
 
 
 def _title(f: Fabric, name: str, tiers: dict[int, int], links: FabricLinks, what: str = "") -> str:
+    return _title_of(f, name, len(tiers), len(links), what)
+
+
+def _title_of(f: Fabric, name: str, devices: int, links: int, what: str = "") -> str:
     kind = kind_of(f.facts.get(name)) or ""
-    return f"{name}{f' ({kind})' if kind else ''}{what}: {len(tiers):,} devices, {len(links):,} links"
+    return f"{name}{f' ({kind})' if kind else ''}{what}: {devices:,} devices, {links:,} links"
+
+
+def _merged_pairs(
+    names: list[str], node_of: dict[int, str], number: np.ndarray, a: np.ndarray, b: np.ndarray, gbps: np.ndarray
+) -> dict[tuple[str, str], tuple[int, float, float | None]]:
+    """The links between two nodes (``node_of`` each end device's, ``names`` all of them sorted),
+    merged per pair of names (the lesser first): (links, their Gb/s added in link order, the Gb/s
+    of each or None where they differ). In numpy: a part's 10^4 links, 16 parts per fabric."""
+    numbered = {n: k for k, n in enumerate(names)}
+    ends = list(node_of)
+    number[ends] = [numbered[node_of[i]] for i in ends]  # numbered in name order: min/max is by name
+    na, nb = number[a], number[b]
+    pair, at = np.unique(np.minimum(na, nb) * len(names) + np.maximum(na, nb), return_inverse=True)
+    counts = np.bincount(at, minlength=len(pair))
+    totals = np.bincount(at, weights=gbps, minlength=len(pair))  # one addition per link, in order
+    low, high = np.full(len(pair), np.inf), np.full(len(pair), -np.inf)
+    np.minimum.at(low, at, gbps)
+    np.maximum.at(high, at, gbps)
+    out: dict[tuple[str, str], tuple[int, float, float | None]] = {}
+    for p, n, total, lo, hi in zip(pair.tolist(), counts.tolist(), totals.tolist(), low.tolist(), high.tolist(), strict=True):
+        x, y = divmod(p, len(names))
+        out[(names[x], names[y])] = (n, total, lo if lo == hi else None)
+    return out
 
 
 def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int]) -> list[Diagram]:
     """One drawing per part (pod, SU, Dragonfly group, supernode) of a fabric that has several,
     the first PART_DIAGRAMS_MAX of them: the part's own devices one by one, every device
     outside it that they are cabled to folded into a group (tier, role, model, its part)."""
-    import numpy as np
-
     devices = f.devices
     part_of: dict[int, Part] = {i: _part(devices[i]) for i in tiers if devices[i].group == name}
     parts = sorted({p for p in part_of.values() if p})
@@ -368,9 +405,10 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
     for i, p in part_of.items():
         if p:
             column[i] = part_id[p]
-    a, b, spec = np.asarray(links.a, dtype=np.int64), np.asarray(links.b, dtype=np.int64), np.asarray(links.spec, dtype=np.int64)
+    a, b, spec = links.arrays()
     pa, pb = column[a], column[b]
-    gbps_of = [s.gbps for s in links.specs]
+    gbps_of = np.array([s.gbps for s in links.specs], dtype=np.float64)
+    node_number = np.zeros(len(devices), dtype=np.int64)  # per part: each end device's node, numbered
     # A device outside a part is drawn as its group whatever the part: named once per device.
     outside: dict[int, str] = {}
 
@@ -383,10 +421,11 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
     out: list[Diagram] = []
     for part in parts[:PART_DIAGRAMS_MAX]:
         pid = part_id[part]
-        mine = (pa == pid) | (pb == pid)
-        sub = FabricLinks(a[mine].tolist(), b[mine].tolist(), spec[mine].tolist(), links.specs)
-        sub_tiers = {i: tiers[i] for i in set(sub.a) | set(sub.b)}
-        inside = {i for i in sub_tiers if column[i] == pid}
+        mine = np.flatnonzero((pa == pid) | (pb == pid))
+        sa, sb = a[mine], b[mine]
+        ends = np.unique(np.concatenate([sa, sb]))
+        sub_tiers = {i: tiers[i] for i in ends.tolist()}
+        inside = set(ends[column[ends] == pid].tolist())
 
         def node(i: int, inside: set[int] = inside) -> str:
             if i in inside:
@@ -394,25 +433,17 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
             return outside.get(i) or folded(i)
 
         members: dict[str, tuple[int, str, int]] = {}  # node -> (tier, model, devices)
-        for i in sorted(sub_tiers):
-            name_i = node(i)
+        node_of = {i: node(i) for i in sub_tiers}
+        for i in sub_tiers:  # in index order
+            name_i = node_of[i]
             tier, _, count = members.get(name_i, (sub_tiers[i], devices[i].model, 0))
             members[name_i] = (tier, devices[i].model, count + 1)
-        pairs: dict[tuple[str, str], list] = {}
-        for x, y, s in zip(map(node, sub.a), map(node, sub.b), sub.spec, strict=True):
-            pair = (x, y) if x <= y else (y, x)
-            acc = pairs.get(pair)
-            if acc is None:
-                acc = pairs[pair] = [0, 0.0, gbps_of[s]]
-            acc[0] += 1
-            acc[1] += gbps_of[s]
-            if acc[2] != gbps_of[s]:
-                acc[2] = None
+        pairs = _merged_pairs(sorted(members), node_of, node_number, sa, sb, gbps_of[spec[mine]])
         if len(pairs) > DETAIL_MAX_EDGES:
             continue
         label = f"{part[0]} {part[1] + 1}"
         stem = f"{name}-{part[0]}{part[1] + 1:02d}"
-        title = _title(f, name, sub_tiers, sub, f" {label}")
+        title = _title_of(f, name, len(sub_tiers), len(mine), f" {label}")
         lines = _header(stem, f"{label} devices", title)
         by_tier: dict[int, list[str]] = {}
         for member, (tier, _model, _n) in members.items():
@@ -435,14 +466,16 @@ def _part_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
             "line: its links, merged per pair; label: links x rate",
         ]
         lines.extend(_legend(roles, notes, 9))
+        flat_labels = False
         for (x, y), (count, total, rate) in sorted(pairs.items()):
             attrs = [f"penwidth={_width(count)}"]
             if count > 1:
                 attrs.append(f"label={quote(_bundle_text(count, total, rate))}")
+                flat_labels |= members[x][0] == members[y][0]
             attrs.append(f"tooltip={quote(f'{x} -- {y}: {count} links, {gbps_text(total)}')}")
             lines.append(f"  {quote(x)} -- {quote(y)} [{', '.join(attrs)}];")
         lines.append("}")
-        out.append(Diagram(stem, "part", len(members), len(pairs), "\n".join(lines) + "\n"))
+        out.append(Diagram(stem, "part", len(members), len(pairs), "\n".join(lines) + "\n", flat_labels))
     return out
 
 
@@ -461,8 +494,6 @@ def _domain_grids(f: Fabric, name: str, links: FabricLinks) -> list[Diagram]:
     """Per supernode of a scale-up domain: a table whose rows are its compute boards or trays,
     columns its switch boards or trays, each cell the links between the two (an orthogonal
     connector's, a cartridge's), and a last column with each board's links to other fabrics."""
-    import numpy as np
-
     facts = f.facts.get(name)
     kind = kind_of(facts) or ""
     if kind not in SCALE_UP_KINDS:
@@ -552,16 +583,19 @@ def _rail_views(f: Fabric, name: str, links: FabricLinks, tiers: dict[int, int])
     bundles: dict[tuple[int, int, int, str, str], list] = {}
     ends: dict[tuple[int, int, str, str], set[int]] = {}
     gbps_of = [s.gbps for s in links.specs]
-    for a, b, s in zip(links.a, links.b, links.spec, strict=True):
-        if a in leaf_at and tiers.get(b) == 0:
-            leaf, ep = a, b
-        elif b in leaf_at and tiers.get(a) == 0:
-            leaf, ep = b, a
-        else:
-            continue
+    # The links from a drawn SU's leaf to an endpoint, picked in numpy (a 131k fabric has 4 x 10^5
+    # links, its first SUs' rails 8,192), then read in their order as one loop over all did.
+    la, lb, ls = links.arrays()
+    leaf_drawn = np.zeros(len(devices), dtype=bool)
+    leaf_drawn[[i for i, (_, su) in leaf_at.items() if su in drawn]] = True
+    endpoint = np.zeros(len(devices), dtype=bool)
+    endpoint[[i for i, tier in tiers.items() if tier == 0]] = True
+    a_leaf = leaf_drawn[la] & endpoint[lb]
+    b_leaf = ~a_leaf & leaf_drawn[lb] & endpoint[la]
+    picked = np.flatnonzero(a_leaf | b_leaf)
+    leaf_end, ep_end = np.where(a_leaf[picked], la[picked], lb[picked]), np.where(a_leaf[picked], lb[picked], la[picked])
+    for leaf, ep, s in zip(leaf_end.tolist(), ep_end.tolist(), ls[picked].tolist(), strict=True):
         rail, su = leaf_at[leaf]
-        if su not in drawn:
-            continue
         d = devices[ep]
         key = (rail, su, leaf, d.group, d.model)
         acc = bundles.get(key)
@@ -645,22 +679,77 @@ def to_svg(dot_text: str, dot_program: str) -> bytes:
     return child_process.run([dot_program, "-Tsvg"], dot_text.encode(), DOT_TIMEOUT_S)
 
 
+V = TypeVar("V", bytes, Stream)  # a file's value: bytes, or (the subset form's SVGs) a Stream
+
+
 @RENDERERS.register("diagram")
 def render_diagram(ctx: RenderContext) -> Artifacts:
-    out: Artifacts = {}
     program = shutil.which("dot")
+    found = diagrams(ctx.fabric)
+    made = _svgs([d for d in found if d.edges <= SVG_MAX_EDGES], program) if program is not None else {}
+    return dict(_files(found, program, lambda d: {k: made[k] for k in (_svg_path(d), _failed_key(d)) if k in made}))
+
+
+@COMPARING.register("diagram")
+def render_diagram_compared(ctx: RenderContext) -> dict[str, bytes | Stream]:
+    """For ``snc diff``: every DOT file, and each SVG deferred (:class:`outputs.base.Derived`: a
+    function of its DOT text and of `dot`), so that a diagram whose DOT is the same bytes on both
+    sides is never laid out."""
+    program = shutil.which("dot")
+    found = diagrams(ctx.fabric)
+    by_path = {_svg_path(d): d for d in found}
+
+    def make(paths: list[str]) -> Artifacts:
+        assert program is not None
+        return _svgs([by_path[p] for p in paths], program)
+
+    return dict(_files(found, program, lambda d: {_svg_path(d): Derived(_svg_path(d), _dot_path(d), make)}))
+
+
+def _dot_path(d: Diagram) -> str:
+    return f"diagrams/{d.fabric}.dot"  # d.fabric is the file's stem
+
+
+def _svg_path(d: Diagram) -> str:
+    return f"diagrams/{d.fabric}.svg"
+
+
+def _failed_key(d: Diagram) -> str:
+    return f"notice:transient:diagram:{d.fabric}"  # a timeout may not recur
+
+
+def _files(
+    found: list[Diagram], program: str | None, svg: Callable[[Diagram], Mapping[str, V]]
+) -> Iterator[tuple[str, bytes | V]]:
+    """The renderer's files and notices in their order: per diagram its DOT, then its SVG (or
+    why there is none)."""
     if program is None:
-        out["notice:diagram"] = b"diagram: Graphviz `dot` not found, wrote DOT files only (install graphviz for SVG)"
-    for d in diagrams(ctx.fabric):
-        out[f"diagrams/{d.fabric}.dot"] = d.dot.encode()  # d.fabric is the file's stem
+        yield "notice:diagram", b"diagram: Graphviz `dot` not found, wrote DOT files only (install graphviz for SVG)"
+    for d in found:
+        yield _dot_path(d), d.dot.encode()
         if program is None:
             continue
         if d.edges > SVG_MAX_EDGES:
-            out[f"notice:diagram:{d.fabric}"] = f"diagram: {d.fabric} has {d.edges} edges, SVG skipped (see the DOT)".encode()
+            yield f"notice:diagram:{d.fabric}", f"diagram: {d.fabric} has {d.edges} edges, SVG skipped (see the DOT)".encode()
+            continue
+        yield from svg(d).items()
+
+
+def _svgs(drawn: list[Diagram], program: str) -> Artifacts:
+    """Each diagram's SVG, or a transient notice where `dot` failed on it: those without a flat
+    label from one `dot` (dot_batch) where that gives the bytes of one process each, the others
+    (and all of them, where it does not) from a `dot` of their own."""
+    batched = [d for d in drawn if not d.flat_labels]
+    # Each diagram's time, as one `dot` each had: a loaded machine never cuts short a batch of fine ones.
+    batch = dot_batch.svgs([d.dot for d in batched], program, DOT_TIMEOUT_S * len(batched))
+    svg_of = dict(zip((d.fabric for d in batched), batch, strict=True)) if batch is not None else {}
+    out: Artifacts = {}
+    for d in drawn:
+        if d.fabric in svg_of:
+            out[_svg_path(d)] = svg_of[d.fabric]
             continue
         try:
-            out[f"diagrams/{d.fabric}.svg"] = to_svg(d.dot, program)
+            out[_svg_path(d)] = to_svg(d.dot, program)
         except (subprocess.SubprocessError, OSError) as exc:
-            failed = f"diagram: dot failed on {d.fabric}, SVG skipped ({type(exc).__name__})"
-            out[f"notice:transient:diagram:{d.fabric}"] = failed.encode()  # a timeout may not recur
+            out[_failed_key(d)] = f"diagram: dot failed on {d.fabric}, SVG skipped ({type(exc).__name__})".encode()
     return out
