@@ -29,7 +29,7 @@ from ..catalog.types import PortMap
 from ..fabric.fabric_facts import LosslessFacts
 from ..facts.mgmt_l2 import bridge_mode
 from ..facts.sonic_ports import SonicPorts
-from ..facts.switch_facts import BorderPort, Interface, SwitchFacts
+from ..facts.switch_facts import SwitchFacts
 from ..model.clos import PORT_MTU
 from ..model.management import MgmtAddressing
 
@@ -75,20 +75,53 @@ def ranges(values: list[int]) -> list[str]:
     return out
 
 
+class PortEntries:
+    """The entries every port of a table carries (QUEUE, BUFFER_PG, PFC_WD, ...) and the entries
+    before the ports' (``global``, ``GLOBAL``), made once per lossless plan and shared by every
+    switch's :class:`PortTable`; their JSON text (one templated block per port, the head's lines)
+    is made once, on the first :func:`dumps` that writes them."""
+
+    __slots__ = ("entries", "head", "_block", "_head_lines")
+
+    def __init__(self, entries: list[tuple[str, dict[str, Any]]], head: dict[str, dict[str, Any]] | None = None):
+        self.entries = entries  # (key suffix, value); suffix "" makes the key the port name itself
+        self.head = head or {}
+        self._block: str | None = None
+        self._head_lines: list[str] | None = None
+
+    def block(self) -> str:
+        """One port's lines, ``\0`` standing for its (escaped) name."""
+        if self._block is None:
+            self._block = ",\n".join(
+                f'        "\0{"|" + _key(suffix)[1:-1] if suffix else ""}": {_encode(value)}' for suffix, value in self.entries
+            )
+        return self._block
+
+    def head_lines(self) -> list[str]:
+        if self._head_lines is None:
+            self._head_lines = [f"        {_key(key)}: {_encode(value)}" for key, value in self.head.items()]
+        return self._head_lines
+
+
 class PortTable(Mapping[str, dict[str, Any]]):
-    """A table whose every port carries the same entries (QUEUE, BUFFER_PG, PFC_WD, ...): held as the
-    ports and one list of (key suffix, value), read like the dict it stands for (``"Ethernet0|3"``
-    -> value), and written by :func:`dumps` one templated block per port instead of entry by entry."""
+    """A table whose every port carries the same entries: held as the ports and their shared
+    :class:`PortEntries`, read like the dict it stands for (``"Ethernet0|3"`` -> value), and
+    written by :func:`dumps` one templated block per port instead of entry by entry."""
 
-    __slots__ = ("head", "ports", "entries", "_keys")
+    __slots__ = ("shared", "ports", "_keys")
 
-    def __init__(
-        self, ports: list[str], entries: list[tuple[str, dict[str, Any]]], head: dict[str, dict[str, Any]] | None = None
-    ):
-        self.head = head or {}  # entries before the ports' ("global", "GLOBAL")
+    def __init__(self, ports: list[str], shared: PortEntries):
+        self.shared = shared
         self.ports = ports
-        self.entries = entries  # suffix "" makes the key the port name itself
         self._keys: dict[str, dict[str, Any]] | None = None
+
+    @property
+    def head(self) -> dict[str, dict[str, Any]]:
+        return self.shared.head
+
+    @property
+    def entries(self) -> list[tuple[str, dict[str, Any]]]:
+        return self.shared.entries
 
     def _key(self, port: str, suffix: str) -> str:
         return f"{port}|{suffix}" if suffix else port
@@ -119,25 +152,37 @@ class EncodedTable(Mapping[str, dict[str, Any]]):
 
     __slots__ = ("keys_", "lines", "_parsed")
 
-    def __init__(self) -> None:
-        self.keys_: list[str] = []
-        self.lines: list[str] = []
+    def __init__(self, lines: list[str] | None = None, keys: list[str] | None = None) -> None:
+        # The keys, where the maker has them at hand; None: read from the lines when asked (only
+        # tests and library callers iterate a table; dumps writes the lines).
+        self.keys_ = keys if lines is not None else []
+        self.lines: list[str] = lines if lines is not None else []
         self._parsed: dict[str, dict[str, Any]] | None = None
 
     def add(self, key: str, line: str) -> None:
+        assert self.keys_ is not None
         self.keys_.append(key)
         self.lines.append(line)
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.keys_)
-
-    def __len__(self) -> int:
-        return len(self.keys_)
-
-    def __getitem__(self, key: str) -> dict[str, Any]:
+    def _entries(self) -> dict[str, dict[str, Any]]:
         if self._parsed is None:
             self._parsed = json.loads("{" + ",".join(self.lines) + "}")
-        return self._parsed[key]
+        return self._parsed
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_ if self.keys_ is not None else self._entries())
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        return self._entries()[key]
+
+
+def encoded_table(table: Mapping[str, dict[str, Any]]) -> EncodedTable:
+    """A table that many switches carry as it is (the QoS maps, the services): its lines made
+    once here, written by every :func:`dumps` as they are."""
+    return EncodedTable([f"        {_key(key)}: {_encode(value)}" for key, value in table.items()], list(table))
 
 
 class _ModelPorts:
@@ -145,7 +190,10 @@ class _ModelPorts:
     and shared by every switch of the model: the idle line (admin down), and for a cabled port the
     text before the description and between it and the speed."""
 
-    __slots__ = ("ports", "mtu", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout")
+    __slots__ = (
+        "ports", "mtu", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout",
+        "tails", "routed", "routed_open",
+    )  # fmt: skip
 
     def __init__(self, ports: SonicPorts, mtu: int) -> None:
         self.ports = ports
@@ -175,6 +223,13 @@ class _ModelPorts:
             self.key.append(key)
         self.mapped = [p for p, sp in enumerate(ports.ports) if sp is not None]
         self.mapped_names = [self.names[p] for p in self.mapped]
+        # A cabled port's PORT text after the description, by the link's rate (the speed is the
+        # lesser of the port's and the link's): made on first use per (port, rate).
+        self.tails: list[dict[float, str]] = [{} for _ in ports.ports]
+        # INTERFACE: a routed port's plain line, and its addressed key up to the address (the
+        # port's OS name, ``Interface.name``: the layout's).
+        self.routed = [f"        {key}: {{}}" for key in self.key]
+        self.routed_open = [f"        {_key(name)[:-1]}|" for name in ports.layout.names]
         # BREAKOUT_CFG: each cage's mode, keyed by the cage's first port.
         self.breakout = EncodedTable()
         for sp in ports.ports:
@@ -218,10 +273,9 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
     # -- ports --------------------------------------------------------------------------------
     by_port = sw.by_port
     mp = _model_ports(ports, sw.mtu)
-    port_table = EncodedTable()
-    port_table.keys_ = list(mp.mapped_names)
-    lines = port_table.lines
-    head, middle, idle, max_speed = mp.head, mp.middle, mp.idle, mp.max_speed
+    lines: list[str] = []
+    port_table = EncodedTable(lines, mp.mapped_names)
+    head, idle, tails = mp.head, mp.idle, mp.tails
     border = {b.port: b for b in sw.border}
     for index in mp.mapped:
         iface = by_port.get(index)
@@ -229,28 +283,32 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
             # A border port: its far end is a site router (no link of the Fabric), at the port's full speed.
             b = border[index]
             far = f"{b.router}:{b.router_port}" if b.router_port else b.router
-            lines.append(f'{head[index]}{_key(far)}{middle[index]}"{max_speed[index]}"}}')
+            lines.append(f'{head[index]}{_key(far)}{mp.middle[index]}"{mp.max_speed[index]}"}}')
         elif iface is None:
             lines.append(idle[index])  # type: ignore[arg-type]
         else:
-            speed = min(max_speed[index], int(iface.gbps * 1000))
-            lines.append(f'{head[index]}{_key(f"{iface.peer_name}:{iface.peer_port_name}")}{middle[index]}"{speed}"}}')
+            tail = tails[index].get(iface.gbps)
+            if tail is None:
+                speed = min(mp.max_speed[index], int(iface.gbps * 1000))
+                tail = tails[index][iface.gbps] = f'{mp.middle[index]}"{speed}"}}'
+            lines.append(f"{head[index]}{_key(f'{iface.peer_name}:{iface.peer_port_name}')}{tail}")
     cfg["PORT"] = port_table
     if mp.breakout:
         cfg["BREAKOUT_CFG"] = mp.breakout  # the same for every switch of the model
 
     # -- layer 3 ------------------------------------------------------------------------------
-    routed: list[Interface | BorderPort] = [i for i in sw.interfaces if i.address is not None and ports.ports[i.port] is not None]
-    routed += [b for b in sw.border if ports.ports[b.port] is not None]
+    mapped = ports.ports
+    plain, opened = mp.routed, mp.routed_open
+    routed: list[str] = []
+    for i in sw.interfaces:
+        if i.address is not None and mapped[i.port] is not None:
+            # The plan's addresses are IP text (digits, hex, '.', ':', '/'): nothing JSON escapes.
+            routed += (plain[i.port], f'{opened[i.port]}{i.address}": {{}}')
+    for b in sw.border:
+        if mapped[b.port] is not None:  # the blueprint's address: escaped as any text
+            routed += (plain[b.port], f"{opened[b.port]}{_key(b.address)[1:]}: {{}}")
     if routed:
-        interface = EncodedTable()
-        keys, lines_ = interface.keys_, interface.lines
-        port_key = mp.key
-        for i in routed:
-            with_address = f"{i.name}|{i.address}"
-            keys += (i.name, with_address)
-            lines_ += (f"        {port_key[i.port]}: {{}}", f"        {_key(with_address)}: {{}}")
-        cfg["INTERFACE"] = interface
+        cfg["INTERFACE"] = EncodedTable(routed)
     if sw.announce:
         # management.border: the aggregate the site routers learn (FabricFacts._border_ports says why
         # a discard route; bgpcfgd's StaticRouteMgr redistributes it, as the leaves' host summaries).
@@ -411,7 +469,7 @@ class _QosPlan:
             "ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true", **threshold
         }  # fmt: skip
         tables["WRED_PROFILE"] = {LOSSLESS_WRED: dict(sorted(wred.items()))}
-        self.tables = tables
+        self.tables: Config = {name: encoded_table(table) for name, table in tables.items()}
 
         qos_map = {
             "dscp_to_tc_map": MAP,
@@ -434,11 +492,11 @@ class _QosPlan:
         if cnp_tc is not None:
             queue_entries.append((str(cnp_tc), cnp_queue))
         queue_entries += [(r, lossy_queue) for r in lossy_ranges]
-        self.port_qos = ([("", qos_map)], {"global": {"dscp_to_tc_map": MAP}})
-        self.queue = queue_entries
-        self.pfcwd = ([("", PFCWD)], {"GLOBAL": {"POLL_INTERVAL": PFCWD_POLL_MS}})
-        self.pg = [("0", lossy_pg)] + [(r, lossless_pg) for r in lossless_ranges]
-        self.bq = [(r, egress_lossless) for r in lossless_ranges] + [(r, egress_lossy) for r in lossy_buffer_ranges]
+        self.port_qos = PortEntries([("", qos_map)], {"global": {"dscp_to_tc_map": MAP}})
+        self.queue = PortEntries(queue_entries)
+        self.pfcwd = PortEntries([("", PFCWD)], {"GLOBAL": {"POLL_INTERVAL": PFCWD_POLL_MS}})
+        self.pg = PortEntries([("0", lossy_pg)] + [(r, lossless_pg) for r in lossless_ranges])
+        self.bq = PortEntries([(r, egress_lossless) for r in lossless_ranges] + [(r, egress_lossy) for r in lossy_buffer_ranges])
 
         buffers: Config = {}
         if pm is not None and pm.buffers is not None:
@@ -455,7 +513,7 @@ class _QosPlan:
             }
             buffers["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {MAP: {"default_dynamic_th": "0"}}
             buffers["LOSSLESS_TRAFFIC_PATTERN"] = {MAP: dict(LOSSLESS_PATTERN)}
-        self.buffers = buffers
+        self.buffers: Config = {name: encoded_table(table) for name, table in buffers.items()}
 
 
 _QOS: dict[tuple[int, int], _QosPlan] = {}
@@ -487,9 +545,9 @@ def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> Non
         names.append(i.name)
         if buffers and k < len(lengths):
             cable[i.name] = f"{lengths[k]}m"
-    cfg["PORT_QOS_MAP"] = PortTable(names, q.port_qos[0], head=q.port_qos[1])
+    cfg["PORT_QOS_MAP"] = PortTable(names, q.port_qos)
     cfg["QUEUE"] = PortTable(names, q.queue)
-    cfg["PFC_WD"] = PortTable(names, q.pfcwd[0], head=q.pfcwd[1])
+    cfg["PFC_WD"] = PortTable(names, q.pfcwd)
     if not buffers:
         return
     cfg.update(q.buffers)
@@ -548,11 +606,9 @@ def dumps(cfg: Config) -> Iterator[str]:
         if isinstance(entries, EncodedTable):
             lines = entries.lines
         elif isinstance(entries, PortTable):
-            lines = [f"        {_key(key)}: {encoded(value)}" for key, value in entries.head.items()]
+            lines = list(entries.shared.head_lines())
             # One block per port: the entries' lines with the port's (escaped) name put in.
-            block = ",\n".join(
-                f'        "\0{"|" + _key(suffix)[1:-1] if suffix else ""}": {encoded(value)}' for suffix, value in entries.entries
-            )
+            block = entries.shared.block()
             if block:
                 lines.append(_port_blocks(block, entries.ports))
         else:
