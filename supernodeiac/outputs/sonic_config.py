@@ -192,7 +192,7 @@ class _ModelPorts:
 
     __slots__ = (
         "ports", "mtu", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout",
-        "tails", "routed", "routed_open",
+        "tails", "routed", "routed_open", "idle_lines", "row", "lossless",
     )  # fmt: skip
 
     def __init__(self, ports: SonicPorts, mtu: int) -> None:
@@ -223,6 +223,13 @@ class _ModelPorts:
             self.key.append(key)
         self.mapped = [p for p, sp in enumerate(ports.ports) if sp is not None]
         self.mapped_names = [self.names[p] for p in self.mapped]
+        self.idle_lines: list[str] = [self.idle[p] for p in self.mapped]  # type: ignore[misc]
+        self.row = [-1] * len(ports.ports)  # a port's line in PORT (-1: not a SONiC port)
+        for r, p in enumerate(self.mapped):
+            self.row[p] = r
+        # The ports that carry the lossless tables (PORT_QOS_MAP, QUEUE, ...): the mapped data ports.
+        roles = ports.layout.port_roles
+        self.lossless = [sp is not None and roles[p] == "data" for p, sp in enumerate(ports.ports)]
         # A cabled port's PORT text after the description, by the link's rate (the speed is the
         # lesser of the port's and the link's): made on first use per (port, rate).
         self.tails: list[dict[float, str]] = [{} for _ in ports.ports]
@@ -271,28 +278,26 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
     cfg["DEVICE_METADATA"] = {"localhost": dict(sorted(meta.items()))}
 
     # -- ports --------------------------------------------------------------------------------
-    by_port = sw.by_port
+    # Every mapped port idle (admin down), then the cabled ones written over: a border port (its far
+    # end a site router, no link of the Fabric, at the port's full speed), then each interface.
     mp = _model_ports(ports, sw.mtu)
-    lines: list[str] = []
-    port_table = EncodedTable(lines, mp.mapped_names)
-    head, idle, tails = mp.head, mp.idle, mp.tails
-    border = {b.port: b for b in sw.border}
-    for index in mp.mapped:
-        iface = by_port.get(index)
-        if iface is None and index in border:
-            # A border port: its far end is a site router (no link of the Fabric), at the port's full speed.
-            b = border[index]
+    lines = list(mp.idle_lines)
+    head, tails, row = mp.head, mp.tails, mp.row
+    for b in sw.border:
+        if row[b.port] >= 0:
             far = f"{b.router}:{b.router_port}" if b.router_port else b.router
-            lines.append(f'{head[index]}{_key(far)}{mp.middle[index]}"{mp.max_speed[index]}"}}')
-        elif iface is None:
-            lines.append(idle[index])  # type: ignore[arg-type]
-        else:
-            tail = tails[index].get(iface.gbps)
-            if tail is None:
-                speed = min(mp.max_speed[index], int(iface.gbps * 1000))
-                tail = tails[index][iface.gbps] = f'{mp.middle[index]}"{speed}"}}'
-            lines.append(f"{head[index]}{_key(f'{iface.peer_name}:{iface.peer_port_name}')}{tail}")
-    cfg["PORT"] = port_table
+            lines[row[b.port]] = f'{head[b.port]}{_key(far)}{mp.middle[b.port]}"{mp.max_speed[b.port]}"}}'
+    for iface in sw.interfaces:
+        index = iface.port
+        r = row[index]
+        if r < 0:
+            continue  # not a SONiC port (eth0)
+        tail = tails[index].get(iface.gbps)
+        if tail is None:
+            speed = min(mp.max_speed[index], int(iface.gbps * 1000))
+            tail = tails[index][iface.gbps] = f'{mp.middle[index]}"{speed}"}}'
+        lines[r] = f"{head[index]}{_key(f'{iface.peer_name}:{iface.peer_port_name}')}{tail}"
+    cfg["PORT"] = EncodedTable(lines, mp.mapped_names)
     if mp.breakout:
         cfg["BREAKOUT_CFG"] = mp.breakout  # the same for every switch of the model
 
@@ -536,15 +541,8 @@ def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> Non
     assert plan is not None and ports is not None
     q = _qos_plan(plan, ports.port_map if buffers else None)
     cfg.update(q.tables)
-    names: list[str] = []
-    cable: dict[str, str] = {}
-    mapped = ports.ports
-    for k, i in enumerate(sw.interfaces):
-        if i.role != "data" or mapped[i.port] is None:
-            continue
-        names.append(i.name)
-        if buffers and k < len(lengths):
-            cable[i.name] = f"{lengths[k]}m"
+    carries = _model_ports(ports, sw.mtu).lossless
+    names = [i.name for i in sw.interfaces if carries[i.port]]
     cfg["PORT_QOS_MAP"] = PortTable(names, q.port_qos)
     cfg["QUEUE"] = PortTable(names, q.queue)
     cfg["PFC_WD"] = PortTable(names, q.pfcwd)
@@ -553,7 +551,8 @@ def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> Non
     cfg.update(q.buffers)
     cfg["BUFFER_PG"] = PortTable(names, q.pg)
     cfg["BUFFER_QUEUE"] = PortTable(names, q.bq)
-    cfg["CABLE_LENGTH"] = {MAP: cable}
+    # An interface past the end of ``lengths`` has no cable length (zip stops there).
+    cfg["CABLE_LENGTH"] = {MAP: {i.name: f"{m}m" for i, m in zip(sw.interfaces, lengths) if carries[i.port]}}
 
 
 _key = json.encoder.encode_basestring_ascii
@@ -600,23 +599,27 @@ def dumps(cfg: Config) -> Iterator[str]:
             text = cache[id(value)] = _encode(value)
         return text
 
-    yield "{\n"
+    # The file as one text, joined once: one chunk for the writer to encode (its join of a
+    # single chunk is no copy), not a copy per table and another to put the tables together.
+    parts = ["{\n"]
     last_table = len(cfg) - 1
     for t, (table, entries) in enumerate(cfg.items()):
-        if isinstance(entries, EncodedTable):
+        # Exact types: an isinstance of a Mapping subclass goes through the ABC machinery.
+        if type(entries) is EncodedTable:
             lines = entries.lines
-        elif isinstance(entries, PortTable):
-            lines = list(entries.shared.head_lines())
+        elif type(entries) is PortTable:
+            shared = entries.shared
+            lines = list(shared.head_lines())
             # One block per port: the entries' lines with the port's (escaped) name put in.
-            block = entries.shared.block()
+            block = shared.block()
             if block:
                 lines.append(_port_blocks(block, entries.ports))
         else:
             lines = [f"        {_key(key)}: {encoded(value)}" for key, value in entries.items()]
         end = ",\n" if t < last_table else "\n"
         if lines:
-            body = ",\n".join(lines)
-            yield f"    {_key(table)}: {{\n{body}\n    }}{end}"
+            parts += (f"    {_key(table)}: {{\n", ",\n".join(lines), f"\n    }}{end}")
         else:
-            yield f"    {_key(table)}: {{}}{end}"
-    yield "}\n"
+            parts.append(f"    {_key(table)}: {{}}{end}")
+    parts.append("}\n")
+    yield "".join(parts)
