@@ -332,16 +332,16 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
         empty: dict[str, Any] = {}
         cfg["LOOPBACK_INTERFACE"] = {"Loopback0": empty, f"Loopback0|{sw.loopback}": empty}
     if sw.bgp:
-        neighbours = EncodedTable()
-        timers = f'"holdtime": "{BGP_HOLDTIME}", "keepalive": "{BGP_KEEPALIVE}"'
-        neighbours.keys_ = [n.address for n in sw.bgp]
-        neighbours.lines = [
-            f'        {_key(n.address)}: {{"admin_status": "up", "asn": "{n.asn}", {timers}, '
-            f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "{int(n.next_hop_self)}", '
-            '"rrclient": "0"}'
-            for n in sw.bgp
-        ]
-        cfg["BGP_NEIGHBOR"] = neighbours
+        # nhopself by a conditional, not int(bool): an int() call per neighbour costs a fifth of its line.
+        fields = '"admin_status": "up", "asn": "'
+        timers = f'", "holdtime": "{BGP_HOLDTIME}", "keepalive": "{BGP_KEEPALIVE}", "local_addr": '
+        cfg["BGP_NEIGHBOR"] = EncodedTable(
+            [
+                f"        {_key(n.address)}: {{{fields}{n.asn}{timers}{_key(n.local_address)}, "
+                f'"name": {_key(n.name)}, "nhopself": "{"1" if n.next_hop_self else "0"}", "rrclient": "0"}}'
+                for n in sw.bgp
+            ]
+        )
 
     # -- management ---------------------------------------------------------------------------
     mgmt = next((i for i in sw.interfaces if i.role == "mgmt"), None)
