@@ -82,12 +82,6 @@ class _Announced:
             ]
         return found
 
-    def network(self, name: str) -> str:
-        found = self.networks.get(name)
-        if found is None:
-            found = self.networks[name] = _key(name)
-        return found
-
 
 def _expected(facts: FabricFacts, device: int, announced: _Announced) -> str:
     """One switch's line: its name, model and neighbours (one per cabled port, what `show lldp
@@ -98,7 +92,7 @@ def _expected(facts: FabricFacts, device: int, announced: _Announced) -> str:
     device_keys, device_models = announced.device_keys, announced.device_models
     heads = announced.heads(sw.device.model, sw.ports.ports if sw.ports is not None else None)
     middles: dict[str, list[str]] = {}
-    network = announced.network
+    networks = announced.networks
     neighbours = []
     for i in sw.interfaces:
         if i.role in SERIAL_ROLES:
@@ -107,9 +101,10 @@ def _expected(facts: FabricFacts, device: int, announced: _Announced) -> str:
         middle = middles.get(peer_model)
         if middle is None:
             middle = middles[peer_model] = announced.middles(peer_model)
-        neighbours.append(
-            f'{heads[i.port]}{device_keys[i.peer]}{middle[i.peer_port]}{_key(ids[i.link])}, "network": {network(i.network)}}}'
-        )
+        network = networks.get(i.network)
+        if network is None:
+            network = networks[i.network] = _key(i.network)
+        neighbours.append(f'{heads[i.port]}{device_keys[i.peer]}{middle[i.peer_port]}{_key(ids[i.link])}, "network": {network}}}')
     return (
         f'{{"device": {_key(sw.device.name)}, "model": {_key(sw.device.model)}, "neighbors": [' + ", ".join(neighbours) + "]}\n"
     )
