@@ -36,10 +36,11 @@ class _Announced:
         self.facts = facts
         f = facts.fabric
         self._by_model: dict[str, list[str]] = {}
-        self._heads: dict[str, list[str]] = {}
+        self._heads: dict[str, list[str | None]] = {}
         self._middles: dict[str, list[str]] = {}
         self.device_keys = [_key(d.name) for d in f.devices]
         self.device_models = [d.model for d in f.devices]
+        self.peer_middles: list[list[str] | None] = [None] * len(f.devices)  # by device: its model's middles
         self.speaks = {m: "true" if model.kind == "switch" else "false" for m, model in f.models.items()}
         self.networks: dict[str, str] = {}  # network name -> its JSON string
 
@@ -56,16 +57,17 @@ class _Announced:
             found = self._by_model[model] = names
         return found
 
-    def heads(self, model: str, mapped: list[SonicPort | None] | None) -> list[str]:
+    def heads(self, model: str, mapped: list[SonicPort | None] | None) -> list[str | None]:
         """A switch model's ports as a neighbour's opening: its name and, where the SONiC port map
-        has the port, its alias (else null)."""
+        has the port, its alias (else null); None for a serial console port (its cable carries no LLDP)."""
         found = self._heads.get(model)
         if found is None:
             ids = self(model)
+            layout = self.facts.fabric.layouts[model]
+            aliases = [_key(ids[p]) if mapped is not None and mapped[p] is not None else "null" for p in range(len(ids))]
             found = self._heads[model] = [
-                f'{{"port": {_key(name)}, "alias": {_key(ids[p]) if mapped is not None and mapped[p] is not None else "null"}, '
-                '"neighbor": '
-                for p, name in enumerate(self.facts.fabric.layouts[model].names)
+                None if role in SERIAL_ROLES else f'{{"port": {_key(name)}, "alias": {aliases[p]}, "neighbor": '
+                for p, (name, role) in enumerate(zip(layout.names, layout.port_roles, strict=True))
             ]
         return found
 
@@ -89,22 +91,22 @@ def _expected(facts: FabricFacts, device: int, announced: _Announced) -> str:
     f = facts.fabric
     sw = facts.switch(device)
     ids = f.links.ids()
-    device_keys, device_models = announced.device_keys, announced.device_models
+    device_keys, peer_middles = announced.device_keys, announced.peer_middles
     heads = announced.heads(sw.device.model, sw.ports.ports if sw.ports is not None else None)
-    middles: dict[str, list[str]] = {}
     networks = announced.networks
     neighbours = []
     for i in sw.interfaces:
-        if i.role in SERIAL_ROLES:
+        head = heads[i.port]
+        if head is None:
             continue  # a serial console cable carries no LLDP
-        peer_model = device_models[i.peer]
-        middle = middles.get(peer_model)
+        peer = i.peer
+        middle = peer_middles[peer]
         if middle is None:
-            middle = middles[peer_model] = announced.middles(peer_model)
+            middle = peer_middles[peer] = announced.middles(announced.device_models[peer])
         network = networks.get(i.network)
         if network is None:
             network = networks[i.network] = _key(i.network)
-        neighbours.append(f'{heads[i.port]}{device_keys[i.peer]}{middle[i.peer_port]}{_key(ids[i.link])}, "network": {network}}}')
+        neighbours.append(f'{head}{device_keys[peer]}{middle[i.peer_port]}{_key(ids[i.link])}, "network": {network}}}')
     return (
         f'{{"device": {_key(sw.device.name)}, "model": {_key(sw.device.model)}, "neighbors": [' + ", ".join(neighbours) + "]}\n"
     )
