@@ -192,7 +192,7 @@ class _ModelPorts:
 
     __slots__ = (
         "ports", "mtu", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout",
-        "tails", "routed", "routed_open", "idle_lines", "row", "lossless",
+        "tails", "routed", "routed_open", "idle_lines", "row", "lossless", "field_keys",
     )  # fmt: skip
 
     def __init__(self, ports: SonicPorts, mtu: int) -> None:
@@ -230,6 +230,7 @@ class _ModelPorts:
         # The ports that carry the lossless tables (PORT_QOS_MAP, QUEUE, ...): the mapped data ports.
         roles = ports.layout.port_roles
         self.lossless = [sp is not None and roles[p] == "data" for p, sp in enumerate(ports.ports)]
+        self.field_keys = [f"{_key(name)}: " for name in ports.layout.names]  # a port as a field name (CABLE_LENGTH)
         # A cabled port's PORT text after the description, by the link's rate (the speed is the
         # lesser of the port's and the link's): made on first use per (port, rate).
         self.tails: list[dict[float, str]] = [{} for _ in ports.ports]
@@ -541,7 +542,8 @@ def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> Non
     assert plan is not None and ports is not None
     q = _qos_plan(plan, ports.port_map if buffers else None)
     cfg.update(q.tables)
-    carries = _model_ports(ports, sw.mtu).lossless
+    mp = _model_ports(ports, sw.mtu)
+    carries = mp.lossless
     names = [i.name for i in sw.interfaces if carries[i.port]]
     cfg["PORT_QOS_MAP"] = PortTable(names, q.port_qos)
     cfg["QUEUE"] = PortTable(names, q.queue)
@@ -552,10 +554,14 @@ def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> Non
     cfg["BUFFER_PG"] = PortTable(names, q.pg)
     cfg["BUFFER_QUEUE"] = PortTable(names, q.bq)
     # An interface past the end of ``lengths`` has no cable length (zip stops there).
-    cfg["CABLE_LENGTH"] = {MAP: {i.name: f"{m}m" for i, m in zip(sw.interfaces, lengths) if carries[i.port]}}
+    # One entry whose fields are the ports: its text from each port's key (per model) and length.
+    keys = mp.field_keys
+    cable = ", ".join([f'{keys[i.port]}"{m}m"' for i, m in zip(sw.interfaces, lengths, strict=False) if carries[i.port]])
+    cfg["CABLE_LENGTH"] = EncodedTable([f"        {_MAP_KEY}: {{{cable}}}"], [MAP])
 
 
 _key = json.encoder.encode_basestring_ascii
+_MAP_KEY = _key(MAP)
 _c_encoder = getattr(json.encoder, "c_make_encoder", None)
 if _c_encoder is not None:
     # The C encoder json.dumps builds on every call, built once: a third faster per small dict,
