@@ -312,6 +312,27 @@ def test_dumps_is_json_of_the_data():
     assert list(json.loads(text)) == sorted(cfg)  # tables sorted; entries keep port order
 
 
+def test_every_config_reads_as_it_is_written():
+    """What config_db hands a library caller (tables held as their text, per-port templates, keys
+    read back from the lines) iterates entry by entry, in order, as its written file parses: on
+    every switch kind of the design (leaves, spines, management and aggregation switches with
+    their border ports and services)."""
+    c = _compiled("roce-rail-2tier")
+    facts = FabricFacts(c.blueprint, c.catalogue, c.fabric)
+    from supernodeiac.outputs.sonic_config import config_db
+
+    kinds = set()
+    for device in facts.switches("ethernet"):
+        sw = facts.switch(device)
+        if sw.ports is None:
+            continue
+        kinds.add((sw.kind, bool(sw.border), bool(sw.bgp)))
+        cfg = config_db(sw, [facts.cable_length_m(i.link) for i in sw.interfaces])
+        parsed = json.loads("".join(dumps(cfg)))
+        assert [(t, list(entries.items())) for t, entries in cfg.items()] == [(t, list(e.items())) for t, e in parsed.items()]
+    assert {k for k, _, _ in kinds} >= {"roce", "mgmt", "mgmt-agg"} and any(border for _, border, _ in kinds)
+
+
 def test_a_port_map_that_names_ports_otherwise_is_a_located_error():
     text = (BLUEPRINTS / "small-ib.yaml").read_text() + (
         "\ncatalogue:\n  port_maps:\n    sn2201: {hwsku: x, platform: y, sources: [{ref: x}],\n"

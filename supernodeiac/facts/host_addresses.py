@@ -135,10 +135,10 @@ class HostAddresses:
         suffix = f"/{self.prefixlen}"
         version, base = self._net.version, int(self._net.network_address)
         evens = [base + 2 * blk for blk in block[keep].tolist()]
-        leaves = ip_texts(version, evens)  # leaf_ip and nic_ip of every block, formatted in bulk
-        hosts = ip_texts(version, [even + 1 for even in evens])
+        leaves = ip_texts(version, evens, suffix)  # leaf_ip and nic_ip of every block, formatted in bulk
+        hosts = ip_texts(version, [even + 1 for even in evens], suffix)
         for k, leaf, host, leaf_a in zip(keep.tolist(), leaves, hosts, a_leaf[keep].tolist(), strict=True):
-            out_a[k], out_b[k] = (leaf + suffix, host + suffix) if leaf_a else (host + suffix, leaf + suffix)
+            out_a[k], out_b[k] = (leaf, host) if leaf_a else (host, leaf)
         return out_a, out_b
 
     def _block_table(self, positions: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:

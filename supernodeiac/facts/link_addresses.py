@@ -109,10 +109,10 @@ class LinkAddresses:
         keep = np.flatnonzero(ok)
         blocks, lowers = (first[low] + index)[keep].tolist(), a_lower[keep].tolist()
         evens = [base + 2 * block for block in blocks]
-        uppers = ip_texts(version, evens)
-        odds = ip_texts(version, [even + 1 for even in evens])  # the lower tier takes the odd one
+        uppers = ip_texts(version, evens, suffix)
+        odds = ip_texts(version, [even + 1 for even in evens], suffix)  # the lower tier takes the odd one
         for k, upper, odd, lower in zip(keep.tolist(), uppers, odds, lowers, strict=True):
-            out_a[k], out_b[k] = (odd + suffix, upper + suffix) if lower else (upper + suffix, odd + suffix)
+            out_a[k], out_b[k] = (odd, upper) if lower else (upper, odd)
         return out_a, out_b
 
 
@@ -126,14 +126,15 @@ def ip_text(version: int, value: int) -> str:
 _OCTETS = [str(i) for i in range(256)]
 
 
-def ip_texts(version: int, values: Sequence[int]) -> list[str]:
-    """:func:`ip_text` of many addresses: IPv4 by the first three octets' text, made once per /24
-    (addresses of one plan share a few thousand), and the last octet's from a table."""
+def ip_texts(version: int, values: Sequence[int], suffix: str = "") -> list[str]:
+    """:func:`ip_text` of many addresses, each followed by ``suffix`` (a prefix length): IPv4 by the
+    first three octets' text, made once per /24 (addresses of one plan share a few thousand), and
+    the last octet's (with the suffix) from a table."""
     if version != 4:
-        return [str(ipaddress.IPv6Address(v)) for v in values]
+        return [str(ipaddress.IPv6Address(v)) + suffix for v in values]
     prefixes: dict[int, str] = {}
     out = []
-    octet = _OCTETS
+    octet = [o + suffix for o in _OCTETS] if suffix else _OCTETS
     for v in values:
         hi = v >> 8
         head = prefixes.get(hi)

@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterator
 from functools import partial
 
-from ..facts.sonic_ports import sonic_ports
+from ..facts.sonic_ports import SonicPort, sonic_ports
 from ..facts.switch_facts import SERIAL_ROLES, FabricFacts, facts_for
 from .base import RENDERERS, RenderContext, Stream
 
@@ -27,16 +27,22 @@ _key = json.encoder.encode_basestring_ascii
 class _Announced:
     """Per model, once: the port ID each port announces over LLDP (SONiC: the alias; else the port
     name) and the ports' names, as JSON strings; per device its name as one; per model whether it
-    speaks LLDP. A switch's line is then lookups and one f-string per neighbour."""
+    speaks LLDP. A neighbour's text is then three per-model or per-device fragments and the cable's
+    ID: its own port's head (``{"port": .., "alias": .., "neighbor": ``) by the switch's model, the
+    far end's name, the far port's middle (``, "neighbor_port": .., "neighbor_port_id": ..,
+    "neighbor_speaks_lldp": .., "cable": ``) by the far end's model."""
 
     def __init__(self, facts: FabricFacts) -> None:
         self.facts = facts
         f = facts.fabric
         self._by_model: dict[str, list[str]] = {}
-        self._keys: dict[str, list[str]] = {}
-        self._name_keys: dict[str, list[str]] = {}
+        self._heads: dict[str, list[str | None]] = {}
+        self._middles: dict[str, list[str]] = {}
         self.device_keys = [_key(d.name) for d in f.devices]
+        self.device_models = [d.model for d in f.devices]
+        self.peer_middles: list[list[str] | None] = [None] * len(f.devices)  # by device: its model's middles
         self.speaks = {m: "true" if model.kind == "switch" else "false" for m, model in f.models.items()}
+        self.networks: dict[str, str] = {}  # network name -> its JSON string
 
     def __call__(self, model: str) -> list[str]:
         found = self._by_model.get(model)
@@ -51,18 +57,31 @@ class _Announced:
             found = self._by_model[model] = names
         return found
 
-    def keys(self, model: str) -> list[str]:
-        """The announced port IDs of a model's ports, as JSON strings."""
-        found = self._keys.get(model)
+    def heads(self, model: str, mapped: list[SonicPort | None] | None) -> list[str | None]:
+        """A switch model's ports as a neighbour's opening: its name and, where the SONiC port map
+        has the port, its alias (else null); None for a serial console port (its cable carries no LLDP)."""
+        found = self._heads.get(model)
         if found is None:
-            found = self._keys[model] = [_key(x) for x in self(model)]
+            ids = self(model)
+            layout = self.facts.fabric.layouts[model]
+            aliases = [_key(ids[p]) if mapped is not None and mapped[p] is not None else "null" for p in range(len(ids))]
+            found = self._heads[model] = [
+                None if role in SERIAL_ROLES else f'{{"port": {_key(name)}, "alias": {aliases[p]}, "neighbor": '
+                for p, (name, role) in enumerate(zip(layout.names, layout.port_roles, strict=True))
+            ]
         return found
 
-    def name_keys(self, model: str) -> list[str]:
-        """A model's port names (``Interface.name``: the layout's names), as JSON strings."""
-        found = self._name_keys.get(model)
+    def middles(self, model: str) -> list[str]:
+        """A far end model's ports as the neighbour's middle: the port's name, the ID it announces,
+        whether the model speaks LLDP, up to the cable's ID."""
+        found = self._middles.get(model)
         if found is None:
-            found = self._name_keys[model] = [_key(x) for x in self.facts.fabric.layouts[model].names]
+            ids, speaks = self(model), self.speaks[model]
+            found = self._middles[model] = [
+                f', "neighbor_port": {_key(name)}, "neighbor_port_id": {_key(ids[p])}, '
+                f'"neighbor_speaks_lldp": {speaks}, "cable": '
+                for p, name in enumerate(self.facts.fabric.layouts[model].names)
+            ]
         return found
 
 
@@ -72,25 +91,22 @@ def _expected(facts: FabricFacts, device: int, announced: _Announced) -> str:
     f = facts.fabric
     sw = facts.switch(device)
     ids = f.links.ids()
-    speaks = announced.speaks
-    device_keys = announced.device_keys
-    devices = f.devices
-    own = sw.device.model
-    own_ids = announced.keys(own)
-    own_names = announced.name_keys(own)
-    mapped = sw.ports.ports if sw.ports is not None else None
+    device_keys, peer_middles = announced.device_keys, announced.peer_middles
+    heads = announced.heads(sw.device.model, sw.ports.ports if sw.ports is not None else None)
+    networks = announced.networks
     neighbours = []
     for i in sw.interfaces:
-        if i.role in SERIAL_ROLES:
+        head = heads[i.port]
+        if head is None:
             continue  # a serial console cable carries no LLDP
-        peer_model = devices[i.peer].model
-        alias = own_ids[i.port] if mapped is not None and mapped[i.port] is not None else "null"
-        neighbours.append(
-            f'{{"port": {own_names[i.port]}, "alias": {alias}, "neighbor": {device_keys[i.peer]}, '
-            f'"neighbor_port": {announced.name_keys(peer_model)[i.peer_port]}, '
-            f'"neighbor_port_id": {announced.keys(peer_model)[i.peer_port]}, '
-            f'"neighbor_speaks_lldp": {speaks[peer_model]}, "cable": {_key(ids[i.link])}, "network": {_key(i.network)}}}'
-        )
+        peer = i.peer
+        middle = peer_middles[peer]
+        if middle is None:
+            middle = peer_middles[peer] = announced.middles(announced.device_models[peer])
+        network = networks.get(i.network)
+        if network is None:
+            network = networks[i.network] = _key(i.network)
+        neighbours.append(f'{head}{device_keys[peer]}{middle[i.peer_port]}{_key(ids[i.link])}, "network": {network}}}')
     return (
         f'{{"device": {_key(sw.device.name)}, "model": {_key(sw.device.model)}, "neighbors": [' + ", ".join(neighbours) + "]}\n"
     )

@@ -14,16 +14,15 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from functools import partial
-from typing import Any
 
 from ..facts.sonic_ports import sonic_switches
 from ..facts.switch_facts import FabricFacts, facts_for
 from .base import RENDERERS, RenderContext, Stream
-from .sonic_config import config_db, dumps
+from .sonic_config import Config, config_db, dumps, encoded_table
 from .sonic_services import secrets_plan, service_tables
 
 
-def _produce(facts: FabricFacts, device: int, services: tuple[dict[str, Any], dict[str, Any]] | None = None) -> Iterator[str]:
+def _produce(facts: FabricFacts, device: int, services: tuple[Config, Config] | None = None) -> Iterator[str]:
     sw = facts.switch(device)
     if sw.lossless is None:
         cfg = config_db(sw)
@@ -42,7 +41,11 @@ def render_sonic(ctx: RenderContext) -> dict[str, bytes | Stream]:
     out: dict[str, bytes | Stream] = {}
     unmapped: Counter[str] = Counter()
     spec = ctx.blueprint.services
-    services = None if spec is None else (service_tables(spec, False), service_tables(spec, spec.mgmt_vrf))
+    services: tuple[Config, Config] | None = None
+    if spec is not None:
+        # Each variant's tables encoded once for every switch that carries them.
+        plain, vrf = (service_tables(spec, False), service_tables(spec, spec.mgmt_vrf))
+        services = ({k: encoded_table(t) for k, t in plain.items()}, {k: encoded_table(t) for k, t in vrf.items()})
     if spec is not None:
         out["services/secrets.json"] = (json.dumps(secrets_plan(spec), indent=2, sort_keys=True) + "\n").encode()
     mapped = set(sonic_switches(ctx.fabric, ctx.catalogue))

@@ -15,8 +15,11 @@ model (SONiC computes each lossless PG's headroom from the port speed and CABLE_
 carries the real cable lengths), DEFAULT_LOSSLESS_BUFFER_PARAMETER, LOSSLESS_TRAFFIC_PATTERN,
 PFC_WD.
 
-Values that repeat on every port (a queue's scheduler, a port's QoS maps) are one shared dict, so
-:func:`dumps` encodes each once: 576 configs of a 512 x 64 Clos serialise in well under a second.
+Text that repeats is made once, not per switch: per model each port's PORT, INTERFACE and
+CABLE_LENGTH fragments (:class:`_ModelPorts`), per lossless plan the QoS and buffer tables and the
+per-port blocks of QUEUE, BUFFER_PG, ... (:class:`PortEntries`, :func:`encoded_table`), and a value
+dict shared by many entries is encoded once per file by :func:`dumps`: the 10,143 configs of a
+131,072-GPU RoCE design take about 2 CPU s (config_db and text, 948 MB).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from ..catalog.types import PortMap
 from ..fabric.fabric_facts import LosslessFacts
 from ..facts.mgmt_l2 import bridge_mode
 from ..facts.sonic_ports import SonicPorts
-from ..facts.switch_facts import BorderPort, Interface, SwitchFacts
+from ..facts.switch_facts import SwitchFacts
 from ..model.clos import PORT_MTU
 from ..model.management import MgmtAddressing
 
@@ -75,20 +78,53 @@ def ranges(values: list[int]) -> list[str]:
     return out
 
 
+class PortEntries:
+    """The entries every port of a table carries (QUEUE, BUFFER_PG, PFC_WD, ...) and the entries
+    before the ports' (``global``, ``GLOBAL``), made once per lossless plan and shared by every
+    switch's :class:`PortTable`; their JSON text (one templated block per port, the head's lines)
+    is made once, on the first :func:`dumps` that writes them."""
+
+    __slots__ = ("entries", "head", "_block", "_head_lines")
+
+    def __init__(self, entries: list[tuple[str, dict[str, Any]]], head: dict[str, dict[str, Any]] | None = None):
+        self.entries = entries  # (key suffix, value); suffix "" makes the key the port name itself
+        self.head = head or {}
+        self._block: str | None = None
+        self._head_lines: list[str] | None = None
+
+    def block(self) -> str:
+        """One port's lines, ``\0`` standing for its (escaped) name."""
+        if self._block is None:
+            self._block = ",\n".join(
+                f'        "\0{"|" + _key(suffix)[1:-1] if suffix else ""}": {_encode(value)}' for suffix, value in self.entries
+            )
+        return self._block
+
+    def head_lines(self) -> list[str]:
+        if self._head_lines is None:
+            self._head_lines = [f"        {_key(key)}: {_encode(value)}" for key, value in self.head.items()]
+        return self._head_lines
+
+
 class PortTable(Mapping[str, dict[str, Any]]):
-    """A table whose every port carries the same entries (QUEUE, BUFFER_PG, PFC_WD, ...): held as the
-    ports and one list of (key suffix, value), read like the dict it stands for (``"Ethernet0|3"``
-    -> value), and written by :func:`dumps` one templated block per port instead of entry by entry."""
+    """A table whose every port carries the same entries: held as the ports and their shared
+    :class:`PortEntries`, read like the dict it stands for (``"Ethernet0|3"`` -> value), and
+    written by :func:`dumps` one templated block per port instead of entry by entry."""
 
-    __slots__ = ("head", "ports", "entries", "_keys")
+    __slots__ = ("shared", "ports", "_keys")
 
-    def __init__(
-        self, ports: list[str], entries: list[tuple[str, dict[str, Any]]], head: dict[str, dict[str, Any]] | None = None
-    ):
-        self.head = head or {}  # entries before the ports' ("global", "GLOBAL")
+    def __init__(self, ports: list[str], shared: PortEntries):
+        self.shared = shared
         self.ports = ports
-        self.entries = entries  # suffix "" makes the key the port name itself
         self._keys: dict[str, dict[str, Any]] | None = None
+
+    @property
+    def head(self) -> dict[str, dict[str, Any]]:
+        return self.shared.head
+
+    @property
+    def entries(self) -> list[tuple[str, dict[str, Any]]]:
+        return self.shared.entries
 
     def _key(self, port: str, suffix: str) -> str:
         return f"{port}|{suffix}" if suffix else port
@@ -119,25 +155,38 @@ class EncodedTable(Mapping[str, dict[str, Any]]):
 
     __slots__ = ("keys_", "lines", "_parsed")
 
-    def __init__(self) -> None:
-        self.keys_: list[str] = []
-        self.lines: list[str] = []
+    def __init__(self, lines: list[str] | None = None, keys: list[str] | None = None) -> None:
+        # The keys, where the maker has them at hand (not copied: PORT's are its model's), else
+        # None: read from the lines when asked (only tests and library callers iterate a table;
+        # dumps writes the lines). :meth:`add` is for a table made empty.
+        self.keys_ = keys if lines is not None else []
+        self.lines: list[str] = lines if lines is not None else []
         self._parsed: dict[str, dict[str, Any]] | None = None
 
     def add(self, key: str, line: str) -> None:
+        assert self.keys_ is not None
         self.keys_.append(key)
         self.lines.append(line)
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.keys_)
-
-    def __len__(self) -> int:
-        return len(self.keys_)
-
-    def __getitem__(self, key: str) -> dict[str, Any]:
+    def _entries(self) -> dict[str, dict[str, Any]]:
         if self._parsed is None:
             self._parsed = json.loads("{" + ",".join(self.lines) + "}")
-        return self._parsed[key]
+        return self._parsed
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_ if self.keys_ is not None else self._entries())
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        return self._entries()[key]
+
+
+def encoded_table(table: Mapping[str, dict[str, Any]]) -> EncodedTable:
+    """A table that many switches carry as it is (the QoS maps, the services): its lines made
+    once here, written by every :func:`dumps` as they are."""
+    return EncodedTable([f"        {_key(key)}: {_encode(value)}" for key, value in table.items()], list(table))
 
 
 class _ModelPorts:
@@ -145,7 +194,10 @@ class _ModelPorts:
     and shared by every switch of the model: the idle line (admin down), and for a cabled port the
     text before the description and between it and the speed."""
 
-    __slots__ = ("ports", "mtu", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout")
+    __slots__ = (
+        "ports", "mtu", "idle", "head", "middle", "max_speed", "names", "key", "mapped", "mapped_names", "breakout",
+        "tails", "routed", "routed_open", "idle_lines", "row", "lossless", "field_keys",
+    )  # fmt: skip
 
     def __init__(self, ports: SonicPorts, mtu: int) -> None:
         self.ports = ports
@@ -175,6 +227,21 @@ class _ModelPorts:
             self.key.append(key)
         self.mapped = [p for p, sp in enumerate(ports.ports) if sp is not None]
         self.mapped_names = [self.names[p] for p in self.mapped]
+        self.idle_lines: list[str] = [self.idle[p] for p in self.mapped]  # type: ignore[misc]
+        self.row = [-1] * len(ports.ports)  # a port's line in PORT (-1: not a SONiC port)
+        for r, p in enumerate(self.mapped):
+            self.row[p] = r
+        # The ports that carry the lossless tables (PORT_QOS_MAP, QUEUE, ...): the mapped data ports.
+        roles = ports.layout.port_roles
+        self.lossless = [sp is not None and roles[p] == "data" for p, sp in enumerate(ports.ports)]
+        self.field_keys = [f"{_key(name)}: " for name in ports.layout.names]  # a port as a field name (CABLE_LENGTH)
+        # A cabled port's PORT text after the description, by the link's rate (the speed is the
+        # lesser of the port's and the link's): made on first use per (port, rate).
+        self.tails: list[dict[float, str]] = [{} for _ in ports.ports]
+        # INTERFACE: a routed port's plain line, and its addressed key up to the address (the
+        # port's OS name, ``Interface.name``: the layout's).
+        self.routed = [f"        {key}: {{}}" for key in self.key]
+        self.routed_open = [f"        {_key(name)[:-1]}|" for name in ports.layout.names]
         # BREAKOUT_CFG: each cage's mode, keyed by the cage's first port.
         self.breakout = EncodedTable()
         for sp in ports.ports:
@@ -216,41 +283,42 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
     cfg["DEVICE_METADATA"] = {"localhost": dict(sorted(meta.items()))}
 
     # -- ports --------------------------------------------------------------------------------
-    by_port = sw.by_port
+    # Every mapped port idle (admin down), then the cabled ones written over: a border port (its far
+    # end a site router, no link of the Fabric, at the port's full speed), then each interface.
     mp = _model_ports(ports, sw.mtu)
-    port_table = EncodedTable()
-    port_table.keys_ = list(mp.mapped_names)
-    lines = port_table.lines
-    head, middle, idle, max_speed = mp.head, mp.middle, mp.idle, mp.max_speed
-    border = {b.port: b for b in sw.border}
-    for index in mp.mapped:
-        iface = by_port.get(index)
-        if iface is None and index in border:
-            # A border port: its far end is a site router (no link of the Fabric), at the port's full speed.
-            b = border[index]
+    lines = list(mp.idle_lines)
+    head, tails, row = mp.head, mp.tails, mp.row
+    for b in sw.border:
+        if row[b.port] >= 0:
             far = f"{b.router}:{b.router_port}" if b.router_port else b.router
-            lines.append(f'{head[index]}{_key(far)}{middle[index]}"{max_speed[index]}"}}')
-        elif iface is None:
-            lines.append(idle[index])  # type: ignore[arg-type]
-        else:
-            speed = min(max_speed[index], int(iface.gbps * 1000))
-            lines.append(f'{head[index]}{_key(f"{iface.peer_name}:{iface.peer_port_name}")}{middle[index]}"{speed}"}}')
-    cfg["PORT"] = port_table
+            lines[row[b.port]] = f'{head[b.port]}{_key(far)}{mp.middle[b.port]}"{mp.max_speed[b.port]}"}}'
+    for iface in sw.interfaces:
+        index = iface.port
+        r = row[index]
+        if r < 0:
+            continue  # not a SONiC port (eth0)
+        tail = tails[index].get(iface.gbps)
+        if tail is None:
+            speed = min(mp.max_speed[index], int(iface.gbps * 1000))
+            tail = tails[index][iface.gbps] = f'{mp.middle[index]}"{speed}"}}'
+        lines[r] = f"{head[index]}{_key(f'{iface.peer_name}:{iface.peer_port_name}')}{tail}"
+    cfg["PORT"] = EncodedTable(lines, mp.mapped_names)
     if mp.breakout:
         cfg["BREAKOUT_CFG"] = mp.breakout  # the same for every switch of the model
 
     # -- layer 3 ------------------------------------------------------------------------------
-    routed: list[Interface | BorderPort] = [i for i in sw.interfaces if i.address is not None and ports.ports[i.port] is not None]
-    routed += [b for b in sw.border if ports.ports[b.port] is not None]
+    mapped = ports.ports
+    plain, opened = mp.routed, mp.routed_open
+    routed: list[str] = []
+    for i in sw.interfaces:
+        if i.address is not None and mapped[i.port] is not None:
+            # The plan's addresses are IP text (digits, hex, '.', ':', '/'): nothing JSON escapes.
+            routed += (plain[i.port], f'{opened[i.port]}{i.address}": {{}}')
+    for b in sw.border:
+        if mapped[b.port] is not None:  # the blueprint's address: escaped as any text
+            routed += (plain[b.port], f"{opened[b.port]}{_key(b.address)[1:]}: {{}}")
     if routed:
-        interface = EncodedTable()
-        keys, lines_ = interface.keys_, interface.lines
-        port_key = mp.key
-        for i in routed:
-            with_address = f"{i.name}|{i.address}"
-            keys += (i.name, with_address)
-            lines_ += (f"        {port_key[i.port]}: {{}}", f"        {_key(with_address)}: {{}}")
-        cfg["INTERFACE"] = interface
+        cfg["INTERFACE"] = EncodedTable(routed)
     if sw.announce:
         # management.border: the aggregate the site routers learn (FabricFacts._border_ports says why
         # a discard route; bgpcfgd's StaticRouteMgr redistributes it, as the leaves' host summaries).
@@ -269,16 +337,16 @@ def config_db(sw: SwitchFacts, cable_length_m: list[int] | None = None) -> Confi
         empty: dict[str, Any] = {}
         cfg["LOOPBACK_INTERFACE"] = {"Loopback0": empty, f"Loopback0|{sw.loopback}": empty}
     if sw.bgp:
-        neighbours = EncodedTable()
-        timers = f'"holdtime": "{BGP_HOLDTIME}", "keepalive": "{BGP_KEEPALIVE}"'
-        neighbours.keys_ = [n.address for n in sw.bgp]
-        neighbours.lines = [
-            f'        {_key(n.address)}: {{"admin_status": "up", "asn": "{n.asn}", {timers}, '
-            f'"local_addr": {_key(n.local_address)}, "name": {_key(n.name)}, "nhopself": "{int(n.next_hop_self)}", '
-            '"rrclient": "0"}'
-            for n in sw.bgp
-        ]
-        cfg["BGP_NEIGHBOR"] = neighbours
+        # nhopself by a conditional, not int(bool): an int() call per neighbour costs a fifth of its line.
+        fields = '"admin_status": "up", "asn": "'
+        timers = f'", "holdtime": "{BGP_HOLDTIME}", "keepalive": "{BGP_KEEPALIVE}", "local_addr": '
+        cfg["BGP_NEIGHBOR"] = EncodedTable(
+            [
+                f"        {_key(n.address)}: {{{fields}{n.asn}{timers}{_key(n.local_address)}, "
+                f'"name": {_key(n.name)}, "nhopself": "{"1" if n.next_hop_self else "0"}", "rrclient": "0"}}'
+                for n in sw.bgp
+            ]
+        )
 
     # -- management ---------------------------------------------------------------------------
     mgmt = next((i for i in sw.interfaces if i.role == "mgmt"), None)
@@ -411,7 +479,7 @@ class _QosPlan:
             "ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true", **threshold
         }  # fmt: skip
         tables["WRED_PROFILE"] = {LOSSLESS_WRED: dict(sorted(wred.items()))}
-        self.tables = tables
+        self.tables: Config = {name: encoded_table(table) for name, table in tables.items()}
 
         qos_map = {
             "dscp_to_tc_map": MAP,
@@ -434,11 +502,11 @@ class _QosPlan:
         if cnp_tc is not None:
             queue_entries.append((str(cnp_tc), cnp_queue))
         queue_entries += [(r, lossy_queue) for r in lossy_ranges]
-        self.port_qos = ([("", qos_map)], {"global": {"dscp_to_tc_map": MAP}})
-        self.queue = queue_entries
-        self.pfcwd = ([("", PFCWD)], {"GLOBAL": {"POLL_INTERVAL": PFCWD_POLL_MS}})
-        self.pg = [("0", lossy_pg)] + [(r, lossless_pg) for r in lossless_ranges]
-        self.bq = [(r, egress_lossless) for r in lossless_ranges] + [(r, egress_lossy) for r in lossy_buffer_ranges]
+        self.port_qos = PortEntries([("", qos_map)], {"global": {"dscp_to_tc_map": MAP}})
+        self.queue = PortEntries(queue_entries)
+        self.pfcwd = PortEntries([("", PFCWD)], {"GLOBAL": {"POLL_INTERVAL": PFCWD_POLL_MS}})
+        self.pg = PortEntries([("0", lossy_pg)] + [(r, lossless_pg) for r in lossless_ranges])
+        self.bq = PortEntries([(r, egress_lossless) for r in lossless_ranges] + [(r, egress_lossy) for r in lossy_buffer_ranges])
 
         buffers: Config = {}
         if pm is not None and pm.buffers is not None:
@@ -455,7 +523,7 @@ class _QosPlan:
             }
             buffers["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {MAP: {"default_dynamic_th": "0"}}
             buffers["LOSSLESS_TRAFFIC_PATTERN"] = {MAP: dict(LOSSLESS_PATTERN)}
-        self.buffers = buffers
+        self.buffers: Config = {name: encoded_table(table) for name, table in buffers.items()}
 
 
 _QOS: dict[tuple[int, int], _QosPlan] = {}
@@ -478,27 +546,26 @@ def _qos(cfg: Config, sw: SwitchFacts, lengths: list[int], buffers: bool) -> Non
     assert plan is not None and ports is not None
     q = _qos_plan(plan, ports.port_map if buffers else None)
     cfg.update(q.tables)
-    names: list[str] = []
-    cable: dict[str, str] = {}
-    mapped = ports.ports
-    for k, i in enumerate(sw.interfaces):
-        if i.role != "data" or mapped[i.port] is None:
-            continue
-        names.append(i.name)
-        if buffers and k < len(lengths):
-            cable[i.name] = f"{lengths[k]}m"
-    cfg["PORT_QOS_MAP"] = PortTable(names, q.port_qos[0], head=q.port_qos[1])
+    mp = _model_ports(ports, sw.mtu)
+    carries = mp.lossless
+    names = [i.name for i in sw.interfaces if carries[i.port]]
+    cfg["PORT_QOS_MAP"] = PortTable(names, q.port_qos)
     cfg["QUEUE"] = PortTable(names, q.queue)
-    cfg["PFC_WD"] = PortTable(names, q.pfcwd[0], head=q.pfcwd[1])
+    cfg["PFC_WD"] = PortTable(names, q.pfcwd)
     if not buffers:
         return
     cfg.update(q.buffers)
     cfg["BUFFER_PG"] = PortTable(names, q.pg)
     cfg["BUFFER_QUEUE"] = PortTable(names, q.bq)
-    cfg["CABLE_LENGTH"] = {MAP: cable}
+    # One entry whose fields are the ports, its text from each port's field name (per model) and
+    # length; an interface past the end of ``lengths`` has none (zip stops there).
+    keys = mp.field_keys
+    cable = ", ".join([f'{keys[i.port]}"{m}m"' for i, m in zip(sw.interfaces, lengths, strict=False) if carries[i.port]])
+    cfg["CABLE_LENGTH"] = EncodedTable([f"        {_MAP_KEY}: {{{cable}}}"], [MAP])
 
 
 _key = json.encoder.encode_basestring_ascii
+_MAP_KEY = _key(MAP)
 _c_encoder = getattr(json.encoder, "c_make_encoder", None)
 if _c_encoder is not None:
     # The C encoder json.dumps builds on every call, built once: a third faster per small dict,
@@ -542,25 +609,27 @@ def dumps(cfg: Config) -> Iterator[str]:
             text = cache[id(value)] = _encode(value)
         return text
 
-    yield "{\n"
+    # The file as one text, joined once: one chunk for the writer to encode (its join of a
+    # single chunk is no copy), not a copy per table and another to put the tables together.
+    parts = ["{\n"]
     last_table = len(cfg) - 1
     for t, (table, entries) in enumerate(cfg.items()):
-        if isinstance(entries, EncodedTable):
+        # Exact types: an isinstance of a Mapping subclass goes through the ABC machinery.
+        if type(entries) is EncodedTable:
             lines = entries.lines
-        elif isinstance(entries, PortTable):
-            lines = [f"        {_key(key)}: {encoded(value)}" for key, value in entries.head.items()]
+        elif type(entries) is PortTable:
+            shared = entries.shared
+            lines = list(shared.head_lines())
             # One block per port: the entries' lines with the port's (escaped) name put in.
-            block = ",\n".join(
-                f'        "\0{"|" + _key(suffix)[1:-1] if suffix else ""}": {encoded(value)}' for suffix, value in entries.entries
-            )
+            block = shared.block()
             if block:
                 lines.append(_port_blocks(block, entries.ports))
         else:
             lines = [f"        {_key(key)}: {encoded(value)}" for key, value in entries.items()]
         end = ",\n" if t < last_table else "\n"
         if lines:
-            body = ",\n".join(lines)
-            yield f"    {_key(table)}: {{\n{body}\n    }}{end}"
+            parts += (f"    {_key(table)}: {{\n", ",\n".join(lines), f"\n    }}{end}")
         else:
-            yield f"    {_key(table)}: {{}}{end}"
-    yield "}\n"
+            parts.append(f"    {_key(table)}: {{}}{end}")
+    parts.append("}\n")
+    yield "".join(parts)
