@@ -257,6 +257,8 @@ def _model_ports(ports: SonicPorts, mtu: int) -> _ModelPorts:
     key = (id(ports), mtu)
     found = _MODEL_PORTS.get(key)
     if found is None or found.ports is not ports:
+        if len(_MODEL_PORTS) >= 64:  # held entries keep their port maps alive: bounded like _QOS
+            _MODEL_PORTS.clear()
         found = _MODEL_PORTS[key] = _ModelPorts(ports, mtu)
     return found
 
