@@ -36,6 +36,7 @@ from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
 from ..facts.cage_plan import SPLITTER, assemblies, link_cages
 from ..model.common import SHORT_LABEL_FIELDS
 from .base import RENDERERS, RENDERING, SUBSETS, Artifacts, RenderContext, RowSelection, Stream
+from .cable_columns import CleanTables, end_table, joined_lines, objects, pick, tuples
 from .csv_safe import CsvWriter
 
 COLUMNS = [
@@ -122,7 +123,7 @@ def stream_cabling(ctx: RenderContext) -> dict[str, Stream]:
     compared) as they are made. Rows are joined by commas where nothing needs quoting or neutralising."""
     return {
         "cabling/cables.csv": Stream(lambda: _stream_cables(ctx)),
-        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx))),
+        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream_columns(_link_blocks(ctx))),
     }
 
 
@@ -133,7 +134,7 @@ def stream_cabling_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, Str
         "cabling/cables.csv": Stream(
             lambda: CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx, rows.cables, with_ends=False))
         ),
-        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx, rows.links))),
+        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream_columns(_link_blocks(ctx, rows.links))),
     }
 
 
@@ -142,92 +143,122 @@ def render_cabling(ctx: RenderContext) -> Artifacts:
     return {path: bytes(data) for path, data in stream_cabling(ctx).items()}
 
 
-def _rows(ctx: RenderContext, keep: Any = None) -> Iterator[list[str]]:
-    """The CSV rows (text fields only) in cable-ID order; with ``keep`` (a bool per link
-    position), those links' rows only."""
-    f, cat = ctx.fabric, ctx.catalogue
-    media = cat.media
-    bp = ctx.blueprint
-    # Per-device columns (row, rack, U, name) and per-model port columns, built once: a device
-    # ends many cables. Lengths, rates and parts repeat across thousands of links: memoised.
-    racks = f.racks
-    ends: list[tuple[str, str, str, str, int]] = []
-    for d in f.devices:
-        r = racks[d.rack] if d.rack >= 0 else None
-        u = str(d.u) if d.u else ""
-        ends.append((r.row, r.name, u, d.name, d.u) if r else ("", "", u, d.name, d.u))
-    ports: dict[str, tuple[list[str], list[str], list[str]]] = {}
-    for model, layout in f.layouts.items():
-        cage_label = [layout.cage_label(c) for c in range(len(layout.cages))]
-        ports[model] = (layout.names, layout.physical_names, [cage_label[c] for c in layout.port_cages])
-    port_cols = [ports[d.model] for d in f.devices]
-    fibres = {name: m.fibre for name, m in media.items()}
-    lengths: dict[tuple[str, float, float], tuple[str, str, str]] = {}
-    parts: dict[tuple[str, float], str] = {}
-    per_spec: dict[int, tuple[str, str, str, str, str, str]] = {}
-    label = cable_id_format(bp.naming.cable_label)  # same fields as the cable ID, formatted positionally
-    end_labels = EndLabels(bp, f).pair  # naming.end_label, formatted per device once
-    t = f.links
-    ids, specs = t.ids(), t.specs
-    asm_length = assemblies(f, media).length_m.tolist()
-    col_a, col_ap, col_b, col_bp, col_len, col_spec = t.a, t.a_port, t.b, t.b_port, t.length_m, t.spec
-    order = t.id_order() if keep is None else [i for i, k in zip(t.id_order(), keep[t.id_order()].tolist()) if k]
-    for i in order:
-        a, b, s = col_a[i], col_b[i], col_spec[i]
-        spec = specs[s]
-        medium, length_m = spec.medium, col_len[i]
-        a_row, a_rack, a_u, a_name, a_uint = ends[a]
-        b_row, b_rack, b_u, b_name, b_uint = ends[b]
-        a_names, a_phys, a_cages = port_cols[a]
-        b_names, b_phys, b_cages = port_cols[b]
-        ap, bp_ = col_ap[i], col_bp[i]
-        a_port, b_port = a_names[ap], b_names[bp_]
-        ordered_for = asm_length[i]
-        length = lengths.get((medium, length_m, ordered_for))
-        if length is None:
-            stock = ordered_length(cat, medium, ordered_for)
-            part = parts.get((medium, stock))
-            if part is None:
-                part = parts[(medium, stock)] = _part(ctx, medium, stock)
-            length = lengths[(medium, length_m, ordered_for)] = (_fmt(stock), f"{length_m:.2f}", part)
-        fixed = per_spec.get(s)
-        if fixed is None:
-            fixed = per_spec[s] = _spec_columns(ctx, s)
-        cid = ids[i]
-        row = [
-            cid,
-            label(spec.fabric, a_name, a_phys[ap], b_name, b_phys[bp_]),
-            spec.fabric,
-            spec.kind,
-            a_row,
-            a_rack,
-            a_u,
-            a_name,
-            a_port,
-            b_row,
-            b_rack,
-            b_u,
-            b_name,
-            b_port,
-            medium,
-            fibres.get(medium, ""),
-            length[0],
-            length[1],
-            fixed[0],
-            fixed[1],
-            fixed[2],
-            spec.tier,
-            a_cages[ap],
-            a_phys[ap],
-            b_cages[bp_],
-            b_phys[bp_],
-            length[2],
-            fixed[3],
-            fixed[4],
-            fixed[5],
+BLOCK = 16_384  # rows made a column at a time: a few MB of text, so a 10^6-row list streams
+
+
+def _link_blocks(ctx: RenderContext, keep: Any = None) -> Iterator[tuple[list[list[str]], list[bool]]]:
+    """links.csv's rows in cable-ID order, a block at a time as columns (COLUMNS), for
+    :meth:`CsvWriter.stream_columns`; with ``keep`` (a bool per link position), those links' rows only."""
+    order = np.asarray(ctx.fabric.links.id_order(), dtype=np.int64)
+    if keep is not None:
+        order = order[np.asarray(keep, dtype=bool)[order]]
+    make = _LinkColumns(ctx)
+    for at in range(0, len(order), BLOCK):
+        yield make(order[at : at + BLOCK])
+
+
+class _LinkColumns:
+    """links.csv's columns (COLUMNS) of a block of links, per-device, per-port and per-spec text
+    gathered from arrays (cable_columns), lengths and parts formatted once per distinct value."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        f, cat = ctx.fabric, ctx.catalogue
+        media = cat.media
+        self.ctx, self.links, self.arrays = ctx, f.links, f.links.arrays()
+        self.ends = end_table(f, ctx.memo)
+        self.clean = CleanTables()
+        self.ids = objects(f.links.ids())
+        self.label = cable_id_format(ctx.blueprint.naming.cable_label)  # the cable ID's fields, positionally
+        self.end_labels = EndLabels(ctx.blueprint, f).columns  # naming.end_label, per device once
+        self.asm_length = assemblies(f, media).length_m
+        specs = f.links.specs
+        # Per spec: fabric, kind, medium, fibre, tier, then _spec_columns' six.
+        fibres = {name: m.fibre for name, m in media.items()}
+        per_spec = [
+            (x.fabric, x.kind, x.medium, fibres.get(x.medium, ""), x.tier, *_spec_columns(ctx, s)) for s, x in enumerate(specs)
         ]
-        row.extend(end_labels(a, a_port, a_phys[ap], b, b_port, b_phys[bp_], cid))
-        yield row
+        self.spec_text = [objects([row[k] for row in per_spec]) for k in range(11)]
+        self.mediums = sorted({x.medium for x in specs})
+        self.spec_medium = np.array([self.mediums.index(x.medium) for x in specs], dtype=np.int64)
+        self.stock: dict[tuple[int, float], tuple[str, str]] = {}
+
+    def __call__(self, order: np.ndarray) -> tuple[list[list[str]], list[bool]]:
+        """The columns of the links at ``order``, and whether each is known to be clean CSV."""
+        arr, e = self.arrays, self.ends
+        a, b, s = arr.a[order], arr.b[order], arr.spec[order]
+        ap, bp = e.rows(a, arr.a_port[order]), e.rows(b, arr.b_port[order])
+        fabric, kind, medium, fibre, tier, lane_gbps, lanes, gbps, a_mod, b_mod, fibres = (pick(x, s) for x in self.spec_text)
+        stock, part = _stock_columns(self.ctx, self.mediums, self.spec_medium[s], self.asm_length[order], self.stock)
+        cid, a_name, b_name = pick(self.ids, order), pick(e.name, a), pick(e.name, b)
+        a_port, b_port, a_phys, b_phys = pick(e.os, ap), pick(e.os, bp), pick(e.physical, ap), pick(e.physical, bp)
+        a_label, b_label = self.end_labels(a, a_port, a_phys, b, b_port, b_phys, cid)
+        spec = self.spec_text
+        made = [  # (cells, the table they were gathered from; None: made here)
+            (cid, self.ids),
+            (list(map(self.label, fabric, a_name, a_phys, b_name, b_phys)), None),
+            (fabric, spec[0]),
+            (kind, spec[1]),
+            (pick(e.row, a), e.row),
+            (pick(e.rack, a), e.rack),
+            (pick(e.u, a), e.u),
+            (a_name, e.name),
+            (a_port, e.os),
+            (pick(e.row, b), e.row),
+            (pick(e.rack, b), e.rack),
+            (pick(e.u, b), e.u),
+            (b_name, e.name),
+            (b_port, e.os),
+            (medium, spec[2]),
+            (fibre, spec[3]),
+            (stock, None),
+            (_routed(arr.length_m[order]), None),
+            (lane_gbps, spec[5]),
+            (lanes, spec[6]),
+            (gbps, spec[7]),
+            (tier, spec[4]),
+            (pick(e.cage, ap), e.cage),
+            (a_phys, e.physical),
+            (pick(e.cage, bp), e.cage),
+            (b_phys, e.physical),
+            (part, None),
+            (a_mod, spec[8]),
+            (b_mod, spec[9]),
+            (fibres, spec[10]),
+            (a_label, None),
+            (b_label, None),
+        ]
+        return [c for c, _ in made], [self.clean(t) for _, t in made]
+
+
+def _routed(length_m: np.ndarray) -> list[str]:
+    """Each routed length to the centimetre, formatted once per distinct length."""
+    values, at = np.unique(length_m, return_inverse=True)
+    return pick([f"{x:.2f}" for x in values.tolist()], at.reshape(-1))
+
+
+def _stock_columns(
+    ctx: RenderContext,
+    mediums: list[str],
+    medium: np.ndarray,
+    ordered_for: np.ndarray,
+    known: dict[tuple[int, float], tuple[str, str]],
+) -> tuple[list[str], list[str]]:
+    """(ordered length, orderable part) of links of each medium (index into ``mediums``) ordered
+    for each length: the stock length the catalogue sells and its part, once per distinct pair
+    (``known``: those of earlier blocks)."""
+    lengths, length_at = np.unique(ordered_for, return_inverse=True)
+    keys, at = np.unique(medium * len(lengths) + length_at.reshape(-1), return_inverse=True)
+    stock, part = [], []
+    for m, k in zip((keys // max(len(lengths), 1)).tolist(), (keys % max(len(lengths), 1)).tolist(), strict=True):
+        length = lengths[k].item()
+        found = known.get((m, length))
+        if found is None:
+            st = ordered_length(ctx.catalogue, mediums[m], length)
+            found = known[(m, length)] = (_fmt(st), _part(ctx, mediums[m], st))
+        stock.append(found[0])
+        part.append(found[1])
+    at = at.reshape(-1)
+    return pick(stock, at), pick(part, at)
 
 
 def _part(ctx: RenderContext, medium: str, stock: float) -> str:
@@ -316,6 +347,10 @@ def pull_cables(ctx: RenderContext, keep: Any = None) -> list[PullCable]:
         memo[PULL_CABLES] = (rendering, None)
         if made is rendering and found is not None:
             return found
+        pulls: list[PullCable] = []
+        for _ in _cable_blocks(ctx, pulls):  # the columns are dropped: the workbook reads the PullCables
+            pass
+        return pulls
     return [pull for _, pull in _cable_pass(ctx, keep, _PULLS)]
 
 
@@ -328,20 +363,172 @@ def _stream_cables(ctx: RenderContext) -> Iterator[bytes]:
     rendering = memo.get(RENDERING, frozenset())
     shared = "workbook" in rendering and memo.get(PULL_CABLES, (None,))[0] is not rendering
     if not shared or len(cable_plan(ctx.fabric, ctx.catalogue)) <= ROW_LIMIT:
-        yield from CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx, with_ends=False))
+        yield from CsvWriter(CABLE_COLUMNS).stream_columns(_cable_blocks(ctx, None))
         return
     memo.pop(PULL_CABLES, None)  # an earlier render's, not taken
     pulls: list[PullCable] = []
-    keep = pulls.append
-
-    def texts() -> Iterator[list[str]]:
-        for text, pull in _cable_pass(ctx, None, _PULLS):
-            keep(pull)
-            yield text
-
-    yield from CsvWriter(CABLE_COLUMNS).stream(texts())
+    yield from CsvWriter(CABLE_COLUMNS).stream_columns(_cable_blocks(ctx, pulls))
     if memo.get(PULL_CABLES, (None,))[0] is not rendering:  # whole: a pass left off midway keeps nothing
         memo[PULL_CABLES] = (rendering, pulls)
+
+
+def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator[tuple[list[list[str]], list[bool]]]:
+    """cables.csv's rows (cable_rows' text, in its order), a block at a time as columns, for
+    :meth:`CsvWriter.stream_columns`; with ``pulls``, each row's PullCable appended to it.
+
+    A cable of one link that is not a splitter (every cable of a RoCE design: a port-to-port
+    cord or cable) is made a column at a time (:class:`_CableColumns`); the others (twin-port
+    cables, splitters) by :func:`_cable_pass`, and a block holding any is merged row by row."""
+    f = ctx.fabric
+    plan = cable_plan(f, ctx.catalogue)
+    make = _PULLS if pulls is not None else _TEXT
+    simple = (np.diff(plan.start) == 1) & (plan.shape != SPLITTER)
+    others = _cable_pass(ctx, ~simple, make) if not simple.all() else iter(())
+    columns = _CableColumns(ctx) if simple.any() else None
+    for at in range(0, len(plan), BLOCK):
+        fast = simple[at : at + BLOCK]
+        if columns is not None and fast.all():
+            made, known, made_pulls = columns(np.arange(at, at + len(fast), dtype=np.int64), pulls is not None)
+            if pulls is not None:
+                pulls.extend(made_pulls)
+            yield made, known
+            continue
+        rows: list[Any] = [None] * len(fast)
+        row_pulls: list[Any] = [None] * len(fast)
+        if columns is not None and fast.any():
+            picked = np.flatnonzero(fast)
+            made, _, made_pulls = columns(picked + at, pulls is not None)
+            for n, row in zip(picked.tolist(), zip(*made, strict=True), strict=True):
+                rows[n] = row
+            for n, pull in zip(picked.tolist(), made_pulls, strict=True) if pulls is not None else ():
+                row_pulls[n] = pull
+        for n in np.flatnonzero(~fast).tolist():
+            rows[n], row_pulls[n] = next(others)
+        if pulls is not None:
+            pulls.extend(row_pulls)
+        yield [list(c) for c in zip(*rows, strict=True)], [False] * len(CABLE_COLUMNS)
+
+
+class _CableColumns:
+    """cables.csv's columns (CABLE_COLUMNS) of a block of one-link, non-splitter cables, and their
+    PullCables: _cable_pass's formulas for such a cable (its A end the link's A end, each plug one
+    port), text gathered from arrays and formatted a column at a time."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        f, cat, bp = ctx.fabric, ctx.catalogue, ctx.blueprint
+        media = cat.media
+        plan = cable_plan(f, cat)
+        self.ctx, self.plan, self.arrays = ctx, plan, f.links.arrays()
+        self.heads = plan.links[plan.start[:-1]]
+        self.ends = end_table(f, ctx.memo)
+        self.clean = CleanTables()
+        self.ids, self.numbers = objects(cable_ids(f, plan)), objects(cable_numbers_of(ctx))
+        self.link_ids = objects(f.links.ids())
+        self.label = cable_id_format(bp.naming.cable_label)
+        self.end_labels = EndLabels(bp, f).columns
+        self.short_lines = [positional_format(x, SHORT_FIELDS) for x in bp.naming.short_label]
+        self.all_lines = positional_format("\0".join(bp.naming.short_label), SHORT_FIELDS)
+        self.width = bp.naming.label_width
+        self.asm_length = assemblies(f, media).length_m
+        specs = f.links.specs
+        kinds = {name: f"{m.kind} {m.shape}" for name, m in media.items()}
+        fibres = {name: m.fibre for name, m in media.items()}
+        per_spec = [
+            (x.fabric, x.tier, kinds.get(x.medium, ""), x.medium, fibres.get(x.medium, ""), *_modules(ctx, s))
+            for s, x in enumerate(specs)
+        ]
+        self.spec_text = [objects([row[k] for row in per_spec]) for k in range(7)]
+        self.mediums = sorted({x.medium for x in specs})
+        self.spec_medium = np.array([self.mediums.index(x.medium) for x in specs], dtype=np.int64)
+        self.stock: dict[tuple[int, float], tuple[str, str]] = {}
+
+    def __call__(self, items: np.ndarray, with_pulls: bool) -> tuple[list[list[str]], list[bool], list[PullCable]]:
+        """The columns of the plan's ``items``, whether each is known to be clean CSV, and (with
+        ``with_pulls``) their PullCables."""
+        arr, e, plan = self.arrays, self.ends, self.plan
+        first = self.heads[items]
+        a, b, s = arr.a[first], arr.b[first], arr.spec[first]
+        ap, bp = e.rows(a, arr.a_port[first]), e.rows(b, arr.b_port[first])
+        fabric, tier, kind, medium, fibre, a_mod, b_mod = (pick(x, s) for x in self.spec_text)
+        stock, part = _stock_columns(self.ctx, self.mediums, self.spec_medium[s], self.asm_length[first], self.stock)
+        number, cid, lid = pick(self.numbers, items), pick(self.ids, items), pick(self.link_ids, first)
+        a_row, a_rack, a_u, a_name = pick(e.row, a), pick(e.rack, a), pick(e.u, a), pick(e.name, a)
+        b_row, b_rack, b_u, b_name = pick(e.row, b), pick(e.rack, b), pick(e.u, b), pick(e.name, b)
+        a_phys, b_phys = pick(e.physical, ap), pick(e.physical, bp)
+        a_short = (number, fabric, cid, a_row, a_rack, pick(e.short_u, a), a_name, a_phys)
+        b_short = (number, fabric, cid, b_row, b_rack, pick(e.short_u, b), b_name, b_phys)
+        a_text = self._short_text((*a_short, *b_short[3:]))
+        b_text = self._short_text((*b_short, *a_short[3:]))
+        long_a, long_b = self.end_labels(a, pick(e.os, ap), a_phys, b, pick(e.os, bp), b_phys, lid)
+        n = len(items)
+        cords = plan.cords[items]
+        cord = [""] * n
+        if (cords > 1).any():
+            cord = [f"{x}/{y}" if y > 1 else "" for x, y in zip(plan.cord[items].tolist(), cords.tolist(), strict=True)]
+        spec = self.spec_text
+        made = [  # (cells, the table they were gathered from; None: made here)
+            (number, self.numbers),
+            (cid, self.ids),
+            (list(map(self.label, fabric, a_name, a_phys, b_name, b_phys)), None),
+            (fabric, spec[0]),
+            (tier, spec[1]),
+            (kind, spec[2]),
+            (medium, spec[3]),
+            (part, None),
+            (stock, None),
+            (_routed(arr.length_m[first]), None),
+            (["1"] * n, None),
+            (a_row, e.row),
+            (a_rack, e.rack),
+            (a_u, e.u),
+            (a_name, e.name),
+            (pick(e.cage, ap), e.cage),
+            (a_phys, e.physical),
+            (a_mod, spec[5]),
+            (b_row, e.row),
+            (b_rack, e.rack),
+            (b_u, e.u),
+            (b_name, e.name),
+            (pick(e.cage, bp), e.cage),
+            (b_phys, e.physical),
+            (b_mod, spec[6]),
+            ([""] * n, None),
+            (fibre, spec[4]),
+            (cord, None),
+            (a_text, None),
+            (b_text, None),
+            (long_a, None),
+            (long_b, None),
+            (lid, self.link_ids),
+        ]
+        pulls: list[PullCable] = []
+        if with_pulls:
+            ends = zip(self._pull_ends(a, a_name, a_phys, a_text), self._pull_ends(b, b_name, b_phys, b_text), strict=True)
+            common = zip(number, cid, fabric, tier, kind, part, stock, strict=True)  # PULL_SHARED
+            pulls = tuples(PullCable, common, zip(fabric, tier, strict=True), kind, ends)
+        return [c for c, _ in made], [self.clean(t) for _, t in made], pulls
+
+    def _pull_ends(self, device: np.ndarray, name: list[str], plug: list[str], label: list[str]) -> list[PullEnd]:
+        """The PullEnds of one end of each cable (``device``, its name, its plug and short label)."""
+        e = self.ends
+        place = list(map("{} U{} {} {}".format, pick(e.rack, device), pick(e.u, device), name, plug))
+        return tuples(PullEnd, e.rack_index[device].tolist(), e.u_int[device].tolist(), name, plug, place, label)
+
+    def _short_text(self, fields: tuple[list[str], ...]) -> list[str]:
+        """One end's short label of each cable, its lines joined by LINE_JOIN: as _cable_pass makes
+        it (one format call split at NUL, wrapped at the label width), a column at a time when no
+        field holds a NUL or line break and no line needs wrapping, else cable by cable."""
+        raw = list(map(self.all_lines, *fields))
+        joined = joined_lines(raw, len(self.short_lines), self.width, LINE_JOIN)
+        if joined is not None:
+            return joined
+        out = []
+        for text, row in zip(raw, zip(*fields, strict=True), strict=True):
+            parts = text.split("\0")
+            if len(parts) != len(self.short_lines):
+                parts = [line(*row) for line in self.short_lines]
+            out.append(LINE_JOIN.join(_wrapped(parts, self.width)))
+        return out
 
 
 def cable_numbers_of(ctx: RenderContext) -> list[str]:
