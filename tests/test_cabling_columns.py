@@ -93,10 +93,20 @@ def test_blocks_mixing_cables_made_row_by_row(text: str, block: int, monkeypatch
     _check(_hostile(c, ","))
 
 
-def test_wrapped_labels_are_the_plain_way() -> None:
-    """Lines longer than the label width are wrapped, cable by cable, as cable_rows wraps them."""
-    text = (BLUEPRINTS / "small-ib.yaml").read_text().replace("\nsite:", "\nnaming:\n  label_width: 12\nsite:", 1)
+NAMINGS = [
+    "  label_width: 12\n",  # lines wrapped, cable by cable
+    # a comma in a line (quoted cells), a paren and a non-ASCII character
+    '  short_label: ["{number}, {fabric}", "at ({rack}) U{u} {device} \\u00e9 {port}"]\n',
+    # escaped braces, a line without fields, the far end first, the cable ID, fields side by side
+    '  short_label: ["n{{{number}}}", "SNC", "{far_device}{device}{cable}{port}{far_port}{row}{far_row}", "{u}{far_u}"]\n',
+]
+
+
+@pytest.mark.parametrize("naming", NAMINGS)
+def test_short_labels_of_any_template_are_the_plain_way(naming: str) -> None:
+    text = (BLUEPRINTS / "small-ib.yaml").read_text().replace("\nsite:", "\nnaming:\n" + naming + "site:", 1)
     c = compile_text(text)
+    assert c.fabric is not None, [f.message for f in c.findings]
     made = _check(c.render_context())
     assert b" | " in made["cabling/cables.csv"]
 
@@ -119,3 +129,24 @@ def test_cables_on_two_cords_are_the_plain_way(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(cabling, "cable_plan", lambda f, cat: plan)
     made = _check(c.render_context())
     assert b",1/2," in made["cabling/cables.csv"] and b",2/2," in made["cabling/cables.csv"]
+
+
+def test_short_lines_with_specs_are_formatted_cable_by_cable(small_ib) -> None:  # type: ignore[no-untyped-def]
+    """A line whose fields have a spec or conversion (naming refuses them in blueprints; the
+    class takes any template) is formatted with positional fields, as cable_rows formats it."""
+    from supernodeiac.fabric.cable_naming import positional_format
+    from supernodeiac.outputs.cable_columns import EndTable, ShortLines
+
+    e = EndTable(small_ib.fabric)
+    lines = ["{number:>8}|{u}", "{rack!r} {u} {device} {port}", "to {far_device} {far_port}", "{far_u}{{x}}", ""]
+    made = ShortLines(lines, cabling.SHORT_FIELDS, e)
+    assert [p is None for p in made.plans] == [True, True, False, False, False]
+    near, far = np.arange(len(e.name)), np.arange(len(e.name))[::-1].copy()
+    cable = {"number": [f"n{k}" for k in near], "fabric": ["ib"] * len(near), "cable": ["c"] * len(near)}
+    cable |= {"port": [f"p{k}" for k in near], "far_port": [f"q{k}" for k in far]}
+    rows = zip(
+        cable["number"], cable["fabric"], cable["cable"], e.row[near], e.rack[near], e.short_u[near], e.name[near],
+        cable["port"], e.row[far], e.rack[far], e.short_u[far], e.name[far], cable["far_port"], strict=True,
+    )  # fmt: skip
+    expected = [[positional_format(x, cabling.SHORT_FIELDS)(*r) for x in lines] for r in rows]
+    assert [list(x) for x in zip(*made(near, far, cable), strict=True)] == expected

@@ -122,6 +122,15 @@ def test_rows_given_as_columns_are_written_as_the_csv_module_writes_them(bad):
     assert trusted.getvalue().decode() == "h1,h2,h3\n" + "".join(",".join(r) + "\n" for r in rows)
     with pytest.raises(ValueError):
         CsvWriter(["h1", "h2"]).text_columns(columns)
+    # Two clean cells given as one piece (width 2, joined by a comma), beside the third column:
+    # split apart again when the block goes row by row.
+    clean = [[f"r{i}" for i in range(20)], ["x-y"] * 20]
+    for third in (columns[2], ["1"] * 20):
+        joined = CsvWriter(["h1", "h2", "h3"])
+        joined.text_columns([list(map(",".join, zip(*clean, strict=True))), third], [True, False], [2, 1])
+        plain = CsvWriter(["h1", "h2", "h3"])
+        plain.text_rows([[a, b, c] for a, b, c in zip(*clean, third, strict=True)])
+        assert joined.getvalue() == plain.getvalue()
 
 
 @pytest.mark.parametrize("bad", sorted({c for r in ROWS for c in r} | {"\tx", "x\r", "-3", "+1.5", "@", "é,"}))

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import partial
+from itertools import repeat
+from string import Formatter
 from typing import Any
 
 import numpy as np
 
 from ..fabric import Fabric
+from ..fabric.cable_naming import positional_format
 from .csv_safe import csv_cells_clean
 
 
@@ -47,6 +50,59 @@ class CleanTables:
         found = self._found.get(id(table))
         if found is None or found[0] is not table:
             found = self._found[id(table)] = (table, csv_cells_clean(table.tolist()))
+        return found[1]
+
+
+Entry = tuple[np.ndarray, str] | list[str]  # a column: gathered (a table, the name of its index), or made
+
+
+class Joiner:
+    """The pieces of a block's rows: the block's columns (:data:`Entry`), neighbours gathered by
+    the same index from clean tables joined into one piece (``"R01,A,12,gpu-0001"``, one cell
+    per table), a table of such joined text made once per run of tables and kept. A row is then
+    one ``",".join`` of a few pieces instead of every cell, and the cells are gathered once per
+    run. :meth:`CsvWriter.text_columns` takes the pieces with their widths (cells per piece)."""
+
+    def __init__(self) -> None:
+        self.clean = CleanTables()
+        self._joined: dict[tuple[int, ...], tuple[tuple[np.ndarray, ...], np.ndarray]] = {}
+
+    def __call__(self, entries: Sequence[Entry], index: dict[str, np.ndarray]) -> tuple[list[list[str]], list[bool], list[int]]:
+        """(pieces, whether each is known clean, cells in each) of one block."""
+        pieces: list[list[str]] = []
+        known: list[bool] = []
+        widths: list[int] = []
+        run: list[np.ndarray] = []
+        key = ""
+
+        def flush() -> None:
+            if run:
+                pieces.append(pick(self._join(tuple(run)), index[key]))
+                known.append(True)
+                widths.append(len(run))
+                run.clear()
+
+        for entry in entries:
+            if isinstance(entry, tuple) and self.clean(entry[0]):
+                if entry[1] != key:
+                    flush()
+                run.append(entry[0])
+                key = entry[1]
+                continue
+            flush()
+            pieces.append(pick(entry[0], index[entry[1]]) if isinstance(entry, tuple) else entry)
+            known.append(False)
+            widths.append(1)
+        flush()
+        return pieces, known, widths
+
+    def _join(self, tables: tuple[np.ndarray, ...]) -> np.ndarray:
+        if len(tables) == 1:
+            return tables[0]
+        ids = tuple(map(id, tables))
+        found = self._joined.get(ids)
+        if found is None or any(x is not y for x, y in zip(found[0], tables, strict=True)):
+            found = self._joined[ids] = (tables, objects(list(map(",".join, zip(*(t.tolist() for t in tables), strict=True)))))
         return found[1]
 
 
@@ -105,16 +161,101 @@ def end_table(fabric: Fabric, memo: dict[str, Any]) -> EndTable:
     return table
 
 
-def joined_lines(raw: list[str], lines: int, width: int, join: str) -> list[str] | None:
-    """Each of ``raw`` (a label's ``lines`` lines joined by NUL, as one format call makes them)
-    with its lines joined by ``join`` instead, in a few scans over the whole column; None when a
-    cell holds another NUL or a line break (a field held one) or a line is wider than ``width``
-    (it would be wrapped): the caller then makes that column cell by cell."""
-    if not raw:
-        return []
-    text = "\n".join(raw)
-    if text.count("\0") != len(raw) * (lines - 1) or text.count("\n") != len(raw) - 1:
-        return None
-    if max(map(len, text.replace("\0", "\n").split("\n"))) > width:
-        return None
-    return text.replace("\0", join).split("\n")
+# A short label's fields of a device (the local end's, or far_ + the far end's), each from an
+# EndTable column (a label's unit: short_u); the others (number, fabric, cable, port, far_port)
+# are the cable's and its plugs'.
+_DEVICE_FIELDS = {"row": "row", "rack": "rack", "u": "short_u", "device": "name"}
+
+
+class ShortLines:
+    """naming.short_label's lines of many cable ends at once: one column of text per line.
+
+    A line of plain fields (no format spec or conversion: the defaults are) is cut into runs: text
+    and one end's device fields (``{rack} U{u} {device} ``), made once per device and gathered,
+    and the cable's fields, taken as they are; each line is then one join per cable of a few
+    pieces. Any other line is formatted cable by cable with positional fields, as cable_rows does.
+    """
+
+    def __init__(self, templates: Sequence[str], fields: tuple[str, ...], ends: EndTable) -> None:
+        self.fields, self.ends = fields, ends
+        self.formats = [positional_format(t, fields) for t in templates]
+        self.plans = [self._plan(t) for t in templates]
+
+    def _plan(self, template: str) -> list[tuple[str, Any]] | None:
+        """The line's pieces: ("text", str), ("cable", field), or ("near" / "far", per-device text
+        table); None when a field has a spec or conversion, or is not a short-label field."""
+        try:
+            parsed = list(Formatter().parse(template))
+        except ValueError:
+            return None
+        runs: list[tuple[str, list[tuple[str, str]]]] = []  # (kind, [(kind, text or field), ...])
+
+        def add(kind: str, x: str) -> None:
+            if runs:
+                last, parts = runs[-1]
+                if (kind == "text" and last != "cable") or (kind in ("near", "far") and last in (kind, "text")):
+                    parts.append((kind, x))
+                    runs[-1] = (last if kind == "text" else kind, parts)
+                    return
+            runs.append((kind, [(kind, x)]))
+
+        for literal, name, spec, conv in parsed:
+            if literal:
+                add("text", literal)
+            if name is None:
+                continue
+            if spec or conv or name not in self.fields:
+                return None
+            field = name.removeprefix("far_")
+            if field not in _DEVICE_FIELDS:
+                add("cable", name)
+            else:
+                add("far" if name.startswith("far_") else "near", field)
+        out: list[tuple[str, Any]] = []
+        for kind, parts in runs:
+            if kind == "text":
+                out.append(("text", "".join(x for _, x in parts)))
+            elif kind == "cable":
+                out.append(("cable", parts[0][1]))  # one field: a cable run never grows
+            else:
+                out.append((kind, self._device_text(parts)))
+        return out
+
+    def _device_text(self, parts: list[tuple[str, str]]) -> np.ndarray:
+        """A run's text for every device: its literal text and its device fields in order."""
+        columns = [repeat(x) if kind == "text" else getattr(self.ends, _DEVICE_FIELDS[x]).tolist() for kind, x in parts]
+        return objects(list(map("".join, zip(*columns))) if len(self.ends.name) else [])
+
+    def __call__(self, near: np.ndarray, far: np.ndarray, cable: dict[str, list[str]]) -> list[list[str]]:
+        """Each line's text of the cable ends at the ``near`` devices facing the ``far`` ones;
+        ``cable``: the cable fields' columns (number, fabric, cable, port, far_port)."""
+        n = len(near)
+        out: list[list[str]] = []
+        for plan, fmt in zip(self.plans, self.formats, strict=True):
+            if plan is None:
+                out.append(list(map(fmt, *self._all_fields(near, far, cable))))
+                continue
+            if not plan:
+                out.append([""] * n)
+                continue
+            pieces: list[Any] = []
+            for kind, x in plan:
+                if kind == "text":
+                    pieces.append(repeat(x, n))
+                elif kind == "cable":
+                    pieces.append(cable[x])
+                else:
+                    pieces.append(pick(x, near if kind == "near" else far))
+            out.append(pieces[0] if len(pieces) == 1 and plan[0][0] != "text" else list(map("".join, zip(*pieces))))
+        return out
+
+    def _all_fields(self, near: np.ndarray, far: np.ndarray, cable: dict[str, list[str]]) -> list[list[str]]:
+        e = self.ends
+        values = []
+        for name in self.fields:
+            field = name.removeprefix("far_")
+            if field in _DEVICE_FIELDS:
+                values.append(pick(getattr(e, _DEVICE_FIELDS[field]), far if name.startswith("far_") else near))
+            else:
+                values.append(cable[name])
+        return values

@@ -36,7 +36,7 @@ from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
 from ..facts.cage_plan import SPLITTER, assemblies, link_cages
 from ..model.common import SHORT_LABEL_FIELDS
 from .base import RENDERERS, RENDERING, SUBSETS, Artifacts, RenderContext, RowSelection, Stream
-from .cable_columns import CleanTables, end_table, joined_lines, objects, pick, tuples
+from .cable_columns import Entry, Joiner, ShortLines, end_table, objects, pick, tuples
 from .csv_safe import CsvWriter
 
 COLUMNS = [
@@ -146,7 +146,7 @@ def render_cabling(ctx: RenderContext) -> Artifacts:
 BLOCK = 16_384  # rows made a column at a time: a few MB of text, so a 10^6-row list streams
 
 
-def _link_blocks(ctx: RenderContext, keep: Any = None) -> Iterator[tuple[list[list[str]], list[bool]]]:
+def _link_blocks(ctx: RenderContext, keep: Any = None) -> Iterator[tuple[list[list[str]], list[bool], list[int]]]:
     """links.csv's rows in cable-ID order, a block at a time as columns (COLUMNS), for
     :meth:`CsvWriter.stream_columns`; with ``keep`` (a bool per link position), those links' rows only."""
     order = np.asarray(ctx.fabric.links.id_order(), dtype=np.int64)
@@ -157,108 +157,111 @@ def _link_blocks(ctx: RenderContext, keep: Any = None) -> Iterator[tuple[list[li
         yield make(order[at : at + BLOCK])
 
 
-class _LinkColumns:
-    """links.csv's columns (COLUMNS) of a block of links, per-device, per-port and per-spec text
-    gathered from arrays (cable_columns), lengths and parts formatted once per distinct value."""
+class _LinkText:
+    """What both lists gather per link and per spec, made once per render (``ctx.memo``): the
+    links' IDs; per spec its fabric, kind, tier, medium, type, fibre, rates, module parts and
+    fibres; per link its ordered length and part (once per distinct medium and length) and its
+    routed length (once per distinct length), as an index into tables of their text."""
 
     def __init__(self, ctx: RenderContext) -> None:
         f, cat = ctx.fabric, ctx.catalogue
         media = cat.media
-        self.ctx, self.links, self.arrays = ctx, f.links, f.links.arrays()
-        self.ends = end_table(f, ctx.memo)
-        self.clean = CleanTables()
-        self.ids = objects(f.links.ids())
+        t, arr = f.links, f.links.arrays()
+        self.ids = objects(t.ids())
+        kinds = {name: f"{m.kind} {m.shape}" for name, m in media.items()}
+        fibres = {name: m.fibre for name, m in media.items()}
+        rows = [
+            (x.fabric, x.kind, x.tier, x.medium, kinds.get(x.medium, ""), fibres.get(x.medium, ""), *_spec_columns(ctx, s))
+            for s, x in enumerate(t.specs)
+        ]
+        spec = [objects([row[k] for row in rows]) for k in range(12)]
+        (self.fabric, self.kind, self.tier, self.medium, self.type, self.fibre) = spec[:6]
+        (self.lane_gbps, self.lanes, self.gbps, self.a_module, self.b_module, self.fibres) = spec[6:]
+        values, routed_at = np.unique(arr.length_m, return_inverse=True)
+        self.routed, self.routed_at = objects([f"{x:.2f}" for x in values.tolist()]), routed_at.reshape(-1)
+        # The ordered length and part of each link: of its medium at its assembly's length.
+        mediums = sorted({x.medium for x in t.specs})
+        medium = np.array([mediums.index(x.medium) for x in t.specs], dtype=np.int64)[arr.spec] if len(t) else arr.spec
+        lengths, length_at = np.unique(assemblies(f, media).length_m, return_inverse=True)
+        keys, stock_at = np.unique(medium * len(lengths) + length_at.reshape(-1), return_inverse=True)
+        stock: list[str] = []
+        part: list[str] = []
+        parts: dict[tuple[str, float], str] = {}
+        for m, k in zip((keys // max(len(lengths), 1)).tolist(), (keys % max(len(lengths), 1)).tolist(), strict=True):
+            name = mediums[m]
+            st = ordered_length(cat, name, lengths[k].item())
+            stock.append(_fmt(st))
+            part.append(parts[(name, st)] if (name, st) in parts else parts.setdefault((name, st), _part(ctx, name, st)))
+        self.stock, self.part, self.stock_at = objects(stock), objects(part), stock_at.reshape(-1)
+
+
+def link_text(ctx: RenderContext) -> _LinkText:
+    found = ctx.memo.get("cabling_link_text")
+    stamp = (ctx.fabric.links.stamp(), len(ctx.fabric.devices))
+    if found is None or found[0] != stamp:
+        found = ctx.memo["cabling_link_text"] = (stamp, _LinkText(ctx))
+    text: _LinkText = found[1]
+    return text
+
+
+class _LinkColumns:
+    """links.csv's columns (COLUMNS) of a block of links: per-device, per-port, per-spec and
+    per-link text gathered from tables (cable_columns, _LinkText), labels formatted a column at a
+    time, neighbouring gathered columns joined into one piece (cable_columns.Joiner)."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        f = ctx.fabric
+        self.arrays, self.ends, self.text = f.links.arrays(), end_table(f, ctx.memo), link_text(ctx)
+        self.join = Joiner()
         self.label = cable_id_format(ctx.blueprint.naming.cable_label)  # the cable ID's fields, positionally
         self.end_labels = EndLabels(ctx.blueprint, f).columns  # naming.end_label, per device once
-        self.asm_length = assemblies(f, media).length_m
-        specs = f.links.specs
-        # Per spec: fabric, kind, medium, fibre, tier, then _spec_columns' six.
-        fibres = {name: m.fibre for name, m in media.items()}
-        per_spec = [
-            (x.fabric, x.kind, x.medium, fibres.get(x.medium, ""), x.tier, *_spec_columns(ctx, s)) for s, x in enumerate(specs)
-        ]
-        self.spec_text = [objects([row[k] for row in per_spec]) for k in range(11)]
-        self.mediums = sorted({x.medium for x in specs})
-        self.spec_medium = np.array([self.mediums.index(x.medium) for x in specs], dtype=np.int64)
-        self.stock: dict[tuple[int, float], tuple[str, str]] = {}
 
-    def __call__(self, order: np.ndarray) -> tuple[list[list[str]], list[bool]]:
-        """The columns of the links at ``order``, and whether each is known to be clean CSV."""
-        arr, e = self.arrays, self.ends
-        a, b, s = arr.a[order], arr.b[order], arr.spec[order]
+    def __call__(self, order: np.ndarray) -> tuple[list[list[str]], list[bool], list[int]]:
+        """The pieces of the links at ``order`` (Joiner: pieces, whether known clean, widths)."""
+        arr, e, x = self.arrays, self.ends, self.text
+        a, b = arr.a[order], arr.b[order]
         ap, bp = e.rows(a, arr.a_port[order]), e.rows(b, arr.b_port[order])
-        fabric, kind, medium, fibre, tier, lane_gbps, lanes, gbps, a_mod, b_mod, fibres = (pick(x, s) for x in self.spec_text)
-        stock, part = _stock_columns(self.ctx, self.mediums, self.spec_medium[s], self.asm_length[order], self.stock)
-        cid, a_name, b_name = pick(self.ids, order), pick(e.name, a), pick(e.name, b)
+        index = {"link": order, "a": a, "b": b, "ap": ap, "bp": bp, "spec": arr.spec[order]}
+        index["stock"], index["routed"] = x.stock_at[order], x.routed_at[order]
+        cid, fabric = pick(x.ids, order), pick(x.fabric, index["spec"])
+        a_name, b_name = pick(e.name, a), pick(e.name, b)
         a_port, b_port, a_phys, b_phys = pick(e.os, ap), pick(e.os, bp), pick(e.physical, ap), pick(e.physical, bp)
         a_label, b_label = self.end_labels(a, a_port, a_phys, b, b_port, b_phys, cid)
-        spec = self.spec_text
-        made = [  # (cells, the table they were gathered from; None: made here)
-            (cid, self.ids),
-            (list(map(self.label, fabric, a_name, a_phys, b_name, b_phys)), None),
-            (fabric, spec[0]),
-            (kind, spec[1]),
-            (pick(e.row, a), e.row),
-            (pick(e.rack, a), e.rack),
-            (pick(e.u, a), e.u),
-            (a_name, e.name),
-            (a_port, e.os),
-            (pick(e.row, b), e.row),
-            (pick(e.rack, b), e.rack),
-            (pick(e.u, b), e.u),
-            (b_name, e.name),
-            (b_port, e.os),
-            (medium, spec[2]),
-            (fibre, spec[3]),
-            (stock, None),
-            (_routed(arr.length_m[order]), None),
-            (lane_gbps, spec[5]),
-            (lanes, spec[6]),
-            (gbps, spec[7]),
-            (tier, spec[4]),
-            (pick(e.cage, ap), e.cage),
-            (a_phys, e.physical),
-            (pick(e.cage, bp), e.cage),
-            (b_phys, e.physical),
-            (part, None),
-            (a_mod, spec[8]),
-            (b_mod, spec[9]),
-            (fibres, spec[10]),
-            (a_label, None),
-            (b_label, None),
+        entries: list[Entry] = [
+            (x.ids, "link"),
+            list(map(self.label, fabric, a_name, a_phys, b_name, b_phys)),
+            (x.fabric, "spec"),
+            (x.kind, "spec"),
+            (e.row, "a"),
+            (e.rack, "a"),
+            (e.u, "a"),
+            (e.name, "a"),
+            (e.os, "ap"),
+            (e.row, "b"),
+            (e.rack, "b"),
+            (e.u, "b"),
+            (e.name, "b"),
+            (e.os, "bp"),
+            (x.medium, "spec"),
+            (x.fibre, "spec"),
+            (x.stock, "stock"),
+            (x.routed, "routed"),
+            (x.lane_gbps, "spec"),
+            (x.lanes, "spec"),
+            (x.gbps, "spec"),
+            (x.tier, "spec"),
+            (e.cage, "ap"),
+            (e.physical, "ap"),
+            (e.cage, "bp"),
+            (e.physical, "bp"),
+            (x.part, "stock"),
+            (x.a_module, "spec"),
+            (x.b_module, "spec"),
+            (x.fibres, "spec"),
+            a_label,
+            b_label,
         ]
-        return [c for c, _ in made], [self.clean(t) for _, t in made]
-
-
-def _routed(length_m: np.ndarray) -> list[str]:
-    """Each routed length to the centimetre, formatted once per distinct length."""
-    values, at = np.unique(length_m, return_inverse=True)
-    return pick([f"{x:.2f}" for x in values.tolist()], at.reshape(-1))
-
-
-def _stock_columns(
-    ctx: RenderContext,
-    mediums: list[str],
-    medium: np.ndarray,
-    ordered_for: np.ndarray,
-    known: dict[tuple[int, float], tuple[str, str]],
-) -> tuple[list[str], list[str]]:
-    """(ordered length, orderable part) of links of each medium (index into ``mediums``) ordered
-    for each length: the stock length the catalogue sells and its part, once per distinct pair
-    (``known``: those of earlier blocks)."""
-    lengths, length_at = np.unique(ordered_for, return_inverse=True)
-    keys, at = np.unique(medium * len(lengths) + length_at.reshape(-1), return_inverse=True)
-    stock, part = [], []
-    for m, k in zip((keys // max(len(lengths), 1)).tolist(), (keys % max(len(lengths), 1)).tolist(), strict=True):
-        length = lengths[k].item()
-        found = known.get((m, length))
-        if found is None:
-            st = ordered_length(ctx.catalogue, mediums[m], length)
-            found = known[(m, length)] = (_fmt(st), _part(ctx, mediums[m], st))
-        stock.append(found[0])
-        part.append(found[1])
-    at = at.reshape(-1)
-    return pick(stock, at), pick(part, at)
+        return self.join(entries, index)
 
 
 def _part(ctx: RenderContext, medium: str, stock: float) -> str:
@@ -372,9 +375,10 @@ def _stream_cables(ctx: RenderContext) -> Iterator[bytes]:
         memo[PULL_CABLES] = (rendering, pulls)
 
 
-def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator[tuple[list[list[str]], list[bool]]]:
-    """cables.csv's rows (cable_rows' text, in its order), a block at a time as columns, for
-    :meth:`CsvWriter.stream_columns`; with ``pulls``, each row's PullCable appended to it.
+def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator[tuple[list[list[str]], list[bool], list[int]]]:
+    """cables.csv's rows (cable_rows' text, in its order), a block at a time as pieces of columns
+    (cable_columns.Joiner), for :meth:`CsvWriter.stream_columns`; with ``pulls``, each row's
+    PullCable appended to it.
 
     A cable of one link that is not a splitter (every cable of a RoCE design: a port-to-port
     cord or cable) is made a column at a time (:class:`_CableColumns`); the others (twin-port
@@ -388,17 +392,20 @@ def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator
     for at in range(0, len(plan), BLOCK):
         fast = simple[at : at + BLOCK]
         if columns is not None and fast.all():
-            made, known, made_pulls = columns(np.arange(at, at + len(fast), dtype=np.int64), pulls is not None)
+            pieces, known, widths, made_pulls = columns(np.arange(at, at + len(fast), dtype=np.int64), pulls is not None)
             if pulls is not None:
                 pulls.extend(made_pulls)
-            yield made, known
+            yield pieces, known, widths
             continue
         rows: list[Any] = [None] * len(fast)
         row_pulls: list[Any] = [None] * len(fast)
         if columns is not None and fast.any():
             picked = np.flatnonzero(fast)
-            made, _, made_pulls = columns(picked + at, pulls is not None)
-            for n, row in zip(picked.tolist(), zip(*made, strict=True), strict=True):
+            pieces, _, widths, made_pulls = columns(picked + at, pulls is not None)
+            cells: list[Any] = []
+            for c, w in zip(pieces, widths, strict=True):  # a piece of w cells: clean ones, split at commas
+                cells.extend(zip(*(x.split(",") for x in c), strict=True) if w > 1 else [c])
+            for n, row in zip(picked.tolist(), zip(*cells, strict=True), strict=True):
                 rows[n] = row
             for n, pull in zip(picked.tolist(), made_pulls, strict=True) if pulls is not None else ():
                 row_pulls[n] = pull
@@ -406,107 +413,93 @@ def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator
             rows[n], row_pulls[n] = next(others)
         if pulls is not None:
             pulls.extend(row_pulls)
-        yield [list(c) for c in zip(*rows, strict=True)], [False] * len(CABLE_COLUMNS)
+        yield [list(c) for c in zip(*rows, strict=True)], [False] * len(CABLE_COLUMNS), [1] * len(CABLE_COLUMNS)
 
 
 class _CableColumns:
     """cables.csv's columns (CABLE_COLUMNS) of a block of one-link, non-splitter cables, and their
     PullCables: _cable_pass's formulas for such a cable (its A end the link's A end, each plug one
-    port), text gathered from arrays and formatted a column at a time."""
+    port), text gathered from tables and formatted a column at a time, as _LinkColumns does."""
 
     def __init__(self, ctx: RenderContext) -> None:
-        f, cat, bp = ctx.fabric, ctx.catalogue, ctx.blueprint
-        media = cat.media
-        plan = cable_plan(f, cat)
-        self.ctx, self.plan, self.arrays = ctx, plan, f.links.arrays()
-        self.heads = plan.links[plan.start[:-1]]
-        self.ends = end_table(f, ctx.memo)
-        self.clean = CleanTables()
+        f, bp = ctx.fabric, ctx.blueprint
+        plan = cable_plan(f, ctx.catalogue)
+        self.plan, self.arrays, self.heads = plan, f.links.arrays(), plan.links[plan.start[:-1]]
+        self.ends, self.text = end_table(f, ctx.memo), link_text(ctx)
+        self.join = Joiner()
         self.ids, self.numbers = objects(cable_ids(f, plan)), objects(cable_numbers_of(ctx))
-        self.link_ids = objects(f.links.ids())
         self.label = cable_id_format(bp.naming.cable_label)
         self.end_labels = EndLabels(bp, f).columns
-        self.short_lines = [positional_format(x, SHORT_FIELDS) for x in bp.naming.short_label]
-        self.all_lines = positional_format("\0".join(bp.naming.short_label), SHORT_FIELDS)
+        self.short_lines = ShortLines(bp.naming.short_label, SHORT_FIELDS, self.ends)
         self.width = bp.naming.label_width
-        self.asm_length = assemblies(f, media).length_m
-        specs = f.links.specs
-        kinds = {name: f"{m.kind} {m.shape}" for name, m in media.items()}
-        fibres = {name: m.fibre for name, m in media.items()}
-        per_spec = [
-            (x.fabric, x.tier, kinds.get(x.medium, ""), x.medium, fibres.get(x.medium, ""), *_modules(ctx, s))
-            for s, x in enumerate(specs)
-        ]
-        self.spec_text = [objects([row[k] for row in per_spec]) for k in range(7)]
-        self.mediums = sorted({x.medium for x in specs})
-        self.spec_medium = np.array([self.mediums.index(x.medium) for x in specs], dtype=np.int64)
-        self.stock: dict[tuple[int, float], tuple[str, str]] = {}
+        self.blank = objects(["", "1"])  # the legs of a one-link cable (none), its link count
 
-    def __call__(self, items: np.ndarray, with_pulls: bool) -> tuple[list[list[str]], list[bool], list[PullCable]]:
-        """The columns of the plan's ``items``, whether each is known to be clean CSV, and (with
-        ``with_pulls``) their PullCables."""
-        arr, e, plan = self.arrays, self.ends, self.plan
+    def __call__(self, items: np.ndarray, with_pulls: bool) -> tuple[list[list[str]], list[bool], list[int], list[PullCable]]:
+        """The pieces of the plan's ``items`` (Joiner: pieces, whether known clean, widths) and
+        (with ``with_pulls``) their PullCables."""
+        arr, e, x, plan = self.arrays, self.ends, self.text, self.plan
         first = self.heads[items]
         a, b, s = arr.a[first], arr.b[first], arr.spec[first]
         ap, bp = e.rows(a, arr.a_port[first]), e.rows(b, arr.b_port[first])
-        fabric, tier, kind, medium, fibre, a_mod, b_mod = (pick(x, s) for x in self.spec_text)
-        stock, part = _stock_columns(self.ctx, self.mediums, self.spec_medium[s], self.asm_length[first], self.stock)
-        number, cid, lid = pick(self.numbers, items), pick(self.ids, items), pick(self.link_ids, first)
-        a_row, a_rack, a_u, a_name = pick(e.row, a), pick(e.rack, a), pick(e.u, a), pick(e.name, a)
-        b_row, b_rack, b_u, b_name = pick(e.row, b), pick(e.rack, b), pick(e.u, b), pick(e.name, b)
-        a_phys, b_phys = pick(e.physical, ap), pick(e.physical, bp)
-        a_short = (number, fabric, cid, a_row, a_rack, pick(e.short_u, a), a_name, a_phys)
-        b_short = (number, fabric, cid, b_row, b_rack, pick(e.short_u, b), b_name, b_phys)
-        a_text = self._short_text((*a_short, *b_short[3:]))
-        b_text = self._short_text((*b_short, *a_short[3:]))
-        long_a, long_b = self.end_labels(a, pick(e.os, ap), a_phys, b, pick(e.os, bp), b_phys, lid)
         n = len(items)
+        index = {"item": items, "link": first, "a": a, "b": b, "ap": ap, "bp": bp, "spec": s}
+        index |= {"stock": x.stock_at[first], "routed": x.routed_at[first], "none": np.zeros(n, dtype=np.int64)}
+        index["one"] = index["none"] + 1
+        number, cid, fabric = pick(self.numbers, items), pick(self.ids, items), pick(x.fabric, s)
+        a_name, b_name = pick(e.name, a), pick(e.name, b)
+        a_phys, b_phys = pick(e.physical, ap), pick(e.physical, bp)
+        a_text = self._short_text(a, b, {"number": number, "fabric": fabric, "cable": cid, "port": a_phys, "far_port": b_phys})
+        b_text = self._short_text(b, a, {"number": number, "fabric": fabric, "cable": cid, "port": b_phys, "far_port": a_phys})
+        lid = pick(x.ids, first)
+        long_a, long_b = self.end_labels(a, pick(e.os, ap), a_phys, b, pick(e.os, bp), b_phys, lid)
         cords = plan.cords[items]
-        cord = [""] * n
+        cord: Entry = (self.blank, "none")
         if (cords > 1).any():
-            cord = [f"{x}/{y}" if y > 1 else "" for x, y in zip(plan.cord[items].tolist(), cords.tolist(), strict=True)]
-        spec = self.spec_text
-        made = [  # (cells, the table they were gathered from; None: made here)
-            (number, self.numbers),
-            (cid, self.ids),
-            (list(map(self.label, fabric, a_name, a_phys, b_name, b_phys)), None),
-            (fabric, spec[0]),
-            (tier, spec[1]),
-            (kind, spec[2]),
-            (medium, spec[3]),
-            (part, None),
-            (stock, None),
-            (_routed(arr.length_m[first]), None),
-            (["1"] * n, None),
-            (a_row, e.row),
-            (a_rack, e.rack),
-            (a_u, e.u),
-            (a_name, e.name),
-            (pick(e.cage, ap), e.cage),
-            (a_phys, e.physical),
-            (a_mod, spec[5]),
-            (b_row, e.row),
-            (b_rack, e.rack),
-            (b_u, e.u),
-            (b_name, e.name),
-            (pick(e.cage, bp), e.cage),
-            (b_phys, e.physical),
-            (b_mod, spec[6]),
-            ([""] * n, None),
-            (fibre, spec[4]),
-            (cord, None),
-            (a_text, None),
-            (b_text, None),
-            (long_a, None),
-            (long_b, None),
-            (lid, self.link_ids),
+            cord = [f"{c}/{k}" if k > 1 else "" for c, k in zip(plan.cord[items].tolist(), cords.tolist(), strict=True)]
+        entries: list[Entry] = [
+            (self.numbers, "item"),
+            (self.ids, "item"),
+            list(map(self.label, fabric, a_name, a_phys, b_name, b_phys)),
+            (x.fabric, "spec"),
+            (x.tier, "spec"),
+            (x.type, "spec"),
+            (x.medium, "spec"),
+            (x.part, "stock"),
+            (x.stock, "stock"),
+            (x.routed, "routed"),
+            (self.blank, "one"),
+            (e.row, "a"),
+            (e.rack, "a"),
+            (e.u, "a"),
+            (e.name, "a"),
+            (e.cage, "ap"),
+            (e.physical, "ap"),
+            (x.a_module, "spec"),
+            (e.row, "b"),
+            (e.rack, "b"),
+            (e.u, "b"),
+            (e.name, "b"),
+            (e.cage, "bp"),
+            (e.physical, "bp"),
+            (x.b_module, "spec"),
+            (self.blank, "none"),
+            (x.fibre, "spec"),
+            cord,
+            a_text,
+            b_text,
+            long_a,
+            long_b,
+            (x.ids, "link"),
         ]
+        pieces, known, widths = self.join(entries, index)
         pulls: list[PullCable] = []
         if with_pulls:
+            tier, kind = pick(x.tier, s), pick(x.type, s)
+            stock, part = pick(x.stock, index["stock"]), pick(x.part, index["stock"])
             ends = zip(self._pull_ends(a, a_name, a_phys, a_text), self._pull_ends(b, b_name, b_phys, b_text), strict=True)
             common = zip(number, cid, fabric, tier, kind, part, stock, strict=True)  # PULL_SHARED
             pulls = tuples(PullCable, common, zip(fabric, tier, strict=True), kind, ends)
-        return [c for c, _ in made], [self.clean(t) for _, t in made], pulls
+        return pieces, known, widths, pulls
 
     def _pull_ends(self, device: np.ndarray, name: list[str], plug: list[str], label: list[str]) -> list[PullEnd]:
         """The PullEnds of one end of each cable (``device``, its name, its plug and short label)."""
@@ -514,21 +507,14 @@ class _CableColumns:
         place = list(map("{} U{} {} {}".format, pick(e.rack, device), pick(e.u, device), name, plug))
         return tuples(PullEnd, e.rack_index[device].tolist(), e.u_int[device].tolist(), name, plug, place, label)
 
-    def _short_text(self, fields: tuple[list[str], ...]) -> list[str]:
-        """One end's short label of each cable, its lines joined by LINE_JOIN: as _cable_pass makes
-        it (one format call split at NUL, wrapped at the label width), a column at a time when no
-        field holds a NUL or line break and no line needs wrapping, else cable by cable."""
-        raw = list(map(self.all_lines, *fields))
-        joined = joined_lines(raw, len(self.short_lines), self.width, LINE_JOIN)
-        if joined is not None:
-            return joined
-        out = []
-        for text, row in zip(raw, zip(*fields, strict=True), strict=True):
-            parts = text.split("\0")
-            if len(parts) != len(self.short_lines):
-                parts = [line(*row) for line in self.short_lines]
-            out.append(LINE_JOIN.join(_wrapped(parts, self.width)))
-        return out
+    def _short_text(self, near: np.ndarray, far: np.ndarray, cable: dict[str, list[str]]) -> list[str]:
+        """One end's short label of each cable, its lines joined by LINE_JOIN, as _cable_pass makes
+        it: the lines a column at a time (cable_columns.ShortLines), wrapped at the label width
+        cable by cable where a line is wider."""
+        lines = self.short_lines(near, far, cable)
+        if all(max(map(len, x), default=0) <= self.width for x in lines):
+            return list(map(LINE_JOIN.join, zip(*lines, strict=True)))
+        return [LINE_JOIN.join(_wrapped(list(x), self.width)) for x in zip(*lines, strict=True)]
 
 
 def cable_numbers_of(ctx: RenderContext) -> list[str]:

@@ -227,30 +227,38 @@ class CsvWriter:
         yield self.getvalue()
         self._chunks = []
 
-    def text_columns(self, columns: Sequence[Sequence[str]], known: Sequence[bool] = ()) -> None:
+    def text_columns(self, columns: Sequence[Sequence[str]], known: Sequence[bool] = (), widths: Sequence[int] = ()) -> None:
         """:meth:`text_rows` of rows given as columns (``columns[c][n]``: row n's cell c).
 
         Each column is tested at once (:func:`csv_cells_clean`), but for those ``known[c]`` says
         are clean (the caller tested the cells they were gathered from); when every cell is clean
         the rows are joined as they are (one ``",".join`` per row, in C), else the block goes
-        through :meth:`text_rows`, row by row where a row needs it: the same bytes either way."""
-        if len(columns) != self._columns:
-            raise ValueError(f"{len(columns)} columns, not {self._columns}")
-        if not columns[0]:
+        through :meth:`text_rows`, row by row where a row needs it: the same bytes either way.
+        ``widths[c] > 1``: column c holds that many known clean cells joined by commas (split
+        apart again on the way through text_rows)."""
+        widths = widths or [1] * len(columns)
+        if sum(widths) != self._columns or len(widths) != len(columns):
+            raise ValueError(f"{sum(widths)} columns, not {self._columns}")
+        if not columns or not columns[0]:
             return
         known = known or [False] * len(columns)
         if all(k or csv_cells_clean(c) for c, k in zip(columns, known, strict=True)):
-            self._clean_batch(("\n".join(map(",".join, zip(*columns, strict=True))) + "\n").encode())
+            lines = list(map(",".join, zip(*columns, strict=True)))
+            lines.append("")  # the last line's end
+            self._clean_batch("\n".join(lines).encode())
         else:
-            self._rows([list(row) for row in zip(*columns, strict=True)])
+            cells: list[Sequence[str]] = []
+            for c, w in zip(columns, widths, strict=True):
+                cells.extend(zip(*(x.split(",") for x in c), strict=True) if w > 1 else [c])
+            self._rows([list(row) for row in zip(*cells, strict=True)])
         if self._buf.tell() > self._CHUNK:
             self._spill()
 
-    def stream_columns(self, blocks: Iterable[tuple[Sequence[Sequence[str]], Sequence[bool]]]) -> Iterator[bytes]:
-        """:meth:`text_columns` of each block of (columns, known), yielding the file's bytes (the
-        header first) as they are made, as :meth:`stream` does: for rows made a column at a time."""
-        for columns, known in blocks:
-            self.text_columns(columns, known)
+    def stream_columns(self, blocks: Iterable[tuple[Sequence[Sequence[str]], Sequence[bool], Sequence[int]]]) -> Iterator[bytes]:
+        """:meth:`text_columns` of each block of (columns, known, widths), yielding the file's bytes
+        (the header first) as they are made, as :meth:`stream` does: for rows made a column at a time."""
+        for columns, known, widths in blocks:
+            self.text_columns(columns, known, widths)
             if self._chunks:
                 yield from self._chunks
                 self._chunks = []
