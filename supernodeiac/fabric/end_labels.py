@@ -34,6 +34,7 @@ class EndLabels:
         for d in fabric.devices:
             r = racks[d.rack] if d.rack >= 0 else None
             self.ends.append((r.row, r.name, d.u, d.name) if r else ("", "", d.u, d.name))
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # near and far as arrays, for columns()
         template = blueprint.naming.end_label
         self._format = positional_format(template, LABEL_FIELDS)
         self.affixes = end_label_affixes(template)
@@ -70,7 +71,9 @@ class EndLabels:
         """:meth:`pair` of many cables at once (devices as int arrays, the rest as columns): the
         A ends' labels, then the B ends', each column joined in C."""
         if self.affixes is not None:
-            near, far = np.array(self.near, dtype=object), np.array(self.far, dtype=object)
+            if self._arrays is None:
+                self._arrays = (np.array(self.near, dtype=object), np.array(self.far, dtype=object))
+            near, far = self._arrays
             a_near, a_far = (a_physical if self.pick_near else a_port), (a_physical if self.pick_far else a_port)
             b_near, b_far = (b_physical if self.pick_near else b_port), (b_physical if self.pick_far else b_port)
             tail = repeat(self.suffix)

@@ -226,6 +226,20 @@ class ShortLines:
         columns = [repeat(x) if kind == "text" else getattr(self.ends, _DEVICE_FIELDS[x]).tolist() for kind, x in parts]
         return objects(list(map("".join, zip(*columns))) if len(self.ends.name) else [])
 
+    def widest(self, cable: dict[str, int]) -> list[int | None]:
+        """The most characters each line can take, given the most each cable field takes (None:
+        not known, a line formatted cable by cable): a line whose bound fits needs no wrapping."""
+        out: list[int | None] = []
+        for plan in self.plans:
+            if plan is None:
+                out.append(None)
+                continue
+            sizes = [
+                len(x) if kind == "text" else cable[x] if kind == "cable" else max(map(len, x), default=0) for kind, x in plan
+            ]
+            out.append(sum(sizes))
+        return out
+
     def __call__(self, near: np.ndarray, far: np.ndarray, cable: dict[str, list[str]]) -> list[list[str]]:
         """Each line's text of the cable ends at the ``near`` devices facing the ``far`` ones;
         ``cable``: the cable fields' columns (number, fabric, cable, port, far_port)."""

@@ -264,6 +264,10 @@ class _LinkColumns:
         return self.join(entries, index)
 
 
+def _widest(table: np.ndarray) -> int:
+    return max(map(len, table.tolist()), default=0)
+
+
 def _part(ctx: RenderContext, medium: str, stock: float) -> str:
     """The orderable part of a row: the cable assembly at its length, or a transceiver link's fibre cord."""
     return link_part(ctx.catalogue, medium, stock)
@@ -432,7 +436,12 @@ class _CableColumns:
         self.end_labels = EndLabels(bp, f).columns
         self.short_lines = ShortLines(bp.naming.short_label, SHORT_FIELDS, self.ends)
         self.width = bp.naming.label_width
+        widest = {"number": _widest(self.numbers), "fabric": _widest(self.text.fabric), "cable": _widest(self.ids)}
+        widest["port"] = widest["far_port"] = _widest(self.ends.physical)
+        # Lines that cannot be wider than the label (most are) are not measured cable by cable.
+        self.fits = [x is not None and x <= self.width for x in self.short_lines.widest(widest)]
         self.blank = objects(["", "1"])  # the legs of a one-link cable (none), its link count
+        self.places: np.ndarray | None = None
 
     def __call__(self, items: np.ndarray, with_pulls: bool) -> tuple[list[list[str]], list[bool], list[int], list[PullCable]]:
         """The pieces of the plan's ``items`` (Joiner: pieces, whether known clean, widths) and
@@ -504,7 +513,11 @@ class _CableColumns:
     def _pull_ends(self, device: np.ndarray, name: list[str], plug: list[str], label: list[str]) -> list[PullEnd]:
         """The PullEnds of one end of each cable (``device``, its name, its plug and short label)."""
         e = self.ends
-        place = list(map("{} U{} {} {}".format, pick(e.rack, device), pick(e.u, device), name, plug))
+        if self.places is None:  # "A01 U2 gpu-0001 " per device: a place is that and the plug
+            self.places = objects(
+                [f"{r} U{u} {x} " for r, u, x in zip(e.rack.tolist(), e.u.tolist(), e.name.tolist(), strict=True)]
+            )
+        place = list(map(str.__add__, pick(self.places, device), plug))
         return tuples(PullEnd, e.rack_index[device].tolist(), e.u_int[device].tolist(), name, plug, place, label)
 
     def _short_text(self, near: np.ndarray, far: np.ndarray, cable: dict[str, list[str]]) -> list[str]:
@@ -512,7 +525,7 @@ class _CableColumns:
         it: the lines a column at a time (cable_columns.ShortLines), wrapped at the label width
         cable by cable where a line is wider."""
         lines = self.short_lines(near, far, cable)
-        if all(max(map(len, x), default=0) <= self.width for x in lines):
+        if all(fits or max(map(len, x), default=0) <= self.width for x, fits in zip(lines, self.fits, strict=True)):
             return list(map(LINE_JOIN.join, zip(*lines, strict=True)))
         return [LINE_JOIN.join(_wrapped(list(x), self.width)) for x in zip(*lines, strict=True)]
 
