@@ -116,7 +116,7 @@ class EndTable:
     """The text of every device and every port of a Fabric, as object arrays to gather from.
 
     Devices: ``row``, ``rack``, ``u`` (the unit as text, '' for 0U), ``short_u`` (a label's
-    unit: '0' for 0U), ``name``; ``rack_index`` and ``u_int`` as int arrays. Ports: a (device,
+    unit: '0' for 0U), ``name``; ``rack_index`` and ``u_int`` (ints). Ports: a (device,
     port)'s row in the flat per-port arrays ``os`` (OS name), ``physical`` (as printed) and
     ``cage`` (its cage as printed) is :meth:`rows`.
     """
@@ -133,8 +133,10 @@ class EndTable:
             name.append(d.name)
         self.row, self.rack, self.u, self.name = objects(row), objects(rack), objects(u), objects(name)
         self.short_u = objects([x or "0" for x in u])
-        self.rack_index = np.array([d.rack if d.rack >= 0 and racks[d.rack] else -1 for d in devices], dtype=np.int64)
-        self.u_int = np.array([d.u for d in devices], dtype=np.int64)
+        # Python ints, gathered as objects: a device's number is one object however many cables
+        # hold it (an int array's tolist makes one per cable; rack numbers pass the small-int cache).
+        self.rack_index = objects([d.rack if d.rack >= 0 and racks[d.rack] else -1 for d in devices])
+        self.u_int = objects([d.u for d in devices])
         self._arrays = fabric.device_arrays()
         os_names: list[str] = []
         physical: list[str] = []

@@ -518,7 +518,7 @@ class _CableColumns:
                 [f"{r} U{u} {x} " for r, u, x in zip(e.rack.tolist(), e.u.tolist(), e.name.tolist(), strict=True)]
             )
         place = list(map(str.__add__, pick(self.places, device), plug))
-        return tuples(PullEnd, e.rack_index[device].tolist(), e.u_int[device].tolist(), name, plug, place, label)
+        return tuples(PullEnd, pick(e.rack_index, device), pick(e.u_int, device), name, plug, place, label)
 
     def _short_text(self, near: np.ndarray, far: np.ndarray, cable: dict[str, list[str]]) -> list[str]:
         """One end's short label of each cable, its lines joined by LINE_JOIN, as _cable_pass makes
