@@ -14,8 +14,11 @@ the fibre cord of a transceiver link with the module at each end), and one label
 (``naming.end_label``, TIA-606 practice: the local end, then the far end). The first 21 columns
 are what they have always been; the rest follow them.
 
-Fast: rows that need no quoting are joined and written as text, only the others go through
-``csv.writer`` (10^6 rows); per-device and per-model columns are looked up, not recomputed.
+Fast: both lists are made a block of rows at a time as columns (``cable_columns``: text gathered
+from per-device, per-port and per-spec tables, labels formatted a column at a time), and a block
+with nothing to quote or neutralise is joined and written as text; only the others go through
+``csv.writer`` (10^6 rows). cable_rows, the row-by-row pass, makes what the workbook and the
+label sheets read of a cable, and cables.csv's twin-port cables and splitters.
 """
 
 from __future__ import annotations
@@ -191,7 +194,9 @@ class _LinkText:
             name = mediums[m]
             st = ordered_length(cat, name, lengths[k].item())
             stock.append(_fmt(st))
-            part.append(parts[(name, st)] if (name, st) in parts else parts.setdefault((name, st), _part(ctx, name, st)))
+            if (name, st) not in parts:  # one part per stock length, whatever lengths it is ordered for
+                parts[(name, st)] = _part(ctx, name, st)
+            part.append(parts[(name, st)])
         self.stock, self.part, self.stock_at = objects(stock), objects(part), stock_at.reshape(-1)
 
 
