@@ -222,20 +222,20 @@ def test_cables_csv_and_the_row_workbooks_share_one_pass(small_ib, monkeypatch, 
         made, _ = render_all(RenderContext(c.blueprint, c.catalogue, c.fabric), [name])
         alone.update(made)
     passes = []
-    real = cabling_mod._cable_pass
+    real = cabling_mod._cable_blocks
 
-    def counted(ctx, keep, make):
-        passes.append(make)
-        return real(ctx, keep, make)
+    def counted(ctx, pulls):
+        passes.append("pulls" if pulls is not None else "text")
+        return real(ctx, pulls)
 
-    monkeypatch.setattr(cabling_mod, "_cable_pass", counted)
+    monkeypatch.setattr(cabling_mod, "_cable_blocks", counted)
     ctx = RenderContext(c.blueprint, c.catalogue, c.fabric)
     made, _ = render_all(ctx, ["cabling", "workbook"], stream=True)
     order = sorted(made, key=lambda p: (p != "cabling/cables.csv") == cables_first)
     both = {path: bytes(made[path]) for path in order}
     assert both == alone
     assert any(p.startswith("cabling/rows/") for p in both) and "cabling/cabling.xlsx" not in both
-    assert passes == [cabling_mod._PULLS] if cables_first else passes == [cabling_mod._PULLS, cabling_mod._TEXT]
+    assert passes == ["pulls"] if cables_first else passes == ["pulls", "text"]
     assert ctx.memo[cabling_mod.PULL_CABLES][1] is None  # taken: not held for the rest of the render
 
 

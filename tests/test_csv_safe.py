@@ -98,6 +98,59 @@ def test_a_streamed_csv_is_the_same_bytes_in_pieces(monkeypatch):
     assert list(CsvWriter(["h"]).stream(iter([]))) == [b"h\n"]
 
 
+@pytest.mark.parametrize("bad", range(len(ROWS)))
+def test_rows_given_as_columns_are_written_as_the_csv_module_writes_them(bad):
+    """text_columns (the cabling lists' path): a block whose columns are all clean is joined as it
+    is; one holding a row that needs quoting or neutralising is written row by row, the same bytes.
+    A column the caller says is clean (gathered from tested cells) is not tested again."""
+    rows = [[f"r{i}", "x-y", "1"] for i in range(20)]
+    for at in (0, 6, 19):
+        rows[at] = list(ROWS[bad])
+    columns = [list(c) for c in zip(*rows, strict=True)]
+    fast = CsvWriter(["h1", "h2", "h3"])
+    fast.text_columns(columns[:], [False, False, False])
+    fast.text_columns([[], [], []])
+    fast.text_columns(columns, [])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["h1", "h2", "h3"])
+    w.writerows([[safe_cell(c) for c in r] for r in rows + rows])
+    assert fast.getvalue() == buf.getvalue().encode()
+    assert live_formulas(fast.getvalue()) == []
+    trusted = CsvWriter(["h1", "h2", "h3"])
+    trusted.text_columns(columns, [True, True, True])  # the caller's word is taken: joined as it is
+    assert trusted.getvalue().decode() == "h1,h2,h3\n" + "".join(",".join(r) + "\n" for r in rows)
+    with pytest.raises(ValueError):
+        CsvWriter(["h1", "h2"]).text_columns(columns)
+    # Two clean cells given as one piece (width 2, joined by a comma), beside the third column:
+    # split apart again when the block goes row by row.
+    clean = [[f"r{i}" for i in range(20)], ["x-y"] * 20]
+    for third in (columns[2], ["1"] * 20):
+        joined = CsvWriter(["h1", "h2", "h3"])
+        joined.text_columns([list(map(",".join, zip(*clean, strict=True))), third], [True, False], [2, 1])
+        plain = CsvWriter(["h1", "h2", "h3"])
+        plain.text_rows([[a, b, c] for a, b, c in zip(*clean, third, strict=True)])
+        assert joined.getvalue() == plain.getvalue()
+
+
+@pytest.mark.parametrize("bad", sorted({c for r in ROWS for c in r} | {"\tx", "x\r", "-3", "+1.5", "@", "é,"}))
+def test_a_column_is_clean_csv_exactly_when_each_cell_is_written_as_it_is(bad):
+    from supernodeiac.outputs.csv_safe import FORMULA_START, csv_cells_clean
+
+    def plain(cell: str) -> bool:
+        """The csv module writes it unquoted, no formula start, and no tab or carriage return
+        (which the csv module may leave unquoted but spreadsheets misread)."""
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow([cell, ""])
+        return buf.getvalue() == cell + ",\n" and not {"\t", "\r"} & set(cell) and cell[:1] not in FORMULA_START
+
+    for at in (0, 2, 4):
+        cells = ["ok", "a-b", "c=d", "", "x"]
+        cells[at] = bad
+        assert csv_cells_clean(cells) is all(map(plain, cells)), cells
+    assert csv_cells_clean([]) and csv_cells_clean(iter(["a", "b"]))
+
+
 def test_a_short_row_cannot_hide_a_comma_in_a_cell():
     """Commas are counted per batch: a row with a cell missing must not make room for a comma
     inside another row's cell (that cell must still be quoted)."""

@@ -9,6 +9,10 @@ each; any other template is formatted per end with positional fields.
 
 from __future__ import annotations
 
+from itertools import repeat
+
+import numpy as np
+
 from ..model.blueprint import Blueprint
 from ..model.common import END_LABEL_FIELDS
 from . import Fabric
@@ -30,6 +34,7 @@ class EndLabels:
         for d in fabric.devices:
             r = racks[d.rack] if d.rack >= 0 else None
             self.ends.append((r.row, r.name, d.u, d.name) if r else ("", "", d.u, d.name))
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # near and far as arrays, for columns()
         template = blueprint.naming.end_label
         self._format = positional_format(template, LABEL_FIELDS)
         self.affixes = end_label_affixes(template)
@@ -52,6 +57,35 @@ class EndLabels:
         a_fields = (self.site, ea[0], ea[1], ea[2], ea[3], a_physical, a_port, cable)
         b_fields = (self.site, eb[0], eb[1], eb[2], eb[3], b_physical, b_port, cable)
         return self._format(*a_fields, *b_fields), self._format(*b_fields, *a_fields)
+
+    def columns(
+        self,
+        a: np.ndarray,
+        a_port: list[str],
+        a_physical: list[str],
+        b: np.ndarray,
+        b_port: list[str],
+        b_physical: list[str],
+        cable: list[str],
+    ) -> tuple[list[str], list[str]]:
+        """:meth:`pair` of many cables at once (devices as int arrays, the rest as columns): the
+        A ends' labels, then the B ends', each column joined in C."""
+        if self.affixes is not None:
+            if self._arrays is None:
+                self._arrays = (np.array(self.near, dtype=object), np.array(self.far, dtype=object))
+            near, far = self._arrays
+            a_near, a_far = (a_physical if self.pick_near else a_port), (a_physical if self.pick_far else a_port)
+            b_near, b_far = (b_physical if self.pick_near else b_port), (b_physical if self.pick_far else b_port)
+            tail = repeat(self.suffix)
+            return (
+                list(map("".join, zip(near[a].tolist(), a_near, far[b].tolist(), b_far, tail))),
+                list(map("".join, zip(near[b].tolist(), b_near, far[a].tolist(), a_far, tail))),
+            )
+        row, rack, u, name = (np.array([e[k] for e in self.ends], dtype=object) for k in range(4))
+        site = repeat(self.site)
+        a_end = (row[a].tolist(), rack[a].tolist(), u[a].tolist(), name[a].tolist(), a_physical, a_port, cable)
+        b_end = (row[b].tolist(), rack[b].tolist(), u[b].tolist(), name[b].tolist(), b_physical, b_port, cable)
+        return list(map(self._format, site, *a_end, site, *b_end)), list(map(self._format, site, *b_end, site, *a_end))
 
     def of_link(self, position: int) -> tuple[str, str]:
         """The two labels of the link at ``position`` of the link table."""

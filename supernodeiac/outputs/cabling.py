@@ -14,8 +14,11 @@ the fibre cord of a transceiver link with the module at each end), and one label
 (``naming.end_label``, TIA-606 practice: the local end, then the far end). The first 21 columns
 are what they have always been; the rest follow them.
 
-Fast: rows that need no quoting are joined and written as text, only the others go through
-``csv.writer`` (10^6 rows); per-device and per-model columns are looked up, not recomputed.
+Fast: both lists are made a block of rows at a time as columns (``cable_columns``: text gathered
+from per-device, per-port and per-spec tables, labels formatted a column at a time), and a block
+with nothing to quote or neutralise is joined and written as text; only the others go through
+``csv.writer`` (10^6 rows). cable_rows, the row-by-row pass, makes what the workbook and the
+label sheets read of a cable, and cables.csv's twin-port cables and splitters.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
 from ..facts.cage_plan import SPLITTER, assemblies, link_cages
 from ..model.common import SHORT_LABEL_FIELDS
 from .base import RENDERERS, RENDERING, SUBSETS, Artifacts, RenderContext, RowSelection, Stream
+from .cable_columns import Entry, Joiner, ShortLines, end_table, objects, pick, tuples
 from .csv_safe import CsvWriter
 
 COLUMNS = [
@@ -122,7 +126,7 @@ def stream_cabling(ctx: RenderContext) -> dict[str, Stream]:
     compared) as they are made. Rows are joined by commas where nothing needs quoting or neutralising."""
     return {
         "cabling/cables.csv": Stream(lambda: _stream_cables(ctx)),
-        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx))),
+        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream_columns(_link_blocks(ctx))),
     }
 
 
@@ -133,7 +137,7 @@ def stream_cabling_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, Str
         "cabling/cables.csv": Stream(
             lambda: CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx, rows.cables, with_ends=False))
         ),
-        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream(_rows(ctx, rows.links))),
+        "cabling/links.csv": Stream(lambda: CsvWriter(COLUMNS).stream_columns(_link_blocks(ctx, rows.links))),
     }
 
 
@@ -142,92 +146,131 @@ def render_cabling(ctx: RenderContext) -> Artifacts:
     return {path: bytes(data) for path, data in stream_cabling(ctx).items()}
 
 
-def _rows(ctx: RenderContext, keep: Any = None) -> Iterator[list[str]]:
-    """The CSV rows (text fields only) in cable-ID order; with ``keep`` (a bool per link
-    position), those links' rows only."""
-    f, cat = ctx.fabric, ctx.catalogue
-    media = cat.media
-    bp = ctx.blueprint
-    # Per-device columns (row, rack, U, name) and per-model port columns, built once: a device
-    # ends many cables. Lengths, rates and parts repeat across thousands of links: memoised.
-    racks = f.racks
-    ends: list[tuple[str, str, str, str, int]] = []
-    for d in f.devices:
-        r = racks[d.rack] if d.rack >= 0 else None
-        u = str(d.u) if d.u else ""
-        ends.append((r.row, r.name, u, d.name, d.u) if r else ("", "", u, d.name, d.u))
-    ports: dict[str, tuple[list[str], list[str], list[str]]] = {}
-    for model, layout in f.layouts.items():
-        cage_label = [layout.cage_label(c) for c in range(len(layout.cages))]
-        ports[model] = (layout.names, layout.physical_names, [cage_label[c] for c in layout.port_cages])
-    port_cols = [ports[d.model] for d in f.devices]
-    fibres = {name: m.fibre for name, m in media.items()}
-    lengths: dict[tuple[str, float, float], tuple[str, str, str]] = {}
-    parts: dict[tuple[str, float], str] = {}
-    per_spec: dict[int, tuple[str, str, str, str, str, str]] = {}
-    label = cable_id_format(bp.naming.cable_label)  # same fields as the cable ID, formatted positionally
-    end_labels = EndLabels(bp, f).pair  # naming.end_label, formatted per device once
-    t = f.links
-    ids, specs = t.ids(), t.specs
-    asm_length = assemblies(f, media).length_m.tolist()
-    col_a, col_ap, col_b, col_bp, col_len, col_spec = t.a, t.a_port, t.b, t.b_port, t.length_m, t.spec
-    order = t.id_order() if keep is None else [i for i, k in zip(t.id_order(), keep[t.id_order()].tolist()) if k]
-    for i in order:
-        a, b, s = col_a[i], col_b[i], col_spec[i]
-        spec = specs[s]
-        medium, length_m = spec.medium, col_len[i]
-        a_row, a_rack, a_u, a_name, a_uint = ends[a]
-        b_row, b_rack, b_u, b_name, b_uint = ends[b]
-        a_names, a_phys, a_cages = port_cols[a]
-        b_names, b_phys, b_cages = port_cols[b]
-        ap, bp_ = col_ap[i], col_bp[i]
-        a_port, b_port = a_names[ap], b_names[bp_]
-        ordered_for = asm_length[i]
-        length = lengths.get((medium, length_m, ordered_for))
-        if length is None:
-            stock = ordered_length(cat, medium, ordered_for)
-            part = parts.get((medium, stock))
-            if part is None:
-                part = parts[(medium, stock)] = _part(ctx, medium, stock)
-            length = lengths[(medium, length_m, ordered_for)] = (_fmt(stock), f"{length_m:.2f}", part)
-        fixed = per_spec.get(s)
-        if fixed is None:
-            fixed = per_spec[s] = _spec_columns(ctx, s)
-        cid = ids[i]
-        row = [
-            cid,
-            label(spec.fabric, a_name, a_phys[ap], b_name, b_phys[bp_]),
-            spec.fabric,
-            spec.kind,
-            a_row,
-            a_rack,
-            a_u,
-            a_name,
-            a_port,
-            b_row,
-            b_rack,
-            b_u,
-            b_name,
-            b_port,
-            medium,
-            fibres.get(medium, ""),
-            length[0],
-            length[1],
-            fixed[0],
-            fixed[1],
-            fixed[2],
-            spec.tier,
-            a_cages[ap],
-            a_phys[ap],
-            b_cages[bp_],
-            b_phys[bp_],
-            length[2],
-            fixed[3],
-            fixed[4],
-            fixed[5],
+BLOCK = 16_384  # rows made a column at a time: a few MB of text, so a 10^6-row list streams
+
+
+def _link_blocks(ctx: RenderContext, keep: Any = None) -> Iterator[tuple[list[list[str]], list[bool], list[int]]]:
+    """links.csv's rows in cable-ID order, a block at a time as columns (COLUMNS), for
+    :meth:`CsvWriter.stream_columns`; with ``keep`` (a bool per link position), those links' rows only."""
+    order = np.asarray(ctx.fabric.links.id_order(), dtype=np.int64)
+    if keep is not None:
+        order = order[np.asarray(keep, dtype=bool)[order]]
+    make = _LinkColumns(ctx)
+    for at in range(0, len(order), BLOCK):
+        yield make(order[at : at + BLOCK])
+
+
+class _LinkText:
+    """What both lists gather per link and per spec, made once per render (``ctx.memo``): the
+    links' IDs; per spec its fabric, kind, tier, medium, type, fibre, rates, module parts and
+    fibres; per link its ordered length and part (once per distinct medium and length) and its
+    routed length (once per distinct length), as an index into tables of their text."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        f, cat = ctx.fabric, ctx.catalogue
+        media = cat.media
+        t, arr = f.links, f.links.arrays()
+        self.ids = objects(t.ids())
+        kinds = {name: f"{m.kind} {m.shape}" for name, m in media.items()}
+        fibres = {name: m.fibre for name, m in media.items()}
+        rows = [
+            (x.fabric, x.kind, x.tier, x.medium, kinds.get(x.medium, ""), fibres.get(x.medium, ""), *_spec_columns(ctx, s))
+            for s, x in enumerate(t.specs)
         ]
-        row.extend(end_labels(a, a_port, a_phys[ap], b, b_port, b_phys[bp_], cid))
-        yield row
+        spec = [objects([row[k] for row in rows]) for k in range(12)]
+        (self.fabric, self.kind, self.tier, self.medium, self.type, self.fibre) = spec[:6]
+        (self.lane_gbps, self.lanes, self.gbps, self.a_module, self.b_module, self.fibres) = spec[6:]
+        values, routed_at = np.unique(arr.length_m, return_inverse=True)
+        self.routed, self.routed_at = objects([f"{x:.2f}" for x in values.tolist()]), routed_at.reshape(-1)
+        # The ordered length and part of each link: of its medium at its assembly's length.
+        mediums = sorted({x.medium for x in t.specs})
+        medium = np.array([mediums.index(x.medium) for x in t.specs], dtype=np.int64)[arr.spec] if len(t) else arr.spec
+        lengths, length_at = np.unique(assemblies(f, media).length_m, return_inverse=True)
+        keys, stock_at = np.unique(medium * len(lengths) + length_at.reshape(-1), return_inverse=True)
+        stock: list[str] = []
+        part: list[str] = []
+        parts: dict[tuple[str, float], str] = {}
+        for m, k in zip((keys // max(len(lengths), 1)).tolist(), (keys % max(len(lengths), 1)).tolist(), strict=True):
+            name = mediums[m]
+            st = ordered_length(cat, name, lengths[k].item())
+            stock.append(_fmt(st))
+            if (name, st) not in parts:  # one part per stock length, whatever lengths it is ordered for
+                parts[(name, st)] = _part(ctx, name, st)
+            part.append(parts[(name, st)])
+        self.stock, self.part, self.stock_at = objects(stock), objects(part), stock_at.reshape(-1)
+
+
+def link_text(ctx: RenderContext) -> _LinkText:
+    found = ctx.memo.get("cabling_link_text")
+    stamp = (ctx.fabric.links.stamp(), len(ctx.fabric.devices))
+    if found is None or found[0] != stamp:
+        found = ctx.memo["cabling_link_text"] = (stamp, _LinkText(ctx))
+    text: _LinkText = found[1]
+    return text
+
+
+class _LinkColumns:
+    """links.csv's columns (COLUMNS) of a block of links: per-device, per-port, per-spec and
+    per-link text gathered from tables (cable_columns, _LinkText), labels formatted a column at a
+    time, neighbouring gathered columns joined into one piece (cable_columns.Joiner)."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        f = ctx.fabric
+        self.arrays, self.ends, self.text = f.links.arrays(), end_table(f, ctx.memo), link_text(ctx)
+        self.join = Joiner()
+        self.label = cable_id_format(ctx.blueprint.naming.cable_label)  # the cable ID's fields, positionally
+        self.end_labels = EndLabels(ctx.blueprint, f).columns  # naming.end_label, per device once
+
+    def __call__(self, order: np.ndarray) -> tuple[list[list[str]], list[bool], list[int]]:
+        """The pieces of the links at ``order`` (Joiner: pieces, whether known clean, widths)."""
+        arr, e, x = self.arrays, self.ends, self.text
+        a, b = arr.a[order], arr.b[order]
+        ap, bp = e.rows(a, arr.a_port[order]), e.rows(b, arr.b_port[order])
+        index = {"link": order, "a": a, "b": b, "ap": ap, "bp": bp, "spec": arr.spec[order]}
+        index["stock"], index["routed"] = x.stock_at[order], x.routed_at[order]
+        cid, fabric = pick(x.ids, order), pick(x.fabric, index["spec"])
+        a_name, b_name = pick(e.name, a), pick(e.name, b)
+        a_port, b_port, a_phys, b_phys = pick(e.os, ap), pick(e.os, bp), pick(e.physical, ap), pick(e.physical, bp)
+        a_label, b_label = self.end_labels(a, a_port, a_phys, b, b_port, b_phys, cid)
+        entries: list[Entry] = [
+            (x.ids, "link"),
+            list(map(self.label, fabric, a_name, a_phys, b_name, b_phys)),
+            (x.fabric, "spec"),
+            (x.kind, "spec"),
+            (e.row, "a"),
+            (e.rack, "a"),
+            (e.u, "a"),
+            (e.name, "a"),
+            (e.os, "ap"),
+            (e.row, "b"),
+            (e.rack, "b"),
+            (e.u, "b"),
+            (e.name, "b"),
+            (e.os, "bp"),
+            (x.medium, "spec"),
+            (x.fibre, "spec"),
+            (x.stock, "stock"),
+            (x.routed, "routed"),
+            (x.lane_gbps, "spec"),
+            (x.lanes, "spec"),
+            (x.gbps, "spec"),
+            (x.tier, "spec"),
+            (e.cage, "ap"),
+            (e.physical, "ap"),
+            (e.cage, "bp"),
+            (e.physical, "bp"),
+            (x.part, "stock"),
+            (x.a_module, "spec"),
+            (x.b_module, "spec"),
+            (x.fibres, "spec"),
+            a_label,
+            b_label,
+        ]
+        return self.join(entries, index)
+
+
+def _widest(table: np.ndarray) -> int:
+    return max(map(len, table.tolist()), default=0)
 
 
 def _part(ctx: RenderContext, medium: str, stock: float) -> str:
@@ -316,6 +359,10 @@ def pull_cables(ctx: RenderContext, keep: Any = None) -> list[PullCable]:
         memo[PULL_CABLES] = (rendering, None)
         if made is rendering and found is not None:
             return found
+        pulls: list[PullCable] = []
+        for _ in _cable_blocks(ctx, pulls):  # the columns are dropped: the workbook reads the PullCables
+            pass
+        return pulls
     return [pull for _, pull in _cable_pass(ctx, keep, _PULLS)]
 
 
@@ -328,20 +375,164 @@ def _stream_cables(ctx: RenderContext) -> Iterator[bytes]:
     rendering = memo.get(RENDERING, frozenset())
     shared = "workbook" in rendering and memo.get(PULL_CABLES, (None,))[0] is not rendering
     if not shared or len(cable_plan(ctx.fabric, ctx.catalogue)) <= ROW_LIMIT:
-        yield from CsvWriter(CABLE_COLUMNS).stream(r.text for r in cable_rows(ctx, with_ends=False))
+        yield from CsvWriter(CABLE_COLUMNS).stream_columns(_cable_blocks(ctx, None))
         return
     memo.pop(PULL_CABLES, None)  # an earlier render's, not taken
     pulls: list[PullCable] = []
-    keep = pulls.append
-
-    def texts() -> Iterator[list[str]]:
-        for text, pull in _cable_pass(ctx, None, _PULLS):
-            keep(pull)
-            yield text
-
-    yield from CsvWriter(CABLE_COLUMNS).stream(texts())
+    yield from CsvWriter(CABLE_COLUMNS).stream_columns(_cable_blocks(ctx, pulls))
     if memo.get(PULL_CABLES, (None,))[0] is not rendering:  # whole: a pass left off midway keeps nothing
         memo[PULL_CABLES] = (rendering, pulls)
+
+
+def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator[tuple[list[list[str]], list[bool], list[int]]]:
+    """cables.csv's rows (cable_rows' text, in its order), a block at a time as pieces of columns
+    (cable_columns.Joiner), for :meth:`CsvWriter.stream_columns`; with ``pulls``, each row's
+    PullCable appended to it.
+
+    A cable of one link that is not a splitter (every cable of a RoCE design: a port-to-port
+    cord or cable) is made a column at a time (:class:`_CableColumns`); the others (twin-port
+    cables, splitters) by :func:`_cable_pass`, and a block holding any is merged row by row."""
+    f = ctx.fabric
+    plan = cable_plan(f, ctx.catalogue)
+    make = _PULLS if pulls is not None else _TEXT
+    simple = (np.diff(plan.start) == 1) & (plan.shape != SPLITTER)
+    others = _cable_pass(ctx, ~simple, make) if not simple.all() else iter(())
+    columns = _CableColumns(ctx) if simple.any() else None
+    for at in range(0, len(plan), BLOCK):
+        fast = simple[at : at + BLOCK]
+        if columns is not None and fast.all():
+            pieces, known, widths, made_pulls = columns(np.arange(at, at + len(fast), dtype=np.int64), pulls is not None)
+            if pulls is not None:
+                pulls.extend(made_pulls)
+            yield pieces, known, widths
+            continue
+        rows: list[Any] = [None] * len(fast)
+        row_pulls: list[Any] = [None] * len(fast)
+        if columns is not None and fast.any():
+            picked = np.flatnonzero(fast)
+            pieces, _, widths, made_pulls = columns(picked + at, pulls is not None)
+            cells: list[Any] = []
+            for c, w in zip(pieces, widths, strict=True):  # a piece of w cells: clean ones, split at commas
+                cells.extend(zip(*(x.split(",") for x in c), strict=True) if w > 1 else [c])
+            for n, row in zip(picked.tolist(), zip(*cells, strict=True), strict=True):
+                rows[n] = row
+            for n, pull in zip(picked.tolist(), made_pulls, strict=True) if pulls is not None else ():
+                row_pulls[n] = pull
+        for n in np.flatnonzero(~fast).tolist():
+            rows[n], row_pulls[n] = next(others)
+        if pulls is not None:
+            pulls.extend(row_pulls)
+        yield [list(c) for c in zip(*rows, strict=True)], [False] * len(CABLE_COLUMNS), [1] * len(CABLE_COLUMNS)
+
+
+class _CableColumns:
+    """cables.csv's columns (CABLE_COLUMNS) of a block of one-link, non-splitter cables, and their
+    PullCables: _cable_pass's formulas for such a cable (its A end the link's A end, each plug one
+    port), text gathered from tables and formatted a column at a time, as _LinkColumns does."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        f, bp = ctx.fabric, ctx.blueprint
+        plan = cable_plan(f, ctx.catalogue)
+        self.plan, self.arrays, self.heads = plan, f.links.arrays(), plan.links[plan.start[:-1]]
+        self.ends, self.text = end_table(f, ctx.memo), link_text(ctx)
+        self.join = Joiner()
+        self.ids, self.numbers = objects(cable_ids(f, plan)), objects(cable_numbers_of(ctx))
+        self.label = cable_id_format(bp.naming.cable_label)
+        self.end_labels = EndLabels(bp, f).columns
+        self.short_lines = ShortLines(bp.naming.short_label, SHORT_FIELDS, self.ends)
+        self.width = bp.naming.label_width
+        widest = {"number": _widest(self.numbers), "fabric": _widest(self.text.fabric), "cable": _widest(self.ids)}
+        widest["port"] = widest["far_port"] = _widest(self.ends.physical)
+        # Lines that cannot be wider than the label (most are) are not measured cable by cable.
+        self.fits = [x is not None and x <= self.width for x in self.short_lines.widest(widest)]
+        self.blank = objects(["", "1"])  # the legs of a one-link cable (none), its link count
+        self.places: np.ndarray | None = None
+
+    def __call__(self, items: np.ndarray, with_pulls: bool) -> tuple[list[list[str]], list[bool], list[int], list[PullCable]]:
+        """The pieces of the plan's ``items`` (Joiner: pieces, whether known clean, widths) and
+        (with ``with_pulls``) their PullCables."""
+        arr, e, x, plan = self.arrays, self.ends, self.text, self.plan
+        first = self.heads[items]
+        a, b, s = arr.a[first], arr.b[first], arr.spec[first]
+        ap, bp = e.rows(a, arr.a_port[first]), e.rows(b, arr.b_port[first])
+        n = len(items)
+        index = {"item": items, "link": first, "a": a, "b": b, "ap": ap, "bp": bp, "spec": s}
+        index |= {"stock": x.stock_at[first], "routed": x.routed_at[first], "none": np.zeros(n, dtype=np.int64)}
+        index["one"] = index["none"] + 1
+        number, cid, fabric = pick(self.numbers, items), pick(self.ids, items), pick(x.fabric, s)
+        a_name, b_name = pick(e.name, a), pick(e.name, b)
+        a_phys, b_phys = pick(e.physical, ap), pick(e.physical, bp)
+        a_text = self._short_text(a, b, {"number": number, "fabric": fabric, "cable": cid, "port": a_phys, "far_port": b_phys})
+        b_text = self._short_text(b, a, {"number": number, "fabric": fabric, "cable": cid, "port": b_phys, "far_port": a_phys})
+        lid = pick(x.ids, first)
+        long_a, long_b = self.end_labels(a, pick(e.os, ap), a_phys, b, pick(e.os, bp), b_phys, lid)
+        cords = plan.cords[items]
+        cord: Entry = (self.blank, "none")
+        if (cords > 1).any():
+            cord = [f"{c}/{k}" if k > 1 else "" for c, k in zip(plan.cord[items].tolist(), cords.tolist(), strict=True)]
+        entries: list[Entry] = [
+            (self.numbers, "item"),
+            (self.ids, "item"),
+            list(map(self.label, fabric, a_name, a_phys, b_name, b_phys)),
+            (x.fabric, "spec"),
+            (x.tier, "spec"),
+            (x.type, "spec"),
+            (x.medium, "spec"),
+            (x.part, "stock"),
+            (x.stock, "stock"),
+            (x.routed, "routed"),
+            (self.blank, "one"),
+            (e.row, "a"),
+            (e.rack, "a"),
+            (e.u, "a"),
+            (e.name, "a"),
+            (e.cage, "ap"),
+            (e.physical, "ap"),
+            (x.a_module, "spec"),
+            (e.row, "b"),
+            (e.rack, "b"),
+            (e.u, "b"),
+            (e.name, "b"),
+            (e.cage, "bp"),
+            (e.physical, "bp"),
+            (x.b_module, "spec"),
+            (self.blank, "none"),
+            (x.fibre, "spec"),
+            cord,
+            a_text,
+            b_text,
+            long_a,
+            long_b,
+            (x.ids, "link"),
+        ]
+        pieces, known, widths = self.join(entries, index)
+        pulls: list[PullCable] = []
+        if with_pulls:
+            tier, kind = pick(x.tier, s), pick(x.type, s)
+            stock, part = pick(x.stock, index["stock"]), pick(x.part, index["stock"])
+            ends = zip(self._pull_ends(a, a_name, a_phys, a_text), self._pull_ends(b, b_name, b_phys, b_text), strict=True)
+            common = zip(number, cid, fabric, tier, kind, part, stock, strict=True)  # PULL_SHARED
+            pulls = tuples(PullCable, common, zip(fabric, tier, strict=True), kind, ends)
+        return pieces, known, widths, pulls
+
+    def _pull_ends(self, device: np.ndarray, name: list[str], plug: list[str], label: list[str]) -> list[PullEnd]:
+        """The PullEnds of one end of each cable (``device``, its name, its plug and short label)."""
+        e = self.ends
+        if self.places is None:  # "A01 U2 gpu-0001 " per device: a place is that and the plug
+            self.places = objects(
+                [f"{r} U{u} {x} " for r, u, x in zip(e.rack.tolist(), e.u.tolist(), e.name.tolist(), strict=True)]
+            )
+        place = list(map(str.__add__, pick(self.places, device), plug))
+        return tuples(PullEnd, pick(e.rack_index, device), pick(e.u_int, device), name, plug, place, label)
+
+    def _short_text(self, near: np.ndarray, far: np.ndarray, cable: dict[str, list[str]]) -> list[str]:
+        """One end's short label of each cable, its lines joined by LINE_JOIN, as _cable_pass makes
+        it: the lines a column at a time (cable_columns.ShortLines), wrapped at the label width
+        cable by cable where a line is wider."""
+        lines = self.short_lines(near, far, cable)
+        if all(fits or max(map(len, x), default=0) <= self.width for x, fits in zip(lines, self.fits, strict=True)):
+            return list(map(LINE_JOIN.join, zip(*lines, strict=True)))
+        return [LINE_JOIN.join(_wrapped(list(x), self.width)) for x in zip(*lines, strict=True)]
 
 
 def cable_numbers_of(ctx: RenderContext) -> list[str]:

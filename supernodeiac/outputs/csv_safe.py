@@ -20,6 +20,7 @@ import csv
 import io
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import itemgetter
 
 FORMULA_START = frozenset("=+-@\t\r")
 # A cell after a comma that starts a formula (the first cell of a line is checked apart).
@@ -64,6 +65,20 @@ for _c in b'"\t\r':
 for _c in b"=+-@":
     _CSV[_c] = ord("F")
 _CSV_CLASSES = bytes(_CSV)
+
+
+def csv_cells_clean(cells: Iterable[str]) -> bool:
+    """Whether every cell is written as it is by the csv module and needs no neutralising: none
+    holds a comma, quote, tab or line break, and none starts with = + - or @ (so none is a
+    formula, nor a number to tell from one). Tested on a whole column at once: its cells joined
+    and their first characters joined, each searched for single characters (memchr, in C)."""
+    cells = list(cells)
+    text, firsts = "".join(cells), "".join(map(_FIRST, cells))
+    return not any(c in text for c in _QUOTED) and not any(c in firsts for c in FORMULA_START)
+
+
+_QUOTED = ',"\r\t\n'  # what makes the csv module quote a cell (tab: spreadsheets misread it)
+_FIRST = itemgetter(slice(None, 1))
 
 
 class CsvWriter:
@@ -209,6 +224,44 @@ class CsvWriter:
                     self._chunks = []
         if batch:
             self._rows(batch)
+        yield self.getvalue()
+        self._chunks = []
+
+    def text_columns(self, columns: Sequence[Sequence[str]], known: Sequence[bool] = (), widths: Sequence[int] = ()) -> None:
+        """:meth:`text_rows` of rows given as columns (``columns[c][n]``: row n's cell c).
+
+        Each column is tested at once (:func:`csv_cells_clean`), but for those ``known[c]`` says
+        are clean (the caller tested the cells they were gathered from); when every cell is clean
+        the rows are joined as they are (one ``",".join`` per row, in C), else the block goes
+        through :meth:`text_rows`, row by row where a row needs it: the same bytes either way.
+        ``widths[c] > 1``: column c holds that many known clean cells joined by commas (split
+        apart again on the way through text_rows)."""
+        widths = widths or [1] * len(columns)
+        if sum(widths) != self._columns or len(widths) != len(columns):
+            raise ValueError(f"{sum(widths)} columns, not {self._columns}")
+        if not columns or not columns[0]:
+            return
+        known = known or [False] * len(columns)
+        if all(k or csv_cells_clean(c) for c, k in zip(columns, known, strict=True)):
+            lines = list(map(",".join, zip(*columns, strict=True)))
+            lines.append("")  # the last line's end
+            self._clean_batch("\n".join(lines).encode())
+        else:
+            cells: list[Sequence[str]] = []
+            for c, w in zip(columns, widths, strict=True):
+                cells.extend(zip(*(x.split(",") for x in c), strict=True) if w > 1 else [c])
+            self._rows([list(row) for row in zip(*cells, strict=True)])
+        if self._buf.tell() > self._CHUNK:
+            self._spill()
+
+    def stream_columns(self, blocks: Iterable[tuple[Sequence[Sequence[str]], Sequence[bool], Sequence[int]]]) -> Iterator[bytes]:
+        """:meth:`text_columns` of each block of (columns, known, widths), yielding the file's bytes
+        (the header first) as they are made, as :meth:`stream` does: for rows made a column at a time."""
+        for columns, known, widths in blocks:
+            self.text_columns(columns, known, widths)
+            if self._chunks:
+                yield from self._chunks
+                self._chunks = []
         yield self.getvalue()
         self._chunks = []
 
