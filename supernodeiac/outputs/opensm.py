@@ -55,8 +55,8 @@ def _topology(ib: IbFabric) -> Iterator[str]:
     # at 131k): its quoted node ID, its port GUID (an HCA's), its description; and each spec's rate.
     ref: dict[tuple[int, int], tuple[str, str, str]] = {}
     for key, peer in nodes.items():
-        guid = "" if peer.is_switch else f"({ib.port_guid(peer):x}) "
-        ref[key] = (f'"{peer.node_id}"[', f"]{guid}\t\t# ", f'"{peer.description}" lid 0 ')
+        port_guid = "" if peer.is_switch else f"({ib.port_guid(peer):x}) "
+        ref[key] = (f'"{peer.node_id}"[', f"]{port_guid}\t\t# ", f'"{peer.description}" lid 0 ')
     t = ib.fabric.links
     rates = [ib.spec_rate(s) for s in t.specs]
     spec = t.spec
