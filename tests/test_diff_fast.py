@@ -31,8 +31,18 @@ LONG_NAMES = RENAMED.replace("  - name: fm\n", "  - name: fabric-manager-applian
     "      - group: fm\n", "      - group: fabric-manager-appliance-unit\n"
 )
 
+# small-ib with its leaves at U10 (room below for the spines), and with a second scalable unit:
+# 16 more nodes in rack A05-A08, their 8 leaves in N02 and more spines (N03).
+SMALL_U10 = SMALL.replace("leaf: {row: N, per_rack: 8, first_u: 2}", "leaf: {row: N, per_rack: 8, first_u: 10}")
+SMALL_2SU = (
+    SMALL_U10.replace("{name: A, racks: 4, planned_racks: 8,", "{name: A, racks: 8, planned_racks: 8,")
+    .replace("{name: N, racks: 2}", "{name: N, racks: 3}")
+    .replace("    model: hgx-h100\n    count: 16\n", "    model: hgx-h100\n    count: 32\n")
+)
+
 PAIRS = {
     "one more scalable unit": (ROCE, _one_more_su(ROCE)),
+    "one more InfiniBand scalable unit": (SMALL_U10, SMALL_2SU),
     "a scalable unit less": (_one_more_su(ROCE), ROCE),
     "two appliances move up their rack": (SMALL, SMALL.replace(UFM_AT_20, UFM_AT_30)),
     "leaf-spine optics pinned": (SMALL, PINNED),
@@ -303,3 +313,26 @@ def test_the_workbook_cables_the_same_on_both_sides_are_made_once(pair, compiled
         index = [{r.name: r.index for r in c.fabric.racks} for c in (old, new)]
         assert index[0]["N01"] != index[1]["N01"]
         assert any(e.rack == index[1]["N01"] for x in got[1] for e in x.ends)
+
+
+@pytest.mark.parametrize("pair", ["one more InfiniBand scalable unit", "two appliances move up their rack", "spines one rack on"])
+def test_ports_tsv_keeps_the_rows_that_may_differ_where_both_sides_have_one_link_order(pair, compiled):
+    """ports.tsv (a line per link, in link order): the subset form keeps the selected links'
+    lines, in order, only where the links both sides have are in one order in both link tables
+    (the spines re-racked: their links come later); else the table whole, so that a table whose
+    lines only moved is still reported changed."""
+    old, new = (compiled(t) for t in PAIRS[pair])
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    assert sel.new.ordered == (pair != "spines one rack on")
+    path = "acceptance/ib/ports.tsv"
+    for c, side in ((old, sel.old), (new, sel.new)):
+        whole = render_all(c.render_context(), ["acceptance"])[0][path].splitlines()
+        part = bytes(SUBSETS.get("acceptance")(c.render_context(), side)[path]).splitlines()
+        if not side.ordered:
+            assert part == whole
+            continue
+        ids = c.fabric.links.ids()
+        kept = {ids[i] for i in c.fabric.links.indices_of("ib") if side.links[i]}
+        assert part[0] == whole[0] and part[1:] == [line for line in whole[1:] if line.split(b"\t", 1)[0].decode() in kept]
+        assert len(part) - 1 == len(kept) < len(whole) - 1

@@ -109,9 +109,10 @@ def select(old: RenderContext, new: RenderContext, outputs: Collection[str] | No
     racks = _label_racks(old, new, (cables_o, cables_n), outputs is None or "labels" in outputs)
     ports = frozenset(_ports(old, links_o) | _ports(new, links_n))
     shared: dict = {}
+    ordered = bool(np.all(oi[1:] > oi[:-1]))  # the new side's matched links in the old side's order
     return Selections(
-        RowSelection(links_o, cables_o, rows, racks, ports, 0, twins_o, shared),
-        RowSelection(links_n, cables_n, rows, racks, ports, 1, twins_n, shared),
+        RowSelection(links_o, cables_o, rows, racks, ports, 0, twins_o, ordered, shared),
+        RowSelection(links_n, cables_n, rows, racks, ports, 1, twins_n, ordered, shared),
     )
 
 

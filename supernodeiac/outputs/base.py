@@ -93,6 +93,9 @@ class RowSelection:
     # sides, emptied after each renderer) instead of making them again.
     side: int = 0
     twins: Any = None
+    # The links both sides have (by cable ID) are in the same order in both link tables: a table
+    # in link order (not sorted by a key) may then leave rows out, the rows kept in their order.
+    ordered: bool = False
     shared: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
