@@ -109,7 +109,7 @@ def node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
         name: (f"{p}/{name}.fabric", f"{p}/{name}.leaf-group", f"{p}/{name}.spine-group", f"{p}/{name}.pod", f"{p}/{name}.su")
         for name in hosts.fabrics
     }
-    leaf_keys: dict[tuple[str, int], str] = {}
+    leaf_keys: dict[tuple[str, int | None], str] = {}
     # CPU servers too (hosts.scheduled): their fabric and Topograph tier labels, no scale-up or
     # accelerator keys (they have no domain).
     for h in hosts.scheduled:
