@@ -19,7 +19,7 @@ from supernodeiac.compare.rows import select
 from supernodeiac.outputs import render_all
 from supernodeiac.outputs.base import SUBSETS
 
-TABLES = ["acceptance", "cabling", "netbox", "p2p"]
+TABLES = ["acceptance", "cabling", "netbox", "opensm", "p2p"]
 PINNED = SMALL.replace("    rail_optimized: true\n", "    rail_optimized: true\n    media: {tiers: {leaf-spine: {pin: dr}}}\n")
 RENAMED = SMALL.replace("  - name: ufm\n", "  - name: fm\n").replace("      - group: ufm\n", "      - group: fm\n")
 NEW_IDS = SMALL.replace("site:\n", "naming:\n  cable_id: '{a}-{a_port}-{b}-{b_port}'\n\nsite:\n", 1)
@@ -32,8 +32,23 @@ LONG_NAMES = RENAMED.replace("  - name: fm\n", "  - name: fabric-manager-applian
     "      - group: fm\n", "      - group: fabric-manager-appliance-unit\n"
 )
 
+# small-ib with its leaves at U10 (room below for the spines), and with a second scalable unit:
+# 16 more nodes in rack A05-A08, their 8 leaves in N02 and more spines (N03).
+SMALL_U10 = SMALL.replace("leaf: {row: N, per_rack: 8, first_u: 2}", "leaf: {row: N, per_rack: 8, first_u: 10}")
+SMALL_2SU = (
+    SMALL_U10.replace("{name: A, racks: 4, planned_racks: 8,", "{name: A, racks: 8, planned_racks: 8,")
+    .replace("{name: N, racks: 2}", "{name: N, racks: 3}")
+    .replace("    model: hgx-h100\n    count: 16\n", "    model: hgx-h100\n    count: 32\n")
+)
+
+# A storage node's entry first among the nodes: every later entry's HCA GUIDs are made from
+# another entry position (facts/guid_plan), the devices and cables of the others the same.
+STORE = "  - {name: store, model: storage-node, count: 1, placement: {row: N, first_rack: 1, per_rack: 1, first_u: 30}}\n"
+ENTRY_FIRST = SMALL.replace("nodes:\n", "nodes:\n" + STORE, 1)
+
 PAIRS = {
     "one more scalable unit": (ROCE, _one_more_su(ROCE)),
+    "one more InfiniBand scalable unit": (SMALL_U10, SMALL_2SU),
     "a scalable unit less": (_one_more_su(ROCE), ROCE),
     "two appliances move up their rack": (SMALL, SMALL.replace(UFM_AT_20, UFM_AT_30)),
     "leaf-spine optics pinned": (SMALL, PINNED),
@@ -44,6 +59,7 @@ PAIRS = {
     "longer names, longer labels": (SMALL, LONG_NAMES),
     "a row inserted before another": (SMALL, ROW_BEFORE),
     "no change": (SMALL, SMALL),
+    "a node entry first": (SMALL, ENTRY_FIRST),
 }
 
 
@@ -345,3 +361,48 @@ def test_a_diagram_whose_dot_is_the_same_on_both_sides_is_not_laid_out(pair, com
         assert not fed and not fast.artifacts.files
     if pair == "one more scalable unit":  # the overview and the new SU's views, not the others
         assert laid_out and len(laid_out) < len(dots[1])
+
+
+@pytest.mark.parametrize("pair", ["one more InfiniBand scalable unit", "two appliances move up their rack", "spines one rack on"])
+def test_ports_tsv_keeps_the_rows_that_may_differ_where_both_sides_have_one_link_order(pair, compiled):
+    """ports.tsv (a line per link, in link order): the subset form keeps the selected links'
+    lines, in order, only where the links both sides have are in one order in both link tables
+    (the spines re-racked: their links come later); else the table whole, so that a table whose
+    lines only moved is still reported changed."""
+    old, new = (compiled(t) for t in PAIRS[pair])
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    assert sel.new.ordered == (pair != "spines one rack on")
+    path = "acceptance/ib/ports.tsv"
+    for c, side in ((old, sel.old), (new, sel.new)):
+        whole = render_all(c.render_context(), ["acceptance"])[0][path].splitlines()
+        part = bytes(SUBSETS.get("acceptance")(c.render_context(), side)[path]).splitlines()
+        if not side.ordered:
+            assert part == whole
+            continue
+        ids = c.fabric.links.ids()
+        kept = {ids[i] for i in c.fabric.links.indices_of("ib") if side.links[i]}
+        assert part[0] == whole[0] and part[1:] == [line for line in whole[1:] if line.split(b"\t", 1)[0].decode() in kept]
+        assert len(part) - 1 == len(kept) < len(whole) - 1
+
+
+def test_the_devices_whose_guids_may_differ(compiled):
+    """The GUIDs are made from each device's entry and rank (facts/guid_plan): a node entry put
+    first moves every later entry's HCAs (16 GPU nodes, 2 appliances) and adds the storage node;
+    the switches' GUIDs (their rank in the fabric) stay. Devices both sides have in another order
+    (the entries swapped): not known, guids.csv whole."""
+    sel = select(compiled(SMALL).render_context(), compiled(ENTRY_FIRST).render_context())
+    assert sel is not None and sel.new.guids == sel.old.guids
+    store = {d.name for d in compiled(ENTRY_FIRST).fabric.devices if d.group == "store"}
+    assert len(store) == 1
+    assert sel.new.guids == {f"gpu-{k:04d}" for k in range(1, 17)} | {"ufm-0001", "ufm-0002"} | store
+    gpu = "  - name: gpu\n    model: hgx-h100\n    count: 16\n    placement: {row: A, per_rack: 4, first_u: 2}\n"
+    swapped = SMALL.replace(gpu, "")
+    swapped = swapped.replace(
+        "    placement: {row: N, first_rack: 2, per_rack: 2, first_u: 20}\n",
+        "    placement: {row: N, first_rack: 2, per_rack: 2, first_u: 20}\n" + gpu,
+        1,
+    )
+    assert swapped.count("name: gpu\n") == 1 and swapped.index("name: ufm") < swapped.index("name: gpu")
+    sel = select(compiled(SMALL).render_context(), compiled(swapped).render_context())
+    assert sel is not None and sel.new.guids is None

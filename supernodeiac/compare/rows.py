@@ -109,10 +109,38 @@ def select(old: RenderContext, new: RenderContext, outputs: Collection[str] | No
     racks = _label_racks(old, new, (cables_o, cables_n), outputs is None or "labels" in outputs)
     ports = frozenset(_ports(old, links_o) | _ports(new, links_n))
     shared: dict = {}
+    ordered = bool(np.all(oi[1:] > oi[:-1]))  # the new side's matched links in the old side's order
+    guids = _guid_devices(old, new) if outputs is None or "opensm" in outputs else None
     return Selections(
-        RowSelection(links_o, cables_o, rows, racks, ports, 0, twins_o, shared),
-        RowSelection(links_n, cables_n, rows, racks, ports, 1, twins_n, shared),
+        RowSelection(links_o, cables_o, rows, racks, ports, 0, twins_o, ordered, guids, shared),
+        RowSelection(links_n, cables_n, rows, racks, ports, 1, twins_n, ordered, guids, shared),
     )
+
+
+def _guid_devices(old: RenderContext, new: RenderContext) -> frozenset[str] | None:
+    """The devices (by name) whose InfiniBand GUIDs may differ: on one side only, or made from
+    another base (facts/guid_plan: another entry or rank). None (the subnet manager's per-node
+    files whole) when there is no InfiniBand fabric, a name repeats on a side, the devices both
+    sides have are not in one order (those files list nodes in device order), or a GUID does not
+    fit its plan."""
+    from ..facts.guid_plan import GuidPlanError
+    from ..facts.ib_fabric import infiniband_fabrics
+    from ..outputs.opensm import guid_plan
+
+    if not infiniband_fabrics(old.fabric) or not infiniband_fabrics(new.fabric):
+        return None
+    names = [[d.name for d in c.fabric.devices] for c in (old, new)]
+    if any(len(set(n)) != len(n) for n in names):
+        return None
+    at_new = {x: k for k, x in enumerate(names[1])}
+    common = np.array([at_new[x] for x in names[0] if x in at_new], dtype=np.int64)
+    if not np.all(common[1:] > common[:-1]):
+        return None
+    try:
+        bases = [dict(zip(n, guid_plan(c).bases(), strict=True)) for n, c in zip(names, (old, new), strict=True)]
+    except GuidPlanError:
+        return None
+    return frozenset(x for x in bases[0].keys() | bases[1].keys() if bases[0].get(x) != bases[1].get(x))
 
 
 def _ports(ctx: RenderContext, links: np.ndarray) -> set[tuple[str, int]]:

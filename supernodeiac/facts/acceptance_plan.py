@@ -322,7 +322,11 @@ def perftests(
 
     # Host links, switch by switch in rail order: pairs turning at the switch (port k with port
     # k + half, so a host with several NICs on one switch meets another host where it can).
-    for sw in sorted(ends, key=lambda s: (rail_of(s) if rail_of(s) is not None else -1, s)):
+    def by_rail(s: int) -> tuple[int, int]:
+        r = rail_of(s)
+        return (r if r is not None else -1, s)
+
+    for sw in sorted(ends, key=by_rail):
         es = ends[sw]
         half = len(es) // 2
         for k in range(half):
@@ -340,14 +344,15 @@ def perftests(
         if tiers[a] and tiers[b]:
             neighbours.setdefault(a, set()).add(b)
             neighbours.setdefault(b, set()).add(a)
-    sides: dict[tuple[int, int], frozenset[int]] = {}
+    sides: dict[tuple[int, int], tuple[frozenset[int], int]] = {}
 
-    def side(x: int, top: int) -> frozenset[int]:
-        """Switches below tier ``top`` that x reaches directly: lower ends sharing one meet below."""
+    def side(x: int, top: int) -> tuple[frozenset[int], int]:
+        """Switches below tier ``top`` that x reaches directly (lower ends sharing one meet below),
+        and the least of them (the order the pairs are made in), made once per switch."""
         found = sides.get((x, top))
         if found is None:
-            near = frozenset(n for n in neighbours.get(x, ()) if tiers[n] < top)
-            found = sides[(x, top)] = near or frozenset((x,))
+            near = frozenset(n for n in neighbours.get(x, ()) if tiers[n] < top) or frozenset((x,))
+            found = sides[(x, top)] = (near, min(near))
         return found
 
     if routes is not None:
@@ -366,7 +371,9 @@ def perftests(
         top = tiers[hi]
         stage = f"tier{tiers[ds[0][2]]}-{top}"
 
-        keyed = sorted(((side(x, top), lo, link, x) for lo, link, x in ds), key=lambda e: (min(e[0]), e[1]))
+        near = [(side(x, top), lo, link, x) for lo, link, x in ds]
+        near.sort(key=lambda e: (e[0][1], e[1]))
+        keyed = [(s, lo, link, x) for (s, _least), lo, link, x in near]
         half = len(keyed) // 2
         single: list[tuple] = []
         for k in range(half):

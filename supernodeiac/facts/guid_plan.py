@@ -77,6 +77,11 @@ class GuidPlan:
                 base = section << 37 | _fits("entry", position) << 27 | _fits("HCA rank", rank) << 6
             self._base.append(PREFIX | base)
 
+    def bases(self) -> list[int]:
+        """Per device (in Fabric order) the GUID its node GUIDs are made from: a switch's node GUID,
+        an HCA's less its data port bits."""
+        return list(self._base)
+
     def switch_guid(self, device: int) -> int:
         return self._base[device]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..fabric import Fabric
+from ..fabric import Fabric, LinkSpec
 from .guid_plan import GuidPlan
 
 # IBTA link speeds by lane rate (Gb/s, rounded): what ibnetdiscover prints after the width.
@@ -86,35 +86,44 @@ class IbFabric:
         self.link_positions = t.indices_of(name)
         devices, models, layouts = fabric.devices, fabric.models, fabric.layouts
         data_pos: dict[str, dict[int, int]] = {}
-        for model in {devices[d].model for i in self.link_positions for d in (t.a[i], t.b[i])}:
+        arr, pos = t.arrays(), np.asarray(self.link_positions, dtype=np.int64)
+        ends = np.unique(np.concatenate((arr.a[pos], arr.b[pos]))).tolist()
+        for model in {devices[d].model for d in ends}:
             data_pos[model] = {p: k for k, p in enumerate(layouts[model].ports_of("data"))}
         self._data_pos = data_pos
         nodes: dict[tuple[int, int], IbNode] = {}
+        # Per device its model's data ports and kind, looked up once (two ends of 10^6 links at 131k).
+        switch_model = {m: models[m].kind == "switch" for m in data_pos}
+        ports_of = [data_pos.get(d.model) for d in devices]
+        is_switch = [switch_model.get(d.model, False) for d in devices]
 
-        def node(dev: int, port: int) -> tuple[IbNode, int]:
-            d = devices[dev]
-            pos = data_pos[d.model].get(port)
+        def node(dev: int, port: int) -> tuple[IbNode, int, tuple[int, int]]:
+            pos = ports_of[dev].get(port)  # type: ignore[union-attr]  # a device of these links: its model is there
             if pos is None:
+                d = devices[dev]
                 raise ValueError(f"{d.name} port {layouts[d.model].name(port)} is not a data port")
-            if models[d.model].kind == "switch":
+            if is_switch[dev]:
                 key = (dev, -1)
                 found = nodes.get(key)
                 if found is None:
+                    d = devices[dev]
                     g = self.guids.switch_guid(dev)
                     found = nodes[key] = IbNode(dev, -1, g, True, d.name, len(data_pos[d.model]))
-                return found, pos + 1
+                return found, pos + 1, key
             key = (dev, port)
             found = nodes.get(key)
             if found is None:
+                d = devices[dev]
                 g = self.guids.ca_guid(dev, pos)
                 found = nodes[key] = IbNode(dev, port, g, False, f"{d.name} {layouts[d.model].name(port)}", 1)
-            return found, 1
+            return found, 1, key
 
+        a, a_port, b, b_port = t.a, t.a_port, t.b, t.b_port
         for i in self.link_positions:
-            na, pa = node(t.a[i], t.a_port[i])
-            nb, pb = node(t.b[i], t.b_port[i])
-            na.links[pa] = (nb.key, pb, i)
-            nb.links[pb] = (na.key, pa, i)
+            na, pa, ka = node(a[i], a_port[i])
+            nb, pb, kb = node(b[i], b_port[i])
+            na.links[pa] = (kb, pb, i)
+            nb.links[pb] = (ka, pa, i)
         self.nodes = nodes
         self.switches = sorted((n for n in nodes.values() if n.is_switch), key=lambda n: n.device)
         self.cas = sorted((n for n in nodes.values() if not n.is_switch), key=lambda n: (n.device, n.port))
@@ -124,7 +133,11 @@ class IbFabric:
 
     def link_rate(self, position: int) -> str:
         """'4xNDR' for a link: width (lanes) x speed (lane rate)."""
-        spec = self.fabric.links.specs[self.fabric.links.spec[position]]
+        return self.spec_rate(self.fabric.links.specs[self.fabric.links.spec[position]])
+
+    @staticmethod
+    def spec_rate(spec: LinkSpec) -> str:
+        """'4xNDR' for the links of one spec."""
         return f"{spec.lanes}x{speed_name(spec.lane_gbps)}"
 
     def top_switches(self) -> list[IbNode]:

@@ -250,7 +250,8 @@ def render_acceptance(ctx: RenderContext) -> dict[str, bytes | Stream]:
 
 
 def _acceptance(ctx: RenderContext, selection: RowSelection | None = None) -> dict[str, bytes | Stream]:
-    """Every file of the plan; with ``selection`` (``snc diff``), physical.tsv of the selected links only."""
+    """Every file of the plan; with ``selection`` (``snc diff``), physical.tsv and ports.tsv of
+    the selected links only."""
     ctx.memo[LABELS] = kept_labels(ctx.fabric, ctx.blueprint)  # each cable labelled once for its files
     try:
         return _files(ctx, selection)
@@ -319,7 +320,10 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, byte
             columns=len(PERFTEST_COLUMNS),
         ).encode()
         if transport == "infiniband":  # the cable behind each port ibtracert prints (check-results)
-            out[f"acceptance/{fabric}/ports.tsv"] = ports_tsv(ctx, fabric)
+            # Per link, in link order: with the selection's rows alone where the links both sides
+            # have are in one order (the lines left out are then the same, in the same order).
+            keep = selection.links if selection is not None and selection.ordered else None
+            out[f"acceptance/{fabric}/ports.tsv"] = ports_tsv(ctx, fabric, keep)
         elif fabric in p.ecmp:  # RoCE: the switches read around each wave, the cable behind each port
             out[f"acceptance/{fabric}/counters.tsv"] = counters_tsv(ctx, p.ecmp[fabric])
             out[f"acceptance/{fabric}/switch_ports.tsv"] = Stream(partial(iter, switch_ports_chunks(ctx, fabric)))
@@ -370,5 +374,6 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, byte
 @SUBSETS.register("acceptance")
 def render_acceptance_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, bytes | Stream]:
     """The plan with physical.tsv's rows of the selected links only (one line per link end, in
-    cable-ID order); the other files whole (test waves and routes are the fabric's)."""
+    cable-ID order) and ports.tsv's (a line per link, in link order, where the links both sides
+    have are in one order); the other files whole (test waves and routes are the fabric's)."""
     return _acceptance(ctx, rows)

@@ -13,6 +13,7 @@ port 1).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -35,10 +36,14 @@ def labels_of(ctx: RenderContext) -> Callable[[Iterable[int]], list[str]]:
 PORT_COLUMNS = ["cable", "label", "a_node", "a_port", "b_node", "b_port"]
 
 
-def ports_tsv(ctx: RenderContext, fabric: str) -> bytes:
+def ports_tsv(ctx: RenderContext, fabric: str, keep: Any = None) -> bytes:
+    """ports.tsv, a line per link in link order; with ``keep`` (a bool per link position:
+    ``snc diff``'s rows that may differ), the lines of those links only."""
     f = ctx.fabric
     t = f.links
     positions = t.indices_of(fabric)
+    if keep is not None:
+        positions = [i for i, k in zip(positions, keep[positions].tolist(), strict=True) if k]
     devices, models, layouts = f.devices, f.models, f.layouts
     # Per device model: each data port's IB port number (a switch: its place among the data ports,
     # from 1) or None (an HCA: every port its own node, on port 1); the names ibtracert prints.

@@ -111,6 +111,12 @@ class RowSelection:
     # sides, emptied after each renderer) instead of making them again.
     side: int = 0
     twins: Any = None
+    # The links both sides have (by cable ID) are in the same order in both link tables: a table
+    # in link order (not sorted by a key) may then leave rows out, the rows kept in their order.
+    ordered: bool = False
+    # The devices (by name) whose InfiniBand GUIDs may differ (facts/guid_plan: on one side only,
+    # or another entry or rank); None: not known (the subnet manager's per-node files whole).
+    guids: frozenset[str] | None = None
     shared: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

@@ -79,6 +79,29 @@ def documents(objs: list[dict[str, Any]], header: str) -> bytes:
     return (header + "".join("---\n" + to_yaml(o) for o in objs)).encode()
 
 
+@lru_cache(maxsize=1 << 16, typed=True)  # typed: True and 1 are other scalars
+def _label_line(key: str, value: Any) -> str:
+    return f"    {_key(key)}: {_scalar(value)}\n"
+
+
+def node_yaml(name: str, labels: dict[str, Any]) -> str:
+    """``to_yaml`` of one Node object (``node_objects``), written straight: 10^4 Nodes at 131k,
+    their label lines (a rack, a leaf, a group) repeating from Node to Node, each made once."""
+    if any(isinstance(v, dict | list) for v in labels.values()):
+        return to_yaml({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}})
+    head = f'apiVersion: "v1"\nkind: "Node"\nmetadata:\n  name: {_scalar(name)}\n'
+    if not labels:
+        return head + "  labels: {}\n"
+    return head + "  labels:\n" + "".join([_label_line(k, v) for k, v in labels.items()])
+
+
+def node_documents(ctx: RenderContext, labels: Labels, header: str) -> bytes:
+    """``documents(node_objects(ctx, labels), header)``, a Node at a time through ``node_yaml``."""
+    f = ctx.fabric
+    hosts = sorted(labels.by_host, key=lambda h: f.devices[h].name)
+    return (header + "".join(["---\n" + node_yaml(f.devices[h].name, labels.by_host[h]) for h in hosts])).encode()
+
+
 def node_objects(ctx: RenderContext, labels: Labels) -> list[dict[str, Any]]:
     f = ctx.fabric
     return [
@@ -162,8 +185,9 @@ def render_kubernetes(ctx: RenderContext) -> Artifacts:
     bp = ctx.blueprint.metadata.name
     levels = ", ".join(k for _n, k in labels.level_keys)
     return {
-        "kubernetes/node-labels.yaml": documents(
-            node_objects(ctx, labels),
+        "kubernetes/node-labels.yaml": node_documents(
+            ctx,
+            labels,
             f"# Topology labels of the {len(labels.by_host)} hosts of {bp}, written by snc from the design.\n"
             "# Apply once the nodes have joined:\n"
             f"#   kubectl apply --server-side --field-manager={FIELD_MANAGER} -f node-labels.yaml\n",

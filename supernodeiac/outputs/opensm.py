@@ -27,7 +27,7 @@ from ..facts.ib_routing import NCCL_DEFAULT_SL, routing_plan
 from ..model.blueprint import built_fabrics
 from ..model.clos import FatTree
 from ..util.templating import render_template
-from .base import RENDERERS, RenderContext
+from .base import RENDERERS, SUBSETS, RenderContext, RowSelection
 from .csv_safe import CsvWriter
 
 ETC = "/etc/opensm"
@@ -46,33 +46,54 @@ def _hex(guid: int) -> str:
     return f"0x{guid:016x}"
 
 
+def guid_plan(ctx: RenderContext) -> GuidPlan:
+    """The Fabric's GUID plan, made once per render context (``snc diff`` compares both sides')."""
+    found = ctx.memo.get("guid_plan")
+    if found is None:
+        found = ctx.memo["guid_plan"] = GuidPlan(ctx.fabric)
+    return found
+
+
+def _nodes(ib: IbFabric, keep: Callable[[IbNode], bool] | None) -> list[IbNode]:
+    """The fabric's nodes in Fabric order (switches, then HCAs), or those ``keep`` keeps."""
+    nodes = ib.switches + ib.cas
+    return nodes if keep is None else [n for n in nodes if keep(n)]
+
+
 def _topology(ib: IbFabric) -> Iterator[str]:
     """ibnetdiscover's topology file (infiniband-diags sec_topology-file.rst): a record per node,
     every link on both ends; ``lid 0`` where a live dump shows the assigned LID."""
     nodes = ib.nodes
     yield f"#\n# Topology file: expected fabric {ib.name} of blueprint {ib.fabric.name}, rendered by snc\n#\n\n"
+    # What a port line says of its peer, made once per node rather than once per link end (10^6
+    # at 131k): its quoted node ID, its port GUID (an HCA's), its description; and each spec's rate.
+    ref: dict[tuple[int, int], tuple[str, str, str]] = {}
+    for key, peer in nodes.items():
+        port_guid = "" if peer.is_switch else f"({ib.port_guid(peer):x}) "
+        ref[key] = (f'"{peer.node_id}"[', f"]{port_guid}\t\t# ", f'"{peer.description}" lid 0 ')
+    t = ib.fabric.links
+    rates = [ib.spec_rate(s) for s in t.specs]
+    spec = t.spec
     out: list[str] = []
     for node in ib.switches + ib.cas:
         guid = node.guid
         lines = [f"sysimgguid=0x{guid:x}"]
+        links = node.links
         if node.is_switch:
             lines.append(f"switchguid=0x{guid:x}({guid:x})")
             lines.append(f'Switch\t{node.nports} "{node.node_id}"\t\t# "{node.description}" enhanced port 0 lid 0 lmc 0')
+            for port in sorted(links):
+                peer_key, peer_port, link = links[port]
+                at, guid_text, about = ref[peer_key]
+                lines.append(f"[{port}]\t{at}{peer_port}{guid_text}{about}{rates[spec[link]]}")
         else:
             lines.append(f"caguid=0x{guid:x}")
             lines.append(f'Ca\t{node.nports} "{node.node_id}"\t\t# "{node.description}"')
-        for port in sorted(node.links):
-            peer_key, peer_port, link = node.links[port]
-            peer: IbNode = nodes[peer_key]
-            rate = ib.link_rate(link)
-            peer_guid = f"({ib.port_guid(peer):x}) " if not peer.is_switch else ""
-            if node.is_switch:
-                lines.append(f'[{port}]\t"{peer.node_id}"[{peer_port}]{peer_guid}\t\t# "{peer.description}" lid 0 {rate}')
-            else:
-                lines.append(
-                    f'[{port}]({ib.port_guid(node):x}) \t"{peer.node_id}"[{peer_port}]{peer_guid}\t\t'
-                    f'# lid 0 lmc 0 "{peer.description}" lid 0 {rate}'
-                )
+            own = f"({ib.port_guid(node):x}) \t"
+            for port in sorted(links):
+                peer_key, peer_port, link = links[port]
+                at, guid_text, about = ref[peer_key]
+                lines.append(f"[{port}]{own}{at}{peer_port}{guid_text}lid 0 lmc 0 {about}{rates[spec[link]]}")
         out.append("\n".join(lines) + "\n\n")
         if len(out) >= CHUNK:
             yield "".join(out)
@@ -88,12 +109,13 @@ def _guid_lines(guids: list[int]) -> Iterator[str]:
 GUID_COLUMNS = ["device", "port", "kind", "node_guid", "port_guid", "description"]
 
 
-def _guid_table(ib: IbFabric) -> Iterator[bytes]:
-    """The GUID plan as CSV (through the shared writer: names and descriptions are cells)."""
+def _guid_table(ib: IbFabric, keep: Callable[[IbNode], bool] | None = None) -> Iterator[bytes]:
+    """The GUID plan as CSV (through the shared writer: names and descriptions are cells); with
+    ``keep``, the rows of the nodes it keeps only."""
     f = ib.fabric
 
     def rows() -> Iterator[list[str]]:
-        for node in ib.switches + ib.cas:
+        for node in _nodes(ib, keep):
             d = f.devices[node.device]
             port = "" if node.is_switch else f.layouts[d.model].name(node.port)
             kind = "switch" if node.is_switch else "hca"
@@ -193,11 +215,43 @@ def guid_files(
 
 @RENDERERS.register("opensm")
 def render_opensm(ctx: RenderContext) -> dict[str, bytes]:
+    return _opensm(ctx)
+
+
+@SUBSETS.register("opensm")
+def render_opensm_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, bytes]:
+    """The files with guids.csv's rows of the nodes that may differ only (``_changed_nodes``),
+    where the selection knows whose GUIDs may differ; the others whole: the GUID lists and the
+    configuration are small, and ibnetdiscover.topo is compared as bytes (no text suffix), the
+    report giving its sizes, which only the whole file has."""
+    return _opensm(ctx, rows)
+
+
+def _changed_nodes(ctx: RenderContext, rows: RowSelection) -> Callable[[IbNode], bool] | None:
+    """Whether a node's GUID row may differ between the sides of ``snc diff``: its device's GUIDs
+    may (``rows.guids``), or a link that may differ ends on its device (a switch) or its port (an
+    HCA: a node per port; a device renamed or of another model has every link kept). Otherwise
+    the row is the same: the device's name, the port's name, the GUIDs. None: not known."""
+    if rows.guids is None:
+        return None
+    guids, ports = rows.guids, rows.ports
+    names = [d.name for d in ctx.fabric.devices]
+    at = {name for name, _port in ports}
+
+    def changed(node: IbNode) -> bool:
+        name = names[node.device]
+        return name in guids or (name in at if node.is_switch else (name, node.port) in ports)
+
+    return changed
+
+
+def _opensm(ctx: RenderContext, rows: RowSelection | None = None) -> dict[str, bytes]:
     f = ctx.fabric
     names = infiniband_fabrics(f)
     if not names:
         return {}
-    guids = GuidPlan(f)
+    guids = guid_plan(ctx)
+    keep = _changed_nodes(ctx, rows) if rows is not None else None
     out: dict[str, bytes] = {}
     for name in names:
         ib = IbFabric(f, name, guids)
@@ -205,5 +259,5 @@ def render_opensm(ctx: RenderContext) -> dict[str, bytes]:
         for path, data in guid_files(ctx, ib, lambda n: n.guid, ib.port_guid, bound=False).items():
             out[base + path] = data
         out[base + "ibnetdiscover.topo"] = _joined(_topology(ib))
-        out[base + "guids.csv"] = _joined(_guid_table(ib))
+        out[base + "guids.csv"] = _joined(_guid_table(ib, keep))
     return out
