@@ -8,13 +8,17 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 
+import numpy as np
 import pytest
 from conftest import BLUEPRINTS, compile_text
+from test_media import ONE_RACK, SPLIT
 
 from supernodeiac.catalog.label_stock import label_stocks
+from supernodeiac.facts.cable_plan import CablePlan, cable_plan
 from supernodeiac.outputs import cabling, labels
 from supernodeiac.outputs.base import RenderContext, Stream
-from supernodeiac.outputs.cabling import CABLE_COLUMNS, cable_rows
+from supernodeiac.outputs.cable_columns import end_table
+from supernodeiac.outputs.cabling import CABLE_COLUMNS, cable_rows, label_columns, label_ends, simple_cables
 from supernodeiac.outputs.csv_safe import CsvWriter
 from supernodeiac.outputs.labels import Label, _blob, _file_part, _sheet_pdf, _Sheets, _sizes, _text, font_size, render_labels
 
@@ -57,21 +61,58 @@ NAMINGS = [
 ]
 
 
+# Every shipped design's cables are one link each (labels made a column at a time); these mix in
+# twin-port cables and splitters (made cable by cable, cabling.label_ends).
+MIXED = {
+    "twin-port": ONE_RACK.format(spine_u=38, media="", catalogue=""),
+    "splitter": SPLIT.format(node_rack=1, node_u=2, gap=0),
+}
+
+
+def _design(blueprint: str) -> str:
+    return MIXED[blueprint] if blueprint in MIXED else (BLUEPRINTS / f"{blueprint}.yaml").read_text()
+
+
 @pytest.mark.parametrize("naming", NAMINGS)
-@pytest.mark.parametrize("blueprint", ["small-ib", "roce-rail-2tier"])
+@pytest.mark.parametrize("blueprint", ["small-ib", "roce-rail-2tier", *MIXED])
 def test_renderer_is_the_plain_way(blueprint: str, naming: str) -> None:
-    text = (BLUEPRINTS / f"{blueprint}.yaml").read_text()
+    text = _design(blueprint)
     assert "\nnaming:" not in text
     c = compile_text(text.replace("\nsite:", "\n" + naming + "site:", 1))
     assert c.fabric is not None, [f.message for f in c.findings]
+    simple = simple_cables(cable_plan(c.fabric, c.catalogue))
+    assert simple.any() and (blueprint not in MIXED or not simple.all())  # both ways of making labels
     assert _rendered(c.render_context()) == _reference(c.render_context())
 
 
-def test_ids_out_of_plan_order_and_repeated(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("naming", NAMINGS)
+@pytest.mark.parametrize("blueprint", ["small-ib", "roce-rail-2tier", *MIXED])
+def test_label_columns_are_label_ends(blueprint: str, naming: str) -> None:
+    """label_columns' devices and lines (columns, or wrapped lines) of the one-link cables, any
+    subset of them, are label_ends' (rack, U, lines) of each end, A first."""
+    c = compile_text(_design(blueprint).replace("\nsite:", "\n" + naming + "site:", 1))
+    ctx = c.render_context()
+    simple = simple_cables(cable_plan(c.fabric, c.catalogue))
+    e = end_table(c.fabric, ctx.memo)
+    for keep in (simple, simple & (np.arange(len(simple)) % 3 == 1)):
+        items = np.flatnonzero(keep)
+        made = label_columns(ctx, items)
+        got = []
+        for n, k in enumerate(items.tolist()):
+            ends = []
+            for dev, (lines, wrapped) in ((made.a, made.a_short), (made.b, made.b_short)):
+                d = int(dev[n])
+                ends.append((e.rack_index[d], e.u_int[d], tuple(x[n] for x in lines) if wrapped is None else wrapped[n]))
+            got.append((k, ends))
+        assert got == list(label_ends(ctx, keep))
+    assert "width: 12" not in naming or made.a_short[1] is not None  # the wrapped form made
+
+
+@pytest.mark.parametrize("blueprint", ["small-ib", *MIXED])
+def test_ids_out_of_plan_order_and_repeated(blueprint: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Cable IDs not in plan order, some equal: labels still sort by (U, cable ID, end), equal IDs'
     ends by tag across the cables, each label naming its own cable's number."""
-    text = (BLUEPRINTS / "small-ib.yaml").read_text()
-    c = compile_text(text)
+    c = compile_text(_design(blueprint))
     real = cabling.cable_ids
 
     def shuffled(f, plan):  # type: ignore[no-untyped-def]
@@ -83,6 +124,24 @@ def test_ids_out_of_plan_order_and_repeated(monkeypatch: pytest.MonkeyPatch) -> 
     made = _rendered(c.render_context())
     assert made == _reference(c.render_context())
     assert b"~," in made["labels/labels.csv"]  # the shuffled IDs are the ones used
+
+
+def test_cables_on_two_cords(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link on two fibre cords is two items (cord 1/2 and 2/2) of the same link: each has its
+    labels (none of the shipped designs has such links)."""
+    c = compile_text((BLUEPRINTS / "small-ib.yaml").read_text())
+    real = cable_plan(c.fabric, c.catalogue)
+    cords = np.where(np.arange(len(real)) % 3 == 0, 2, 1)
+    item = np.repeat(np.arange(len(real)), cords)
+    cord = np.arange(len(item)) - np.repeat(np.cumsum(cords) - cords, cords) + 1
+    plan = CablePlan(real.links[real.start[:-1]][item], np.arange(len(item) + 1), cord, cords[item], real.shape[item])
+    monkeypatch.setattr(cabling, "cable_plan", lambda f, cat: plan)
+    monkeypatch.setattr(labels, "cable_plan", lambda f, cat: plan)
+    monkeypatch.setattr(cabling, "cable_ids", lambda f, p: [f"C{k:05d}" for k in range(len(p))])
+    monkeypatch.setattr(labels, "cable_ids", lambda f, p: [f"C{k:05d}" for k in range(len(p))])
+    made = _rendered(c.render_context())
+    assert made == _reference(c.render_context())
+    assert made["labels/labels.csv"].count(b"\n") == 2 * len(plan) + 1
 
 
 LINES = [

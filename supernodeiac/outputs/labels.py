@@ -35,7 +35,8 @@ from ..catalog.label_stock import LabelStock, label_stocks
 from ..facts.cable_plan import cable_ids, cable_plan
 from ..facts.cage_plan import SPLITTER
 from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, Stream
-from .cabling import cable_numbers_of, label_ends
+from .cable_columns import end_table, objects
+from .cabling import cable_numbers_of, label_columns, label_ends, simple_cables
 from .csv_safe import CsvWriter
 
 FONT = "Helvetica"
@@ -57,6 +58,17 @@ def _text(lines: tuple[str, ...]) -> str | tuple[str, ...]:
     tuple of them, and the CSV's cells already joined), else the tuple itself."""
     text = ",".join(lines)
     return text if text.count(",") == len(lines) - 1 else lines
+
+
+def _column_texts(lines: list[list[str]], wrapped: list[tuple[str, ...]] | None) -> tuple[list[str | tuple[str, ...]], int]:
+    """The :func:`_text` of each end of cabling.ShortLabels' (line columns, wrapped lines), and
+    the most lines one has: with no line wrapped and no comma in any, each end's lines joined
+    in C."""
+    if wrapped is None:
+        if not any("," in "".join(column) for column in lines):
+            return list(map(",".join, zip(*lines, strict=True))), len(lines)
+        wrapped = list(zip(*lines, strict=True))
+    return list(map(_text, wrapped)), max(map(len, wrapped), default=0)
 
 
 def _padded(text: str | tuple[str, ...], width: int) -> str:
@@ -110,16 +122,37 @@ class RackLabels:
         # Per number of ends, each end's (rank of its tag among the cable's tags << end_bits) | tag code.
         codes: dict[int, list[int]] = {}
         racks = f.racks
-        # Every label in cable order: its text, rack index and key, in flat columns, sorted at the end.
+        if max((d.u for d in f.devices), default=0).bit_length() + self.u_shift > 62:
+            raise ValueError("label sort keys past 64 bits")  # U under 2**20 at 10**12 cables
+        u_shift, rank_shift, item_bits = self.u_shift, self.rank_shift, self.item_bits
+        # Every label: its text, rack index and key, in flat columns, sorted at the end (the keys
+        # are distinct, so the order they are made in is not the labels' order). The one-link
+        # cables' a column at a time (cabling.label_columns), the others' a cable at a time.
+        wanted = np.ones(len(plan), dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
+        simple = simple_cables(plan)
         texts: list[str | tuple[str, ...]] = []
+        at_parts: list[Any] = []
+        key_parts: list[Any] = []
+        lines = 0
+        items = np.flatnonzero(wanted & simple)
+        if len(items):
+            made = label_columns(ctx, items)
+            e = end_table(f, ctx.memo)
+            dev_rack, dev_u = e.rack_index.astype(np.int64), e.u_int.astype(np.int64)
+            rank_of = np.arange(len(ids), dtype=np.int64) if isinstance(rank, range) else np.array(rank, dtype=np.int64)
+            item_keys = (rank_of[items] << rank_shift) | (items if item_bits else 0)
+            pair = codes[2] = self._codes(2)
+            for dev, made_short, end_code in ((made.a, made.a_short, pair[0]), (made.b, made.b_short, pair[1])):
+                made_texts, most = _column_texts(*made_short)
+                texts.extend(made_texts)
+                lines = max(lines, most)
+                at_parts.append(dev_rack[dev])
+                key_parts.append((dev_u[dev] << u_shift) | item_keys | end_code)
         at = array("q")
         keys = array("q")
         add_text, add_rack, add_key = texts.append, at.append, keys.append
-        if max((d.u for d in f.devices), default=0).bit_length() + self.u_shift > 62:
-            raise ValueError("label sort keys past 64 bits")  # U under 2**20 at 10**12 cables
-        lines = 0
-        u_shift, rank_shift, item_bits = self.u_shift, self.rank_shift, self.item_bits
-        for k, cable in label_ends(ctx, keep):
+        rest = wanted & ~simple
+        for k, cable in label_ends(ctx, rest) if rest.any() else ():
             code = codes.get(len(cable))
             if code is None:
                 code = codes[len(cable)] = self._codes(len(cable))
@@ -131,29 +164,31 @@ class RackLabels:
                 add_key((u << u_shift) | base | c)
                 if len(short) > lines:
                     lines = len(short)
+        at_parts.append(np.frombuffer(at, dtype=np.int64))
+        key_parts.append(np.frombuffer(keys, dtype=np.int64))
         self.lines = lines
         self._u = [""]  # U as its CSV cell (0: none)
         self._spots: list[str] = []
         # Racks in row order (a device outside racks first, under ""), each rack's labels by key:
         # one stable sort of (rack's place, key), as the (U, cable ID, end) sort per rack it stands for.
-        rack_at = np.frombuffer(at, dtype=np.int64) + 1
+        rack_at = np.concatenate(at_parts) + 1
         present = np.flatnonzero(np.bincount(rack_at, minlength=len(racks) + 1)).tolist()
         where = [(-1, 0, ""), *[(r.row_index, r.position, r.name) for r in racks]]  # by rack index + 1
         place = sorted(present, key=where.__getitem__)
         place_of = np.zeros(len(racks) + 1, dtype=np.int64)
         place_of[place] = np.arange(len(place))
-        key_at = np.frombuffer(keys, dtype=np.int64)
+        key_at = np.concatenate(key_parts)
         sort = np.lexsort((key_at, place_of[rack_at]))
         cuts = np.searchsorted(place_of[rack_at][sort], np.arange(len(place) + 1)).tolist()
         sorted_keys = key_at[sort]
-        by = sort.tolist()
+        sorted_texts = objects(texts)[sort]
         self.racks: list[tuple[str, Any, list[str | tuple[str, ...]]]] = []
         for n, i in enumerate(place):
             name = racks[i - 1].name if i else ""
             if only is not None and name not in only:
                 continue
             a, b = cuts[n], cuts[n + 1]
-            self.racks.append((name, sorted_keys[a:b], [texts[j] for j in by[a:b]]))
+            self.racks.append((name, sorted_keys[a:b], sorted_texts[a:b].tolist()))
 
     def _codes(self, ends: int) -> list[int]:
         """Each end's code for a cable of ``ends`` plug ends (A, B; or A and legs)."""
