@@ -149,6 +149,7 @@ LINES = [
     ("EF34GH ib", "R01 U12 gpu-0001 OSFP 4", "to L01 U40 leaf-su01-01 OSFP 18 and a line too long for the label"),
     ("IJ", "x"),
     ("", "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW"),
+    ("50% {} %s {0}", "%(x)s %%"),  # the page template's placeholders are %s: a line's own are text
 ]
 
 
