@@ -20,7 +20,20 @@ from supernodeiac.outputs.base import RenderContext, Stream
 from supernodeiac.outputs.cable_columns import end_table
 from supernodeiac.outputs.cabling import CABLE_COLUMNS, cable_rows, label_columns, label_ends, simple_cables
 from supernodeiac.outputs.csv_safe import CsvWriter
-from supernodeiac.outputs.labels import Label, _blob, _file_part, _sheet_pdf, _Sheets, _sizes, _text, font_size, render_labels
+from supernodeiac.outputs.labels import (
+    Label,
+    _blob,
+    _file_part,
+    _num,
+    _pdf_document,
+    _pdf_string,
+    _sheet_pdf,
+    _Sheets,
+    _sizes,
+    _text,
+    font_size,
+    render_labels,
+)
 
 
 def _reference(ctx: RenderContext) -> dict[str, bytes]:
@@ -174,3 +187,44 @@ def test_sizes_in_bulk_are_font_size() -> None:
         assert sizes == [font_size(x, stock) for x in lines]
         assert counts == [len(x) for x in lines]
         assert len(set(sizes)) > 10
+
+
+def _plain_document(contents: list[bytes], page: tuple[float, float], title: str) -> bytes:
+    """A PDF's objects one by one, each offset read off the bytes written so far."""
+    kids = " ".join(f"{5 + 2 * i} 0 R" for i in range(len(contents)))
+    box = f"[0 0 {_num(page[0])} {_num(page[1])}]"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {len(contents)} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Title " + _pdf_string(title).encode("latin-1") + b" /Author (snc) /Producer (snc) >>",
+    ]
+    for i, data in enumerate(contents):
+        resources = "/Resources << /Font << /F1 3 0 R >> >>"
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox {box} {resources} /Contents {6 + 2 * i} 0 R >>".encode())
+        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for k, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % k + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("pages", [0, 1, 2, 7, 12])
+def test_pdf_document_is_the_plain_way(pages: int) -> None:
+    """The page objects formatted from one template and the offsets summed: the bytes and xref of
+    writing each object and reading its offset off the output."""
+    pick = random.Random(pages)
+    contents = [bytes(pick.randrange(256) for _ in range(pick.randrange(0, 3000))) for _ in range(pages)]
+    for page, title in (((612.0, 792.0), "t"), ((595.2756, 841.8898), "rack (A01) \\ \u00e9 labels")):
+        made = _pdf_document(contents, page, title)
+        assert made == _plain_document(contents, page, title)
+        xref = int(made.rsplit(b"startxref\n", 1)[1].split(b"\n")[0])
+        assert made[xref:].startswith(b"xref\n")
+        for k, line in enumerate(made[xref:].split(b"\n")[3 : 3 + 4 + 2 * pages], 1):  # each offset at its object
+            assert made[int(line[:10]) :].startswith(b"%d 0 obj\n" % k)

@@ -503,32 +503,39 @@ def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelS
 
 def _pdf_document(contents: list[bytes], page: tuple[float, float], title: str) -> bytes:
     """PDF 1.4 bytes: catalog, page tree, the Helvetica standard-14 font (WinAnsiEncoding), /Info,
-    a page per compressed content stream, and the xref table of every object's byte offset."""
+    a page per compressed content stream, and the xref table of every object's byte offset. The
+    page objects differ only in their numbers: one bytes format each, the offsets summed."""
     count = len(contents)
-    kids = " ".join(f"{5 + 2 * i} 0 R" for i in range(count))
+    kids = " ".join([f"{5 + 2 * i} 0 R" for i in range(count)])
     box = f"[0 0 {_num(page[0])} {_num(page[1])}]"
-    objects: list[bytes] = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-        b"<< /Title " + _pdf_string(title).encode("latin-1") + b" /Author (snc) /Producer (snc) >>",
+    parts = [
+        b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n",
+        b"1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n",
+        f"2 0 obj\n<< /Type /Pages /Kids [{kids}] /Count {count} >>\nendobj\n".encode(),
+        b"3 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>\nendobj\n",
+        b"4 0 obj\n<< /Title " + _pdf_string(title).encode("latin-1") + b" /Author (snc) /Producer (snc) >>\nendobj\n",
     ]
+    page_object = (
+        f"%d 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox {box} /Resources << /Font << /F1 3 0 R >> >> "
+        "/Contents %d 0 R >>\nendobj\n"
+    ).encode()
+    stream_end = b"\nendstream\nendobj\n"
+    offsets = [len(parts[0])]
+    for k, part in enumerate(parts[1:4]):
+        offsets.append(offsets[k] + len(part))
+    at = offsets[3] + len(parts[4])
     for i, data in enumerate(contents):
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox {box} /Resources << /Font << /F1 3 0 R >> >> "
-            f"/Contents {6 + 2 * i} 0 R >>".encode()
-        )
-        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for k, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % k + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+        k = 5 + 2 * i
+        page_code = page_object % (k, k + 1)
+        stream = b"%d 0 obj\n<< /Length %d /Filter /FlateDecode >>\nstream\n" % (k + 1, len(data))
+        offsets += (at, at + len(page_code))
+        parts += (page_code, stream, data, stream_end)
+        at += len(page_code) + len(stream) + len(data) + len(stream_end)
+    objects = len(offsets)
+    parts.append(b"xref\n0 %d\n0000000000 65535 f \n" % (objects + 1))
+    parts.append(b"".join([b"%010d 00000 n \n" % o for o in offsets]))
+    parts.append(b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (objects + 1, at))
+    return b"".join(parts)
 
 
 def printed(line: str) -> str:
