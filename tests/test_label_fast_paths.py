@@ -109,16 +109,16 @@ def test_label_columns_are_label_ends(blueprint: str, naming: str) -> None:
     e = end_table(c.fabric, ctx.memo)
     for keep in (simple, simple & (np.arange(len(simple)) % 3 == 1)):
         items = np.flatnonzero(keep)
-        made = label_columns(ctx, items)
+        made = list(label_columns(ctx, items))  # the A ends', then the B ends'
         got = []
         for n, k in enumerate(items.tolist()):
             ends = []
-            for dev, (lines, wrapped) in ((made.a, made.a_short), (made.b, made.b_short)):
+            for dev, (lines, wrapped) in made:
                 d = int(dev[n])
                 ends.append((e.rack_index[d], e.u_int[d], tuple(x[n] for x in lines) if wrapped is None else wrapped[n]))
             got.append((k, ends))
         assert got == list(label_ends(ctx, keep))
-    assert "width: 12" not in naming or made.a_short[1] is not None  # the wrapped form made
+    assert "width: 12" not in naming or made[0][1][1] is not None  # the wrapped form made
 
 
 @pytest.mark.parametrize("blueprint", ["small-ib", *MIXED])

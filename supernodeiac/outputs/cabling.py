@@ -559,18 +559,13 @@ def simple_cables(plan: Any) -> np.ndarray:
     return simple
 
 
-class LabelColumns(NamedTuple):
-    """The label sheets' take of some simple cables (:func:`simple_cables`), as columns."""
-
-    a: np.ndarray  # each cable's A device
-    b: np.ndarray  # and B device
-    a_short: tuple[list[list[str]], list[tuple[str, ...]] | None]  # the A ends' short labels (ShortLabels)
-    b_short: tuple[list[list[str]], list[tuple[str, ...]] | None]
-
-
-def label_columns(ctx: RenderContext, items: np.ndarray) -> LabelColumns:
+def label_columns(
+    ctx: RenderContext, items: np.ndarray
+) -> Iterator[tuple[np.ndarray, tuple[list[list[str]], list[tuple[str, ...]] | None]]]:
     """What :func:`label_ends` gives of the simple cables ``items`` (plan items), a column at a
-    time: each end's device and short label lines (the formulas of _CableColumns)."""
+    time (the formulas of _CableColumns): the A ends' (device of each cable, short label lines as
+    ShortLabels gives them), then the B ends'; one end at a time, so that a caller holding what
+    it makes of the A ends' lines need not hold the lines too."""
     f = ctx.fabric
     plan = cable_plan(f, ctx.catalogue)
     arr, e = f.links.arrays(), end_table(f, ctx.memo)
@@ -581,9 +576,8 @@ def label_columns(ctx: RenderContext, items: np.ndarray) -> LabelColumns:
     a_phys, b_phys = pick(e.physical, e.rows(a, arr.a_port[first])), pick(e.physical, e.rows(b, arr.b_port[first]))
     cable = {"number": pick(numbers, items), "fabric": pick(fabric, arr.spec[first]), "cable": pick(ids, items)}
     short = ShortLabels(ctx.blueprint, e, numbers, ids, fabric)
-    a_short = short(a, b, cable | {"port": a_phys, "far_port": b_phys})
-    b_short = short(b, a, cable | {"port": b_phys, "far_port": a_phys})
-    return LabelColumns(a, b, a_short, b_short)
+    yield a, short(a, b, cable | {"port": a_phys, "far_port": b_phys})
+    yield b, short(b, a, cable | {"port": b_phys, "far_port": a_phys})
 
 
 def cable_numbers_of(ctx: RenderContext) -> list[str]:

@@ -137,15 +137,18 @@ class RackLabels:
         lines = 0
         items = np.flatnonzero(wanted & simple)
         if len(items):
-            made = label_columns(ctx, items)
             e = end_table(f, ctx.memo)
             dev_rack, dev_u = e.rack_index.astype(np.int64), e.u_int.astype(np.int64)
             rank_of = np.arange(len(ids), dtype=np.int64) if isinstance(rank, range) else np.array(rank, dtype=np.int64)
             item_keys = (rank_of[items] << rank_shift) | (items if item_bits else 0)
             pair = codes[2] = self._codes(2)
-            for dev, made_short, end_code in ((made.a, made.a_short, pair[0]), (made.b, made.b_short, pair[1])):
+            made = label_columns(ctx, items)
+            for end_code in pair:  # the A ends, then the B ends: one end's lines held at a time
+                dev, made_short = next(made)
                 made_texts, most = _column_texts(*made_short)
+                del made_short
                 texts.extend(made_texts)
+                del made_texts
                 lines = max(lines, most)
                 at_parts.append(dev_rack[dev])
                 key_parts.append((dev_u[dev] << u_shift) | item_keys | end_code)
@@ -184,7 +187,10 @@ class RackLabels:
         sort = np.lexsort((key_at, place_of[rack_at]))
         cuts = np.searchsorted(place_of[rack_at][sort], np.arange(len(place) + 1)).tolist()
         sorted_keys = key_at[sort]
-        sorted_texts = objects(texts)[sort]
+        held = objects(texts)
+        texts.clear()  # held: one reference to each text, not two lists of them
+        sorted_texts = held[sort]
+        del held
         self.racks: list[tuple[str, Any, list[str | tuple[str, ...]]]] = []
         for n, i in enumerate(place):
             name = racks[i - 1].name if i else ""
