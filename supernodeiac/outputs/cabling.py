@@ -17,8 +17,9 @@ are what they have always been; the rest follow them.
 Fast: both lists are made a block of rows at a time as columns (``cable_columns``: text gathered
 from per-device, per-port and per-spec tables, labels formatted a column at a time), and a block
 with nothing to quote or neutralise is joined and written as text; only the others go through
-``csv.writer`` (10^6 rows). cable_rows, the row-by-row pass, makes what the workbook and the
-label sheets read of a cable, and cables.csv's twin-port cables and splitters.
+``csv.writer`` (10^6 rows); the label sheets take their one-link cables' short labels from the
+same columns (``label_columns``). cable_rows, the row-by-row pass, makes what the workbook reads
+of a cable, and the label sheets' and cables.csv's twin-port cables and splitters.
 """
 
 from __future__ import annotations

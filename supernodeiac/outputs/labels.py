@@ -11,10 +11,12 @@ Helvetica width table, as its ``stringWidth``), never under 4 pt; ``naming.label
 keeps lines short. The PDFs are snc's own minimal PDF 1.4 (the standard-14 Helvetica in
 WinAnsiEncoding, a character it lacks printed as '?'), pre-formatted operators per page.
 
-Both are written at every size: the cable pass makes only what a label takes of each cable
-(``cabling.label_ends``: each end's rack, U and lines, no row text), and per label only a sort key
-(one int) and its lines (one string) are kept; each rack's PDF and the CSV are made when written
-(``Stream``), a page of plain labels in one format call, font sizes a rack at a time in numpy.
+Both are written at every size: the labels of one-link cables (every cable of a RoCE design) are
+made a column at a time from cables.csv's short-label columns (``cabling.label_columns``), the
+others' by the cable pass (``cabling.label_ends``: each end's rack, U and lines, no row text); per
+label only a sort key (one int) and its lines (one string) are kept; each rack's PDF and the CSV
+are made when written (``Stream``), a page of plain labels in one % of its template, font sizes a
+rack at a time in numpy, labels.csv's cells gathered a column at a time.
 """
 
 from __future__ import annotations
@@ -326,9 +328,9 @@ _PLAIN_NL = re.compile(r"[ -'*-\[\]-~\n]*")
 
 @RENDERERS.register("labels")
 def render_labels(ctx: RenderContext) -> dict[str, bytes | Stream]:
-    """A PDF per rack and labels.csv at every size: the cable ends' labels are taken one cable at
-    a time and only their lines held, grouped by rack; each rack's PDF and the CSV are made when
-    written."""
+    """A PDF per rack and labels.csv at every size: the cable ends' labels are made a column at a
+    time (one-link cables) or a cable at a time (the others) and only their lines held, grouped by
+    rack; each rack's PDF and the CSV are made when written."""
     return _whole(ctx)
 
 
