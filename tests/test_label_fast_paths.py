@@ -181,6 +181,7 @@ def test_sizes_in_bulk_are_font_size() -> None:
     pick = random.Random(24)
     line = lambda: "".join(pick.choices("iIlW@ -.0aZ~m", k=pick.randrange(20, 70)))  # noqa: E731
     lines = [tuple(line() for _ in range(1 + n % 5)) for n in range(1500)]
+    lines[7:12] = [("",), ("", "x"), ("x", ""), ("", "", ""), ("",)]  # empty lines and labels: no width
     for stock in label_stocks().values():
         texts = [_text(x) for x in lines]
         sizes, counts = _sizes(texts, _blob(texts), stock)

@@ -291,14 +291,14 @@ def _sizes(
         out = [font_size(_lines(x), stock) for x in texts]
         return out, [len(_lines(x)) for x in texts]
     b = np.frombuffer(blob.encode("ascii"), dtype=np.uint8)
-    cum = np.concatenate(([0], np.cumsum(_WIDTH_TABLE[b])))
-    cut = np.flatnonzero((b == 44) | (b == 10))  # a comma between lines, a break between labels
-    starts = np.concatenate(([0], cut + 1))
-    stops = np.concatenate((cut, [len(b)]))
-    widths = cum[stops] - cum[starts]
-    first = np.concatenate(([0], np.flatnonzero(b[cut] == 10) + 1))  # each label's first line
-    counts = np.diff(np.concatenate((first, [len(starts)])))
-    widest = np.maximum.reduceat(widths, first).astype(np.float64) * 0.001 * 1.0
+    cum = np.zeros(len(b) + 1, dtype=np.int64)
+    np.cumsum(_WIDTH_TABLE[b], out=cum[1:])
+    cut = np.flatnonzero(_SEPARATOR[b])  # a comma between lines, a break between labels
+    # A separator has no width: a line's is the sum from the separator before it to the one after.
+    widths = np.diff(cum[_framed(cut, len(b))])
+    first = _framed(np.flatnonzero(b[cut] == 10) + 1, len(widths))  # each label's first line, and the end
+    counts = np.diff(first)
+    widest = np.maximum.reduceat(widths, first[:-1]).astype(np.float64) * 0.001 * 1.0
     width = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
     height = (stock.label_mm[1] - 2 * stock.padding_mm) * mm
     with np.errstate(divide="ignore"):
@@ -306,6 +306,13 @@ def _sizes(
     size = np.minimum(size, height / (LEADING * np.maximum(counts, 1)))
     size = np.maximum(MIN_PT, np.trunc(size * 4) / 4)
     return size.tolist(), counts.tolist()
+
+
+def _framed(inner: Any, end: int) -> Any:
+    """``[0, *inner, end]`` as an int array (without np.concatenate's conversion of lists)."""
+    out = np.empty(len(inner) + 2, dtype=np.int64)
+    out[0], out[1:-1], out[-1] = 0, inner, end
+    return out
 
 
 def _blob(texts: list[str | tuple[str, ...]]) -> str | None:
@@ -320,6 +327,8 @@ _WIDTHS = getFont(FONT).widths
 # For _sizes: a comma (44) separates a label's lines there and a line break (10) labels: no width.
 _WIDTH_TABLE = np.array(_WIDTHS[:256], dtype=np.int64)
 _WIDTH_TABLE[[10, 44]] = 0
+_SEPARATOR = np.zeros(256, dtype=bool)
+_SEPARATOR[[10, 44]] = True
 _PRINTABLE = re.compile(r"[ -~]*")
 _PRINTABLE_NL = re.compile(r"[ -~\n]*")
 _PLAIN = re.compile(r"[ -'*-\[\]-~]+")  # printable ASCII but for \ ( ), which PDF strings escape
