@@ -63,15 +63,15 @@ def _text(lines: tuple[str, ...]) -> str | tuple[str, ...]:
     return text if text.count(",") == len(lines) - 1 else lines
 
 
-def _column_texts(lines: list[list[str]], wrapped: list[tuple[str, ...]] | None) -> tuple[list[str | tuple[str, ...]], int]:
-    """The :func:`_text` of each end of cabling.ShortLabels' (line columns, wrapped lines), and
-    the most lines one has: with no line wrapped and no comma in any, each end's lines joined
-    in C."""
+def _column_texts(lines: list[list[str]], wrapped: list[tuple[str, ...]] | None) -> tuple[list[str | tuple[str, ...]], int, bool]:
+    """The :func:`_text` of each end of cabling.ShortLabels' (line columns, wrapped lines), the
+    most lines one has, and whether each is a string of that many lines: with no line wrapped
+    and no comma in any, each end's lines joined in C."""
     if wrapped is None:
         if not any("," in "".join(column) for column in lines):
-            return list(map(",".join, zip(*lines, strict=True))), len(lines)
+            return list(map(",".join, zip(*lines, strict=True))), len(lines), True
         wrapped = list(zip(*lines, strict=True))
-    return list(map(_text, wrapped)), max(map(len, wrapped), default=0)
+    return list(map(_text, wrapped)), max(map(len, wrapped), default=0), False
 
 
 def _padded(text: str | tuple[str, ...], width: int) -> str:
@@ -137,6 +137,7 @@ class RackLabels:
         at_parts: list[Any] = []
         key_parts: list[Any] = []
         lines = 0
+        even = True  # every label a string of `lines` lines (labels.csv's lines then need no padding)
         items = np.flatnonzero(wanted & simple)
         if len(items):
             e = end_table(f, ctx.memo)
@@ -147,7 +148,8 @@ class RackLabels:
             made = label_columns(ctx, items)
             for end_code in pair:  # the A ends, then the B ends: one end's lines held at a time
                 dev, made_short = next(made)
-                made_texts, most = _column_texts(*made_short)
+                made_texts, most, same = _column_texts(*made_short)
+                even = even and same and most == (lines or most)
                 del made_short
                 texts.extend(made_texts)
                 del made_texts
@@ -158,6 +160,7 @@ class RackLabels:
         keys = array("q")
         add_text, add_rack, add_key = texts.append, at.append, keys.append
         rest = wanted & ~simple
+        even = even and not rest.any()  # (those labels may have any number of lines)
         for k, cable in label_ends(ctx, rest) if rest.any() else ():
             code = codes.get(len(cable))
             if code is None:
@@ -172,7 +175,7 @@ class RackLabels:
                     lines = len(short)
         at_parts.append(np.frombuffer(at, dtype=np.int64))
         key_parts.append(np.frombuffer(keys, dtype=np.int64))
-        self.lines = lines
+        self.lines, self.even = lines, even
         self._u = [""]  # U as its CSV cell (0: none)
         self._u_cells = objects(self._u)
         self._columns: tuple[Any, Any, Any] | None = None  # numbers, IDs and tags as object arrays
@@ -235,9 +238,10 @@ class RackLabels:
             self._u.extend(str(u) for u in range(len(self._u), top + 1))
             self._u_cells = objects(self._u)
         spot = self._spot(len(texts), per)
-        blob = _blob(texts)
-        if blob is None or blob.count(",") != len(texts) * (width - 1):  # not every label `width` lines
-            texts = [_padded(text, width) for text in texts]
+        if not self.even:
+            blob = _blob(texts)
+            if blob is None or blob.count(",") != len(texts) * (width - 1):  # not every label `width` lines
+                texts = [_padded(text, width) for text in texts]
         cells = (pick(self._u_cells, us), pick(numbers, ks), pick(ids, ks), pick(tags, codes), texts)
         return list(map(",".join, zip(repeat(rack), spot, *cells, strict=False)))  # spot: the first len(texts)
 
