@@ -8,15 +8,32 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 
+import numpy as np
 import pytest
 from conftest import BLUEPRINTS, compile_text
+from test_media import ONE_RACK, SPLIT
 
 from supernodeiac.catalog.label_stock import label_stocks
+from supernodeiac.facts.cable_plan import CablePlan, cable_plan
 from supernodeiac.outputs import cabling, labels
 from supernodeiac.outputs.base import RenderContext, Stream
-from supernodeiac.outputs.cabling import CABLE_COLUMNS, cable_rows
+from supernodeiac.outputs.cable_columns import end_table
+from supernodeiac.outputs.cabling import CABLE_COLUMNS, cable_rows, label_columns, label_ends, simple_cables
 from supernodeiac.outputs.csv_safe import CsvWriter
-from supernodeiac.outputs.labels import Label, _blob, _file_part, _sheet_pdf, _Sheets, _sizes, _text, font_size, render_labels
+from supernodeiac.outputs.labels import (
+    Label,
+    _blob,
+    _file_part,
+    _num,
+    _pdf_document,
+    _pdf_string,
+    _sheet_pdf,
+    _Sheets,
+    _sizes,
+    _text,
+    font_size,
+    render_labels,
+)
 
 
 def _reference(ctx: RenderContext) -> dict[str, bytes]:
@@ -57,21 +74,58 @@ NAMINGS = [
 ]
 
 
+# Every shipped design's cables are one link each (labels made a column at a time); these mix in
+# twin-port cables and splitters (made cable by cable, cabling.label_ends).
+MIXED = {
+    "twin-port": ONE_RACK.format(spine_u=38, media="", catalogue=""),
+    "splitter": SPLIT.format(node_rack=1, node_u=2, gap=0),
+}
+
+
+def _design(blueprint: str) -> str:
+    return MIXED[blueprint] if blueprint in MIXED else (BLUEPRINTS / f"{blueprint}.yaml").read_text()
+
+
 @pytest.mark.parametrize("naming", NAMINGS)
-@pytest.mark.parametrize("blueprint", ["small-ib", "roce-rail-2tier"])
+@pytest.mark.parametrize("blueprint", ["small-ib", "roce-rail-2tier", *MIXED])
 def test_renderer_is_the_plain_way(blueprint: str, naming: str) -> None:
-    text = (BLUEPRINTS / f"{blueprint}.yaml").read_text()
+    text = _design(blueprint)
     assert "\nnaming:" not in text
     c = compile_text(text.replace("\nsite:", "\n" + naming + "site:", 1))
     assert c.fabric is not None, [f.message for f in c.findings]
+    simple = simple_cables(cable_plan(c.fabric, c.catalogue))
+    assert simple.any() and (blueprint not in MIXED or not simple.all())  # both ways of making labels
     assert _rendered(c.render_context()) == _reference(c.render_context())
 
 
-def test_ids_out_of_plan_order_and_repeated(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("naming", NAMINGS)
+@pytest.mark.parametrize("blueprint", ["small-ib", "roce-rail-2tier", *MIXED])
+def test_label_columns_are_label_ends(blueprint: str, naming: str) -> None:
+    """label_columns' devices and lines (columns, or wrapped lines) of the one-link cables, any
+    subset of them, are label_ends' (rack, U, lines) of each end, A first."""
+    c = compile_text(_design(blueprint).replace("\nsite:", "\n" + naming + "site:", 1))
+    ctx = c.render_context()
+    simple = simple_cables(cable_plan(c.fabric, c.catalogue))
+    e = end_table(c.fabric, ctx.memo)
+    for keep in (simple, simple & (np.arange(len(simple)) % 3 == 1)):
+        items = np.flatnonzero(keep)
+        made = list(label_columns(ctx, items))  # the A ends', then the B ends'
+        got = []
+        for n, k in enumerate(items.tolist()):
+            ends = []
+            for dev, (lines, wrapped) in made:
+                d = int(dev[n])
+                ends.append((e.rack_index[d], e.u_int[d], tuple(x[n] for x in lines) if wrapped is None else wrapped[n]))
+            got.append((k, ends))
+        assert got == list(label_ends(ctx, keep))
+    assert "width: 12" not in naming or made[0][1][1] is not None  # the wrapped form made
+
+
+@pytest.mark.parametrize("blueprint", ["small-ib", *MIXED])
+def test_ids_out_of_plan_order_and_repeated(blueprint: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Cable IDs not in plan order, some equal: labels still sort by (U, cable ID, end), equal IDs'
     ends by tag across the cables, each label naming its own cable's number."""
-    text = (BLUEPRINTS / "small-ib.yaml").read_text()
-    c = compile_text(text)
+    c = compile_text(_design(blueprint))
     real = cabling.cable_ids
 
     def shuffled(f, plan):  # type: ignore[no-untyped-def]
@@ -85,11 +139,30 @@ def test_ids_out_of_plan_order_and_repeated(monkeypatch: pytest.MonkeyPatch) -> 
     assert b"~," in made["labels/labels.csv"]  # the shuffled IDs are the ones used
 
 
+def test_cables_on_two_cords(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link on two fibre cords is two items (cord 1/2 and 2/2) of the same link: each has its
+    labels (none of the shipped designs has such links)."""
+    c = compile_text((BLUEPRINTS / "small-ib.yaml").read_text())
+    real = cable_plan(c.fabric, c.catalogue)
+    cords = np.where(np.arange(len(real)) % 3 == 0, 2, 1)
+    item = np.repeat(np.arange(len(real)), cords)
+    cord = np.arange(len(item)) - np.repeat(np.cumsum(cords) - cords, cords) + 1
+    plan = CablePlan(real.links[real.start[:-1]][item], np.arange(len(item) + 1), cord, cords[item], real.shape[item])
+    monkeypatch.setattr(cabling, "cable_plan", lambda f, cat: plan)
+    monkeypatch.setattr(labels, "cable_plan", lambda f, cat: plan)
+    monkeypatch.setattr(cabling, "cable_ids", lambda f, p: [f"C{k:05d}" for k in range(len(p))])
+    monkeypatch.setattr(labels, "cable_ids", lambda f, p: [f"C{k:05d}" for k in range(len(p))])
+    made = _rendered(c.render_context())
+    assert made == _reference(c.render_context())
+    assert made["labels/labels.csv"].count(b"\n") == 2 * len(plan) + 1
+
+
 LINES = [
     ("AB12CD ib", "R01 U12 gpu-0001 OSFP 3 port 2", "to L01 U40 leaf-su01-01 OSFP 17"),
     ("EF34GH ib", "R01 U12 gpu-0001 OSFP 4", "to L01 U40 leaf-su01-01 OSFP 18 and a line too long for the label"),
     ("IJ", "x"),
     ("", "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW"),
+    ("50% {} %s {0}", "%(x)s %%"),  # the page template's placeholders are %s: a line's own are text
 ]
 
 
@@ -108,9 +181,51 @@ def test_sizes_in_bulk_are_font_size() -> None:
     pick = random.Random(24)
     line = lambda: "".join(pick.choices("iIlW@ -.0aZ~m", k=pick.randrange(20, 70)))  # noqa: E731
     lines = [tuple(line() for _ in range(1 + n % 5)) for n in range(1500)]
+    lines[7:12] = [("",), ("", "x"), ("x", ""), ("", "", ""), ("",)]  # empty lines and labels: no width
     for stock in label_stocks().values():
         texts = [_text(x) for x in lines]
         sizes, counts = _sizes(texts, _blob(texts), stock)
         assert sizes == [font_size(x, stock) for x in lines]
         assert counts == [len(x) for x in lines]
         assert len(set(sizes)) > 10
+
+
+def _plain_document(contents: list[bytes], page: tuple[float, float], title: str) -> bytes:
+    """A PDF's objects one by one, each offset read off the bytes written so far."""
+    kids = " ".join(f"{5 + 2 * i} 0 R" for i in range(len(contents)))
+    box = f"[0 0 {_num(page[0])} {_num(page[1])}]"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {len(contents)} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Title " + _pdf_string(title).encode("latin-1") + b" /Author (snc) /Producer (snc) >>",
+    ]
+    for i, data in enumerate(contents):
+        resources = "/Resources << /Font << /F1 3 0 R >> >>"
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox {box} {resources} /Contents {6 + 2 * i} 0 R >>".encode())
+        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for k, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % k + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("pages", [0, 1, 2, 7, 12])
+def test_pdf_document_is_the_plain_way(pages: int) -> None:
+    """The page objects formatted from one template and the offsets summed: the bytes and xref of
+    writing each object and reading its offset off the output."""
+    pick = random.Random(pages)
+    contents = [bytes(pick.randrange(256) for _ in range(pick.randrange(0, 3000))) for _ in range(pages)]
+    for page, title in (((612.0, 792.0), "t"), ((595.2756, 841.8898), "rack (A01) \\ \u00e9 labels")):
+        made = _pdf_document(contents, page, title)
+        assert made == _plain_document(contents, page, title)
+        xref = int(made.rsplit(b"startxref\n", 1)[1].split(b"\n")[0])
+        assert made[xref:].startswith(b"xref\n")
+        for k, line in enumerate(made[xref:].split(b"\n")[3 : 3 + 4 + 2 * pages], 1):  # each offset at its object
+            assert made[int(line[:10]) :].startswith(b"%d 0 obj\n" % k)

@@ -17,8 +17,9 @@ are what they have always been; the rest follow them.
 Fast: both lists are made a block of rows at a time as columns (``cable_columns``: text gathered
 from per-device, per-port and per-spec tables, labels formatted a column at a time), and a block
 with nothing to quote or neutralise is joined and written as text; only the others go through
-``csv.writer`` (10^6 rows). cable_rows, the row-by-row pass, makes what the workbook and the
-label sheets read of a cable, and cables.csv's twin-port cables and splitters.
+``csv.writer`` (10^6 rows); the label sheets take their one-link cables' short labels from the
+same columns (``label_columns``). cable_rows, the row-by-row pass, makes what the workbook reads
+of a cable, and the label sheets' and cables.csv's twin-port cables and splitters.
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ from ..fabric.end_labels import EndLabels
 from ..facts.bom import fibres_per_link
 from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
 from ..facts.cage_plan import SPLITTER, assemblies, link_cages
+from ..model.blueprint import Blueprint
 from ..model.common import SHORT_LABEL_FIELDS
 from .base import RENDERERS, RENDERING, SUBSETS, Artifacts, RenderContext, RowSelection, Stream
-from .cable_columns import Entry, Joiner, ShortLines, end_table, objects, pick, tuples
+from .cable_columns import EndTable, Entry, Joiner, ShortLines, end_table, objects, pick, tuples
 from .csv_safe import CsvWriter
 
 COLUMNS = [
@@ -395,7 +397,7 @@ def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator
     f = ctx.fabric
     plan = cable_plan(f, ctx.catalogue)
     make = _PULLS if pulls is not None else _TEXT
-    simple = (np.diff(plan.start) == 1) & (plan.shape != SPLITTER)
+    simple = simple_cables(plan)
     others = _cable_pass(ctx, ~simple, make) if not simple.all() else iter(())
     columns = _CableColumns(ctx) if simple.any() else None
     for at in range(0, len(plan), BLOCK):
@@ -439,12 +441,7 @@ class _CableColumns:
         self.ids, self.numbers = objects(cable_ids(f, plan)), objects(cable_numbers_of(ctx))
         self.label = cable_id_format(bp.naming.cable_label)
         self.end_labels = EndLabels(bp, f).columns
-        self.short_lines = ShortLines(bp.naming.short_label, SHORT_FIELDS, self.ends)
-        self.width = bp.naming.label_width
-        widest = {"number": _widest(self.numbers), "fabric": _widest(self.text.fabric), "cable": _widest(self.ids)}
-        widest["port"] = widest["far_port"] = _widest(self.ends.physical)
-        # Lines that cannot be wider than the label (most are) are not measured cable by cable.
-        self.fits = [x is not None and x <= self.width for x in self.short_lines.widest(widest)]
+        self.short = ShortLabels(bp, self.ends, self.numbers, self.ids, self.text.fabric)
         self.blank = objects(["", "1"])  # the legs of a one-link cable (none), its link count
         self.places: np.ndarray | None = None
 
@@ -529,10 +526,59 @@ class _CableColumns:
         """One end's short label of each cable, its lines joined by LINE_JOIN, as _cable_pass makes
         it: the lines a column at a time (cable_columns.ShortLines), wrapped at the label width
         cable by cable where a line is wider."""
+        lines, wrapped = self.short(near, far, cable)
+        return list(map(LINE_JOIN.join, zip(*lines, strict=True) if wrapped is None else wrapped))
+
+
+class ShortLabels:
+    """naming.short_label's lines of many cable ends at once (cable_columns.ShortLines), wrapped
+    at naming.label_width as _cable_pass wraps them: cables.csv's and the label sheets'."""
+
+    def __init__(self, bp: Blueprint, ends: EndTable, numbers: np.ndarray, ids: np.ndarray, fabric: np.ndarray) -> None:
+        self.short_lines = ShortLines(bp.naming.short_label, SHORT_FIELDS, ends)
+        self.width = bp.naming.label_width
+        widest = {"number": _widest(numbers), "fabric": _widest(fabric), "cable": _widest(ids)}
+        widest["port"] = widest["far_port"] = _widest(ends.physical)
+        # Lines that cannot be wider than the label (most are) are not measured cable by cable.
+        self.fits = [x is not None and x <= self.width for x in self.short_lines.widest(widest)]
+
+    def __call__(
+        self, near: np.ndarray, far: np.ndarray, cable: dict[str, list[str]]
+    ) -> tuple[list[list[str]], list[tuple[str, ...]] | None]:
+        """(each line's column, None) when no line is wider than the label, else (the columns,
+        each end's lines wrapped by _wrapped)."""
         lines = self.short_lines(near, far, cable)
         if all(fits or max(map(len, x), default=0) <= self.width for x, fits in zip(lines, self.fits, strict=True)):
-            return list(map(LINE_JOIN.join, zip(*lines, strict=True)))
-        return [LINE_JOIN.join(_wrapped(list(x), self.width)) for x in zip(*lines, strict=True)]
+            return lines, None
+        return lines, [_wrapped(list(x), self.width) for x in zip(*lines, strict=True)]
+
+
+def simple_cables(plan: Any) -> np.ndarray:
+    """Whether each plan item is a cable of one link that is not a splitter (every cable of a
+    RoCE design): its A end the link's A end, each plug one port, made a column at a time."""
+    simple: np.ndarray = (np.diff(plan.start) == 1) & (plan.shape != SPLITTER)
+    return simple
+
+
+def label_columns(
+    ctx: RenderContext, items: np.ndarray
+) -> Iterator[tuple[np.ndarray, tuple[list[list[str]], list[tuple[str, ...]] | None]]]:
+    """What :func:`label_ends` gives of the simple cables ``items`` (plan items), a column at a
+    time (the formulas of _CableColumns): the A ends' (device of each cable, short label lines as
+    ShortLabels gives them), then the B ends'; one end at a time, so that a caller holding what
+    it makes of the A ends' lines need not hold the lines too."""
+    f = ctx.fabric
+    plan = cable_plan(f, ctx.catalogue)
+    arr, e = f.links.arrays(), end_table(f, ctx.memo)
+    numbers, ids = objects(cable_numbers_of(ctx)), objects(cable_ids(f, plan))
+    fabric = objects([x.fabric for x in f.links.specs])
+    first = plan.links[plan.start[:-1][items]]
+    a, b = arr.a[first], arr.b[first]
+    a_phys, b_phys = pick(e.physical, e.rows(a, arr.a_port[first])), pick(e.physical, e.rows(b, arr.b_port[first]))
+    cable = {"number": pick(numbers, items), "fabric": pick(fabric, arr.spec[first]), "cable": pick(ids, items)}
+    short = ShortLabels(ctx.blueprint, e, numbers, ids, fabric)
+    yield a, short(a, b, cable | {"port": a_phys, "far_port": b_phys})
+    yield b, short(b, a, cable | {"port": b_phys, "far_port": a_phys})
 
 
 def cable_numbers_of(ctx: RenderContext) -> list[str]:

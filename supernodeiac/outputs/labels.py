@@ -11,10 +11,12 @@ Helvetica width table, as its ``stringWidth``), never under 4 pt; ``naming.label
 keeps lines short. The PDFs are snc's own minimal PDF 1.4 (the standard-14 Helvetica in
 WinAnsiEncoding, a character it lacks printed as '?'), pre-formatted operators per page.
 
-Both are written at every size: the cable pass makes only what a label takes of each cable
-(``cabling.label_ends``: each end's rack, U and lines, no row text), and per label only a sort key
-(one int) and its lines (one string) are kept; each rack's PDF and the CSV are made when written
-(``Stream``), a page of plain labels in one format call, font sizes a rack at a time in numpy.
+Both are written at every size: the labels of one-link cables (every cable of a RoCE design) are
+made a column at a time from cables.csv's short-label columns (``cabling.label_columns``), the
+others' by the cable pass (``cabling.label_ends``: each end's rack, U and lines, no row text); per
+label only a sort key (one int) and its lines (one string) are kept; each rack's PDF and the CSV
+are made when written (``Stream``), a page of plain labels in one % of its template, font sizes a
+rack at a time in numpy, labels.csv's cells gathered a column at a time.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import zlib
 from array import array
 from collections.abc import Collection, Iterator
 from functools import partial
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -35,7 +38,8 @@ from ..catalog.label_stock import LabelStock, label_stocks
 from ..facts.cable_plan import cable_ids, cable_plan
 from ..facts.cage_plan import SPLITTER
 from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, Stream
-from .cabling import cable_numbers_of, label_ends
+from .cable_columns import end_table, objects, pick
+from .cabling import cable_numbers_of, label_columns, label_ends, simple_cables
 from .csv_safe import CsvWriter
 
 FONT = "Helvetica"
@@ -57,6 +61,17 @@ def _text(lines: tuple[str, ...]) -> str | tuple[str, ...]:
     tuple of them, and the CSV's cells already joined), else the tuple itself."""
     text = ",".join(lines)
     return text if text.count(",") == len(lines) - 1 else lines
+
+
+def _column_texts(lines: list[list[str]], wrapped: list[tuple[str, ...]] | None) -> tuple[list[str | tuple[str, ...]], int, bool]:
+    """The :func:`_text` of each end of cabling.ShortLabels' (line columns, wrapped lines), the
+    most lines one has, and whether each is a string of that many lines: with no line wrapped
+    and no comma in any, each end's lines joined in C."""
+    if wrapped is None:
+        if not any("," in "".join(column) for column in lines):
+            return list(map(",".join, zip(*lines, strict=True))), len(lines), True
+        wrapped = list(zip(*lines, strict=True))
+    return list(map(_text, wrapped)), max(map(len, wrapped), default=0), False
 
 
 def _padded(text: str | tuple[str, ...], width: int) -> str:
@@ -110,16 +125,43 @@ class RackLabels:
         # Per number of ends, each end's (rank of its tag among the cable's tags << end_bits) | tag code.
         codes: dict[int, list[int]] = {}
         racks = f.racks
-        # Every label in cable order: its text, rack index and key, in flat columns, sorted at the end.
+        if max((d.u for d in f.devices), default=0).bit_length() + self.u_shift > 62:
+            raise ValueError("label sort keys past 64 bits")  # U under 2**20 at 10**12 cables
+        u_shift, rank_shift, item_bits = self.u_shift, self.rank_shift, self.item_bits
+        # Every label: its text, rack index and key, in flat columns, sorted at the end (the keys
+        # are distinct, so the order they are made in is not the labels' order). The one-link
+        # cables' a column at a time (cabling.label_columns), the others' a cable at a time.
+        wanted = np.ones(len(plan), dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
+        simple = simple_cables(plan)
         texts: list[str | tuple[str, ...]] = []
+        at_parts: list[Any] = []
+        key_parts: list[Any] = []
+        lines = 0
+        even = True  # every label a string of `lines` lines (labels.csv's lines then need no padding)
+        items = np.flatnonzero(wanted & simple)
+        if len(items):
+            e = end_table(f, ctx.memo)
+            dev_rack, dev_u = e.rack_index.astype(np.int64), e.u_int.astype(np.int64)
+            rank_of = np.arange(len(ids), dtype=np.int64) if isinstance(rank, range) else np.array(rank, dtype=np.int64)
+            item_keys = (rank_of[items] << rank_shift) | (items if item_bits else 0)
+            pair = codes[2] = self._codes(2)
+            made = label_columns(ctx, items)
+            for end_code in pair:  # the A ends, then the B ends: one end's lines held at a time
+                dev, made_short = next(made)
+                made_texts, most, same = _column_texts(*made_short)
+                even = even and same and most == (lines or most)
+                del made_short
+                texts.extend(made_texts)
+                del made_texts
+                lines = max(lines, most)
+                at_parts.append(dev_rack[dev])
+                key_parts.append((dev_u[dev] << u_shift) | item_keys | end_code)
         at = array("q")
         keys = array("q")
         add_text, add_rack, add_key = texts.append, at.append, keys.append
-        if max((d.u for d in f.devices), default=0).bit_length() + self.u_shift > 62:
-            raise ValueError("label sort keys past 64 bits")  # U under 2**20 at 10**12 cables
-        lines = 0
-        u_shift, rank_shift, item_bits = self.u_shift, self.rank_shift, self.item_bits
-        for k, cable in label_ends(ctx, keep):
+        rest = wanted & ~simple
+        even = even and not rest.any()  # (those labels may have any number of lines)
+        for k, cable in label_ends(ctx, rest) if rest.any() else ():
             code = codes.get(len(cable))
             if code is None:
                 code = codes[len(cable)] = self._codes(len(cable))
@@ -131,29 +173,36 @@ class RackLabels:
                 add_key((u << u_shift) | base | c)
                 if len(short) > lines:
                     lines = len(short)
-        self.lines = lines
+        at_parts.append(np.frombuffer(at, dtype=np.int64))
+        key_parts.append(np.frombuffer(keys, dtype=np.int64))
+        self.lines, self.even = lines, even
         self._u = [""]  # U as its CSV cell (0: none)
+        self._u_cells = objects(self._u)
+        self._columns: tuple[Any, Any, Any] | None = None  # numbers, IDs and tags as object arrays
         self._spots: list[str] = []
         # Racks in row order (a device outside racks first, under ""), each rack's labels by key:
         # one stable sort of (rack's place, key), as the (U, cable ID, end) sort per rack it stands for.
-        rack_at = np.frombuffer(at, dtype=np.int64) + 1
+        rack_at = np.concatenate(at_parts) + 1
         present = np.flatnonzero(np.bincount(rack_at, minlength=len(racks) + 1)).tolist()
         where = [(-1, 0, ""), *[(r.row_index, r.position, r.name) for r in racks]]  # by rack index + 1
         place = sorted(present, key=where.__getitem__)
         place_of = np.zeros(len(racks) + 1, dtype=np.int64)
         place_of[place] = np.arange(len(place))
-        key_at = np.frombuffer(keys, dtype=np.int64)
+        key_at = np.concatenate(key_parts)
         sort = np.lexsort((key_at, place_of[rack_at]))
         cuts = np.searchsorted(place_of[rack_at][sort], np.arange(len(place) + 1)).tolist()
         sorted_keys = key_at[sort]
-        by = sort.tolist()
+        held = objects(texts)
+        texts.clear()  # held: one reference to each text, not two lists of them
+        sorted_texts = held[sort]
+        del held
         self.racks: list[tuple[str, Any, list[str | tuple[str, ...]]]] = []
         for n, i in enumerate(place):
             name = racks[i - 1].name if i else ""
             if only is not None and name not in only:
                 continue
             a, b = cuts[n], cuts[n + 1]
-            self.racks.append((name, sorted_keys[a:b], [texts[j] for j in by[a:b]]))
+            self.racks.append((name, sorted_keys[a:b], sorted_texts[a:b].tolist()))
 
     def _codes(self, ends: int) -> list[int]:
         """Each end's code for a cable of ``ends`` plug ends (A, B; or A and legs)."""
@@ -166,28 +215,35 @@ class RackLabels:
 
     def _decode(self, keys: Any) -> tuple[list[int], list[int], list[int]]:
         """Each key's (plan item, U, tag code)."""
+        items, us, codes = self._decode_arrays(keys)
+        return items.tolist(), us.tolist(), codes.tolist()
+
+    def _decode_arrays(self, keys: Any) -> tuple[Any, Any, Any]:
+        """Each key's (plan item, U, tag code), as arrays."""
         rank_mask, end_mask = (1 << (self.u_shift - self.rank_shift)) - 1, (1 << self.end_bits) - 1
         items = keys & ((1 << self.item_bits) - 1) if self.item_bits else (keys >> self.rank_shift) & rank_mask
-        return items.tolist(), (keys >> self.u_shift).tolist(), ((keys >> self.item_bits) & end_mask).tolist()
+        return items, keys >> self.u_shift, (keys >> self.item_bits) & end_mask
 
     def rows(self, rack: str, keys: Any, texts: list[str | tuple[str, ...]], per: int) -> list[str]:
         """labels.csv's lines (no line ends) of a rack's labels, cells joined by commas, each line
-        ``7 + self.lines`` cells: the keys decoded in bulk, a format per line."""
-        ids, numbers, tags = self.ids, self.numbers, self.tags
+        ``7 + self.lines`` cells: the keys decoded in bulk, each cell's column gathered from a
+        table of its text (numpy), a join per line."""
+        if self._columns is None:
+            self._columns = (objects(self.numbers), objects(self.ids), objects(self.tags))
+        numbers, ids, tags = self._columns
         width = self.lines
-        ks, us, codes = self._decode(keys)
-        top = max(us, default=0)
+        ks, us, codes = self._decode_arrays(keys)
+        top = int(us.max()) if len(us) else 0
         if len(self._u) <= top:
             self._u.extend(str(u) for u in range(len(self._u), top + 1))
+            self._u_cells = objects(self._u)
         spot = self._spot(len(texts), per)
-        u_text = self._u
-        blob = _blob(texts)
-        if blob is None or blob.count(",") != len(texts) * (width - 1):  # not every label `width` lines
-            texts = [_padded(text, width) for text in texts]
-        return [
-            f"{rack},{s},{u_text[u]},{numbers[k]},{ids[k]},{tags[t]},{text}"
-            for s, u, k, t, text in zip(spot, us, ks, codes, texts, strict=False)
-        ]
+        if not self.even:
+            blob = _blob(texts)
+            if blob is None or blob.count(",") != len(texts) * (width - 1):  # not every label `width` lines
+                texts = [_padded(text, width) for text in texts]
+        cells = (pick(self._u_cells, us), pick(numbers, ks), pick(ids, ks), pick(tags, codes), texts)
+        return list(map(",".join, zip(repeat(rack), spot, *cells, strict=False)))  # spot: the first len(texts)
 
     def _spot(self, count: int, per: int) -> list[str]:
         """The "sheet,position" cells (from 1) of a rack's first ``count`` labels."""
@@ -228,23 +284,25 @@ def _width(text: str) -> float:
     return sum(map(_WIDTHS.__getitem__, text.encode("cp1252"))) * 0.001 * 1.0
 
 
-def _sizes(texts: list[str | tuple[str, ...]], blob: str | None, stock: LabelStock) -> tuple[list[float], list[int]]:
+def _sizes(
+    texts: list[str | tuple[str, ...]], blob: str | None, stock: LabelStock, printable: bool = False
+) -> tuple[list[float], list[int]]:
     """Each label's :func:`font_size` and line count. Labels of printable ASCII held as strings
     (the common case) in bulk: every line's width is the same integer sum of the width table, by
     a cumulative sum over the rack's text (``blob``, :func:`_blob`), then the same float steps as
-    font_size, elementwise."""
-    if blob is None or not blob.isascii() or not _PRINTABLE_NL.fullmatch(blob):
+    font_size, elementwise. ``printable``: the blob is known to be printable ASCII (not tested again)."""
+    if blob is None or not (printable or (blob.isascii() and _PRINTABLE_NL.fullmatch(blob))):
         out = [font_size(_lines(x), stock) for x in texts]
         return out, [len(_lines(x)) for x in texts]
     b = np.frombuffer(blob.encode("ascii"), dtype=np.uint8)
-    cum = np.concatenate(([0], np.cumsum(_WIDTH_TABLE[b])))
-    cut = np.flatnonzero((b == 44) | (b == 10))  # a comma between lines, a break between labels
-    starts = np.concatenate(([0], cut + 1))
-    stops = np.concatenate((cut, [len(b)]))
-    widths = cum[stops] - cum[starts]
-    first = np.concatenate(([0], np.flatnonzero(b[cut] == 10) + 1))  # each label's first line
-    counts = np.diff(np.concatenate((first, [len(starts)])))
-    widest = np.maximum.reduceat(widths, first).astype(np.float64) * 0.001 * 1.0
+    cum = np.zeros(len(b) + 1, dtype=np.int64)
+    np.cumsum(_WIDTH_TABLE[b], out=cum[1:])
+    cut = np.flatnonzero(_SEPARATOR[b])  # a comma between lines, a break between labels
+    # A separator has no width: a line's is the sum from the separator before it to the one after.
+    widths = np.diff(cum[_framed(cut, len(b))])
+    first = _framed(np.flatnonzero(b[cut] == 10) + 1, len(widths))  # each label's first line, and the end
+    counts = np.diff(first)
+    widest = np.maximum.reduceat(widths, first[:-1]).astype(np.float64) * 0.001 * 1.0
     width = (stock.label_mm[0] - 2 * stock.padding_mm) * mm
     height = (stock.label_mm[1] - 2 * stock.padding_mm) * mm
     with np.errstate(divide="ignore"):
@@ -252,6 +310,13 @@ def _sizes(texts: list[str | tuple[str, ...]], blob: str | None, stock: LabelSto
     size = np.minimum(size, height / (LEADING * np.maximum(counts, 1)))
     size = np.maximum(MIN_PT, np.trunc(size * 4) / 4)
     return size.tolist(), counts.tolist()
+
+
+def _framed(inner: Any, end: int) -> Any:
+    """``[0, *inner, end]`` as an int array (without np.concatenate's conversion of lists)."""
+    out = np.empty(len(inner) + 2, dtype=np.int64)
+    out[0], out[1:-1], out[-1] = 0, inner, end
+    return out
 
 
 def _blob(texts: list[str | tuple[str, ...]]) -> str | None:
@@ -266,6 +331,8 @@ _WIDTHS = getFont(FONT).widths
 # For _sizes: a comma (44) separates a label's lines there and a line break (10) labels: no width.
 _WIDTH_TABLE = np.array(_WIDTHS[:256], dtype=np.int64)
 _WIDTH_TABLE[[10, 44]] = 0
+_SEPARATOR = np.zeros(256, dtype=bool)
+_SEPARATOR[[10, 44]] = True
 _PRINTABLE = re.compile(r"[ -~]*")
 _PRINTABLE_NL = re.compile(r"[ -~\n]*")
 _PLAIN = re.compile(r"[ -'*-\[\]-~]+")  # printable ASCII but for \ ( ), which PDF strings escape
@@ -274,9 +341,9 @@ _PLAIN_NL = re.compile(r"[ -'*-\[\]-~\n]*")
 
 @RENDERERS.register("labels")
 def render_labels(ctx: RenderContext) -> dict[str, bytes | Stream]:
-    """A PDF per rack and labels.csv at every size: the cable ends' labels are taken one cable at
-    a time and only their lines held, grouped by rack; each rack's PDF and the CSV are made when
-    written."""
+    """A PDF per rack and labels.csv at every size: the cable ends' labels are made a column at a
+    time (one-link cables) or a cable at a time (the others) and only their lines held, grouped by
+    rack; each rack's PDF and the CSV are made when written."""
     return _whole(ctx)
 
 
@@ -381,7 +448,7 @@ class _Sheets:
         self.page = (stock.sheet_mm[0] * mm, stock.sheet_mm[1] * mm)
         self.starts_of: dict[tuple[int, float, int], list[str]] = {}  # each line's "BT .. Tm"
         self.templates: dict[tuple[int, float, int], str] = {}  # the label's operators, its lines as {}
-        self.pages: dict[tuple[float | int, ...], str] = {}  # a page's, by its labels' sizes and line counts
+        self.pages: dict[tuple[float | int, ...], str] = {}  # a page's (lines as %s), by its labels' sizes and line counts
 
     def starts(self, pos: int, size: float, count: int) -> list[str]:
         starts = self.starts_of.get((pos, size, count))
@@ -411,21 +478,23 @@ class _Sheets:
         (zlib level 1)."""
         per = self.stock.per_sheet
         blob = _blob(texts)
-        sizes, counts = _sizes(texts, blob, self.stock)
         plain = blob is not None and _PLAIN_NL.fullmatch(blob) is not None
+        sizes, counts = _sizes(texts, blob, self.stock, plain)
         shown: dict[str, str] = {}  # line -> its PDF string operand
         pages: list[bytes] = []
         template = self.template
         for first in range(0, len(texts), per):
-            if plain:  # a page of plain labels: one format of the page's template with every line
+            if plain:  # a page of plain labels: one % of the page's template with every line
                 shape = (*sizes[first : first + per], *counts[first : first + per])
                 page_code = self.pages.get(shape)
                 if page_code is None:
-                    page_code = "\n".join(map(template, range(per), sizes[first : first + per], counts[first : first + per]))
+                    code_text = "\n".join(map(template, range(per), sizes[first : first + per], counts[first : first + per]))
+                    # The template's {} as %s: % fills a page in about half format's time (it parses less).
+                    page_code = code_text.replace("%", "%%").replace("{}", "%s")
                     if len(self.pages) < 256:  # a few shapes make nearly every page
                         self.pages[shape] = page_code
                 lines = ",".join(texts[first : first + per]).split(",")  # type: ignore[arg-type]
-                pages.append(zlib.compress(page_code.format(*lines).encode("latin-1"), 1))
+                pages.append(zlib.compress((page_code % tuple(lines)).encode("latin-1"), 1))
                 continue
             code: list[str] = []
             page = zip(texts[first : first + per], sizes[first : first + per], counts[first : first + per], strict=True)
@@ -455,32 +524,39 @@ def _sheet_pdf(ctx: RenderContext, rack: str, labels: list[Label], stock: LabelS
 
 def _pdf_document(contents: list[bytes], page: tuple[float, float], title: str) -> bytes:
     """PDF 1.4 bytes: catalog, page tree, the Helvetica standard-14 font (WinAnsiEncoding), /Info,
-    a page per compressed content stream, and the xref table of every object's byte offset."""
+    a page per compressed content stream, and the xref table of every object's byte offset. The
+    page objects differ only in their numbers: one bytes format each, the offsets summed."""
     count = len(contents)
-    kids = " ".join(f"{5 + 2 * i} 0 R" for i in range(count))
+    kids = " ".join([f"{5 + 2 * i} 0 R" for i in range(count)])
     box = f"[0 0 {_num(page[0])} {_num(page[1])}]"
-    objects: list[bytes] = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-        b"<< /Title " + _pdf_string(title).encode("latin-1") + b" /Author (snc) /Producer (snc) >>",
+    parts = [
+        b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n",
+        b"1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n",
+        f"2 0 obj\n<< /Type /Pages /Kids [{kids}] /Count {count} >>\nendobj\n".encode(),
+        b"3 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>\nendobj\n",
+        b"4 0 obj\n<< /Title " + _pdf_string(title).encode("latin-1") + b" /Author (snc) /Producer (snc) >>\nendobj\n",
     ]
+    page_object = (
+        f"%d 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox {box} /Resources << /Font << /F1 3 0 R >> >> "
+        "/Contents %d 0 R >>\nendobj\n"
+    ).encode()
+    stream_end = b"\nendstream\nendobj\n"
+    offsets = [len(parts[0])]
+    for k, part in enumerate(parts[1:4]):
+        offsets.append(offsets[k] + len(part))
+    at = offsets[3] + len(parts[4])
     for i, data in enumerate(contents):
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox {box} /Resources << /Font << /F1 3 0 R >> >> "
-            f"/Contents {6 + 2 * i} 0 R >>".encode()
-        )
-        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for k, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % k + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+        k = 5 + 2 * i
+        page_code = page_object % (k, k + 1)
+        stream = b"%d 0 obj\n<< /Length %d /Filter /FlateDecode >>\nstream\n" % (k + 1, len(data))
+        offsets += (at, at + len(page_code))
+        parts += (page_code, stream, data, stream_end)
+        at += len(page_code) + len(stream) + len(data) + len(stream_end)
+    objects = len(offsets)
+    parts.append(b"xref\n0 %d\n0000000000 65535 f \n" % (objects + 1))
+    parts.append(b"".join([b"%010d 00000 n \n" % o for o in offsets]))
+    parts.append(b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (objects + 1, at))
+    return b"".join(parts)
 
 
 def printed(line: str) -> str:
