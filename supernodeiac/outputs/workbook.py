@@ -665,22 +665,40 @@ def _has_control(ascii_text: str) -> bool:
     return len(data.translate(None, _CONTROL_BYTES)) != len(data)
 
 
-def _row_texts(joined: str, width: int) -> list[str] | None:
-    """The ``width`` cells of ``joined`` (texts joined by _ROW_JOIN) XML-escaped, or None when a
-    cell needs more than the XML escape (or a text holds _ROW_JOIN)."""
-    if (
+def _needs_more(joined: str) -> bool:
+    """Whether a cell of ``joined`` (texts joined by _ROW_JOIN) needs more than the XML escape."""
+    return bool(
         (_has_control(joined) if joined.isascii() else _CONTROL_CHARS.search(joined))
         or ("_x" in joined and _XML_ESCAPE.search(joined))
         or _LEADING_SPACE.search(joined)
         or _LEADING_SPACE.search(joined[::-1])
         or joined[:1].isspace()
         or joined[-1:].isspace()
-    ):
-        return None
+    )
+
+
+def _escaped(joined: str) -> str:
     if "&" in joined or "<" in joined or ">" in joined:
         joined = joined.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    texts = joined.split(_ROW_JOIN)
+    return joined
+
+
+def _row_texts(joined: str, width: int) -> list[str] | None:
+    """The ``width`` cells of ``joined`` (texts joined by _ROW_JOIN) XML-escaped, or None when a
+    cell needs more than the XML escape (or a text holds _ROW_JOIN)."""
+    if _needs_more(joined):
+        return None
+    texts = _escaped(joined).split(_ROW_JOIN)
     return texts if len(texts) == width else None
+
+
+def _sheet_texts(cells: list[str], joined: str) -> list[str] | None:
+    """:func:`_row_texts` of a sheet's ``cells`` (``joined``: them joined by _ROW_JOIN): the
+    cells themselves when none needs even the XML escape (most sheets: no split)."""
+    if _needs_more(joined) or joined.count(_ROW_JOIN) != len(cells) - 1:
+        return None
+    escaped = _escaped(joined)
+    return cells if escaped is joined else escaped.split(_ROW_JOIN)
 
 
 _TEMPLATES: dict[tuple[tuple[str, ...], int], str] = {}
@@ -695,8 +713,22 @@ def _template(columns: Sequence[str], xf: int) -> str:
         cells = [
             f'<c s="{xf}"%s' if name in _NUMERIC else f'<c s="{xf}" t="inlineStr"><is><t>%s</t></is></c>' for name in columns
         ]
-        made = _TEMPLATES[key] = '<row r="%d">' + "".join(cells) + "</row>"
+        made = _TEMPLATES[key] = _ROW_HEAD + "".join(cells) + "</row>"
     return made
+
+
+_ROW_HEAD = '<row r="%d">'
+_ROW_HEADS: list[str] = []  # '<row r="n">' of rows 2.., shared by the sheets
+_ROW_HEADS_KEPT = 65_536
+
+
+def _row_heads(count: int) -> list[str]:
+    """The row elements' starts of rows 2..``count`` + 1."""
+    if count > _ROW_HEADS_KEPT:
+        return [_ROW_HEAD % n for n in range(2, count + 2)]
+    if len(_ROW_HEADS) < count:
+        _ROW_HEADS.extend(_ROW_HEAD % n for n in range(len(_ROW_HEADS) + 2, count + 2))
+    return _ROW_HEADS[:count]
 
 
 def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]]) -> list[str]:
@@ -717,12 +749,12 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
     tails = _NUMBER_TAILS
     join = _ROW_JOIN.join
     templates = {xf: _template(columns, xf) for xf in {xf for _, xf in rows}}
-    flat = _row_texts(join(chain.from_iterable(values for values, _ in rows)), width * len(rows))
+    cells = list(chain.from_iterable(values for values, _ in rows))
+    flat = _sheet_texts(cells, join(cells))
     if flat is not None:
         for c in numeric:  # from the texts themselves, not the escaped
-            flat[c::width] = [tails.get(v) or _number_tail(v) for v in [values[c] for values, _ in rows]]
-        args = zip(range(2, len(rows) + 2), *[iter(flat)] * width, strict=True)
-        return [templates[xf] % a for a, (_, xf) in zip(args, rows, strict=True)]
+            flat[c::width] = [tails.get(v) or _number_tail(v) for v in cells[c::width]]
+        return [_interleaved(templates, rows, flat, width)]
     out: list[str] = []
     for n, (values, xf) in enumerate(rows, start=2):
         texts = _row_texts(join(values), width)
@@ -738,6 +770,28 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
             ]
             out.append(f'<row r="{n}">{"".join(cells)}</row>')
     return out
+
+
+def _interleaved(templates: dict[int, str], rows: Sequence[tuple[Sequence[str], int]], flat: list[str], width: int) -> str:
+    """Every row's template filled with its ``width`` texts of ``flat``, as one text: the
+    templates' fixed pieces (the row's start, then the text between two cells' texts) and the
+    texts are put in place a column at a time by slice assignment and joined once, which is the
+    %-format of each row without the bytecode and tuple per row."""
+    count = len(rows)
+    stride = 2 * width + 2  # the row's start, (piece, text) per column, the row's end
+    out = [""] * (stride * count)
+    out[::stride] = _row_heads(count)
+    xfs = [xf for _, xf in rows]
+    pieces = {xf: template[len(_ROW_HEAD) :].split("%s") for xf, template in templates.items()}
+    for j in range(width + 1):  # the piece before column j's text (j = width: the row's end)
+        if len(pieces) == 1:
+            (only,) = pieces.values()
+            out[1 + 2 * j :: stride] = [only[j]] * count
+        else:
+            out[1 + 2 * j :: stride] = list(map({xf: p[j] for xf, p in pieces.items()}.__getitem__, xfs))
+    for j in range(width):
+        out[2 + 2 * j :: stride] = flat[j::width]
+    return "".join(out)
 
 
 _NUMBER_TAILS: dict[str, str] = {}
