@@ -669,7 +669,7 @@ def _needs_more(joined: str) -> bool:
     """Whether a cell of ``joined`` (texts joined by _ROW_JOIN) needs more than the XML escape."""
     return bool(
         (_has_control(joined) if joined.isascii() else _CONTROL_CHARS.search(joined))
-        or ("_x" in joined and _XML_ESCAPE.search(joined))
+        or ("_" in joined and _XML_ESCAPE.search(joined))  # one character's test is ~30x faster
         or _LEADING_SPACE.search(joined)
         or _LEADING_SPACE.search(joined[::-1])
         or joined[:1].isspace()
@@ -734,27 +734,34 @@ def _row_heads(count: int) -> list[str]:
 def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]]) -> list[str]:
     """The XML of ``rows`` (cell texts, cell format) at rows 2.. of a sheet of ``columns``, its
     cells without references (each follows the one before: ECMA-376 Part 1, 18.3.1.4). When no
-    text of the sheet needs more than the XML escape (one test over its cells joined), every row
-    is one %-format of its format's row template over the escaped texts, the numeric columns'
-    cells put in column by column; otherwise row by row, the same way or cell by cell."""
+    text of the sheet needs more than the XML escape (one test over its cells joined), the rows
+    are their formats' row templates filled with the escaped texts, the numeric columns' cells
+    put in column by column, all at once (:func:`_interleaved`: one text); otherwise row by row,
+    the same way or cell by cell."""
     if not rows:
         return []
     width = len(columns)
     if len(rows) >= 1_048_575:
         raise ValueError(f"{len(rows):,} rows do not fit a sheet")
-    for values, _ in rows:
-        if len(values) != width:
-            raise ValueError(f"a row of {len(values)} cells in a sheet of {width} columns")
+    values_of = list(map(_FIRST, rows))
+    xfs = list(map(_SECOND, rows))
+    if set(map(len, values_of)) != {width}:
+        bad = next(len(values) for values in values_of if len(values) != width)
+        raise ValueError(f"a row of {bad} cells in a sheet of {width} columns")
     numeric = [c for c, name in enumerate(columns) if name in _NUMERIC]
     tails = _NUMBER_TAILS
     join = _ROW_JOIN.join
-    templates = {xf: _template(columns, xf) for xf in {xf for _, xf in rows}}
-    cells = list(chain.from_iterable(values for values, _ in rows))
+    templates = {xf: _template(columns, xf) for xf in set(xfs)}
+    cells = list(chain.from_iterable(values_of))
     flat = _sheet_texts(cells, join(cells))
     if flat is not None:
         for c in numeric:  # from the texts themselves, not the escaped
-            flat[c::width] = [tails.get(v) or _number_tail(v) for v in cells[c::width]]
-        return [_interleaved(templates, rows, flat, width)]
+            column = cells[c::width]
+            made = list(map(tails.get, column))
+            if None in made:
+                made = [tail or _number_tail(v) for tail, v in zip(made, column, strict=True)]
+            flat[c::width] = made
+        return [_interleaved(templates, xfs, flat, width)]
     out: list[str] = []
     for n, (values, xf) in enumerate(rows, start=2):
         texts = _row_texts(join(values), width)
@@ -772,16 +779,15 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
     return out
 
 
-def _interleaved(templates: dict[int, str], rows: Sequence[tuple[Sequence[str], int]], flat: list[str], width: int) -> str:
+def _interleaved(templates: dict[int, str], xfs: list[int], flat: list[str], width: int) -> str:
     """Every row's template filled with its ``width`` texts of ``flat``, as one text: the
     templates' fixed pieces (the row's start, then the text between two cells' texts) and the
     texts are put in place a column at a time by slice assignment and joined once, which is the
     %-format of each row without the bytecode and tuple per row."""
-    count = len(rows)
+    count = len(xfs)
     stride = 2 * width + 2  # the row's start, (piece, text) per column, the row's end
     out = [""] * (stride * count)
     out[::stride] = _row_heads(count)
-    xfs = [xf for _, xf in rows]
     pieces = {xf: template[len(_ROW_HEAD) :].split("%s") for xf, template in templates.items()}
     for j in range(width + 1):  # the piece before column j's text (j = width: the row's end)
         if len(pieces) == 1:
@@ -794,6 +800,7 @@ def _interleaved(templates: dict[int, str], rows: Sequence[tuple[Sequence[str], 
     return "".join(out)
 
 
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _NUMBER_TAILS: dict[str, str] = {}
 
 
