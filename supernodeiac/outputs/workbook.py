@@ -42,6 +42,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from operator import itemgetter
+from typing import cast
 
 import numpy as np
 
@@ -757,10 +758,11 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
     if flat is not None:
         for c in numeric:  # from the texts themselves, not the escaped
             column = cells[c::width]
-            made = list(map(tails.get, column))
-            if None in made:
-                made = [tail or _number_tail(v) for tail, v in zip(made, column, strict=True)]
-            flat[c::width] = made
+            found = list(map(tails.get, column))
+            if None in found:
+                flat[c::width] = [tail or _number_tail(v) for tail, v in zip(found, column, strict=True)]
+            else:
+                flat[c::width] = cast(list[str], found)
         return [_interleaved(templates, xfs, flat, width)]
     out: list[str] = []
     for n, (values, xf) in enumerate(rows, start=2):
