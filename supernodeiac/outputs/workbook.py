@@ -270,22 +270,22 @@ def _workbook(
             rows_of = by_fabric[fabric]
             body = _rows_xml(CABLE_COLUMNS, [(r.text, fills[(r.text[fab_col], r.text[tier_col])]) for r in rows_of])
             book.table(_sheet_name(f"fabric {fabric}", names), CABLE_COLUMNS, header, body, len(rows_of))
-    for rack, pulls in _pull_lists(ctx, rows, rack_indices):
-        body = _rows_xml(PULL_COLUMNS, [(text, fills[key]) for text, key in pulls])
-        book.table(_sheet_name(f"rack {rack}", names), PULL_COLUMNS, header, body, len(pulls))
+    for rack, texts, keys in _pull_lists(ctx, rows, rack_indices):
+        body = _sheet_xml(PULL_COLUMNS, texts, list(map(fills.__getitem__, keys)))
+        book.table(_sheet_name(f"rack {rack}", names), PULL_COLUMNS, header, body, len(texts))
     return book.close()
 
 
 def pull_lists(ctx: RenderContext, rows: Iterable[CableRow]) -> list[tuple[str, list[list[str]]]]:
     """(rack name, pull rows as PULL_COLUMNS text) of every rack with a cable end, racks in order."""
-    return [(rack, [list(text) for text, _ in pulls]) for rack, pulls in _pull_lists(ctx, _cables(rows), None)]
+    return [(rack, [list(text) for text in texts]) for rack, texts, _ in _pull_lists(ctx, _cables(rows), None)]
 
 
 def _pull_lists(
     ctx: RenderContext, rows: list[_Cable], rack_indices: Sequence[int] | None
-) -> list[tuple[str, list[tuple[tuple[str, ...], tuple[str, str]]]]]:
+) -> list[tuple[str, list[tuple[str, ...]], list[tuple[str, str]]]]:
     """Per rack: each cable with an end in it once, at its lowest end there (U, then end order),
-    in U order, then cable ID; each row with its cable's (fabric, tier). A cable's shared columns
+    in U order, then cable ID; the rows' texts and, row for row, their cables' (fabric, tier). A cable's shared columns
     and each end's label are taken once for the rows of both its ends."""
     racks = ctx.fabric.racks
     wanted = set(rack_indices) if rack_indices is not None else set(range(len(racks)))
@@ -327,7 +327,7 @@ def _pull_lists(
     for index in sorted(per_rack, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name)):
         pulls = per_rack[index]
         pulls.sort(key=itemgetter(0, 1))
-        out.append((racks[index].name, [(text, key) for _, _, text, key in pulls]))
+        out.append((racks[index].name, list(map(_THIRD, pulls)), list(map(_FOURTH, pulls))))
     return out
 
 
@@ -739,13 +739,16 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
     are their formats' row templates filled with the escaped texts, the numeric columns' cells
     put in column by column, all at once (:func:`_interleaved`: one text); otherwise row by row,
     the same way or cell by cell."""
-    if not rows:
+    return _sheet_xml(columns, list(map(_FIRST, rows)), list(map(_SECOND, rows)))
+
+
+def _sheet_xml(columns: Sequence[str], values_of: Sequence[Sequence[str]], xfs: list[int]) -> list[str]:
+    """:func:`_rows_xml` of the rows' texts ``values_of`` and, row for row, their formats ``xfs``."""
+    if not values_of:
         return []
     width = len(columns)
-    if len(rows) >= 1_048_575:
-        raise ValueError(f"{len(rows):,} rows do not fit a sheet")
-    values_of = list(map(_FIRST, rows))
-    xfs = list(map(_SECOND, rows))
+    if len(values_of) >= 1_048_575:
+        raise ValueError(f"{len(values_of):,} rows do not fit a sheet")
     if set(map(len, values_of)) != {width}:
         bad = next(len(values) for values in values_of if len(values) != width)
         raise ValueError(f"a row of {bad} cells in a sheet of {width} columns")
@@ -765,7 +768,7 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
                 flat[c::width] = cast(list[str], found)
         return [_interleaved(templates, xfs, flat, width)]
     out: list[str] = []
-    for n, (values, xf) in enumerate(rows, start=2):
+    for n, (values, xf) in enumerate(zip(values_of, xfs, strict=True), start=2):
         texts = _row_texts(join(values), width)
         if texts is not None:
             for c in numeric:
@@ -802,7 +805,7 @@ def _interleaved(templates: dict[int, str], xfs: list[int], flat: list[str], wid
     return "".join(out)
 
 
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
 _NUMBER_TAILS: dict[str, str] = {}
 
 
