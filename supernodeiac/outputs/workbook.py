@@ -41,7 +41,7 @@ import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import chain
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import cast
 
 import numpy as np
@@ -146,7 +146,16 @@ def _row_workbooks(
         if not bucketed:
             buckets: dict[str, list[_Cable]] = defaultdict(list)
             for x in pull_cables(ctx, keep) if selection is None or keep is None else _pulls(ctx, keep, selection):
-                for name in dict.fromkeys(row_of[e.rack] for e in x.ends if e.rack >= 0):
+                ends = x.ends
+                if len(ends) == 2:  # most cables: the two ends' rows without the generator and dict
+                    a, b = ends[0].rack, ends[1].rack
+                    row_a = row_of[a] if a >= 0 else None
+                    if row_a is not None:
+                        buckets[row_a].append(x)
+                    if b >= 0 and row_of[b] != row_a:
+                        buckets[row_of[b]].append(x)
+                    continue
+                for name in dict.fromkeys(row_of[e.rack] for e in ends if e.rack >= 0):
                     buckets[name].append(x)
             bucketed.append(buckets)
         return bucketed[0][row_name]
@@ -340,7 +349,7 @@ def _summary(
     names: set[str],
     scope: str = "",
 ) -> None:
-    counts = Counter((r.key[0], r.kind) for r in rows)
+    counts = Counter(zip(map(_FIRST, map(_KEY, rows)), map(_KIND, rows)))  # (fabric, type), in C
     header = book.style(bold=True, color="#FFFFFF", fill="#404040", border="auto")
     bold = book.style(bold=True)
     lines: list[tuple[int, list[tuple[str | int, int]]]] = []  # (row, cells)
@@ -381,7 +390,7 @@ def _summary(
 
 
 def _fills(book: _Xlsx, rows: list[_Cable]) -> dict[tuple[str, str], int]:
-    pairs = sorted({r.key for r in rows})
+    pairs = sorted(set(map(_KEY, rows)))
     fabrics = sorted({fabric for fabric, _ in pairs})
     out = {}
     for fabric, tier in pairs:
@@ -806,6 +815,7 @@ def _interleaved(templates: dict[int, str], xfs: list[int], flat: list[str], wid
 
 
 _FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+_KEY, _KIND = attrgetter("key"), attrgetter("kind")  # a PullCable's (fabric, tier) and type
 _NUMBER_TAILS: dict[str, str] = {}
 
 
