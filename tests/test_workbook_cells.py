@@ -125,7 +125,6 @@ def test_a_sheet_of_template_rows_is_each_row_s_template_filled() -> None:
         rows = [[source[(n * 5 + k * 3) % len(source)] for k in range(len(COLUMNS))] for n in range(70)]
         xfs = [(n * n) % 3 + 1 for n in range(len(rows))]
         body = _rows_xml(COLUMNS, list(zip(rows, xfs, strict=True)))
-        assert len(body) == 1  # one text for the sheet
         expected = []
         for n, (r, xf) in enumerate(zip(rows, xfs, strict=True), start=2):
             texts = _row_texts(_ROW_JOIN.join(r), len(r))
@@ -139,7 +138,7 @@ def test_a_sheet_of_template_rows_is_each_row_s_template_filled() -> None:
                     texts[c] = f"><v>{number:.16G}</v></c>" if number is not None else _string_tail(r[c])
             expected.append(_template(COLUMNS, xf) % (n, *texts))
         assert _each_row(body) == expected
-        assert {xf for xf in xfs} == {int(x) for x in re.findall(r'<c s="(\d+)"', body[0])}
+        assert {xf for xf in xfs} == {int(x) for x in re.findall(r'<c s="(\d+)"', "".join(body))}
 
 
 def test_row_template_and_cell_paths_write_the_same_xml() -> None:

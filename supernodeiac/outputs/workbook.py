@@ -746,7 +746,7 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
     cells without references (each follows the one before: ECMA-376 Part 1, 18.3.1.4). When no
     text of the sheet needs more than the XML escape (one test over its cells joined), the rows
     are their formats' row templates filled with the escaped texts, the numeric columns' cells
-    put in column by column, all at once (:func:`_interleaved`: one text); otherwise row by row,
+    put in column by column, all at once (:func:`_interleaved`); otherwise row by row,
     the same way or cell by cell."""
     return _sheet_xml(columns, list(map(_FIRST, rows)), list(map(_SECOND, rows)))
 
@@ -775,7 +775,7 @@ def _sheet_xml(columns: Sequence[str], values_of: Sequence[Sequence[str]], xfs: 
                 flat[c::width] = [tail or _number_tail(v) for tail, v in zip(found, column, strict=True)]
             else:
                 flat[c::width] = cast(list[str], found)
-        return [_interleaved(templates, xfs, flat, width)]
+        return _interleaved(templates, xfs, flat, width)
     out: list[str] = []
     for n, (values, xf) in enumerate(zip(values_of, xfs, strict=True), start=2):
         texts = _row_texts(join(values), width)
@@ -793,11 +793,11 @@ def _sheet_xml(columns: Sequence[str], values_of: Sequence[Sequence[str]], xfs: 
     return out
 
 
-def _interleaved(templates: dict[int, str], xfs: list[int], flat: list[str], width: int) -> str:
-    """Every row's template filled with its ``width`` texts of ``flat``, as one text: the
-    templates' fixed pieces (the row's start, then the text between two cells' texts) and the
-    texts are put in place a column at a time by slice assignment and joined once, which is the
-    %-format of each row without the bytecode and tuple per row."""
+def _interleaved(templates: dict[int, str], xfs: list[int], flat: list[str], width: int) -> list[str]:
+    """Every row's template filled with its ``width`` texts of ``flat``, as the pieces of one
+    text: the templates' fixed pieces (the row's start, then the text between two cells' texts)
+    and the texts put in place a column at a time by slice assignment, joined once with the rest
+    of the sheet; the %-format of each row without the bytecode and tuple per row."""
     count = len(xfs)
     stride = 2 * width + 2  # the row's start, (piece, text) per column, the row's end
     out = [""] * (stride * count)
@@ -811,7 +811,7 @@ def _interleaved(templates: dict[int, str], xfs: list[int], flat: list[str], wid
             out[1 + 2 * j :: stride] = list(map({xf: p[j] for xf, p in pieces.items()}.__getitem__, xfs))
     for j in range(width):
         out[2 + 2 * j :: stride] = flat[j::width]
-    return "".join(out)
+    return out
 
 
 _FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
