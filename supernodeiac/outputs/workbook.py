@@ -15,7 +15,7 @@ with ``=`` stays text, as in the CSVs.
 The package is snc's own SpreadsheetML writer (``_Xlsx``; ECMA-376 Part 1): inline strings (no
 shared-string table), data cells without references (each follows the one before), one row
 template per sheet and cell format (``_rows_xml``: one escape test over a sheet's cells joined,
-the rows formatted column-wise), each sheet's XML deflated into the zip at level 1 when it is
+the templates' pieces and the texts put in place a column at a time), each sheet's XML deflated into the zip at level 1 when it is
 made, so one sheet's XML is held at a time; the styles with the fills, the workbook with its
 defined names (filter ranges, print titles), content types and relationships at the end. It
 replaced XlsxWriter's constant-memory writer, whose per-cell calls, temp files and default
@@ -29,8 +29,8 @@ bucketed by row in one pass and each row's workbook is made when it is written, 
 at a time. The cables are the slim ``cabling.PullCable`` form, made by ``cables.csv``'s own pass
 when both are rendered (``cabling.pull_cables``: the rows made once per render), else by a pass
 of their own. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
-taken once. What is left at 131k is mostly that pass, the row templates and the deflate
-(docs/performance.md).
+taken once. What is left at 131k is mostly the pull lists' rows, the deflate and the escape
+tests (docs/performance.md).
 """
 
 from __future__ import annotations
