@@ -112,6 +112,35 @@ def test_a_changed_cell_changes_the_file() -> None:
     assert _mine(rows, 2) != _mine(changed, 2)
 
 
+def _each_row(body: list[str]) -> list[str]:
+    """A sheet body's rows, one text each (a sheet of template rows is one text of them all)."""
+    return re.split(r"(?=<row )", "".join(body))[1:]
+
+
+def test_a_sheet_of_template_rows_is_each_row_s_template_filled() -> None:
+    """The sheet-at-once path (the templates' pieces and the texts put in place column-wise)
+    writes what each row's own %-format of its format's template writes, rows of several
+    formats mixed, and the escaped texts (not the originals) where a sheet needs the escape."""
+    for source in (PLAIN, [t for t in PLAIN if not any(c in t for c in "&<>")]):
+        rows = [[source[(n * 5 + k * 3) % len(source)] for k in range(len(COLUMNS))] for n in range(70)]
+        xfs = [(n * n) % 3 + 1 for n in range(len(rows))]
+        body = _rows_xml(COLUMNS, list(zip(rows, xfs, strict=True)))
+        expected = []
+        for n, (r, xf) in enumerate(zip(rows, xfs, strict=True), start=2):
+            texts = _row_texts(_ROW_JOIN.join(r), len(r))
+            assert texts is not None
+            for c, name in enumerate(COLUMNS):
+                if name in NUMERIC:
+                    try:
+                        number = float(r[c]) if r[c] else None
+                    except ValueError:
+                        number = None
+                    texts[c] = f"><v>{number:.16G}</v></c>" if number is not None else _string_tail(r[c])
+            expected.append(_template(COLUMNS, xf) % (n, *texts))
+        assert _each_row(body) == expected
+        assert {xf for xf in xfs} == {int(x) for x in re.findall(r'<c s="(\d+)"', "".join(body))}
+
+
 def test_row_template_and_cell_paths_write_the_same_xml() -> None:
     """Rows of plain text (the row template) between rows that need escapes or preserved
     whitespace (cell by cell): each row's XML is the cell-by-cell XML of its texts."""
@@ -121,8 +150,8 @@ def test_row_template_and_cell_paths_write_the_same_xml() -> None:
         rows.append([source[(n * 5 + k * 7) % len(source)] for k in range(len(COLUMNS))])
     fast = [r for r in rows if _row_texts(_ROW_JOIN.join(r), len(r)) is not None]
     assert 40 < len(fast) < len(rows) - 20  # both paths are taken
-    xml = _rows_xml(COLUMNS, [(r, 3) for r in rows])
-    plain_xml = _rows_xml(COLUMNS, [(r, 3) for r in fast])  # a sheet of template rows only
+    xml = _each_row(_rows_xml(COLUMNS, [(r, 3) for r in rows]))
+    plain_xml = _each_row(_rows_xml(COLUMNS, [(r, 3) for r in fast]))  # a sheet of template rows only
     for n, (r, got) in enumerate(zip(rows, xml, strict=True), start=2):
         tails = []
         for c, v in enumerate(r):

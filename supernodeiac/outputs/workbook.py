@@ -15,7 +15,7 @@ with ``=`` stays text, as in the CSVs.
 The package is snc's own SpreadsheetML writer (``_Xlsx``; ECMA-376 Part 1): inline strings (no
 shared-string table), data cells without references (each follows the one before), one row
 template per sheet and cell format (``_rows_xml``: one escape test over a sheet's cells joined,
-the rows formatted column-wise), each sheet's XML deflated into the zip at level 1 when it is
+the templates' pieces and the texts put in place a column at a time), each sheet's XML deflated into the zip at level 1 when it is
 made, so one sheet's XML is held at a time; the styles with the fills, the workbook with its
 defined names (filter ranges, print titles), content types and relationships at the end. It
 replaced XlsxWriter's constant-memory writer, whose per-cell calls, temp files and default
@@ -29,8 +29,8 @@ bucketed by row in one pass and each row's workbook is made when it is written, 
 at a time. The cables are the slim ``cabling.PullCable`` form, made by ``cables.csv``'s own pass
 when both are rendered (``cabling.pull_cables``: the rows made once per render), else by a pass
 of their own. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
-taken once. What is left at 131k is mostly that pass, the row templates and the deflate
-(docs/performance.md).
+taken once. What is left at 131k is mostly the pull lists' rows, the deflate and the escape
+tests (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import chain
-from operator import itemgetter
+from operator import attrgetter, itemgetter
+from typing import cast
 
 import numpy as np
 
@@ -145,7 +146,16 @@ def _row_workbooks(
         if not bucketed:
             buckets: dict[str, list[_Cable]] = defaultdict(list)
             for x in pull_cables(ctx, keep) if selection is None or keep is None else _pulls(ctx, keep, selection):
-                for name in dict.fromkeys(row_of[e.rack] for e in x.ends if e.rack >= 0):
+                ends = x.ends
+                if len(ends) == 2:  # most cables: the two ends' rows without the generator and dict
+                    a, b = ends[0].rack, ends[1].rack
+                    row_a = row_of[a] if a >= 0 else None
+                    if row_a is not None:
+                        buckets[row_a].append(x)
+                    if b >= 0 and row_of[b] != row_a:
+                        buckets[row_of[b]].append(x)
+                    continue
+                for name in dict.fromkeys(row_of[e.rack] for e in ends if e.rack >= 0):
                     buckets[name].append(x)
             bucketed.append(buckets)
         return bucketed[0][row_name]
@@ -269,22 +279,22 @@ def _workbook(
             rows_of = by_fabric[fabric]
             body = _rows_xml(CABLE_COLUMNS, [(r.text, fills[(r.text[fab_col], r.text[tier_col])]) for r in rows_of])
             book.table(_sheet_name(f"fabric {fabric}", names), CABLE_COLUMNS, header, body, len(rows_of))
-    for rack, pulls in _pull_lists(ctx, rows, rack_indices):
-        body = _rows_xml(PULL_COLUMNS, [(text, fills[key]) for text, key in pulls])
-        book.table(_sheet_name(f"rack {rack}", names), PULL_COLUMNS, header, body, len(pulls))
+    for rack, texts, keys in _pull_lists(ctx, rows, rack_indices):
+        body = _sheet_xml(PULL_COLUMNS, texts, list(map(fills.__getitem__, keys)))
+        book.table(_sheet_name(f"rack {rack}", names), PULL_COLUMNS, header, body, len(texts))
     return book.close()
 
 
 def pull_lists(ctx: RenderContext, rows: Iterable[CableRow]) -> list[tuple[str, list[list[str]]]]:
     """(rack name, pull rows as PULL_COLUMNS text) of every rack with a cable end, racks in order."""
-    return [(rack, [list(text) for text, _ in pulls]) for rack, pulls in _pull_lists(ctx, _cables(rows), None)]
+    return [(rack, [list(text) for text in texts]) for rack, texts, _ in _pull_lists(ctx, _cables(rows), None)]
 
 
 def _pull_lists(
     ctx: RenderContext, rows: list[_Cable], rack_indices: Sequence[int] | None
-) -> list[tuple[str, list[tuple[tuple[str, ...], tuple[str, str]]]]]:
+) -> list[tuple[str, list[tuple[str, ...]], list[tuple[str, str]]]]:
     """Per rack: each cable with an end in it once, at its lowest end there (U, then end order),
-    in U order, then cable ID; each row with its cable's (fabric, tier). A cable's shared columns
+    in U order, then cable ID; the rows' texts and, row for row, their cables' (fabric, tier). A cable's shared columns
     and each end's label are taken once for the rows of both its ends."""
     racks = ctx.fabric.racks
     wanted = set(rack_indices) if rack_indices is not None else set(range(len(racks)))
@@ -326,7 +336,7 @@ def _pull_lists(
     for index in sorted(per_rack, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name)):
         pulls = per_rack[index]
         pulls.sort(key=itemgetter(0, 1))
-        out.append((racks[index].name, [(text, key) for _, _, text, key in pulls]))
+        out.append((racks[index].name, list(map(_THIRD, pulls)), list(map(_FOURTH, pulls))))
     return out
 
 
@@ -339,7 +349,7 @@ def _summary(
     names: set[str],
     scope: str = "",
 ) -> None:
-    counts = Counter((r.key[0], r.kind) for r in rows)
+    counts = Counter(zip(map(_FIRST, map(_KEY, rows)), map(_KIND, rows)))  # (fabric, type), in C
     header = book.style(bold=True, color="#FFFFFF", fill="#404040", border="auto")
     bold = book.style(bold=True)
     lines: list[tuple[int, list[tuple[str | int, int]]]] = []  # (row, cells)
@@ -380,7 +390,7 @@ def _summary(
 
 
 def _fills(book: _Xlsx, rows: list[_Cable]) -> dict[tuple[str, str], int]:
-    pairs = sorted({r.key for r in rows})
+    pairs = sorted(set(map(_KEY, rows)))
     fabrics = sorted({fabric for fabric, _ in pairs})
     out = {}
     for fabric, tier in pairs:
@@ -665,22 +675,40 @@ def _has_control(ascii_text: str) -> bool:
     return len(data.translate(None, _CONTROL_BYTES)) != len(data)
 
 
-def _row_texts(joined: str, width: int) -> list[str] | None:
-    """The ``width`` cells of ``joined`` (texts joined by _ROW_JOIN) XML-escaped, or None when a
-    cell needs more than the XML escape (or a text holds _ROW_JOIN)."""
-    if (
+def _needs_more(joined: str) -> bool:
+    """Whether a cell of ``joined`` (texts joined by _ROW_JOIN) needs more than the XML escape."""
+    return bool(
         (_has_control(joined) if joined.isascii() else _CONTROL_CHARS.search(joined))
-        or ("_x" in joined and _XML_ESCAPE.search(joined))
+        or ("_" in joined and _XML_ESCAPE.search(joined))  # one character's test is ~30x faster
         or _LEADING_SPACE.search(joined)
         or _LEADING_SPACE.search(joined[::-1])
         or joined[:1].isspace()
         or joined[-1:].isspace()
-    ):
-        return None
+    )
+
+
+def _escaped(joined: str) -> str:
     if "&" in joined or "<" in joined or ">" in joined:
         joined = joined.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    texts = joined.split(_ROW_JOIN)
+    return joined
+
+
+def _row_texts(joined: str, width: int) -> list[str] | None:
+    """The ``width`` cells of ``joined`` (texts joined by _ROW_JOIN) XML-escaped, or None when a
+    cell needs more than the XML escape (or a text holds _ROW_JOIN)."""
+    if _needs_more(joined):
+        return None
+    texts = _escaped(joined).split(_ROW_JOIN)
     return texts if len(texts) == width else None
+
+
+def _sheet_texts(cells: list[str], joined: str) -> list[str] | None:
+    """:func:`_row_texts` of a sheet's ``cells`` (``joined``: them joined by _ROW_JOIN): the
+    cells themselves when none needs even the XML escape (most sheets: no split)."""
+    if _needs_more(joined) or joined.count(_ROW_JOIN) != len(cells) - 1:
+        return None
+    escaped = _escaped(joined)
+    return cells if escaped is joined else escaped.split(_ROW_JOIN)
 
 
 _TEMPLATES: dict[tuple[tuple[str, ...], int], str] = {}
@@ -695,36 +723,61 @@ def _template(columns: Sequence[str], xf: int) -> str:
         cells = [
             f'<c s="{xf}"%s' if name in _NUMERIC else f'<c s="{xf}" t="inlineStr"><is><t>%s</t></is></c>' for name in columns
         ]
-        made = _TEMPLATES[key] = '<row r="%d">' + "".join(cells) + "</row>"
+        made = _TEMPLATES[key] = _ROW_HEAD + "".join(cells) + "</row>"
     return made
+
+
+_ROW_HEAD = '<row r="%d">'
+_ROW_HEADS: list[str] = []  # '<row r="n">' of rows 2.., shared by the sheets
+_ROW_HEADS_KEPT = 65_536
+
+
+def _row_heads(count: int) -> list[str]:
+    """The row elements' starts of rows 2..``count`` + 1."""
+    if count > _ROW_HEADS_KEPT:
+        return [_ROW_HEAD % n for n in range(2, count + 2)]
+    if len(_ROW_HEADS) < count:
+        _ROW_HEADS.extend(_ROW_HEAD % n for n in range(len(_ROW_HEADS) + 2, count + 2))
+    return _ROW_HEADS[:count]
 
 
 def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]]) -> list[str]:
     """The XML of ``rows`` (cell texts, cell format) at rows 2.. of a sheet of ``columns``, its
     cells without references (each follows the one before: ECMA-376 Part 1, 18.3.1.4). When no
-    text of the sheet needs more than the XML escape (one test over its cells joined), every row
-    is one %-format of its format's row template over the escaped texts, the numeric columns'
-    cells put in column by column; otherwise row by row, the same way or cell by cell."""
-    if not rows:
+    text of the sheet needs more than the XML escape (one test over its cells joined), the rows
+    are their formats' row templates filled with the escaped texts, the numeric columns' cells
+    put in column by column, all at once (:func:`_interleaved`); otherwise row by row,
+    the same way or cell by cell."""
+    return _sheet_xml(columns, list(map(_FIRST, rows)), list(map(_SECOND, rows)))
+
+
+def _sheet_xml(columns: Sequence[str], values_of: Sequence[Sequence[str]], xfs: list[int]) -> list[str]:
+    """:func:`_rows_xml` of the rows' texts ``values_of`` and, row for row, their formats ``xfs``."""
+    if not values_of:
         return []
     width = len(columns)
-    if len(rows) >= 1_048_575:
-        raise ValueError(f"{len(rows):,} rows do not fit a sheet")
-    for values, _ in rows:
-        if len(values) != width:
-            raise ValueError(f"a row of {len(values)} cells in a sheet of {width} columns")
+    if len(values_of) >= 1_048_575:
+        raise ValueError(f"{len(values_of):,} rows do not fit a sheet")
+    if set(map(len, values_of)) != {width}:
+        bad = next(len(values) for values in values_of if len(values) != width)
+        raise ValueError(f"a row of {bad} cells in a sheet of {width} columns")
     numeric = [c for c, name in enumerate(columns) if name in _NUMERIC]
     tails = _NUMBER_TAILS
     join = _ROW_JOIN.join
-    templates = {xf: _template(columns, xf) for xf in {xf for _, xf in rows}}
-    flat = _row_texts(join(chain.from_iterable(values for values, _ in rows)), width * len(rows))
+    templates = {xf: _template(columns, xf) for xf in set(xfs)}
+    cells = list(chain.from_iterable(values_of))
+    flat = _sheet_texts(cells, join(cells))
     if flat is not None:
         for c in numeric:  # from the texts themselves, not the escaped
-            flat[c::width] = [tails.get(v) or _number_tail(v) for v in [values[c] for values, _ in rows]]
-        args = zip(range(2, len(rows) + 2), *[iter(flat)] * width, strict=True)
-        return [templates[xf] % a for a, (_, xf) in zip(args, rows, strict=True)]
+            column = cells[c::width]
+            found = list(map(tails.get, column))
+            if None in found:
+                flat[c::width] = [tail or _number_tail(v) for tail, v in zip(found, column, strict=True)]
+            else:
+                flat[c::width] = cast(list[str], found)
+        return _interleaved(templates, xfs, flat, width)
     out: list[str] = []
-    for n, (values, xf) in enumerate(rows, start=2):
+    for n, (values, xf) in enumerate(zip(values_of, xfs, strict=True), start=2):
         texts = _row_texts(join(values), width)
         if texts is not None:
             for c in numeric:
@@ -740,6 +793,29 @@ def _rows_xml(columns: Sequence[str], rows: Sequence[tuple[Sequence[str], int]])
     return out
 
 
+def _interleaved(templates: dict[int, str], xfs: list[int], flat: list[str], width: int) -> list[str]:
+    """Every row's template filled with its ``width`` texts of ``flat``, as the pieces of one
+    text: the templates' fixed pieces (the row's start, then the text between two cells' texts)
+    and the texts put in place a column at a time by slice assignment, joined once with the rest
+    of the sheet; the %-format of each row without the bytecode and tuple per row."""
+    count = len(xfs)
+    stride = 2 * width + 2  # the row's start, (piece, text) per column, the row's end
+    out = [""] * (stride * count)
+    out[::stride] = _row_heads(count)
+    pieces = {xf: template[len(_ROW_HEAD) :].split("%s") for xf, template in templates.items()}
+    for j in range(width + 1):  # the piece before column j's text (j = width: the row's end)
+        if len(pieces) == 1:
+            (only,) = pieces.values()
+            out[1 + 2 * j :: stride] = [only[j]] * count
+        else:
+            out[1 + 2 * j :: stride] = list(map({xf: p[j] for xf, p in pieces.items()}.__getitem__, xfs))
+    for j in range(width):
+        out[2 + 2 * j :: stride] = flat[j::width]
+    return out
+
+
+_FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+_KEY, _KIND = attrgetter("key"), attrgetter("kind")  # a PullCable's (fabric, tier) and type
 _NUMBER_TAILS: dict[str, str] = {}
 
 
