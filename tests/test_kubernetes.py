@@ -13,7 +13,8 @@ import pytest
 from conftest import BLUEPRINTS, compile_text
 from ruamel.yaml import YAML
 
-from supernodeiac.facts.node_labels import key_problem, value_problem
+from supernodeiac.facts.hosts import cached_host_facts
+from supernodeiac.facts.node_labels import cached_node_labels, key_problem, node_labels, value_problem
 from supernodeiac.pipeline import compile_file, render
 
 CRDS = Path(__file__).parent / "data" / "k8s"
@@ -297,3 +298,25 @@ def test_domains_split_over_leaf_groups_are_noted_and_left_out():
     # Aligned (as shipped): one domain of 18 trays per scalable unit, every level nests.
     aligned = compile_text(shipped_text)
     assert aligned.exit_code == 0 and not [f for f in aligned.findings if f.rule == "scheduler-topology"]
+
+
+def test_the_check_and_the_renderer_share_one_labelling_of_each_hosts_object():
+    first, second = (compile_file(str(BLUEPRINTS / "small-ib.yaml")) for _ in range(2))
+    hosts = [cached_host_facts(c.fabric, c.blueprint) for c in (first, second)]
+    made = [cached_node_labels(h, c.blueprint) for h, c in zip(hosts, (first, second), strict=True)]
+    # The compile's kubernetes-labels check made each: the renderer gets that object back.
+    assert made[0] is cached_node_labels(hosts[0], first.blueprint) and made[0] is not made[1]
+    fresh = node_labels(hosts[0], first.blueprint)
+    assert (made[0].by_host, made[0].origins, made[0].level_keys, made[0].notes) == (
+        fresh.by_host,
+        fresh.origins,
+        fresh.level_keys,
+        fresh.notes,
+    )
+    assert made[0].by_host == made[1].by_host  # the same design, labelled alike
+    artifacts, _ = render(first, ["kubernetes"])
+    nodes = _docs(artifacts["kubernetes/node-labels.yaml"])
+    names = {first.fabric.devices[h].name: h for h in made[0].by_host}
+    assert {n["metadata"]["name"]: n["metadata"]["labels"] for n in nodes} == {
+        name: made[0].by_host[h] for name, h in names.items()
+    }

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..facts.hosts import cached_host_facts
-from ..facts.node_labels import HOSTNAME, Labels, node_labels
+from ..facts.node_labels import HOSTNAME, Labels, cached_node_labels
 from .base import RENDERERS, Artifacts, RenderContext
 
 FIELD_MANAGER = "snc-topology"
@@ -181,7 +181,7 @@ def render_kubernetes(ctx: RenderContext) -> Artifacts:
     hosts = cached_host_facts(ctx.fabric, ctx.blueprint)
     if not hosts.scheduled:
         return {}
-    labels = node_labels(hosts, ctx.blueprint)
+    labels = cached_node_labels(hosts, ctx.blueprint)
     bp = ctx.blueprint.metadata.name
     levels = ", ".join(k for _n, k in labels.level_keys)
     return {
