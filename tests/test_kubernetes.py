@@ -11,10 +11,13 @@ import jsonschema
 import kubernetes_validate
 import pytest
 from conftest import BLUEPRINTS, compile_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from supernodeiac.facts.hosts import cached_host_facts
 from supernodeiac.facts.node_labels import cached_node_labels, key_problem, node_labels, value_problem
+from supernodeiac.outputs.kubernetes import documents, node_documents, node_object
 from supernodeiac.pipeline import compile_file, render
 
 CRDS = Path(__file__).parent / "data" / "k8s"
@@ -320,3 +323,32 @@ def test_the_check_and_the_renderer_share_one_labelling_of_each_hosts_object():
     assert {n["metadata"]["name"]: n["metadata"]["labels"] for n in nodes} == {
         name: made[0].by_host[h] for name, h in names.items()
     }
+
+
+# Scalars a YAML reader would take for something else unless quoted: booleans, nulls, numbers,
+# indicators at the start, ': ' and ' #' inside, quotes, escapes, line breaks, non-ASCII.
+HOSTILE = ["yes", "no", "No", "on", "off", "null", "~", "true", "1", "007", "1e3", "0x1F", "-1", "-", "- a", "-x"]
+HOSTILE += ["a: b", "a:b", ":", "a #b", "#c", '"q"', "it's", "\\", "\t", "a\nb", "", " ", "&a", "*a", "!t", "[x]"]
+HOSTILE += ["{y}", "|", ">", "%", "@", "`", "?", "é", "ラック", "\u2028", "rack-01"]
+
+
+def _node_list(texts: list[str]) -> list[tuple[str, dict[str, str]]]:
+    """Nodes whose names, label keys and values are those texts, some sharing a value, one with no labels."""
+    nodes = [(t, {k: v for k, v in zip(texts[i:] + texts[:i], texts, strict=True)}) for i, t in enumerate(texts)]
+    return [*nodes, ("bare", {}), ("shared", {"rack": "yes", "leaf": "yes"}), ("shared2", {"rack": "yes"})]
+
+
+def test_node_documents_are_the_plain_serialisers_bytes_on_hostile_text():
+    nodes = _node_list(HOSTILE)
+    fast = node_documents(nodes, "# h\n")
+    assert fast == documents([node_object(n, labels) for n, labels in nodes], "# h\n")
+    # And what a YAML reader gets back is the data, text for text.
+    back = _docs(fast)
+    assert [(d["metadata"]["name"], d["metadata"]["labels"]) for d in back] == nodes
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.text(min_size=0, max_size=6), min_size=1, max_size=8, unique=True))
+def test_node_documents_match_the_plain_serialiser_on_any_text(texts):
+    nodes = _node_list(texts)
+    assert node_documents(nodes, "") == documents([node_object(n, labels) for n, labels in nodes], "")
