@@ -24,8 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..catalog.host_topology import HostTopology
 from ..fabric import Device, Fabric
+from ..fabric.device_arrays import device_column
 from ..fabric.fabric_facts import fat_tree_of, kind_of
 from ..model.blueprint import Blueprint, built_fabrics
 
@@ -145,30 +148,52 @@ def _domains(f: Fabric, hosts: list[int]) -> tuple[dict[int, str], dict[str, str
     return domain, kinds
 
 
-def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, hosts: set[int]) -> FabricHosts | None:
+def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, hosts: set[int], is_host: np.ndarray) -> FabricHosts | None:
     t = f.links
     devices, layouts = f.devices, f.layouts
-    wanted = [s.fabric == name for s in t.specs]
+    arr = t.arrays()
+    # The fabric's links split in bulk (10^5-10^6 of them): host-switch ones, host end first,
+    # become NICs one by one below; switch-switch ones only say which switches sit above which.
+    wanted = np.fromiter((s.fabric == name for s in t.specs), dtype=bool, count=len(t.specs))[arr.spec]
+    flip = is_host[arr.b]
+    at_host = wanted & (is_host[arr.a] | flip)
     gbps_of = [s.gbps for s in t.specs]
     data_ports = {m: frozenset(layouts[m].ports_of("data")) for m in {devices[h].model for h in hosts}}
+    rails: dict[int, int | None] = {}
     nics: dict[int, list[Nic]] = {}
+    positions = np.flatnonzero(at_host)
+    fl = flip[positions]
+    ends = zip(
+        positions.tolist(),
+        np.where(fl, arr.b[positions], arr.a[positions]).tolist(),
+        np.where(fl, arr.b_port[positions], arr.a_port[positions]).tolist(),
+        np.where(fl, arr.a[positions], arr.b[positions]).tolist(),
+        np.where(fl, arr.a_port[positions], arr.b_port[positions]).tolist(),
+        arr.spec[positions].tolist(),
+        strict=True,
+    )
+    for i, a, ap, b, bp, s in ends:
+        model = devices[a].model
+        if ap not in data_ports[model]:
+            continue
+        if b in rails:
+            rail = rails[b]
+        else:
+            rail = rails[b] = devices[b].coord("rail")
+        nics.setdefault(a, []).append(Nic(ap, layouts[model].names[ap], b, bp, rail, i, gbps_of[s]))
+    between = np.flatnonzero(wanted & ~at_host)
+    tier = device_column(devices, "tier")
+    lo, hi = arr.a[between], arr.b[between]
+    ta, tb = tier[lo], tier[hi]
+    up = ta < tb
+    lower, upper = np.where(up, lo, hi)[ta != tb], np.where(up, hi, lo)[ta != tb]
     uppers: dict[int, set[int]] = {}  # switch -> switches one tier above it on this fabric
-    for i, (a, ap, b, bp, s) in enumerate(zip(t.a, t.a_port, t.b, t.b_port, t.spec, strict=True)):
-        if not wanted[s]:
-            continue
-        if b in hosts:
-            a, ap, b, bp = b, bp, a, ap
-        if a in hosts:
-            if ap not in data_ports[devices[a].model]:
-                continue
-            sw = devices[b]
-            nics.setdefault(a, []).append(Nic(ap, layouts[devices[a].model].names[ap], b, bp, sw.coord("rail"), i, gbps_of[s]))
-            continue
-        ta, tb = devices[a].tier, devices[b].tier
-        if ta < tb:
-            uppers.setdefault(a, set()).add(b)
-        elif tb < ta:
-            uppers.setdefault(b, set()).add(a)
+    if len(lower):
+        order = np.lexsort((upper, lower))
+        lower, upper = lower[order], upper[order]
+        starts = np.flatnonzero(np.concatenate(([True], lower[1:] != lower[:-1])))
+        for sw, ups in zip(lower[starts].tolist(), np.split(upper, starts[1:]), strict=True):
+            uppers[sw] = set(ups.tolist())
     if not nics:
         return None
     for ports in nics.values():
@@ -250,10 +275,12 @@ def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
     # are service endpoints, not scheduler hosts); kept where a scale-out fabric reaches them.
     cpus = {d.index for d in fabric.devices if models[d.model].kind == "node" and models[d.model].accelerators is None}
     host_set = set(hosts) | cpus
+    is_host = np.zeros(len(fabric.devices), dtype=bool)
+    is_host[np.fromiter(host_set, dtype=np.int64, count=len(host_set))] = True
     fabrics: dict[str, FabricHosts] = {}
     # No compute hosts (a Dragonfly of plain endpoints): nothing to read from the links.
     for name, kind, transport in scaleout_fabrics(blueprint) if host_set else ():
-        fh = _fabric_hosts(fabric, name, kind, transport, host_set)
+        fh = _fabric_hosts(fabric, name, kind, transport, host_set, is_host)
         if fh is not None:
             fabrics[name] = fh
     cabled = sorted(h for h in cpus if any(h in fh.nics for fh in fabrics.values()))
