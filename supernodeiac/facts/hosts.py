@@ -22,20 +22,22 @@ Groups are found from the cables, not from the builders' formulas:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from ..catalog.host_topology import HostTopology
 from ..fabric import Device, Fabric
-from ..fabric.device_arrays import device_column
+from ..fabric.device_arrays import device_column, unique_ints
 from ..fabric.fabric_facts import fat_tree_of, kind_of
 from ..model.blueprint import Blueprint, built_fabrics
 
 
-@dataclass(frozen=True, slots=True)
-class Nic:
-    """One data port of a host cabled to a scale-out fabric."""
+class Nic(NamedTuple):
+    """One data port of a host cabled to a scale-out fabric (a named tuple: 10^5 of them are made
+    per render, twice as fast as a frozen dataclass)."""
 
     port: int  # port index on the host
     name: str  # the port's (OS) name, e.g. mlx5_0
@@ -148,7 +150,18 @@ def _domains(f: Fabric, hosts: list[int]) -> tuple[dict[int, str], dict[str, str
     return domain, kinds
 
 
-def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, hosts: set[int], is_host: np.ndarray) -> FabricHosts | None:
+_DATA_PORT = ("hosts", "data port")  # DeviceArrays column key: 1 on a data port's row
+
+
+def _flags(total: int, ports: Iterable[int]) -> list[int]:
+    out = [0] * total
+    for p in ports:
+        out[p] = 1
+    return out
+
+
+def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, is_host: np.ndarray) -> FabricHosts | None:
+    """One scale-out fabric's NICs and groups; ``is_host[d]``: whether device ``d`` is a host."""
     t = f.links
     devices, layouts = f.devices, f.layouts
     arr = t.arrays()
@@ -158,29 +171,34 @@ def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, hosts: set[in
     flip = is_host[arr.b]
     at_host = wanted & (is_host[arr.a] | flip)
     gbps_of = [s.gbps for s in t.specs]
-    data_ports = {m: frozenset(layouts[m].ports_of("data")) for m in {devices[h].model for h in hosts}}
-    rails: dict[int, int | None] = {}
-    nics: dict[int, list[Nic]] = {}
     positions = np.flatnonzero(at_host)
     fl = flip[positions]
-    ends = zip(
-        positions.tolist(),
-        np.where(fl, arr.b[positions], arr.a[positions]).tolist(),
-        np.where(fl, arr.b_port[positions], arr.a_port[positions]).tolist(),
-        np.where(fl, arr.a[positions], arr.b[positions]).tolist(),
-        np.where(fl, arr.a_port[positions], arr.b_port[positions]).tolist(),
-        arr.spec[positions].tolist(),
-        strict=True,
+    host, port = np.where(fl, arr.b[positions], arr.a[positions]), np.where(fl, arr.b_port[positions], arr.a_port[positions])
+    switch = np.where(fl, arr.a[positions], arr.b[positions])
+    switch_port = np.where(fl, arr.a_port[positions], arr.b_port[positions])
+    # A host's data ports only (not its management or scale-up ports), looked up by port row.
+    dv = f.device_arrays()
+    rows = dv.rows(host, port)
+    data = dv.port_column(_DATA_PORT, lambda layout: _flags(layout.total, layout.ports_of("data"))).astype(bool)[rows]
+    positions, host, port, switch, switch_port, rows = (x[data] for x in (positions, host, port, switch, switch_port, rows))
+    names = [n for m in dv.models for n in layouts[m].names]  # by port row
+    rails = {sw: devices[sw].coord("rail") for sw in unique_ints(switch).tolist()}
+    made = map(
+        Nic._make,
+        zip(
+            port.tolist(),
+            [names[r] for r in rows.tolist()],
+            switch.tolist(),
+            switch_port.tolist(),
+            [rails[sw] for sw in switch.tolist()],
+            positions.tolist(),
+            [gbps_of[s] for s in arr.spec[positions].tolist()],
+            strict=True,
+        ),
     )
-    for i, a, ap, b, bp, s in ends:
-        model = devices[a].model
-        if ap not in data_ports[model]:
-            continue
-        if b in rails:
-            rail = rails[b]
-        else:
-            rail = rails[b] = devices[b].coord("rail")
-        nics.setdefault(a, []).append(Nic(ap, layouts[model].names[ap], b, bp, rail, i, gbps_of[s]))
+    nics: dict[int, list[Nic]] = {}
+    for h, nic in zip(host.tolist(), made, strict=True):
+        nics.setdefault(h, []).append(nic)
     between = np.flatnonzero(wanted & ~at_host)
     tier = device_column(devices, "tier")
     lo, hi = arr.a[between], arr.b[between]
@@ -280,7 +298,7 @@ def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
     fabrics: dict[str, FabricHosts] = {}
     # No compute hosts (a Dragonfly of plain endpoints): nothing to read from the links.
     for name, kind, transport in scaleout_fabrics(blueprint) if host_set else ():
-        fh = _fabric_hosts(fabric, name, kind, transport, host_set, is_host)
+        fh = _fabric_hosts(fabric, name, kind, transport, is_host)
         if fh is not None:
             fabrics[name] = fh
     cabled = sorted(h for h in cpus if any(h in fh.nics for fh in fabrics.values()))
