@@ -11,9 +11,13 @@ import jsonschema
 import kubernetes_validate
 import pytest
 from conftest import BLUEPRINTS, compile_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from supernodeiac.facts.node_labels import key_problem, value_problem
+from supernodeiac.facts.hosts import cached_host_facts
+from supernodeiac.facts.node_labels import cached_node_labels, key_problem, node_labels, value_problem
+from supernodeiac.outputs.kubernetes import documents, node_documents, node_object
 from supernodeiac.pipeline import compile_file, render
 
 CRDS = Path(__file__).parent / "data" / "k8s"
@@ -297,3 +301,54 @@ def test_domains_split_over_leaf_groups_are_noted_and_left_out():
     # Aligned (as shipped): one domain of 18 trays per scalable unit, every level nests.
     aligned = compile_text(shipped_text)
     assert aligned.exit_code == 0 and not [f for f in aligned.findings if f.rule == "scheduler-topology"]
+
+
+def test_the_check_and_the_renderer_share_one_labelling_of_each_hosts_object():
+    first, second = (compile_file(str(BLUEPRINTS / "small-ib.yaml")) for _ in range(2))
+    hosts = [cached_host_facts(c.fabric, c.blueprint) for c in (first, second)]
+    made = [cached_node_labels(h, c.blueprint) for h, c in zip(hosts, (first, second), strict=True)]
+    # The compile's kubernetes-labels check made each: the renderer gets that object back.
+    assert made[0] is cached_node_labels(hosts[0], first.blueprint) and made[0] is not made[1]
+    fresh = node_labels(hosts[0], first.blueprint)
+    assert (made[0].by_host, made[0].origins, made[0].level_keys, made[0].notes) == (
+        fresh.by_host,
+        fresh.origins,
+        fresh.level_keys,
+        fresh.notes,
+    )
+    assert made[0].by_host == made[1].by_host  # the same design, labelled alike
+    artifacts, _ = render(first, ["kubernetes"])
+    nodes = _docs(artifacts["kubernetes/node-labels.yaml"])
+    names = {first.fabric.devices[h].name: h for h in made[0].by_host}
+    assert {n["metadata"]["name"]: n["metadata"]["labels"] for n in nodes} == {
+        name: made[0].by_host[h] for name, h in names.items()
+    }
+
+
+# Scalars a YAML reader would take for something else unless quoted: booleans, nulls, numbers,
+# indicators at the start, ': ' and ' #' inside, quotes, escapes, line breaks, non-ASCII.
+HOSTILE = ["yes", "no", "No", "on", "off", "null", "~", "true", "1", "007", "1e3", "0x1F", "-1", "-", "- a", "-x"]
+HOSTILE += ["a: b", "a:b", ":", "a #b", "#c", '"q"', "it's", "\\", "\t", "a\nb", "", " ", "&a", "*a", "!t", "[x]"]
+HOSTILE += ["{y}", "|", ">", "%", "@", "`", "?", "é", "ラック", "\u2028", "rack-01"]
+
+
+def _node_list(texts: list[str]) -> list[tuple[str, dict[str, str]]]:
+    """Nodes whose names, label keys and values are those texts, some sharing a value, one with no labels."""
+    nodes = [(t, {k: v for k, v in zip(texts[i:] + texts[:i], texts, strict=True)}) for i, t in enumerate(texts)]
+    return [*nodes, ("bare", {}), ("shared", {"rack": "yes", "leaf": "yes"}), ("shared2", {"rack": "yes"})]
+
+
+def test_node_documents_are_the_plain_serialisers_bytes_on_hostile_text():
+    nodes = _node_list(HOSTILE)
+    fast = node_documents(nodes, "# h\n")
+    assert fast == documents([node_object(n, labels) for n, labels in nodes], "# h\n")
+    # And what a YAML reader gets back is the data, text for text.
+    back = _docs(fast)
+    assert [(d["metadata"]["name"], d["metadata"]["labels"]) for d in back] == nodes
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.text(min_size=0, max_size=6), min_size=1, max_size=8, unique=True))
+def test_node_documents_match_the_plain_serialiser_on_any_text(texts):
+    nodes = _node_list(texts)
+    assert node_documents(nodes, "") == documents([node_object(n, labels) for n, labels in nodes], "")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ..fabric import Device
 from ..facts.hosts import cached_host_facts
-from ..facts.node_labels import DNS_SUBDOMAIN, key_problem, level_notes, node_labels, node_name_problem, value_problem
+from ..facts.node_labels import DNS_SUBDOMAIN, cached_node_labels, key_problem, node_name_problem, value_problem
 from ..findings import Finding, error, info
 from ..model.blueprint import built_fabrics
 from .base import CHECKS, CheckContext
@@ -48,12 +48,13 @@ def check_kubernetes_labels(ctx: CheckContext) -> Iterator[Finding]:
     for h in hosts.scheduled:
         d = f.devices[h]
         problem = node_name_problem(d.name)
-        path = _name_path(ctx, d)
-        if problem and path not in reported:
+        if problem and (path := _name_path(ctx, d)) not in reported:
             reported.add(path)
             yield error("kubernetes-labels", f"host {problem}", path, hint)
-    labels = node_labels(hosts, bp)
+    labels = cached_node_labels(hosts, bp)
     seen_keys: set[str] = set()
+    # A value repeats on 10^4 hosts (a rack, a leaf, a group): each is checked once.
+    problems: dict[str, str | None] = {}
     for h, values in labels.by_host.items():
         for key, value in values.items():
             if key not in seen_keys:
@@ -65,7 +66,9 @@ def check_kubernetes_labels(ctx: CheckContext) -> Iterator[Finding]:
                     if path not in reported:
                         reported.add(path)
                         yield error("kubernetes-labels", f"label key {key!r}: {problem}", path, "a shorter fabric name")
-            problem = value_problem(value)
+            if value not in problems:
+                problems[value] = value_problem(value)
+            problem = problems[value]
             if not problem:
                 continue
             origin = labels.origins.get(key)
@@ -89,7 +92,7 @@ def check_kubernetes_labels(ctx: CheckContext) -> Iterator[Finding]:
             ("metadata", "name"),
             "set kubernetes.topology_name",
         )
-    notes = level_notes(labels, hosts, bp.kubernetes.label_prefix) if labels.primary is not None else []
+    notes = labels.notes if labels.primary is not None else []
     if notes:
         yield info(
             "scheduler-topology",

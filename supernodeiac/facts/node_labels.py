@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..model.blueprint import Blueprint
-from .hosts import Hosts
+from .hosts import FabricHosts, Hosts
 from .system_class import system_class_of
 
 ZONE = "topology.kubernetes.io/zone"
@@ -85,6 +85,23 @@ class Labels:
     origins: dict[str, Origin]  # key -> where its values come from
     primary: str | None  # the scale-out fabric the scheduler levels follow
     level_keys: list[tuple[str, str]] = field(default_factory=list)  # (level name, key), widest first
+    notes: list[str] = field(default_factory=list)  # the candidate levels left out, and why
+
+
+# The kubernetes-labels check and the kubernetes renderer read the same labels of the same Hosts
+# (cached_host_facts keeps one per Fabric): made once. Two slots, as for the hosts: snc diff's sides.
+SLOTS = 2
+_LAST: list[tuple[Hosts, Blueprint, Labels]] = []
+
+
+def cached_node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
+    """:func:`node_labels`, kept for the last Hosts objects asked about (callers do not mutate it)."""
+    for h, b, labels in _LAST:
+        if h is hosts and b is bp:
+            return labels
+    labels = node_labels(hosts, bp)
+    _LAST[:] = [(hosts, bp, labels), *[e for e in _LAST if e[0] is not hosts]][:SLOTS]
+    return labels
 
 
 def node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
@@ -93,96 +110,107 @@ def node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
     f = hosts.fabric
     primary = next(iter(hosts.fabrics), None)
     two_level = {h for h, inst in hosts.domain.items() if hosts.domain_kind.get(inst) == "two-level"}
+    k_blueprint, k_model, k_row, k_rack = f"{p}/blueprint", f"{p}/node-model", f"{p}/row", f"{p}/rack"
+    k_domain, k_acc, k_class = f"{p}/scaleup-domain", f"{p}/scaleup-accelerators", f"{p}/system-class"
     origins: dict[str, Origin] = {
-        f"{p}/blueprint": Origin("blueprint"),
-        f"{p}/node-model": Origin("model"),
-        f"{p}/row": Origin("row"),
-        f"{p}/rack": Origin("rack"),
-        f"{p}/system-class": Origin("class"),
-        f"{p}/scaleup-domain": Origin("domain"),
-        f"{p}/scaleup-accelerators": Origin("class"),
+        k_blueprint: Origin("blueprint"),
+        k_model: Origin("model"),
+        k_row: Origin("row"),
+        k_rack: Origin("rack"),
+        k_class: Origin("class"),
+        k_domain: Origin("domain"),
+        k_acc: Origin("class"),
     }
+    # 10^4 hosts share a few hundred values (a leaf group's labels, a domain size's class): each
+    # key and value is made once, on the first host that has it, and the hosts share the strings.
+    group_items = {name: _group_items(fh, name, p) for name, fh in hosts.fabrics.items()}
+    nic_keys: dict[tuple[str, int | None], str] = {}
+    classes: dict[tuple[int, bool], tuple[str, str]] = {}
+    zone_key = _zone_key(k8s.zone, p, primary)
+    primary_groups = f"{p}/{primary}.leaf-group" if k8s.nvidia_topology_labels and primary is not None else None
+    topo = TOPOGRAPH_KEYS[k8s.topograph_keys]
+    primary_spines = f"{p}/{primary}.spine-group"
+    core = primary if primary is not None and hosts.fabrics[primary].tiers >= 3 else None  # the tier-2 value
+    blueprint_name = bp.metadata.name
     out: dict[int, dict[str, str]] = {}
-    # Per fabric its label keys, made once rather than per host (10^4 hosts at 131k); the leaf
-    # keys per rail (rail-optimised) or NIC.
-    fabric_keys = {
-        name: (f"{p}/{name}.fabric", f"{p}/{name}.leaf-group", f"{p}/{name}.spine-group", f"{p}/{name}.pod", f"{p}/{name}.su")
-        for name in hosts.fabrics
-    }
-    leaf_keys: dict[tuple[str, int | None], str] = {}
     # CPU servers too (hosts.scheduled): their fabric and Topograph tier labels, no scale-up or
     # accelerator keys (they have no domain).
     for h in hosts.scheduled:
         d = f.devices[h]
-        labels: dict[str, str] = {f"{p}/blueprint": bp.metadata.name, f"{p}/node-model": d.model}
+        labels: dict[str, str] = {k_blueprint: blueprint_name, k_model: d.model}
         where = hosts.rack(h)
         if where is not None:
-            labels[f"{p}/row"], labels[f"{p}/rack"] = where
+            labels[k_row], labels[k_rack] = where
         inst = hosts.domain.get(h)
         if inst is not None:
             acc = hosts.domain_accelerators[inst]
-            labels[f"{p}/scaleup-domain"] = inst
-            labels[f"{p}/scaleup-accelerators"] = str(acc)
-            labels[f"{p}/system-class"] = system_class_of(acc, 2 if h in two_level else 1)
+            two = h in two_level
+            made = classes.get((acc, two))
+            if made is None:
+                made = classes[acc, two] = (str(acc), system_class_of(acc, 2 if two else 1))
+            labels[k_domain] = inst
+            labels[k_acc], labels[k_class] = made
         for name, fh in hosts.fabrics.items():
             nics = fh.nics.get(h)
             if not nics:
                 continue
-            g = fh.leaf_groups[fh.group_of[h]]
-            k_fabric, k_leaf_group, k_spine_group, k_pod, k_su = fabric_keys[name]
-            # The whole fabric: the one root the scheduler trees close at (a job wider than an SU
-            # still fits under a tier bound).
-            labels[k_fabric] = name
-            if k_fabric not in origins:
-                origins[k_fabric] = Origin("fabric")
-            labels[k_leaf_group] = g.name
-            if k_leaf_group not in origins:
-                origins[k_leaf_group] = Origin("fabric")
-            if g.spine_group is not None:
-                sg = fh.spine_groups[g.spine_group]
-                labels[k_spine_group] = sg.name
-                origins.setdefault(k_spine_group, Origin("fabric"))
-                if sg.pod is not None:
-                    labels[k_pod] = f"{name}-pod{sg.pod + 1:02d}"
-                    origins.setdefault(k_pod, Origin("fabric"))
-            if g.su is not None:
-                labels[k_su] = f"{name}-su{g.su + 1:03d}"
-                origins.setdefault(k_su, Origin("fabric"))
-            for j, nic in enumerate(nics):
-                at = (name, nic.rail if fh.rail_optimized else j)
-                key = leaf_keys.get(at)
-                if key is None:
-                    key = leaf_keys[at] = f"{p}/{name}.rail{at[1]}.leaf" if fh.rail_optimized else f"{p}/{name}.nic{j}.leaf"
-                labels[key] = f.devices[nic.switch].name
+            items = group_items[name][fh.group_of[h]]
+            labels.update(items)
+            for key, _v in items:
                 if key not in origins:
-                    origins[key] = Origin("leaf", nic.switch)
-        zone = _zone(k8s.zone, labels, p, primary)
+                    origins[key] = Origin("fabric")
+            for j, nic in enumerate(nics):
+                which = nic.rail if fh.rail_optimized else j
+                nic_key = nic_keys.get((name, which))
+                if nic_key is None:
+                    nic_key = nic_keys[name, which] = f"{p}/{name}.{'rail' if fh.rail_optimized else 'nic'}{which}.leaf"
+                labels[nic_key] = f.devices[nic.switch].name
+                if nic_key not in origins:
+                    origins[nic_key] = Origin("leaf", nic.switch)
+        zone = labels.get(zone_key) if zone_key else None
         if zone is not None:
             labels[ZONE] = zone
-        if k8s.nvidia_topology_labels and primary is not None and f"{p}/{primary}.leaf-group" in labels:
-            keys = TOPOGRAPH_KEYS[k8s.topograph_keys]
+        if primary_groups is not None and primary_groups in labels:
             if inst is not None and len(hosts.domain_hosts[inst]) > 1:
-                labels[keys[0]] = inst
-            labels[keys[1]] = labels[f"{p}/{primary}.leaf-group"]
-            if f"{p}/{primary}.spine-group" in labels:
-                labels[keys[2]] = labels[f"{p}/{primary}.spine-group"]
-            if hosts.fabrics[primary].tiers >= 3:
-                labels[keys[3]] = primary
+                labels[topo[0]] = inst
+            labels[topo[1]] = labels[primary_groups]
+            if primary_spines in labels:
+                labels[topo[2]] = labels[primary_spines]
+            if core is not None:
+                labels[topo[3]] = core
         out[h] = labels
     result = Labels(out, origins, primary)
-    result.level_keys = levels(result, hosts, p)[0]
+    result.level_keys, result.notes = levels(result, hosts, p)
     return result
 
 
-def _zone(which: str, labels: dict[str, str], p: str, primary: str | None) -> str | None:
-    key = {
+def _group_items(fh: FabricHosts, name: str, p: str) -> list[tuple[tuple[str, str], ...]]:
+    """Per leaf group of a fabric, the labels every host of it carries, in the hosts' key order."""
+    out: list[tuple[tuple[str, str], ...]] = []
+    for g in fh.leaf_groups:
+        # The whole fabric: the one root the scheduler trees close at (a job wider than an SU
+        # still fits under a tier bound).
+        items = [(f"{p}/{name}.fabric", name), (f"{p}/{name}.leaf-group", g.name)]
+        if g.spine_group is not None:
+            sg = fh.spine_groups[g.spine_group]
+            items.append((f"{p}/{name}.spine-group", sg.name))
+            if sg.pod is not None:
+                items.append((f"{p}/{name}.pod", f"{name}-pod{sg.pod + 1:02d}"))
+        if g.su is not None:
+            items.append((f"{p}/{name}.su", f"{name}-su{g.su + 1:03d}"))
+        out.append(tuple(items))
+    return out
+
+
+def _zone_key(which: str, p: str, primary: str | None) -> str | None:
+    """The label whose value ``kubernetes.zone`` names as the zone."""
+    return {
         "row": f"{p}/row",
         "rack": f"{p}/rack",
         "scaleup-domain": f"{p}/scaleup-domain",
         "su": f"{p}/{primary}.su",
         "pod": f"{p}/{primary}.pod",
     }.get(which)
-    return labels.get(key) if key else None
 
 
 def levels(labels: Labels, hosts: Hosts, p: str) -> tuple[list[tuple[str, str]], list[str]]:
@@ -262,7 +290,3 @@ def _example(a: dict[int, str], b: dict[int, str]) -> str:
         inv.setdefault(vb, set()).add(a[h])
     vb, vas = next((k, v) for k, v in inv.items() if len(v) > 1)
     return f"{vb} spans {', '.join(sorted(vas)[:3])}"
-
-
-def level_notes(labels: Labels, hosts: Hosts, p: str) -> list[str]:
-    return levels(labels, hosts, p)[1]

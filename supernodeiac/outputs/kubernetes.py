@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..facts.hosts import cached_host_facts
-from ..facts.node_labels import HOSTNAME, Labels, node_labels
+from ..facts.node_labels import HOSTNAME, Labels, cached_node_labels
 from .base import RENDERERS, Artifacts, RenderContext
 
 FIELD_MANAGER = "snc-topology"
@@ -79,35 +79,40 @@ def documents(objs: list[dict[str, Any]], header: str) -> bytes:
     return (header + "".join("---\n" + to_yaml(o) for o in objs)).encode()
 
 
-@lru_cache(maxsize=1 << 16, typed=True)  # typed: True and 1 are other scalars
-def _label_line(key: str, value: Any) -> str:
-    return f"    {_key(key)}: {_scalar(value)}\n"
+def node_object(name: str, labels: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
 
 
-def node_yaml(name: str, labels: dict[str, Any]) -> str:
-    """``to_yaml`` of one Node object (``node_objects``), written straight: 10^4 Nodes at 131k,
-    their label lines (a rack, a leaf, a group) repeating from Node to Node, each made once."""
-    if any(isinstance(v, dict | list) for v in labels.values()):
-        return to_yaml({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}})
-    head = f'apiVersion: "v1"\nkind: "Node"\nmetadata:\n  name: {_scalar(name)}\n'
-    if not labels:
-        return head + "  labels: {}\n"
-    return head + "  labels:\n" + "".join([_label_line(k, v) for k, v in labels.items()])
-
-
-def node_documents(ctx: RenderContext, labels: Labels, header: str) -> bytes:
-    """``documents(node_objects(ctx, labels), header)``, a Node at a time through ``node_yaml``."""
+def _nodes(ctx: RenderContext, labels: Labels) -> list[tuple[str, dict[str, str]]]:
+    """(node name, labels) per host, by name."""
     f = ctx.fabric
-    hosts = sorted(labels.by_host, key=lambda h: f.devices[h].name)
-    return (header + "".join(["---\n" + node_yaml(f.devices[h].name, labels.by_host[h]) for h in hosts])).encode()
+    return sorted(((f.devices[h].name, values) for h, values in labels.by_host.items()), key=lambda n: n[0])
 
 
-def node_objects(ctx: RenderContext, labels: Labels) -> list[dict[str, Any]]:
-    f = ctx.fabric
-    return [
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f.devices[h].name, "labels": labels.by_host[h]}}
-        for h in sorted(labels.by_host, key=lambda h: f.devices[h].name)
-    ]
+# The Node documents' fixed lines, as to_yaml writes them: what comes before the name, and the
+# labels' opening line (or an empty mapping).
+_NODE_HEAD = "---\n" + to_yaml(node_object("", {})).partition("\n  name:")[0] + "\n  name: "
+_LABELS_OPEN = "\n  labels:\n"
+_NO_LABELS = "\n  labels: {}\n"
+
+
+def node_documents(nodes: list[tuple[str, dict[str, str]]], header: str) -> bytes:
+    """``documents`` of the Node objects of ``nodes`` ((name, labels) pairs), the same bytes: 10^4
+    Nodes of one shape differ only in their name and label values, so the fixed lines are made
+    once and each label line once per distinct key and value (a rack, a leaf, a group)."""
+    lines: dict[str, dict[str, str]] = {}
+    parts = [header]
+    for name, labels in nodes:
+        parts += (_NODE_HEAD, _scalar(name), _LABELS_OPEN if labels else _NO_LABELS)
+        for key, value in labels.items():
+            of_key = lines.get(key)
+            if of_key is None:
+                of_key = lines[key] = {}
+            line = of_key.get(value)
+            if line is None:
+                line = of_key[value] = f"    {_key(key)}: {_scalar(value)}\n"
+            parts.append(line)
+    return "".join(parts).encode()
 
 
 def topology_name(ctx: RenderContext) -> str:
@@ -155,8 +160,13 @@ def volcano_objects(ctx: RenderContext, labels: Labels) -> list[dict[str, Any]]:
     for tier, (level, key) in enumerate(tiers, start=1):
         members: dict[str, set[str]] = {}
         names: dict[int, str] = {}
-        for h in labels.by_host:
-            node = names[h] = _object_name(level, labels.by_host[h][key])
+        made: dict[str, str] = {}  # label value -> its HyperNode's name, made once per value
+        for h, values in labels.by_host.items():
+            value = values[key]
+            node = made.get(value)
+            if node is None:
+                node = made[value] = _object_name(level, value)
+            names[h] = node
             members.setdefault(node, set()).add(f.devices[h].name if below is None else below[h])
         kind = "Node" if below is None else "HyperNode"
         for node in sorted(members):
@@ -181,13 +191,12 @@ def render_kubernetes(ctx: RenderContext) -> Artifacts:
     hosts = cached_host_facts(ctx.fabric, ctx.blueprint)
     if not hosts.scheduled:
         return {}
-    labels = node_labels(hosts, ctx.blueprint)
+    labels = cached_node_labels(hosts, ctx.blueprint)
     bp = ctx.blueprint.metadata.name
     levels = ", ".join(k for _n, k in labels.level_keys)
     return {
         "kubernetes/node-labels.yaml": node_documents(
-            ctx,
-            labels,
+            _nodes(ctx, labels),
             f"# Topology labels of the {len(labels.by_host)} hosts of {bp}, written by snc from the design.\n"
             "# Apply once the nodes have joined:\n"
             f"#   kubectl apply --server-side --field-manager={FIELD_MANAGER} -f node-labels.yaml\n",
