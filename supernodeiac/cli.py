@@ -504,9 +504,10 @@ def render_cmd(
         return
     read = _render_digest(file, only, exclude, opts)
     render_state.forget(target)  # the folder is about to change: no shortcut until it is recorded again
+    files = len(artifacts)
     try:
         with reporter.shown():
-            write(artifacts, target, name, reporter)
+            write(artifacts, target, name, reporter, consume=True)  # what is written is freed as it goes
     except (OSError, WriteError) as exc:
         click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
         sys.exit(1)
@@ -519,7 +520,7 @@ def render_cmd(
     for notice in () if opts.quiet else notices:  # -q: errors and warnings only
         click.echo(f"notice: {notice}", err=True)
     if opts.fmt == "human" and not opts.quiet:
-        click.echo(f"wrote {len(artifacts)} files to {target}/")
+        click.echo(f"wrote {files} files to {target}/")
 
 
 @dataclass

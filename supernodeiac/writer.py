@@ -57,7 +57,7 @@ import signal
 import socket
 import stat
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
@@ -422,11 +422,18 @@ def _write_one(folder_fd: int, rel: str, data: bytes | Chunked) -> dict[str, Any
 
 
 def _fill(
-    staging_fd: int, artifacts: Mapping[str, bytes | Chunked], paths: dict[str, PurePosixPath], blueprint_name: str
+    staging_fd: int,
+    artifacts: Mapping[str, bytes | Chunked],
+    paths: dict[str, PurePosixPath],
+    blueprint_name: str,
+    consume: bool,
 ) -> None:
     entries = []
     folders: set[str] = {""}
-    for rel, data in sorted(artifacts.items()):
+    for rel in sorted(artifacts):  # by key: a list of (path, value) pairs would hold every value to the end
+        # Consumed: a file's bytes (or the stream's closure and what it captured) are dropped once
+        # written, so the files written first do not stay in memory beside those made later.
+        data = artifacts.pop(rel) if consume and isinstance(artifacts, MutableMapping) else artifacts[rel]
         parts = paths[rel].parts
         for depth in range(1, len(parts)):  # 10^4 switch folders: each made once
             folder = "/".join(parts[:depth])
@@ -434,6 +441,7 @@ def _fill(
                 os.mkdir(folder, dir_fd=staging_fd)
                 folders.add(folder)
         entries.append({"path": rel, **_write_one(staging_fd, rel, data)})
+        del data
     with os.fdopen(os.open(MANIFEST, _CREATE, 0o666, dir_fd=staging_fd), "wb") as out:
         out.write(_manifest(entries, blueprint_name))  # last: its presence means complete
 
@@ -506,15 +514,24 @@ def _clear(debris: _Debris, keep_swapping: bool) -> None:
             os.unlink(tmp)
 
 
-def write(artifacts: Mapping[str, bytes | Chunked], target: Path, blueprint_name: str, progress: Progress = NULL) -> Path:
+def write(
+    artifacts: Mapping[str, bytes | Chunked],
+    target: Path,
+    blueprint_name: str,
+    progress: Progress = NULL,
+    consume: bool = False,
+) -> Path:
     """Write ``artifacts`` as the new content of ``target``, all or nothing (see the module doc).
 
     A value is bytes, or a stream (``render.Stream``: anything with ``chunks()``) that is written
     chunk by chunk into the staging folder; a stream that fails midway fails the write like any
     other error, before the swap, so ``target`` is left as it was. ``progress`` is told the
-    ``write`` step (streamed outputs are produced inside it)."""
+    ``write`` step (streamed outputs are produced inside it). With ``consume`` (a mutable dict
+    the caller is done with), each entry is removed from it as its file is written, so that
+    what it held can be freed then and not at the end (the dict is left partly emptied when the
+    write fails)."""
     with progress.step("write"):
-        return _write(artifacts, target, blueprint_name)
+        return _write(artifacts, target, blueprint_name, consume)
 
 
 def written(target: Path) -> list[dict[str, Any]]:
@@ -673,20 +690,20 @@ def _terminate_cleanly() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _write(artifacts: Mapping[str, bytes | Chunked], target: Path, blueprint_name: str) -> Path:
+def _write(artifacts: Mapping[str, bytes | Chunked], target: Path, blueprint_name: str, consume: bool) -> Path:
     target = Path(os.path.abspath(target))
     paths = {rel: _safe_relpath(rel) for rel in sorted(artifacts)}
     found = _inspect(target)
     held = _hold(target, found)
     try:
         with _terminate_cleanly():
-            return _write_held(artifacts, held, paths, blueprint_name)
+            return _write_held(artifacts, held, paths, blueprint_name, consume)
     finally:
         held.close()
 
 
 def _write_held(
-    artifacts: Mapping[str, bytes | Chunked], held: _Held, paths: dict[str, PurePosixPath], blueprint_name: str
+    artifacts: Mapping[str, bytes | Chunked], held: _Held, paths: dict[str, PurePosixPath], blueprint_name: str, consume: bool
 ) -> Path:
     target, found = held.target, held.found
     _clear(found.beside, keep_swapping=False)
@@ -704,7 +721,7 @@ def _write_held(
         staging_fd, _ = _open_folder(staging, held.holder_fd)
         if held.target_fd is not None and not found.in_place:
             os.fchmod(staging_fd, stat.S_IMODE(os.fstat(held.target_fd).st_mode))  # the folder keeps its permissions
-        _fill(staging_fd, artifacts, paths, blueprint_name)
+        _fill(staging_fd, artifacts, paths, blueprint_name, consume)
         os.close(staging_fd)
         staging_fd = None
         held.recheck(staging, ours)

@@ -106,3 +106,32 @@ def test_a_disk_error_midway_reaches_the_caller_and_leaves_nothing(tmp_path, mon
     with pytest.raises(OSError, match="No space left"):
         writer.write({"a.txt": b"a", "b.txt": b"b", "c.txt": Stream(lambda: iter([b"c"]))}, tmp_path / "o", "t")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_consumed_render_frees_each_file_once_written(tmp_path):
+    # consume=True (the CLI's): a file's value leaves the dict before the next file is made, so a
+    # stream's closure (and what it captured) is garbage once its file is on disk, not at the end.
+    import gc
+    import weakref
+
+    class Held:
+        """What a stream's closure captured (a renderer's facts)."""
+
+    held = Held()
+    alive = weakref.ref(held)
+    seen: list[bool] = []
+
+    def later() -> list[bytes]:
+        gc.collect()
+        seen.append(alive() is not None)
+        return [b"z"]
+
+    files = {"a.txt": Stream(lambda h=held: [repr(type(h)).encode()]), "b.txt": b"b", "z.txt": Stream(later)}
+    del held
+    out = writer.write(files, tmp_path / "o", "t", consume=True)
+    assert seen == [False]  # a.txt's stream, the only holder, was dropped once it was written
+    assert files == {}
+    assert (out / "a.txt").read_bytes() == repr(Held).encode() and (out / "z.txt").read_bytes() == b"z"
+    kept = {"a.txt": b"a"}
+    writer.write(kept, tmp_path / "p", "t")
+    assert kept == {"a.txt": b"a"}  # without consume the caller's dict is left as it was
