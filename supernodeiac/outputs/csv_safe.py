@@ -67,6 +67,10 @@ for _c in b"=+-@":
 _CSV_CLASSES = bytes(_CSV)
 
 
+_QUOTED = ',"\r\t\n'  # what makes the csv module quote a cell (tab: spreadsheets misread it)
+_FIRST = itemgetter(slice(None, 1))
+
+
 def csv_cells_clean(cells: Iterable[str]) -> bool:
     """Whether every cell is written as it is by the csv module and needs no neutralising: none
     holds a comma, quote, tab or line break, and none starts with = + - or @ (so none is a
@@ -75,10 +79,6 @@ def csv_cells_clean(cells: Iterable[str]) -> bool:
     cells = list(cells)
     text, firsts = "".join(cells), "".join(map(_FIRST, cells))
     return not any(c in text for c in _QUOTED) and not any(c in firsts for c in FORMULA_START)
-
-
-_QUOTED = ',"\r\t\n'  # what makes the csv module quote a cell (tab: spreadsheets misread it)
-_FIRST = itemgetter(slice(None, 1))
 
 
 class CsvWriter:

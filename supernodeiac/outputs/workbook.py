@@ -285,11 +285,6 @@ def _workbook(
     return book.close()
 
 
-def pull_lists(ctx: RenderContext, rows: Iterable[CableRow]) -> list[tuple[str, list[list[str]]]]:
-    """(rack name, pull rows as PULL_COLUMNS text) of every rack with a cable end, racks in order."""
-    return [(rack, [list(text) for text in texts]) for rack, texts, _ in _pull_lists(ctx, _cables(rows), None)]
-
-
 def _pull_lists(
     ctx: RenderContext, rows: list[_Cable], rack_indices: Sequence[int] | None
 ) -> list[tuple[str, list[tuple[str, ...]], list[tuple[str, str]]]]:
