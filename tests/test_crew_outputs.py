@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import compile_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_media import ONE_RACK, SPLIT
 
 from supernodeiac.facts.bom import bill_of_materials
@@ -352,3 +354,25 @@ def test_a_wrapped_label_keeps_a_port_name_on_one_line():
     assert _wrapped(["abcdefghij 1"], 10) == ("abcdefghij", "1")  # no earlier space: the break stays
     for text in (long, "x" * 90, "a b " * 30):
         assert all(len(x) <= 40 for x in _wrapped([text], 40))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=4).flatmap(
+        lambda k: st.lists(st.lists(st.text(alphabet="ab 1-", max_size=30), min_size=k, max_size=k), max_size=6).map(
+            lambda ends: (k, ends)
+        )
+    ),
+    st.integers(min_value=1, max_value=12),
+)
+def test_label_lines_wrapped_a_column_at_a_time_are_each_ends_own(case, width):
+    """ShortLabels breaks a column of lines at once (wrapped_ends); each end must read what the
+    end-by-end _wrapped gives, with a column left whole only where no line of it is too wide."""
+    from supernodeiac.outputs.cabling import _wrapped, wrapped_ends
+
+    k, ends = case
+    columns = [[e[j] for e in ends] for j in range(k)]
+    wide = [max(map(len, c), default=0) > width for c in columns]
+    want = [_wrapped(list(e), width) for e in ends] if k else []
+    assert wrapped_ends(columns, wide, width) == want
+    assert wrapped_ends(columns, [True] * k, width) == want

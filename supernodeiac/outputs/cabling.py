@@ -24,8 +24,8 @@ of a cable, and the label sheets' and cables.csv's twin-port cables and splitter
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from operator import itemgetter
+from collections.abc import Iterable, Iterator
+from operator import add, itemgetter
 from string import Formatter
 from typing import Any, NamedTuple
 
@@ -548,9 +548,27 @@ class ShortLabels:
         """(each line's column, None) when no line is wider than the label, else (the columns,
         each end's lines wrapped by _wrapped)."""
         lines = self.short_lines(near, far, cable)
-        if all(fits or max(map(len, x), default=0) <= self.width for x, fits in zip(lines, self.fits, strict=True)):
+        width = self.width
+        wide = [not fits and max(map(len, x), default=0) > width for x, fits in zip(lines, self.fits, strict=True)]
+        if not any(wide):
             return lines, None
-        return lines, [_wrapped(list(x), self.width) for x in zip(*lines, strict=True)]
+        return lines, wrapped_ends(lines, wide, width)
+
+
+def wrapped_ends(lines: list[list[str]], wide: list[bool], width: int) -> list[tuple[str, ...]]:
+    """Each end's lines as :func:`_wrapped` gives them, from a column per line (``wide``: whether
+    a column may hold a line wider than ``width``; the others are kept as they are). Each line
+    breaks on its own, so a column is broken at once: one that fits becomes 1-tuples in C (zip),
+    and only the cells of the others go through Python."""
+    columns: list[Iterable[tuple[str, ...]]] = [
+        [_broken(x, width) for x in column] if w else zip(column) for column, w in zip(lines, wide, strict=True)
+    ]
+    if not columns:
+        return []
+    ends = columns[0]
+    for column in columns[1:]:
+        ends = map(add, ends, column)
+    return list(ends)
 
 
 def simple_cables(plan: Any) -> np.ndarray:
@@ -802,17 +820,26 @@ def _wrapped(lines: list[str], width: int) -> tuple[str, ...]:
         return tuple(lines)
     out: list[str] = []
     for line in lines:
-        while len(line) > width:
-            cut = line.rfind(" ", 1, width + 1)
-            if cut > 0:
-                tail = line[cut:].strip()
-                before = line.rfind(" ", 1, cut)
-                if len(tail) <= ORPHAN and " " not in tail and before > 0:
-                    cut = before
-            cut = cut if cut > 0 else width
-            out.append(line[:cut].rstrip())
-            line = line[cut:].lstrip()
-        out.append(line)
+        out += _broken(line, width)
+    return tuple(out)
+
+
+def _broken(line: str, width: int) -> tuple[str, ...]:
+    """The printed lines of one label line, broken as :func:`_wrapped` says."""
+    if len(line) <= width:
+        return (line,)
+    out: list[str] = []
+    while len(line) > width:
+        cut = line.rfind(" ", 1, width + 1)
+        if cut > 0:
+            tail = line[cut:].strip()
+            before = line.rfind(" ", 1, cut)
+            if len(tail) <= ORPHAN and " " not in tail and before > 0:
+                cut = before
+        cut = cut if cut > 0 else width
+        out.append(line[:cut].rstrip())
+        line = line[cut:].lstrip()
+    out.append(line)
     return tuple(out)
 
 
