@@ -32,6 +32,6 @@ def test_names_in_bulk_on_the_usual_cases():
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(st.dictionaries(st.text(NAME_CHARS, max_size=6), st.text(NAME_CHARS, max_size=6), max_size=3), max_size=4))
 def test_labels_valid_in_bulk_only_when_each_is(per_host):
-    labels = Labels(by_host=dict(enumerate(per_host)), origins={}, primary=None)
+    labels = Labels.of(dict(enumerate(per_host)), origins={}, primary=None)
     each = all(not key_problem(k) and not value_problem(v) for host in per_host for k, v in host.items())
     assert _all_labels_valid(labels) == each

@@ -120,11 +120,11 @@ def _all_node_names_valid(names: list[str]) -> bool:
 
 
 def _all_labels_valid(labels: Labels) -> bool:
-    """True when every distinct key and value is valid (sets made in C over the hosts' labels),
-    so the host-by-host loop that locates a problem has nothing to find."""
+    """True when every distinct key and value is valid (sets made in C over the distinct label
+    sets), so the host-by-host loop that locates a problem has nothing to find."""
     keys: set[str] = set()
     values: set[str] = set()
-    for labelled in labels.by_host.values():
+    for labelled in labels.sets:
         keys.update(labelled)
         values.update(labelled.values())
     return not any(map(key_problem, keys)) and not any(map(value_problem, values))

@@ -25,6 +25,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from ..fabric.device_arrays import device_column
 from ..model.blueprint import Blueprint
 from .hosts import FabricHosts, Hosts
 from .system_class import system_class_of
@@ -81,11 +84,31 @@ class Origin:
 
 @dataclass
 class Labels:
-    by_host: dict[int, dict[str, str]]  # host -> key -> value, keys in a stable order
+    """The hosts' labels, held once per distinct label set: 10^6 hosts of a Dragonfly+ carry a
+    few 10^4 distinct sets (hosts of one leaf in one rack are labelled alike)."""
+
+    sets: list[dict[str, str]]  # the distinct label sets (key -> value, keys in a stable order), by first host
+    hosts: list[int]  # every labelled host, in index order
+    which: list[int]  # per host (as ``hosts``): the index of its set in ``sets``
     origins: dict[str, Origin]  # key -> where its values come from
     primary: str | None  # the scale-out fabric the scheduler levels follow
     level_keys: list[tuple[str, str]] = field(default_factory=list)  # (level name, key), widest first
     notes: list[str] = field(default_factory=list)  # the candidate levels left out, and why
+    _by_host: dict[int, dict[str, str]] | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, by_host: dict[int, dict[str, str]], origins: dict[str, Origin], primary: str | None) -> Labels:
+        """Labels of a host -> labels mapping, one set per host."""
+        return cls(list(by_host.values()), list(by_host), list(range(len(by_host))), origins, primary)
+
+    @property
+    def by_host(self) -> dict[int, dict[str, str]]:
+        """host -> its labels (hosts of one set share one dict: read it, do not change it); made
+        on first use, for the readers that go host by host."""
+        if self._by_host is None:
+            sets = self.sets
+            self._by_host = dict(zip(self.hosts, map(sets.__getitem__, self.which), strict=True))
+        return self._by_host
 
 
 # The kubernetes-labels check and the kubernetes renderer read the same labels of the same Hosts
@@ -104,7 +127,10 @@ def cached_node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
     return labels
 
 
-def node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
+def node_labels(hosts: Hosts, bp: Blueprint, grouped: bool = True) -> Labels:
+    """Every scheduled host's labels. Hosts placed alike (:func:`placement_groups`) get the same
+    set, so one host of each such group is labelled and the rest share its set (``grouped=False``
+    labels each host on its own: the plain path the grouped one is tested against)."""
     k8s = bp.kubernetes
     p = k8s.label_prefix
     f = hosts.fabric
@@ -132,10 +158,16 @@ def node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
     primary_spines = f"{p}/{primary}.spine-group"
     core = primary if primary is not None and hosts.fabrics[primary].tiers >= 3 else None  # the tier-2 value
     blueprint_name = bp.metadata.name
-    out: dict[int, dict[str, str]] = {}
+    scheduled = hosts.scheduled
+    if grouped:
+        first, set_of = placement_groups(hosts, scheduled)
+    else:
+        first, set_of = scheduled, list(range(len(scheduled)))
+    sets: list[dict[str, str]] = []
     # CPU servers too (hosts.scheduled): their fabric and Topograph tier labels, no scale-up or
-    # accelerator keys (they have no domain).
-    for h in hosts.scheduled:
+    # accelerator keys (they have no domain). One host per group, in host order, so each key's
+    # origin is that of the first host that has it, as host by host.
+    for h in first:
         d = f.devices[h]
         labels: dict[str, str] = {k_blueprint: blueprint_name, k_model: d.model}
         where = hosts.rack(h)
@@ -178,10 +210,49 @@ def node_labels(hosts: Hosts, bp: Blueprint) -> Labels:
                 labels[topo[2]] = labels[primary_spines]
             if core is not None:
                 labels[topo[3]] = core
-        out[h] = labels
-    result = Labels(out, origins, primary)
+        sets.append(labels)
+    result = Labels(sets, scheduled, set_of, origins, primary)
     result.level_keys, result.notes = levels(result, hosts, p)
     return result
+
+
+def placement_groups(hosts: Hosts, scheduled: list[int]) -> tuple[list[int], list[int]]:
+    """Hosts that get the same labels, found in bulk: (the first host of each group, in host
+    order; per scheduled host, its group). A host's labels follow from its model, its rack, its
+    scale-up domain instance and, per fabric, the switches its NICs are cabled to in port order
+    (its leaf group is the set of those switches; a NIC's key, its rail or position)."""
+    if not scheduled:
+        return [], []
+    f = hosts.fabric
+    at = np.array(scheduled, dtype=np.int64)
+    columns = [f.device_arrays().model[at], device_column(f.devices, "rack")[at]]
+    if hosts.domain:
+        ids: dict[str | None, int] = {}
+        columns.append(np.fromiter((ids.setdefault(hosts.domain.get(h), len(ids)) for h in scheduled), np.int64, len(at)))
+    for fh in hosts.fabrics.values():
+        columns.append(_switches_id(fh, at))
+    key = np.zeros(len(at), dtype=np.int64)
+    for column in columns:  # one compact id per distinct combination so far
+        _, column = np.unique(column, return_inverse=True)
+        _, key = np.unique(key * (int(column.max()) + 1) + column, return_inverse=True)
+    _, first, group = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # groups numbered by their first host
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return at[first[order]].tolist(), rank[group.reshape(-1)].tolist()
+
+
+def _switches_id(fh: FabricHosts, at: np.ndarray) -> np.ndarray:
+    """Per host of ``at``: an id of the switches its NICs on this fabric reach, in port order
+    (-1: none)."""
+    nics = fh.nics
+    if all(len(v) == 1 for v in nics.values()):  # one NIC each (a Dragonfly+'s endpoints)
+        switch = {h: v[0].switch for h, v in nics.items()}
+        return np.fromiter((switch.get(h, -1) for h in at.tolist()), np.int64, len(at))
+    ids: dict[tuple[int, ...], int] = {(): -1}
+    return np.fromiter(
+        (ids.setdefault(tuple(n.switch for n in nics.get(h, ())), len(ids)) for h in at.tolist()), np.int64, len(at)
+    )
 
 
 def _group_items(fh: FabricHosts, name: str, p: str) -> list[tuple[tuple[str, str], ...]]:
@@ -223,7 +294,7 @@ def levels(labels: Labels, hosts: Hosts, p: str) -> tuple[list[tuple[str, str]],
     The root is kept with its one value when every host is on the fabric (and more than the
     hostname level would be left otherwise).
     """
-    by_host = labels.by_host
+    sets = labels.sets  # hosts of one set agree on every level: the sets stand for their hosts
     candidates: list[tuple[str, str]] = []
     if any(len(hs) > 1 for hs in hosts.domain_hosts.values()):
         candidates.append(("scaleup-domain", f"{p}/scaleup-domain"))
@@ -238,12 +309,12 @@ def levels(labels: Labels, hosts: Hosts, p: str) -> tuple[list[tuple[str, str]],
     kept: list[tuple[str, str, dict[int, str]]] = []
     notes: list[str] = []
     for name, key in candidates:
-        values = {h: v[key] for h, v in by_host.items() if key in v}
-        if len(values) != len(by_host):
+        values = {i: v[key] for i, v in enumerate(sets) if key in v}  # set -> value, sets in first-host order
+        if len(values) != len(sets):
             continue  # missing on some hosts: no level to schedule by
         if len(set(values.values())) < 2 and name != "fabric":
             continue  # one value for all: the fabric root says that once
-        if len(by_host) < 2:
+        if len(labels.hosts) < 2:
             continue  # one host: the hostname is the whole tree
         problem = None
         for other_name, _k, other in kept:
@@ -263,7 +334,7 @@ def levels(labels: Labels, hosts: Hosts, p: str) -> tuple[list[tuple[str, str]],
 
 
 def _relation(a: dict[int, str], b: dict[int, str]) -> str | None:
-    """'same' when a and b split the hosts alike; 'nested' when one refines the other; else None."""
+    """'same' when a and b (label set -> value) split the hosts alike; 'nested' when one refines the other; else None."""
     a_in_b: dict[str, str] = {}
     b_in_a: dict[str, str] = {}
     a_fine = b_fine = True
