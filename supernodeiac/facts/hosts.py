@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
@@ -33,19 +32,7 @@ from ..fabric import Device, Fabric
 from ..fabric.device_arrays import device_column, unique_ints
 from ..fabric.fabric_facts import fat_tree_of, kind_of
 from ..model.blueprint import Blueprint, built_fabrics
-
-
-class Nic(NamedTuple):
-    """One data port of a host cabled to a scale-out fabric (a named tuple: 10^5 of them are made
-    per render, twice as fast as a frozen dataclass)."""
-
-    port: int  # port index on the host
-    name: str  # the port's (OS) name, e.g. mlx5_0
-    switch: int  # device index of the switch at the other end
-    switch_port: int
-    rail: int | None  # the switch's rail coordinate (rail-optimised fat trees)
-    link: int  # position in the Fabric's link table
-    gbps: float
+from .nic_table import NicTable, row_ids
 
 
 @dataclass(slots=True)
@@ -74,7 +61,7 @@ class FabricHosts:
     transport: str
     rail_optimized: bool
     tiers: int  # switching tiers (2 or 3 for a fat tree; 1 or 2 for Dragonfly/Dragonfly+)
-    nics: dict[int, list[Nic]]  # host -> its NICs on this fabric, in port order
+    nics: NicTable  # host -> its NICs on this fabric, in port order
     leaf_groups: list[LeafGroup]
     spine_groups: list[SpineGroup]
     group_of: dict[int, int]  # host -> leaf group index
@@ -181,24 +168,12 @@ def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, is_host: np.n
     rows = dv.rows(host, port)
     data = dv.port_column(_DATA_PORT, lambda layout: _flags(layout.total, layout.ports_of("data"))).astype(bool)[rows]
     positions, host, port, switch, switch_port, rows = (x[data] for x in (positions, host, port, switch, switch_port, rows))
+    # Each host's NICs in port order (stable: a port cabled twice keeps link order).
+    order = np.lexsort((port, host))
+    positions, host, port, switch, switch_port, rows = (x[order] for x in (positions, host, port, switch, switch_port, rows))
     names = [n for m in dv.models for n in layouts[m].names]  # by port row
     rails = {sw: devices[sw].coord("rail") for sw in unique_ints(switch).tolist()}
-    made = map(
-        Nic._make,
-        zip(
-            port.tolist(),
-            [names[r] for r in rows.tolist()],
-            switch.tolist(),
-            switch_port.tolist(),
-            [rails[sw] for sw in switch.tolist()],
-            positions.tolist(),
-            [gbps_of[s] for s in arr.spec[positions].tolist()],
-            strict=True,
-        ),
-    )
-    nics: dict[int, list[Nic]] = {}
-    for h, nic in zip(host.tolist(), made, strict=True):
-        nics.setdefault(h, []).append(nic)
+    nics = NicTable(host, port, rows, switch, switch_port, positions, arr.spec[positions], names, rails, gbps_of)
     between = np.flatnonzero(wanted & ~at_host)
     tier = device_column(devices, "tier")
     lo, hi = arr.a[between], arr.b[between]
@@ -214,21 +189,16 @@ def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, is_host: np.n
             uppers[sw] = set(ups.tolist())
     if not nics:
         return None
-    for ports in nics.values():
-        ports.sort(key=lambda n: n.port)
 
     # Leaf groups: hosts cabled to the same set of switches, numbered by their lowest switch.
-    by_leaves: dict[tuple[int, ...], list[int]] = {}
-    for h in sorted(nics):
-        by_leaves.setdefault(tuple(sorted({n.switch for n in nics[h]})), []).append(h)
+    in_group, leaf_sets = _leaf_sets(host, switch)
     leaf_groups: list[LeafGroup] = []
-    group_of: dict[int, int] = {}
     per_su: dict[int | None, int] = {}
-    for leaves in sorted(by_leaves, key=lambda k: k[0]):
+    for leaves, group_hosts in zip(leaf_sets, in_group, strict=True):
         sus = [devices[x].coord("su") for x in leaves]
         su = sus[0] if sus[0] is not None and all(s == sus[0] for s in sus) else None
         per_su[su] = per_su.get(su, 0) + 1
-        leaf_groups.append(LeafGroup("", leaves, by_leaves[leaves], su=su))
+        leaf_groups.append(LeafGroup("", leaves, group_hosts.tolist(), su=su))
     seen_su: dict[int | None, int] = {}
     for k, g in enumerate(leaf_groups):
         if g.su is not None and per_su[g.su] == 1:
@@ -238,8 +208,8 @@ def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, is_host: np.n
             g.name = f"{name}-su{g.su + 1:03d}-{seen_su[g.su]:02d}"
         else:
             g.name = f"{name}-lg{k + 1:04d}"
-        for h in g.hosts:
-            group_of[h] = k
+    sizes = [len(m) for m in in_group]
+    group_of = dict(zip(np.concatenate(in_group).tolist(), np.repeat(np.arange(len(in_group)), sizes).tolist(), strict=True))
 
     # Spine groups: the switches above a leaf group's leaves (or the leaves' Dragonfly group).
     by_upper: dict[tuple, list[int]] = {}
@@ -269,9 +239,33 @@ def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, is_host: np.n
         spine_groups[0].name = f"{name}-spines"
 
     tree = fat_tree_of(f.facts.get(name))
-    rail_opt = tree is not None and tree["rail_optimized"] and all(n.rail is not None for ns in nics.values() for n in ns)
+    rail_opt = tree is not None and tree["rail_optimized"] and nics.rails_known()
     tiers = tree["tiers"] if tree is not None else 2 if kind == "dragonfly-plus" else 1
     return FabricHosts(name, kind, transport, rail_opt, tiers, nics, leaf_groups, spine_groups, group_of)
+
+
+def _leaf_sets(host: np.ndarray, switch: np.ndarray) -> tuple[list[np.ndarray], list[tuple[int, ...]]]:
+    """Hosts (NIC rows ``host`` -> ``switch``, sorted by host) grouped by the set of switches they
+    reach: (each group's hosts, ascending; its switches, ascending), groups by lowest switch,
+    then by first host. In bulk: a padded row of switches per host, an id per distinct row."""
+    span = int(switch.max()) + 1
+    pair = unique_ints(host * span + switch)  # distinct (host, switch), by host then switch
+    h, sw = pair // span, pair % span
+    starts = np.flatnonzero(np.concatenate(([True], h[1:] != h[:-1])))
+    counts = np.diff(np.append(starts, len(h)))
+    hosts = h[starts]
+    table = np.full((len(hosts), int(counts.max())), -1, dtype=np.int64)
+    table[np.repeat(np.arange(len(hosts)), counts), np.arange(len(h)) - np.repeat(starts, counts)] = sw
+    _, first, group = np.unique(row_ids(table), return_index=True, return_inverse=True)
+    rows, group = table[first], group.reshape(-1)
+    order = np.lexsort((first, rows[:, 0]))  # by lowest switch, then by first host
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    by_group = np.argsort(rank[group], kind="stable")  # hosts by group, ascending within one
+    cuts = np.cumsum(np.bincount(rank[group], minlength=len(order)))[:-1]
+    members = np.split(hosts[by_group], cuts)
+    sets = [tuple(x for x in row if x >= 0) for row in rows[order].tolist()]
+    return members, sets
 
 
 def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
@@ -301,7 +295,8 @@ def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
         fh = _fabric_hosts(fabric, name, kind, transport, is_host)
         if fh is not None:
             fabrics[name] = fh
-    cabled = sorted(h for h in cpus if any(h in fh.nics for fh in fabrics.values()))
+    on_fabric: set[int] = set().union(*(fh.nics.keys() for fh in fabrics.values()))
+    cabled = sorted(cpus & on_fabric)
     return Hosts(fabric, hosts, domain, domain_hosts, domain_acc, kinds, fabrics, cabled)
 
 

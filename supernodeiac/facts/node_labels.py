@@ -30,6 +30,7 @@ import numpy as np
 from ..fabric.device_arrays import device_column
 from ..model.blueprint import Blueprint
 from .hosts import FabricHosts, Hosts
+from .nic_table import row_ids
 from .system_class import system_class_of
 
 ZONE = "topology.kubernetes.io/zone"
@@ -163,6 +164,8 @@ def node_labels(hosts: Hosts, bp: Blueprint, grouped: bool = True) -> Labels:
         first, set_of = placement_groups(hosts, scheduled)
     else:
         first, set_of = scheduled, list(range(len(scheduled)))
+    for fh in hosts.fabrics.values():
+        fh.nics.make_rows(first)  # the rows read below, made in bulk
     sets: list[dict[str, str]] = []
     # CPU servers too (hosts.scheduled): their fabric and Topograph tier labels, no scale-up or
     # accelerator keys (they have no domain). One host per group, in host order, so each key's
@@ -231,10 +234,7 @@ def placement_groups(hosts: Hosts, scheduled: list[int]) -> tuple[list[int], lis
         columns.append(np.fromiter((ids.setdefault(hosts.domain.get(h), len(ids)) for h in scheduled), np.int64, len(at)))
     for fh in hosts.fabrics.values():
         columns.append(_switches_id(fh, at))
-    key = np.zeros(len(at), dtype=np.int64)
-    for column in columns:  # one compact id per distinct combination so far
-        _, column = np.unique(column, return_inverse=True)
-        _, key = np.unique(key * (int(column.max()) + 1) + column, return_inverse=True)
+    key = row_ids(np.column_stack(columns))
     _, first, group = np.unique(key, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # groups numbered by their first host
     rank = np.empty_like(order)
@@ -243,16 +243,12 @@ def placement_groups(hosts: Hosts, scheduled: list[int]) -> tuple[list[int], lis
 
 
 def _switches_id(fh: FabricHosts, at: np.ndarray) -> np.ndarray:
-    """Per host of ``at``: an id of the switches its NICs on this fabric reach, in port order
-    (-1: none)."""
-    nics = fh.nics
-    if all(len(v) == 1 for v in nics.values()):  # one NIC each (a Dragonfly+'s endpoints)
-        switch = {h: v[0].switch for h, v in nics.items()}
-        return np.fromiter((switch.get(h, -1) for h in at.tolist()), np.int64, len(at))
-    ids: dict[tuple[int, ...], int] = {(): -1}
-    return np.fromiter(
-        (ids.setdefault(tuple(n.switch for n in nics.get(h, ())), len(ids)) for h in at.tolist()), np.int64, len(at)
-    )
+    """Per host of ``at`` (ascending): an id of the switches its NICs on this fabric reach, in
+    port order (-1: none)."""
+    keys, table = fh.nics.switch_rows()
+    ids = row_ids(table)
+    i = np.minimum(np.searchsorted(keys, at), len(keys) - 1)
+    return np.where(keys[i] == at, ids[i], -1)
 
 
 def _group_items(fh: FabricHosts, name: str, p: str) -> list[tuple[tuple[str, str], ...]]:
