@@ -271,8 +271,15 @@ def _leaf_sets(host: np.ndarray, switch: np.ndarray) -> tuple[list[np.ndarray], 
 def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
     """Every compute host and where it sits (one pass over the links per scale-out fabric)."""
     models = fabric.models
-    with_acc = {name for name, m in models.items() if m.accelerators is not None}
-    hosts = [d.index for d in fabric.devices if d.model in with_acc]
+    # Which devices are hosts, by model id (a device's index is its position in the Fabric).
+    dv = fabric.device_arrays()
+    model_of = dv.model
+    with_acc = np.array([models[m].accelerators is not None for m in dv.models], dtype=bool)
+    # CPU servers: a node model without accelerators (appliances such as UFM or storage servers
+    # are service endpoints, not scheduler hosts); kept where a scale-out fabric reaches them.
+    cpu = np.array([models[m].kind == "node" and models[m].accelerators is None for m in dv.models], dtype=bool)
+    is_acc, is_cpu = with_acc[model_of], cpu[model_of]
+    hosts = np.flatnonzero(is_acc).tolist()
     domain, kinds = _domains(fabric, hosts)
     domain_hosts: dict[str, list[int]] = {}
     domain_acc: dict[str, int] = {}
@@ -283,20 +290,17 @@ def host_facts(fabric: Fabric, blueprint: Blueprint) -> Hosts:
         domain_hosts.setdefault(inst, []).append(h)
         acc = models[fabric.devices[h].model].accelerators
         domain_acc[inst] = domain_acc.get(inst, 0) + (acc.count if acc else 0)
-    # CPU servers: a node model without accelerators (appliances such as UFM or storage servers
-    # are service endpoints, not scheduler hosts); kept where a scale-out fabric reaches them.
-    cpus = {d.index for d in fabric.devices if models[d.model].kind == "node" and models[d.model].accelerators is None}
-    host_set = set(hosts) | cpus
-    is_host = np.zeros(len(fabric.devices), dtype=bool)
-    is_host[np.fromiter(host_set, dtype=np.int64, count=len(host_set))] = True
+    is_host = is_acc | is_cpu
     fabrics: dict[str, FabricHosts] = {}
     # No compute hosts (a Dragonfly of plain endpoints): nothing to read from the links.
-    for name, kind, transport in scaleout_fabrics(blueprint) if host_set else ():
+    for name, kind, transport in scaleout_fabrics(blueprint) if is_host.any() else ():
         fh = _fabric_hosts(fabric, name, kind, transport, is_host)
         if fh is not None:
             fabrics[name] = fh
-    on_fabric: set[int] = set().union(*(fh.nics.keys() for fh in fabrics.values()))
-    cabled = sorted(cpus & on_fabric)
+    on_fabric = np.zeros(len(fabric.devices), dtype=bool)
+    for fh in fabrics.values():
+        on_fabric[fh.nics.host] = True
+    cabled = np.flatnonzero(is_cpu & on_fabric).tolist()
     return Hosts(fabric, hosts, domain, domain_hosts, domain_acc, kinds, fabrics, cabled)
 
 
