@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supernodeiac.facts.nic_table import Nic, NicTable, row_ids
+from supernodeiac.facts.nic_table import GroupOf, Nic, NicTable, row_ids
 
 NAMES = ["mlx5_0", "mlx5_1", "eth2"]
 GBPS = [400.0, 200.0]
@@ -57,3 +57,16 @@ def test_row_ids_are_equal_exactly_for_equal_rows(rows):
     for a in range(len(rows)):
         for b in range(len(rows)):
             assert (ids[a] == ids[b]) == (rows[a] == rows[b])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 40), unique=True, max_size=5), max_size=6), st.lists(st.integers(-1, 41), max_size=5))
+def test_group_of_reads_as_the_plain_dict(groups, first_read):
+    groups = [g for k, g in enumerate(groups) if not set(g) & {h for other in groups[:k] for h in other}]  # disjoint
+    members = [np.array(sorted(g), dtype=np.int64) for g in groups]
+    plain = {h: k for k, g in enumerate(members) for h in g.tolist()}
+    table = GroupOf(members)
+    assert [table.get(h) for h in first_read] == [plain.get(h) for h in first_read]  # looked up, no dict made
+    assert all(h in table for h in plain) and -1 not in table and "x" not in table and len(table) == len(plain)
+    assert list(table.items()) == list(plain.items()) and list(table) == list(plain) and table == plain
+    assert [table[h] for h in first_read if h in plain] == [plain[h] for h in first_read if h in plain]

@@ -32,7 +32,7 @@ from ..fabric import Device, Fabric
 from ..fabric.device_arrays import device_column, unique_ints
 from ..fabric.fabric_facts import fat_tree_of, kind_of
 from ..model.blueprint import Blueprint, built_fabrics
-from .nic_table import NicTable, row_ids
+from .nic_table import GroupOf, NicTable, row_ids
 
 
 @dataclass(slots=True)
@@ -64,7 +64,7 @@ class FabricHosts:
     nics: NicTable  # host -> its NICs on this fabric, in port order
     leaf_groups: list[LeafGroup]
     spine_groups: list[SpineGroup]
-    group_of: dict[int, int]  # host -> leaf group index
+    group_of: GroupOf  # host -> leaf group index
 
     def rail_order(self, host: int) -> tuple[int | None, ...]:
         return tuple(n.rail for n in self.nics[host])
@@ -208,8 +208,7 @@ def _fabric_hosts(f: Fabric, name: str, kind: str, transport: str, is_host: np.n
             g.name = f"{name}-su{g.su + 1:03d}-{seen_su[g.su]:02d}"
         else:
             g.name = f"{name}-lg{k + 1:04d}"
-    sizes = [len(m) for m in in_group]
-    group_of = dict(zip(np.concatenate(in_group).tolist(), np.repeat(np.arange(len(in_group)), sizes).tolist(), strict=True))
+    group_of = GroupOf(in_group)
 
     # Spine groups: the switches above a leaf group's leaves (or the leaves' Dragonfly group).
     by_upper: dict[tuple, list[int]] = {}

@@ -1,4 +1,5 @@
-"""One scale-out fabric's host NICs as columns, read as ``host -> [Nic, ...]``.
+"""One scale-out fabric's host NICs as columns, read as ``host -> [Nic, ...]``; and its hosts'
+leaf groups, read as ``host -> group``.
 
 A Dragonfly+ has 10^6 hosts with a NIC each: a ``Nic`` tuple and a list per host cost about
 0.3 KB and a second of CPU per 10^6, and a validate reads a few of them (one host per group of
@@ -167,3 +168,52 @@ def row_ids(table: np.ndarray) -> np.ndarray:
         _, column = np.unique(column, return_inverse=True)
         _, key = np.unique(key * (int(column.max()) + 1) + column, return_inverse=True)
     return key.reshape(-1)
+
+
+class GroupOf(Mapping[int, int]):
+    """host -> its leaf group's index, from each group's hosts: looked up in the sorted hosts; the
+    dict of every host (10^6 entries, about 0.1 KB each) is made only for a reader that walks it."""
+
+    __slots__ = ("_hosts", "_groups", "_sorted", "_sorted_groups", "_dict")
+
+    def __init__(self, members: list[np.ndarray]) -> None:
+        self._hosts = np.concatenate(members) if members else np.zeros(0, dtype=np.int64)  # group by group
+        self._groups = np.repeat(np.arange(len(members), dtype=np.int64), [len(m) for m in members])
+        order = np.argsort(self._hosts, kind="stable")
+        self._sorted, self._sorted_groups = self._hosts[order], self._groups[order]
+        self._dict: dict[int, int] | None = None
+
+    def _index(self, host: int) -> int:
+        i = int(np.searchsorted(self._sorted, host))
+        if i == len(self._sorted) or self._sorted[i] != host:
+            raise KeyError(host)
+        return i
+
+    def __getitem__(self, host: int) -> int:
+        if self._dict is not None:
+            return self._dict[host]
+        return int(self._sorted_groups[self._index(host)])
+
+    def __contains__(self, host: object) -> bool:
+        try:
+            self[host]  # type: ignore[index]
+        except (KeyError, TypeError):
+            return False
+        return True
+
+    def _all(self) -> dict[int, int]:
+        if self._dict is None:  # in group order, then host order: as the groups list them
+            self._dict = dict(zip(self._hosts.tolist(), self._groups.tolist(), strict=True))
+        return self._dict
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._hosts)
+
+    def items(self) -> ItemsView[int, int]:
+        return self._all().items()
+
+    def values(self) -> ValuesView[int]:
+        return self._all().values()
