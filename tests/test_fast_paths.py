@@ -11,6 +11,7 @@ import copy
 import csv
 import io
 
+import pytest
 from conftest import compile_text
 
 from supernodeiac.builders.media import MediaChooser
@@ -266,3 +267,58 @@ def test_the_one_plug_problems_kept_from_the_build_are_those_of_the_settled_link
         fresh = plug_problems(cages, shape[spec], head_b[spec], medium[spec], cable[spec] & cages.valid & (medium[spec] >= 0))
         assert kept.tolist() == fresh.tolist(), path.name
         assert spec.tolist() == f.links.spec  # the arrays kept through the settling are the column
+
+
+def test_numbered_names_are_the_template_formatted_name_by_name():
+    # The group's field formatted once, then one map: the names (and errors) of the node
+    # builder's name-by-name positional format, which is str.format for plain templates.
+    from supernodeiac.fabric.cable_naming import numbered_names, positional_format
+
+    templates = [
+        "{group}-{index:04d}",
+        "{index}{group}",
+        "x{{{group!r:>8}}}-{index:x}-{index}",
+        "fixed",
+        "{group}{group}-{index:03}",
+    ]
+    for template in templates:
+        for group, count in (("gpu", 12), ("a{b}", 3), ("n", 0)):
+            plain = [template.format(group=group, index=i) for i in range(1, count + 1)]
+            name = positional_format(template, ("group", "index"))
+            assert [name(group, i) for i in range(1, count + 1)] == plain
+            assert numbered_names(template, group, count) == plain, template
+    for template in ("{group:d}-{index}", "{index:s}", "{group.x}", "{group:{index}}"):
+        with pytest.raises((ValueError, AttributeError, KeyError)) as plain_error:
+            positional_format(template, ("group", "index"))("g", 1)
+        with pytest.raises(type(plain_error.value)) as fast_error:
+            numbered_names(template, "g", 2)
+        assert str(fast_error.value) == str(plain_error.value)
+
+
+def test_placement_columns_are_place_slot_by_slot():
+    # place_columns' repeated racks and units against place() of every slot, row and follow.
+    from supernodeiac.builders.geometry import Geometry
+    from supernodeiac.fabric import Device, Fabric
+    from supernodeiac.model.site import Placement, Site
+
+    site = Site.model_validate({"rows": [{"name": "A", "racks": 9}, {"name": "B", "racks": 7}], "rack_units": 48})
+    geometry = Geometry(site, Fabric("t", {}))
+    fabric = geometry.fabric
+    for k in range(5):  # a followed group over racks 9, 7, 5, ...
+        fabric.devices.append(Device(k, f"n{k}", "node", "m", "g", 8 - 2 * k, 1, 1))
+    geometry.groups["g"] = list(range(5))
+    placements = [
+        Placement(row="B", per_rack=3, first_rack=2, first_u=5, gap_u=1),
+        Placement(row="A", per_rack=1),
+        Placement(follow=["g"], per_rack=4, first_rack=2, first_u=40),
+    ]
+    for placement in placements:
+        for count in (0, 1, 4, 5, 12):
+            try:
+                plain = [geometry.place(placement, slot, 2, ()) for slot in range(count)]
+            except Exception as exc:  # the columns fail alike when a slot does not fit
+                with pytest.raises(type(exc)):
+                    geometry.place_columns(placement, count, 2, ())
+                continue
+            racks, units = geometry.place_columns(placement, count, 2, ())
+            assert list(zip(racks, units)) == plain

@@ -11,6 +11,7 @@ route's loop, never up to the tray.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -135,16 +136,22 @@ class Geometry:
             out.append((racks[rack_pos - 1], u))
         return out
 
-    def place_many(self, placement: Placement, count: int, height_u: int, path: tuple) -> list[tuple[int, int]]:
-        """``place`` for slots 0..count-1 at once: bounds are checked on the extreme slots only."""
+    def place_columns(self, placement: Placement, count: int, height_u: int, path: tuple) -> tuple[list[int], list[int]]:
+        """``place`` for slots 0..count-1 at once, as a rack column and a lowest-U column: bounds
+        are checked on the extreme slots only. Built by repetition in C, so a rack's devices share
+        one int object for its index (10^6 nodes: no boxed int per device)."""
         if count == 0:
-            return []
+            return [], []
         self.place(placement, count - 1, height_u, path)  # the furthest rack
         self.place(placement, min(count, placement.per_rack) - 1, height_u, path)  # the highest unit
         racks = self._racks_of(placement, path)
         first = placement.first_rack - 1
         per, step, u0 = placement.per_rack, height_u + placement.gap_u, placement.first_u
-        return [(racks[first + slot // per], u0 + (slot % per) * step) for slot in range(count)]
+        filled = -(-count // per)  # racks the slots reach, the last one maybe part full
+        rack_col = list(chain.from_iterable(map(repeat, list(racks[first : first + filled]), repeat(per))))
+        u_col = list(range(u0, u0 + per * step, step)) * filled
+        del rack_col[count:], u_col[count:]
+        return rack_col, u_col
 
     def _racks_of(self, placement: Placement, path: tuple) -> Sequence[int]:
         """The rack indices a placement fills, in order: a row's racks, or the followed groups'."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from ..fabric import Device
-from ..fabric.cable_naming import positional_format
+from ..fabric.cable_naming import numbered_names
 from ..model.nodes import NODE_NAMING, NodeGroup
 from .base import BUILDERS
 from .context import BuildContext
@@ -15,12 +17,26 @@ def build_nodes(ctx: BuildContext, group: NodeGroup, path: tuple) -> None:
     template = group.naming or NODE_NAMING  # checked by parse.template_findings
     ctx.reserve(group.count, path + ("count",))
     height = ctx.catalogue.devices[group.model].height_u
-    where = ctx.geometry.place_many(group.placement, group.count, height, ctx.placement_path(path, group.placement))
-    name = positional_format(template, ("group", "index"))
-    gname, model, first = group.name, group.model, len(ctx.fabric.devices)
-    # A group can hold 10^5 nodes: made in one comprehension and added to the Fabric at once.
-    devices = [
-        Device(first + i, name(gname, i + 1), "node", model, gname, rack, u, height, (("index", i),), path, 0)
-        for i, (rack, u) in enumerate(where)
-    ]
+    racks, units = ctx.geometry.place_columns(group.placement, group.count, height, ctx.placement_path(path, group.placement))
+    names = numbered_names(template, group.name, group.count)
+    gname, model, first, n = group.name, group.model, len(ctx.fabric.devices), group.count
+    # A group can hold 10^6 nodes: made column by column in one map (C, no per-node Python
+    # step); the shared fields are one object each, the coords ``(("index", i),)`` by zip.
+    coords = zip(zip(repeat("index"), range(n)))
+    devices = list(
+        map(
+            Device,
+            range(first, first + n),
+            names,
+            repeat("node"),
+            repeat(model),
+            repeat(gname),
+            racks,
+            units,
+            repeat(height),
+            coords,
+            repeat(path),
+            repeat(0),
+        )
+    )
     ctx.groups.setdefault(gname, []).extend(ctx.fabric.add_devices(devices))

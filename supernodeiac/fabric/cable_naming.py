@@ -42,6 +42,39 @@ def positional_format(template: str, fields: tuple[str, ...]) -> Callable[..., s
     return "".join(out).format
 
 
+def numbered_names(template: str, group: str, count: int) -> list[str]:
+    """``template.format(group=group, index=i)`` for i in 1..count (a node group's names).
+
+    The group's field is formatted into the template once, leaving a one-field template that
+    ``map`` formats per node in C. Templates with other fields or nested specs take
+    :func:`positional_format` name by name, so their errors read as before.
+    """
+    if count == 0:
+        return []
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError:
+        parts = []
+    plain = bool(parts) and all(
+        name in (None, "group", "index") and "{" not in (spec or "") + (conv or "") for _, name, spec, conv in parts
+    )
+    if not plain:
+        name = positional_format(template, ("group", "index"))
+        return [name(group, i) for i in range(1, count + 1)]
+    out = []
+    for literal, field, spec, conversion in parts:
+        out.append(_escape(literal))
+        if field is None:
+            continue
+        one = "{0" + ("!" + conversion if conversion else "") + (":" + spec if spec else "") + "}"
+        out.append(_escape(one.format(group)) if field == "group" else one)
+    return list(map("".join(out).format, range(1, count + 1)))
+
+
+def _escape(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 def a_end_affixes(template: str) -> tuple[str, str, str] | None:
     """``(before, between, after)`` when the template is ``before{a}between{a_port}after`` with
     plain fields (the default ``{a}-{a_port}`` is), else None.
