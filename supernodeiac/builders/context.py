@@ -7,6 +7,7 @@ import difflib
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -61,6 +62,7 @@ def link_rate(ga: PortGroup, gb: PortGroup) -> tuple[int, float]:
 
 
 _MODEL = operator.attrgetter("model")
+_INDEX = operator.attrgetter("index")
 
 
 @dataclass
@@ -74,6 +76,9 @@ class _ModelTables:
     base: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     total: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     group_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # device -> its Device.index int object: link columns take these rather than a new boxed
+    # int per link end (a Dragonfly+'s 2.6 x 10^6 links name 1.1 x 10^6 devices)
+    ints: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
 
     def add_model(self, port_group_ids: list[int]) -> None:
         self.base = np.append(self.base, len(self.group_ids))
@@ -104,6 +109,7 @@ class BuildContext:
     # spec index -> how its links were chosen (for the per-cage settling after the build)
     spec_sources: dict[int, SpecSource] = field(default_factory=dict)
     _tables: _ModelTables = field(default_factory=_ModelTables)
+    _index_coords: list[Coords] = field(default_factory=list)  # i -> (("index", i),), shared by node groups
 
     def __post_init__(self) -> None:
         self.geometry.groups = self.groups  # placements that follow a group read its racks
@@ -227,6 +233,14 @@ class BuildContext:
         self.groups.setdefault(group, []).extend(indices)
         return list(indices)
 
+    def index_coords(self, count: int) -> list[Coords]:
+        """``(("index", i),)`` for i in 0..count-1, one tuple per i for the whole build: every node
+        group's i-th node has the same coords (10^6 nodes in 10^2 groups: no tuple pair per node)."""
+        made = self._index_coords
+        if len(made) < count:
+            made.extend(zip(zip(repeat("index"), range(len(made), count))))
+        return made[:count]
+
     def placement_path(self, origin: tuple, placement: Any) -> tuple:
         """The blueprint path of ``placement`` inside the entry at ``origin``, found by identity,
         so a finding about it points at ``placement.leaf`` rather than at ``placement``."""
@@ -313,6 +327,9 @@ class BuildContext:
             ia, ib = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
             ga, gb = self._group_ids_bulk(ia, a_port), self._group_ids_bulk(ib, b_port)
             lengths = [0.0] * n if kind == "connector" else self.geometry.lengths(ia, ib)
+            if ia.min() >= 0 and ib.min() >= 0:  # the devices' own index ints (same values, shared objects)
+                ints = self._tables.ints
+                a, b = ints[ia].tolist(), ints[ib].tolist()
         spec = self._link_specs(fabric, kind, tier, chooser, origin, ga, gb, lengths)
         self.fabric.links.add_many(a, a_port, b, b_port, lengths, spec)
 
@@ -362,15 +379,19 @@ class BuildContext:
         t = self._tables
         devices = self.fabric.devices
         if t.done < len(devices):
-            ids = t.ids
-            new = [ids.get(m, -1) for m in map(_MODEL, devices[t.done :])]
-            if -1 in new:
-                for model in dict.fromkeys(d.model for d in devices[t.done :]):
+            ids, added = t.ids, devices[t.done :]
+            models = list(map(_MODEL, added))
+            if not ids.keys() >= set(models):
+                for model in dict.fromkeys(models):
                     if model not in ids:
                         ids[model] = len(ids)
                         t.add_model(self._port_group_ids_of(model))
-                new = [ids[m] for m in map(_MODEL, devices[t.done :])]
-            t.model = np.concatenate((t.model[: t.done], np.array(new, dtype=np.int64)))
+            new = np.fromiter(map(ids.__getitem__, models), dtype=np.int64, count=len(models))
+            t.model = np.concatenate((t.model[: t.done], new))
+            index = list(map(_INDEX, added))
+            ints = np.empty(len(added), dtype=object)
+            ints[:] = index if index == list(range(t.done, len(devices))) else range(t.done, len(devices))
+            t.ints = np.concatenate((t.ints[: t.done], ints))
             t.done = len(devices)
         return t
 

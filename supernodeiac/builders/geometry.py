@@ -235,7 +235,7 @@ class Geometry:
             beside = (bay_a >= 0) & (bay_a == bay_b)
             sideways = np.abs(self._rack_x[sa] - self._rack_x[sb]) + np.abs(ya - yb) + self._bay_slack[np.maximum(bay_a, 0)]
             across = np.where(beside, sideways, across)
-        return np.where(placed, np.where(ra == rb, inside, across), 0.0).tolist()
+        return _shared_floats(np.where(placed, np.where(ra == rb, inside, across), 0.0))
 
     def _device_positions(self) -> tuple[np.ndarray, np.ndarray]:
         """(rack index, height of the ports above the floor) of every device, as arrays; devices
@@ -256,3 +256,14 @@ class Geometry:
             y[done:total] = np.where(height != 0, (u - 1 + height / 2) * self._unit_m, self._top_m / 2)
             self._placed = total
         return self._dev_rack, self._dev_y
+
+
+def _shared_floats(values: np.ndarray) -> list[float]:
+    """``values.tolist()`` with one float object per distinct value (a fabric's 10^6 lengths take
+    a few hundred values: 24 bytes a link less). A -0.0 would be folded into 0.0 by the dict, so
+    an array with one keeps its own floats."""
+    out: list[float] = values.tolist()
+    if np.signbit(values).any():
+        return out
+    seen: dict[float, float] = {}
+    return list(map(seen.setdefault, out, out))

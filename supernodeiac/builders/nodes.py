@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from itertools import repeat
+from operator import attrgetter
 
 from ..fabric import Device
 from ..fabric.cable_naming import numbered_names
 from ..model.nodes import NODE_NAMING, NodeGroup
 from .base import BUILDERS
 from .context import BuildContext
+
+_INDEX = attrgetter("index")
 
 
 @BUILDERS.register("nodes")
@@ -21,8 +24,8 @@ def build_nodes(ctx: BuildContext, group: NodeGroup, path: tuple) -> None:
     names = numbered_names(template, group.name, group.count)
     gname, model, first, n = group.name, group.model, len(ctx.fabric.devices), group.count
     # A group can hold 10^6 nodes: made column by column in one map (C, no per-node Python
-    # step); the shared fields are one object each, the coords ``(("index", i),)`` by zip.
-    coords = zip(zip(repeat("index"), range(n)))
+    # step); the shared fields are one object each, and so are the coords of each index.
+    coords = ctx.index_coords(n)
     devices = list(
         map(
             Device,
@@ -39,4 +42,5 @@ def build_nodes(ctx: BuildContext, group: NodeGroup, path: tuple) -> None:
             repeat(0),
         )
     )
-    ctx.groups.setdefault(gname, []).extend(ctx.fabric.add_devices(devices))
+    ctx.fabric.add_devices(devices)
+    ctx.groups.setdefault(gname, []).extend(map(_INDEX, devices))  # the devices' own index ints, shared
