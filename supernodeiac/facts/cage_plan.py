@@ -173,7 +173,8 @@ def _plug_frame(cages: LinkCages, sel: np.ndarray) -> _PlugFrame:
     fmin, fmax = _reduce(ends, far, n)
     paired = (fmin[a] == fmax[a]) & (fmin[b] == fmax[b]) & (cages.pos_a[idx] == cages.pos_b[idx])
     single = (count == 1).astype(np.int64)
-    far_single, _ = _reduce(ends, single[far], n)
+    far_single = np.full(n, _BIG, dtype=np.int64)  # _reduce's min alone: the max is never read
+    np.minimum.at(far_single, ends, single[far])
     return _PlugFrame(sel, idx, ends, n, paired, single, far_single)
 
 
