@@ -322,3 +322,34 @@ def test_placement_columns_are_place_slot_by_slot():
                 continue
             racks, units = geometry.place_columns(placement, count, 2, ())
             assert list(zip(racks, units)) == plain
+
+
+def test_shared_lengths_are_the_floats_of_tolist():
+    # One object per distinct length: the same values (bit for bit), a -0.0 and NaN kept apart.
+    import math
+
+    import numpy as np
+
+    from supernodeiac.builders.geometry import _shared_floats
+
+    for values in ([2.5, 1.0, 2.5, 0.0, 1.0], [0.0, -0.0, 3.0], [math.nan, 1.0, math.nan], []):
+        arr = np.array(values, dtype=np.float64)
+        shared = _shared_floats(arr)
+        assert [x.hex() for x in shared] == [x.hex() for x in arr.tolist()]
+    shared = _shared_floats(np.array([2.5, 1.0, 2.5]))
+    assert shared[0] is shared[2]
+
+
+@pytest.mark.parametrize("name", ["dragonfly-balanced", "roce-3tier-oversub", "nvl72-pod"])
+def test_link_ends_share_the_devices_index_ints(name):
+    # add_links hands the devices' own index objects to the link table: the values the builder
+    # passed (positions), and one int object per device named, not one per link end.
+    from conftest import shipped
+
+    fabric = shipped(name).fabric
+    t = fabric.links
+    ends = list(t.a) + list(t.b)
+    assert [fabric.devices[x].index for x in ends] == ends
+    bulk = [x for x in ends if x >= 256]  # CPython caches the small ints anyway
+    assert bulk
+    assert len({id(x) for x in bulk}) == len(set(bulk))
