@@ -353,3 +353,67 @@ def test_link_ends_share_the_devices_index_ints(name):
     bulk = [x for x in ends if x >= 256]  # CPython caches the small ints anyway
     assert bulk
     assert len({id(x) for x in bulk}) == len(set(bulk))
+
+
+def _plug_problems_concatenated(cages, shape, head_b, medium, sel):
+    """plug_problems as written before the two-pass reduction: every reduction over the A ends
+    and B ends concatenated (the reference the two-pass version must match)."""
+    import numpy as np
+
+    from supernodeiac.facts.cage_plan import FANOUT, MIXED, SPLIT, SPLITTER, STRAIGHT
+
+    big = np.iinfo(np.int64).max
+
+    def reduce(keys, values, n):
+        lo, hi = np.full(n, big, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+        np.minimum.at(lo, keys, values)
+        np.maximum.at(hi, keys, values)
+        return lo, hi
+
+    idx = np.flatnonzero(sel)
+    n = max(cages.count, 1)
+    out = np.zeros(len(sel), dtype=np.int64)
+    if not len(idx):
+        return out
+    a, b = cages.a[idx], cages.b[idx]
+    ends, far = np.concatenate((a, b)), np.concatenate((b, a))
+    count = np.bincount(ends, minlength=n)
+    fmin, fmax = reduce(ends, far, n)
+    paired = (fmin[a] == fmax[a]) & (fmin[b] == fmax[b]) & (cages.pos_a[idx] == cages.pos_b[idx])
+    single = (count == 1).astype(np.int64)
+    far_single, _ = reduce(ends, single[far], n)
+    med = medium[idx]
+    mmin, mmax = reduce(ends, np.concatenate((med, med)), n)
+    uniform = mmin == mmax
+    mixed = ~(uniform[a] & uniform[b])
+    sh, hb = shape[idx], head_b[idx]
+    head, leg = np.where(hb, b, a), np.where(hb, a, b)
+    split_ok = (single[leg] == 1) & (far_single[head] == 1)
+    reason = np.zeros(len(idx), dtype=np.int64)
+    reason[~mixed & (sh == SPLITTER) & ~split_ok] = SPLIT
+    reason[~mixed & (sh == STRAIGHT) & ~paired] = FANOUT
+    reason[mixed] = MIXED
+    out[idx] = reason
+    return out
+
+
+def test_plug_problems_two_pass_matches_the_concatenated_reduction():
+    # Random cage wirings, dense enough that every reason occurs: the same reason per link.
+    import numpy as np
+
+    from supernodeiac.facts.cage_plan import FANOUT, MIXED, SPLIT, LinkCages, plug_problems
+
+    rng = np.random.default_rng(7)
+    seen = set()
+    for trial in range(60):
+        links, cages_n = int(rng.integers(1, 80)), int(rng.integers(2, 40))
+        a, b = rng.integers(0, cages_n, links), rng.integers(0, cages_n, links)
+        cages = LinkCages(a, b, rng.integers(0, 2, links), rng.integers(0, 2, links), np.ones(links, dtype=bool), cages_n)
+        shape = rng.integers(0, 6, links)
+        head_b = rng.integers(0, 2, links).astype(bool)
+        medium = rng.integers(0, 1 + trial % 3, links)
+        sel = rng.random(links) < 0.9
+        got = plug_problems(cages, shape, head_b, medium, sel)
+        assert got.tolist() == _plug_problems_concatenated(cages, shape, head_b, medium, sel).tolist()
+        seen.update(got.tolist())
+    assert {FANOUT, MIXED, SPLIT} <= seen
