@@ -87,6 +87,39 @@ def test_byte_identical_across_processes_with_different_hash_seeds(tmp_path, nam
     _same_trees(here, theirs)
 
 
+_SPECS = """
+import sys
+from supernodeiac.pipeline import compile_file
+for path in sys.argv[1:]:
+    print([repr(s) for s in compile_file(path).fabric.links.specs])
+"""
+
+
+def test_link_specs_are_numbered_alike_under_every_hash_seed(tmp_path):
+    """The Fabric itself, not only its renders: spec ids are link-table columns that `snc diff` and
+    the renderers index, so their order must not follow a set's hash order. It did in the
+    builder's one-pair path, where one sweep of lengths picks two or more media: the generated
+    radix-8 Dragonfly+ (leaf-spine cables of several lengths) numbered them by seed."""
+    generated = tmp_path / "dfp8.yaml"
+    subprocess.run(
+        [sys.executable, "bench/dragonfly_gen.py", "--plus", "8", "--out", str(generated)], check=True, cwd=ROOT, timeout=120
+    )
+    blueprints = [str(generated), str(BLUEPRINTS / "dragonfly-plus.yaml")]
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", _SPECS, *blueprints],
+            check=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        ).stdout
+        for seed in ("1", "2", "3", "4")
+    }
+    assert len(seen) == 1
+
+
 # -- growth at the end of the blueprint ---------------------------------------------------------
 
 GROW_BASE = """\

@@ -423,7 +423,8 @@ class BuildContext:
             choices = chooser.pick_many(
                 pair.lane_gbps, pair.a, pair.b, set(lengths), transport=pair.transport, link_lanes=pair.lanes
             )
-            spec_of = {c: self.spec_for(fabric, kind, tier, chooser, origin, pair, c) for c in set(choices.values())}
+            # dict.fromkeys, not set: spec ids in the order of the lengths, whatever PYTHONHASHSEED says.
+            spec_of = {c: self.spec_for(fabric, kind, tier, chooser, origin, pair, c) for c in dict.fromkeys(choices.values())}
             by_length = {length: spec_of[c] for length, c in choices.items()}
             return list(map(by_length.__getitem__, lengths))
         get = memo.get
