@@ -138,17 +138,26 @@ def ecmp_switches(
         if ta and tb and ta != tb:
             lo, hi = (a, b) if ta < tb else (b, a)
             above.setdefault(lo, set()).add(hi)
-    ups: dict[tuple[int, int], frozenset[int]] = {}
+    # The switches above x up to tier ``top`` (x itself not among them), made once per distinct
+    # set of switches one tier up: the leaves of a pod share their spines, so each pod's climb is
+    # one union (10^5 unions of the spines' climbs at 131k otherwise). Kept by (x, top) as an
+    # index into ``overs``, so a wave merges each distinct climb once.
+    over_at: dict[tuple[int, int], int] = {}
+    over_of: dict[tuple[frozenset[int], int], int] = {}
+    overs: list[frozenset[int]] = []
 
-    def up(x: int, top: int) -> frozenset[int]:
-        """x and every switch above it up to tier ``top``."""
-        found = ups.get((x, top))
+    def over(x: int, top: int) -> int:
+        found = over_at.get((x, top))
         if found is None:
-            out = {x}
-            for hi in above.get(x, ()):
-                if tiers[hi] <= top:
-                    out |= up(hi, top)
-            found = ups[(x, top)] = frozenset(out)
+            next_up = frozenset(hi for hi in above.get(x, ()) if tiers[hi] <= top)
+            found = over_of.get((next_up, top))
+            if found is None:
+                out = set(next_up)
+                for hi in next_up:
+                    out |= overs[over(hi, top)]
+                found = over_of[(next_up, top)] = len(overs)
+                overs.append(frozenset(out))
+            over_at[(x, top)] = found
         return found
 
     if not tests:
@@ -191,9 +200,15 @@ def ecmp_switches(
         waves[key // n].add(key % n)
     climbs = level == low[owner]
     span = int(tier.max()) + 1
+    merged: set[tuple[int, int]] = set()  # (wave, climb in overs) already in the wave
     for key in np.unique((in_wave[climbs] * n + dev[climbs]) * span + top[owner[climbs]]).tolist():
         w, rest = divmod(key, n * span)
-        waves[w] |= up(rest // span, rest % span)
+        x = rest // span
+        waves[w].add(x)
+        k = over(x, rest % span)
+        if (w, k) not in merged:
+            merged.add((w, k))
+            waves[w] |= overs[k]
     return {k: sorted(sw) for k, sw in zip(wave_of, waves, strict=True)}
 
 
