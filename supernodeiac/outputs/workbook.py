@@ -294,6 +294,7 @@ def _pull_lists(
     racks = ctx.fabric.racks
     wanted = set(rack_indices) if rack_indices is not None else set(range(len(racks)))
     per_rack: dict[int, list[tuple[int, str, tuple[str, ...], tuple[str, str]]]] = defaultdict(list)
+    u_text = _UText()
     for common, key, _, ends in rows:
         if len(ends) == 2:  # a cable of two ends: the rows of both from the same pieces
             (r0, u0, name0, plug0, place0, label0), (r1, u1, name1, plug1, place1, label1) = ends
@@ -305,10 +306,16 @@ def _pull_lists(
                     in0 = False
                 else:
                     in1 = False
+            # PULL_SHARED's seven cells unpacked once: each row's tuple is built in one step.
+            no, cid, fab, tier, kind, part, length = common
             if in0:
-                per_rack[r0].append((u0, common[1], (place1, str(u0) if u0 else "", name0, plug0, *common, label0, label1), key))
+                per_rack[r0].append(
+                    (u0, cid, (place1, u_text[u0], name0, plug0, no, cid, fab, tier, kind, part, length, label0, label1), key)
+                )
             if in1:
-                per_rack[r1].append((u1, common[1], (place0, str(u1) if u1 else "", name1, plug1, *common, label1, label0), key))
+                per_rack[r1].append(
+                    (u1, cid, (place0, u_text[u1], name1, plug1, no, cid, fab, tier, kind, part, length, label1, label0), key)
+                )
             continue
         lowest: dict[int, int] = {}  # rack -> the end there that the pull list shows
         for k, end in enumerate(ends):
@@ -333,6 +340,14 @@ def _pull_lists(
         pulls.sort(key=itemgetter(0, 1))
         out.append((racks[index].name, list(map(_THIRD, pulls)), list(map(_FOURTH, pulls))))
     return out
+
+
+class _UText(dict[int, str]):
+    """A rack unit's cell text ("" for none), made once per unit."""
+
+    def __missing__(self, u: int) -> str:
+        text = self[u] = str(u) if u else ""
+        return text
 
 
 def _summary(
