@@ -444,6 +444,7 @@ class _CableColumns:
         self.short = ShortLabels(bp, self.ends, self.numbers, self.ids, self.text.fabric)
         self.blank = objects(["", "1"])  # the legs of a one-link cable (none), its link count
         self.places: np.ndarray | None = None
+        self.keys: np.ndarray | None = None
 
     def __call__(self, items: np.ndarray, with_pulls: bool) -> tuple[list[list[str]], list[bool], list[int], list[PullCable]]:
         """The pieces of the plan's ``items`` (Joiner: pieces, whether known clean, widths) and
@@ -509,7 +510,9 @@ class _CableColumns:
             stock, part = pick(x.stock, index["stock"]), pick(x.part, index["stock"])
             ends = zip(self._pull_ends(a, a_name, a_phys, a_text), self._pull_ends(b, b_name, b_phys, b_text), strict=True)
             common = zip(number, cid, fabric, tier, kind, part, stock, strict=True)  # PULL_SHARED
-            pulls = tuples(PullCable, common, zip(fabric, tier, strict=True), kind, ends)
+            if self.keys is None:  # (fabric, tier) per spec: one tuple shared by its cables, not one each
+                self.keys = objects(list(zip(x.fabric.tolist(), x.tier.tolist(), strict=True)))
+            pulls = tuples(PullCable, common, pick(self.keys, s), kind, ends)
         return pieces, known, widths, pulls
 
     def _pull_ends(self, device: np.ndarray, name: list[str], plug: list[str], label: list[str]) -> list[PullEnd]:
