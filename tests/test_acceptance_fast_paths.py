@@ -11,12 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import BLUEPRINTS, compile_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from supernodeiac.catalog.host_topology import host_topologies
 from supernodeiac.catalog.link_health import link_health
 from supernodeiac.catalog.parts import medium_part, module_part, ordered_length
 from supernodeiac.fabric.views import links_by_fabric, local_tiers
-from supernodeiac.facts.acceptance_plan import PerfTest, ecmp_switches, kept_labels, label_maker, plan, wave_key
+from supernodeiac.facts.acceptance_plan import PerfTest, _grouped, ecmp_switches, kept_labels, label_maker, plan, wave_key
 from supernodeiac.facts.hosts import rdma_names
 from supernodeiac.facts.physical_plan import TOOLS, PhysicalPlan, physical_fabrics, physical_plan
 from supernodeiac.facts.sonic_ports import sonic_ports, sonic_switches
@@ -289,3 +291,19 @@ def test_tables_made_in_pieces_are_the_whole(monkeypatch: pytest.MonkeyPatch) ->
     assert physical_tsv(p) == _physical_rows_plain(p)
     assert len(acceptance_ports.switch_ports_chunks(ctx, "roce")) > 3
     assert switch_ports_tsv(ctx, "roce") == ports_whole == _switch_ports_plain(ctx, "roce")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-3, 3), st.integers(0, 40)), max_size=60))
+def test_grouped_rows_are_the_plain_dict_of_sorted_lists(rows: list[tuple[int, int, int]]) -> None:
+    """perftests' links sorted by switch in numpy (acceptance_plan._grouped) against the loop it
+    replaces: setdefault(key, []).append(row) per link, then each list sorted."""
+    plain: dict[int, list[tuple[int, int]]] = {}
+    for key, x, y in rows:
+        plain.setdefault(key, []).append((x, y))
+    for found in plain.values():
+        found.sort()
+    cols = [np.array([r[k] for r in rows], dtype=np.int64) for k in range(3)]
+    made = _grouped(*cols)
+    assert made == plain
+    assert all(type(v) is int for found in made.values() for row in found for v in row)  # Python ints, not numpy's

@@ -323,6 +323,7 @@ def perftests(
     why = why if why is not None else {}
     counters: dict[tuple[str, int], int] = {}
     rdma_of = [rdma[d.model] for d in devices]  # per device: its ports' RDMA names
+    names = [d.name for d in devices]
     spec = t.spec
 
     def add(
@@ -341,7 +342,7 @@ def perftests(
         counters[(stage, at)] = n
         tests.append(
             PerfTest(
-                f"{name}-{stage}-{devices[at].name}-{n:03d}",
+                f"{name}-{stage}-{names[at]}-{n:03d}",
                 name,
                 stage,
                 rail,
@@ -368,12 +369,13 @@ def perftests(
     for sw in sorted(ends, key=by_rail):
         es = ends[sw]
         half = len(es) // 2
+        sw_rail = rail_of(sw)
         for k in range(half):
             (_p1, l1, h1, p1), (_p2, l2, h2, p2) = es[k], es[k + half]
-            add("endpoint", sw, rail_of(sw), (h1, p1), (h2, p2), [l1, l2], [])
+            add("endpoint", sw, sw_rail, (h1, p1), (h2, p2), [l1, l2], [])
         if len(es) % 2 and len(es) > 1:
             (_p, l1, h1, p1), (_q, l0, h0, p0) = es[-1], es[0]
-            add("endpoint", sw, rail_of(sw), (h1, p1), (h0, p0), [l1], [l0])
+            add("endpoint", sw, sw_rail, (h1, p1), (h0, p0), [l1], [l0])
     # Switch links, upper switch by upper switch: pairs meeting at the upper switch, their lower
     # ends far enough apart that traffic between them must climb to it (no shared neighbour
     # between the hosts and the upper switch's tier: leaves of one pod meet at its spines).
@@ -426,7 +428,8 @@ def perftests(
                 why[(e1[2], -1)] = why[(e2[2], -1)] = NO_HOST_BELOW
                 continue
             (h1, p1, path1), (h2, p2, path2) = one, two
-            rail = rail_of(e1[3]) if rail_of(e1[3]) == rail_of(e2[3]) else None
+            rail = rail_of(e1[3])
+            rail = rail if rail == rail_of(e2[3]) else None
             add(stage, hi, rail, (h1, p1), (h2, p2), [e1[2], e2[2]], path1 + path2)
         if len(keyed) % 2:
             single.append(keyed[-1])
