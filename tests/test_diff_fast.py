@@ -16,8 +16,8 @@ from test_diff import ROCE, SMALL, UFM_AT_20, UFM_AT_30, _one_more_su, _spines_o
 from supernodeiac.compare import diff
 from supernodeiac.compare.report import to_json, to_markdown, to_text
 from supernodeiac.compare.rows import select
-from supernodeiac.outputs import render_all
-from supernodeiac.outputs.base import SUBSETS
+from supernodeiac.outputs import opensm, render_all
+from supernodeiac.outputs.base import SAME_PREFIX, SUBSETS, Sized
 
 TABLES = ["acceptance", "cabling", "netbox", "opensm", "p2p"]
 PINNED = SMALL.replace("    rail_optimized: true\n", "    rail_optimized: true\n    media: {tiers: {leaf-spine: {pin: dr}}}\n")
@@ -104,6 +104,12 @@ def test_the_rows_left_out_are_the_same_bytes_on_both_sides(pair, compiled):
         whole_n, _ = render_all(new.render_context(), [name])
         part_o = {p: bytes(x) for p, x in SUBSETS.get(name)(old.render_context(), sel.old).items()}
         part_n = {p: bytes(x) for p, x in SUBSETS.get(name)(new.render_context(), sel.new).items()}
+        # A file a subset form leaves out as the same on both sides (SAME_PREFIX): the same there.
+        same = {p.removeprefix(SAME_PREFIX) for p in part_o if p.startswith(SAME_PREFIX)}
+        assert same == {p.removeprefix(SAME_PREFIX) for p in part_n if p.startswith(SAME_PREFIX)}
+        for path in same:
+            assert whole_o.pop(path) == whole_n.pop(path), path
+            del part_o[SAME_PREFIX + path], part_n[SAME_PREFIX + path]
         assert set(part_o) == set(whole_o) and set(part_n) == set(whole_n)
         for path in set(whole_o) & set(whole_n):
             lo, ln = Counter(whole_o[path].splitlines()), Counter(whole_n[path].splitlines())
@@ -406,3 +412,30 @@ def test_the_devices_whose_guids_may_differ(compiled):
     assert swapped.count("name: gpu\n") == 1 and swapped.index("name: ufm") < swapped.index("name: gpu")
     sel = select(compiled(SMALL).render_context(), compiled(swapped).render_context())
     assert sel is not None and sel.new.guids is None
+
+
+@pytest.mark.parametrize(
+    ("pair", "made", "same"),
+    [
+        ("one more InfiniBand scalable unit", 0, False),  # another length: changed, neither made
+        ("no change", 0, True),  # no link of the fabric may differ: the same, neither made
+        ("two appliances move up their rack", 2, False),  # its links may differ, the same length: both
+    ],
+)
+def test_an_ibnetdiscover_topology_is_made_only_where_its_length_cannot_tell(pair, compiled, monkeypatch, made, same):
+    """ibnetdiscover.topo is compared as bytes: where no link of its fabric may differ it is the
+    same file on both sides; otherwise its length, counted without the text, tells a changed one
+    (the report gives the two lengths and no more), and only one of equal lengths is made."""
+    old, new = (compiled(t) for t in PAIRS[pair])
+    whole = diff(old, new, only=["opensm"], fast=False)
+    calls = []
+    topology = opensm._topology
+    monkeypatch.setattr(opensm, "_topology", lambda ib: calls.append(ib.name) or topology(ib))
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    part = SUBSETS.get("opensm")(old.render_context(), sel.old)
+    assert (SAME_PREFIX + "opensm/ib/ibnetdiscover.topo" in part) is same
+    assert same or isinstance(part["opensm/ib/ibnetdiscover.topo"], Sized)
+    fast = diff(old, new, only=["opensm"])
+    assert _reports(fast) == _reports(whole)
+    assert len(calls) == made

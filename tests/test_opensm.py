@@ -22,6 +22,7 @@ from helpers import ibsim
 from supernodeiac.facts.guid_plan import GuidPlan
 from supernodeiac.facts.ib_fabric import IbFabric, infiniband_fabrics
 from supernodeiac.facts.ib_routing import NCCL_DEFAULT_SL, NUE_WORK_LIMIT, nue_work, routing_plan
+from supernodeiac.outputs.opensm import _joined, _topology, _topology_size
 from supernodeiac.pipeline import render
 from supernodeiac.verify.ibnetdiscover import parse_ibnetdiscover
 
@@ -388,6 +389,15 @@ def test_rendered_topology_is_the_plan():
     host = next(n for n in topo.nodes.values() if n.description == "gpu-0003 mlx5_4")
     leaf = topo.nodes[host.ports[1][0]]
     assert leaf.description == "ib-leaf-su001-03" and host.ports[1][1] == 3
+
+
+@pytest.mark.parametrize("name", ["small-ib", "nvl72-pod", "dragonfly-plus", "nebula-x128-ib", "dgx-h100-superpod-4su"])
+def test_the_topology_length_counted_in_bulk_is_the_texts(name):
+    """``snc diff`` tells two topologies apart by the length _topology_size counts without the text."""
+    c = shipped(name)
+    for fabric in infiniband_fabrics(c.fabric):
+        ib = IbFabric(c.fabric, fabric)
+        assert _topology_size(ib) == len(_joined(_topology(ib))) > 0
 
 
 def test_guids_are_unique_and_survive_growth():

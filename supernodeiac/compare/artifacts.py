@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..outputs.base import Sized
+
 MAX_DETAILS = 50  # changed keys or rows listed per file (the counts are always complete)
 ID_KEYS = ("name", "path", "id", "cable_id", "key")  # what identifies an object in a JSON list
 COUNT_COLUMNS = ("count", "quantity", "qty")
@@ -219,7 +221,10 @@ def _bytes(data: Any) -> bytes:
 
 def _size_of(files: Mapping[str, Any], path: str) -> int:
     size = getattr(files, "size", None)
-    return size(path) if size is not None else len(_bytes(files[path]))
+    if size is not None:
+        return size(path)
+    data = files[path]
+    return data.size if isinstance(data, Sized) else len(_bytes(data))
 
 
 def diff_artifacts(old: Mapping[str, Any], new: Mapping[str, Any]) -> ArtifactDiff:
@@ -231,6 +236,8 @@ def diff_artifacts(old: Mapping[str, Any], new: Mapping[str, Any]) -> ArtifactDi
             files.append(FileChange(path, "removed", kind_of(path), old_bytes=_size_of(old, path)))
         elif path not in old:
             files.append(FileChange(path, "added", kind_of(path), new_bytes=_size_of(new, path)))
+        elif _sizes_differ(path, old[path], new[path]):  # compared as bytes: its lengths tell it changed
+            files.append(FileChange(path, "changed", "binary", old[path].size, new[path].size))
         else:
             a, b = _bytes(old[path]), _bytes(new[path])
             if a == b:
@@ -238,6 +245,12 @@ def diff_artifacts(old: Mapping[str, Any], new: Mapping[str, Any]) -> ArtifactDi
             else:
                 files.append(compare_file(path, a, b))
     return ArtifactDiff(files, unchanged)
+
+
+def _sizes_differ(path: str, a: Any, b: Any) -> bool:
+    """Both files of a path compared as bytes (no format of its own) know their lengths
+    (:class:`outputs.base.Sized`) and these differ: changed, with no byte of either made."""
+    return kind_of(path) == "binary" and isinstance(a, Sized) and isinstance(b, Sized) and a.size != b.size
 
 
 def kind_of(path: str) -> str:

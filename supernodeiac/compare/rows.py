@@ -111,10 +111,17 @@ def select(old: RenderContext, new: RenderContext, outputs: Collection[str] | No
     shared: dict = {}
     ordered = bool(np.all(oi[1:] > oi[:-1]))  # the new side's matched links in the old side's order
     guids = _guid_devices(old, new) if outputs is None or "opensm" in outputs else None
+    fabrics = frozenset(_fabrics(old, links_o) | _fabrics(new, links_n))
     return Selections(
-        RowSelection(links_o, cables_o, rows, racks, ports, 0, twins_o, ordered, guids, shared),
-        RowSelection(links_n, cables_n, rows, racks, ports, 1, twins_n, ordered, guids, shared),
+        RowSelection(links_o, cables_o, rows, racks, ports, 0, twins_o, ordered, guids, fabrics, shared),
+        RowSelection(links_n, cables_n, rows, racks, ports, 1, twins_n, ordered, guids, fabrics, shared),
     )
+
+
+def _fabrics(ctx: RenderContext, links: np.ndarray) -> set[str]:
+    """The fabrics of the links ``links`` selects (a link's fabric is its spec's)."""
+    specs = ctx.fabric.links.specs
+    return {specs[k].fabric for k in np.unique(ctx.fabric.links.arrays().spec[links]).tolist()}
 
 
 def _guid_devices(old: RenderContext, new: RenderContext) -> frozenset[str] | None:

@@ -45,6 +45,18 @@ class Stream:
         return b"".join(self.chunks())
 
 
+class Sized(Stream):
+    """A stream whose length in bytes (``size``) is known without producing it: ``snc diff`` tells
+    two files it compares as bytes apart by their lengths, without making either, where those
+    differ (a changed ibnetdiscover topology of 18 MB per plane at 131k GPUs)."""
+
+    __slots__ = ("size",)
+
+    def __init__(self, size: int, produce: Callable[[], Iterable[bytes | str]]) -> None:
+        super().__init__(produce)
+        self.size = size
+
+
 class Derived(Stream):
     """A file that is a function of another file of the same render (``source``) and of the tools
     of this process alone: a diagram's SVG, of its DOT text and this `dot`. ``snc diff`` compares
@@ -117,6 +129,9 @@ class RowSelection:
     # The devices (by name) whose InfiniBand GUIDs may differ (facts/guid_plan: on one side only,
     # or another entry or rank); None: not known (the subnet manager's per-node files whole).
     guids: frozenset[str] | None = None
+    # The fabrics (by name) with a link that may differ, on either side: a file of one fabric's
+    # links alone (an ibnetdiscover topology) is the same on both sides where its fabric is not here.
+    fabrics: frozenset[str] = frozenset()
     shared: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

@@ -21,13 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+import numpy as np
+
+from ..fabric import Fabric
 from ..facts.guid_plan import GuidPlan
 from ..facts.ib_fabric import IbFabric, IbNode, infiniband_fabrics
 from ..facts.ib_routing import NCCL_DEFAULT_SL, routing_plan
 from ..model.blueprint import built_fabrics
 from ..model.clos import FatTree
 from ..util.templating import render_template
-from .base import RENDERERS, SUBSETS, RenderContext, RowSelection
+from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, Sized, Stream
 from .csv_safe import CsvWriter
 
 ETC = "/etc/opensm"
@@ -60,35 +63,49 @@ def _nodes(ib: IbFabric, keep: Callable[[IbNode], bool] | None) -> list[IbNode]:
     return nodes if keep is None else [n for n in nodes if keep(n)]
 
 
+def _topology_header(ib: IbFabric) -> str:
+    return f"#\n# Topology file: expected fabric {ib.name} of blueprint {ib.fabric.name}, rendered by snc\n#\n\n"
+
+
+def _peer_refs(ib: IbFabric) -> dict[tuple[int, int], tuple[str, str, str]]:
+    """What a port line says of its peer, made once per node rather than once per link end (10^6
+    at 131k): its quoted node ID, its port GUID (an HCA's), its description."""
+    ref: dict[tuple[int, int], tuple[str, str, str]] = {}
+    for key, peer in ib.nodes.items():
+        port_guid = "" if peer.is_switch else f"({ib.port_guid(peer):x}) "
+        ref[key] = (f'"{peer.node_id}"[', f"]{port_guid}\t\t# ", f'"{peer.description}" lid 0 ')
+    return ref
+
+
+def _node_head(ib: IbFabric, node: IbNode) -> str:
+    """A node record's lines before its ports (no line end after the last)."""
+    guid = node.guid
+    if node.is_switch:
+        return (
+            f"sysimgguid=0x{guid:x}\nswitchguid=0x{guid:x}({guid:x})\n"
+            f'Switch\t{node.nports} "{node.node_id}"\t\t# "{node.description}" enhanced port 0 lid 0 lmc 0'
+        )
+    return f'sysimgguid=0x{guid:x}\ncaguid=0x{guid:x}\nCa\t{node.nports} "{node.node_id}"\t\t# "{node.description}"'
+
+
 def _topology(ib: IbFabric) -> Iterator[str]:
     """ibnetdiscover's topology file (infiniband-diags sec_topology-file.rst): a record per node,
     every link on both ends; ``lid 0`` where a live dump shows the assigned LID."""
-    nodes = ib.nodes
-    yield f"#\n# Topology file: expected fabric {ib.name} of blueprint {ib.fabric.name}, rendered by snc\n#\n\n"
-    # What a port line says of its peer, made once per node rather than once per link end (10^6
-    # at 131k): its quoted node ID, its port GUID (an HCA's), its description; and each spec's rate.
-    ref: dict[tuple[int, int], tuple[str, str, str]] = {}
-    for key, peer in nodes.items():
-        port_guid = "" if peer.is_switch else f"({ib.port_guid(peer):x}) "
-        ref[key] = (f'"{peer.node_id}"[', f"]{port_guid}\t\t# ", f'"{peer.description}" lid 0 ')
+    yield _topology_header(ib)
+    ref = _peer_refs(ib)
     t = ib.fabric.links
     rates = [ib.spec_rate(s) for s in t.specs]
     spec = t.spec
     out: list[str] = []
     for node in ib.switches + ib.cas:
-        guid = node.guid
-        lines = [f"sysimgguid=0x{guid:x}"]
+        lines = [_node_head(ib, node)]
         links = node.links
         if node.is_switch:
-            lines.append(f"switchguid=0x{guid:x}({guid:x})")
-            lines.append(f'Switch\t{node.nports} "{node.node_id}"\t\t# "{node.description}" enhanced port 0 lid 0 lmc 0')
             for port in sorted(links):
                 peer_key, peer_port, link = links[port]
                 at, guid_text, about = ref[peer_key]
                 lines.append(f"[{port}]\t{at}{peer_port}{guid_text}{about}{rates[spec[link]]}")
         else:
-            lines.append(f"caguid=0x{guid:x}")
-            lines.append(f'Ca\t{node.nports} "{node.node_id}"\t\t# "{node.description}"')
             own = f"({ib.port_guid(node):x}) \t"
             for port in sorted(links):
                 peer_key, peer_port, link = links[port]
@@ -99,6 +116,56 @@ def _topology(ib: IbFabric) -> Iterator[str]:
             yield "".join(out)
             out = []
     yield "".join(out)
+
+
+# The fixed text of _topology's lines (the words, brackets, quotes, tabs and line ends), beside
+# which _topology_size counts what varies: GUIDs in hex, node IDs, descriptions, port numbers, rates.
+SWITCH_HEAD = len('sysimgguid=0x\nswitchguid=0x()\nSwitch\t ""\t\t# "" enhanced port 0 lid 0 lmc 0\n')
+CA_HEAD = len('sysimgguid=0x\ncaguid=0x\nCa\t ""\t\t# ""\n')
+SWITCH_PORT_LINE = len("[]\t\n")
+CA_PORT_LINE = len("[]lid 0 lmc 0 \n") + len("() \t")  # and the HCA's own port GUID
+PEER = len('""[') + len('"" lid 0 ')  # around the peer's node ID and its description
+SWITCH_PEER = len("]\t\t# ")
+CA_PEER = len("]() \t\t# ")  # and the HCA's port GUID
+
+
+def _hex_digits(values: np.ndarray) -> np.ndarray:
+    """The number of digits of each (64-bit) value in hex, as ``f"{v:x}"`` writes it."""
+    out = np.ones(len(values), dtype=np.int64)
+    for k in range(1, 16):
+        out += values >= np.uint64(16**k)
+    return out
+
+
+def _topology_size(ib: IbFabric) -> int | None:
+    """The length in bytes of ``_topology(ib)``'s text, counted in bulk without making it
+    (``snc diff`` tells two topologies of other lengths apart by it). Every link is a line on
+    each of its two ends that names the other end: so each end's peer text counts once, and its
+    port number twice (its own line, its peer's). None where a port holds two links (the last
+    one's line stands, so the ends would not all be lines) or a GUID is past 64 bits."""
+    nodes = ib.switches + ib.cas
+    positions = ib.link_positions
+    ends = np.array([len(n.links) for n in nodes], dtype=np.int64)
+    if int(ends.sum()) != 2 * len(positions) or any(n.guid >> 64 or ib.port_guid(n) >> 64 for n in nodes):
+        return None
+    t = ib.fabric.links
+    rates = np.array([len(ib.spec_rate(s).encode()) for s in t.specs] + [0], dtype=np.int64)
+    total = len(_topology_header(ib).encode())
+    total += 2 * int(rates[t.arrays().spec[np.asarray(positions, dtype=np.int64)]].sum())
+    switch = np.array([n.is_switch for n in nodes], dtype=bool)
+    guid = _hex_digits(np.array([n.guid for n in nodes], dtype=np.uint64))
+    node_id = 2 + np.maximum(guid, 16)  # S-/H- and the GUID in at least 16 digits
+    about = np.array([len(n.description.encode()) for n in nodes], dtype=np.int64)
+    nports = np.array([len(str(n.nports)) for n in nodes], dtype=np.int64)
+    digits = np.array([len("".join(map(str, n.links))) for n in nodes], dtype=np.int64)
+    port_guid = np.zeros(len(nodes), dtype=np.int64)
+    port_guid[~switch] = _hex_digits(np.array([ib.port_guid(n) for n in ib.cas], dtype=np.uint64))
+    head = np.where(switch, SWITCH_HEAD + 3 * guid, CA_HEAD + 2 * guid) + nports + node_id + about
+    line = np.where(switch, SWITCH_PORT_LINE, CA_PORT_LINE + port_guid)
+    peer = PEER + node_id + about + np.where(switch, SWITCH_PEER, CA_PEER + port_guid)
+    # Per record: its head, each port line with its peer's text, the blank line after it.
+    total += int((head + ends * (line + peer) + 2 * digits + 1).sum())
+    return total
 
 
 def _guid_lines(guids: list[int]) -> Iterator[str]:
@@ -214,16 +281,17 @@ def guid_files(
 
 
 @RENDERERS.register("opensm")
-def render_opensm(ctx: RenderContext) -> dict[str, bytes]:
+def render_opensm(ctx: RenderContext) -> dict[str, bytes | Stream]:
     return _opensm(ctx)
 
 
 @SUBSETS.register("opensm")
-def render_opensm_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, bytes]:
+def render_opensm_rows(ctx: RenderContext, rows: RowSelection) -> dict[str, bytes | Stream]:
     """The files with guids.csv's rows of the nodes that may differ only (``_changed_nodes``),
-    where the selection knows whose GUIDs may differ; the others whole: the GUID lists and the
-    configuration are small, and ibnetdiscover.topo is compared as bytes (no text suffix), the
-    report giving its sizes, which only the whole file has."""
+    where the selection knows whose GUIDs may differ; the others whole (the GUID lists and the
+    configuration are small) but ibnetdiscover.topo: it is compared as bytes (no text suffix),
+    the report giving its sizes, so it is left out where it is the same on both sides
+    (``_same_topology``) and otherwise a stream that knows its size (``_topology_size``)."""
     return _opensm(ctx, rows)
 
 
@@ -245,19 +313,56 @@ def _changed_nodes(ctx: RenderContext, rows: RowSelection) -> Callable[[IbNode],
     return changed
 
 
-def _opensm(ctx: RenderContext, rows: RowSelection | None = None) -> dict[str, bytes]:
+def _opensm(ctx: RenderContext, rows: RowSelection | None = None) -> dict[str, bytes | Stream]:
     f = ctx.fabric
     names = infiniband_fabrics(f)
     if not names:
         return {}
     guids = guid_plan(ctx)
     keep = _changed_nodes(ctx, rows) if rows is not None else None
-    out: dict[str, bytes] = {}
+    out: dict[str, bytes | Stream] = {}
     for name in names:
         ib = IbFabric(f, name, guids)
         base = f"opensm/{name}/"
         for path, data in guid_files(ctx, ib, lambda n: n.guid, ib.port_guid, bound=False).items():
             out[base + path] = data
-        out[base + "ibnetdiscover.topo"] = _joined(_topology(ib))
+        topo = base + "ibnetdiscover.topo"
+        if rows is None:
+            out[topo] = _joined(_topology(ib))
+        elif _same_topology(ctx, ib, rows):
+            out[SAME_PREFIX + topo] = b""
+        else:
+            out[topo] = _sized_topology(f, name, guids, ib)
         out[base + "guids.csv"] = _joined(_guid_table(ib, keep))
     return out
+
+
+def _same_topology(ctx: RenderContext, ib: IbFabric, rows: RowSelection) -> bool:
+    """Whether ``snc diff``'s two sides' ibnetdiscover topologies of this fabric are the same bytes
+    (where the sides do not agree, the comparison renders the file whole on both). They are when
+    no link of the fabric may differ on either side (``rows.fabrics``: each of one side's links is
+    one of the other's, the same ends by device name, model and port, the same spec: the same
+    nodes, port numbers, descriptions and rates), no GUID of its devices may (``rows.guids``, which
+    also says the devices both sides have are in one order: that of the records), and the header
+    is the same (the old side leaves its own in ``rows.shared`` for the new one)."""
+    if rows.guids is None or ib.name in rows.fabrics:
+        return False
+    devices = ctx.fabric.devices
+    if any(devices[n.device].name in rows.guids for n in ib.switches):
+        return False
+    if any(devices[n.device].name in rows.guids for n in ib.cas):
+        return False
+    headers = rows.shared.setdefault("opensm.topology", {})
+    if rows.side == 0:
+        headers[ib.name] = _topology_header(ib)
+        return True
+    return headers.get(ib.name) == _topology_header(ib)
+
+
+def _sized_topology(f: Fabric, name: str, guids: GuidPlan, ib: IbFabric) -> bytes | Sized:
+    """The topology as a stream that knows its length (``snc diff`` needs no more of a changed
+    one), made when compared from a new IbFabric (this one, of 10^5 nodes, is not kept for it)."""
+    size = _topology_size(ib)
+    if size is None:
+        return _joined(_topology(ib))
+    return Sized(size, lambda: _topology(IbFabric(f, name, guids)))
