@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 
 from ..findings import Severity
 from ..outputs import RENDERERS, SUBSETS
-from ..outputs.base import NOTICE_PREFIX, SAME_PREFIX, Derived, Notice
+from ..outputs.base import NOTICE_PREFIX, SAME_PREFIX, Derived, Notice, RenderContext
 from ..pipeline import Compiled, render_in
 from ..util.progress import NULL, Progress
 from .artifacts import ArtifactDiff, diff_artifacts
 from .fabric import FabricDiff, diff_fabrics
-from .rows import select
+from .rows import bill_of_materials, select
 
 __all__ = ["ArtifactDiff", "Diff", "FabricDiff", "Side", "diff"]
 
@@ -66,12 +66,12 @@ HEADLINE = (  # (key, words): the totals a reviewer wants first, from the bill o
 )
 
 
-def headline(c: Compiled) -> dict[str, float]:
-    """Cost, power, optics and cable totals of one side (the BOM's totals)."""
-    from ..facts.bom import bill_of_materials, totals
+def headline(ctx: RenderContext) -> dict[str, float]:
+    """Cost, power, optics and cable totals of one side (the BOM's totals; the BOM kept in the
+    side's render context, where the choice of rows reads it again)."""
+    from ..facts.bom import totals
 
-    assert c.catalogue is not None and c.fabric is not None
-    t = totals(bill_of_materials(c.catalogue, c.fabric, c.blueprint))
+    t = totals(bill_of_materials(ctx))
     return {
         "relative_cost": t["relative_cost"]["total"],
         "power_kw": round(t["power_w"]["total"] / 1000, 1),
@@ -136,18 +136,19 @@ def diff(
     with progress.step("compare fabrics"):
         fabric = diff_fabrics((old.blueprint, old.catalogue, old.fabric), (new.blueprint, new.catalogue, new.fabric))
     result = Diff(Side.of(old, labels[0]), Side.of(new, labels[1]), fabric)
+    ctx_old, ctx_new = old.render_context(), new.render_context()
     with progress.step("compare totals"):
-        before, after = headline(old), headline(new)
+        before, after = headline(ctx_old), headline(ctx_new)
         result.totals = {k: (before[k], after[k]) for k, _ in HEADLINE}
     result.new_findings = sorted(_named(new) - _named(old))
     result.resolved_findings = sorted(_named(old) - _named(new))
     if artifacts:
-        result.artifacts, result.notices = _artifacts(old, new, only, progress, fast)
+        result.artifacts, result.notices = _artifacts(ctx_old, ctx_new, only, progress, fast)
     return result
 
 
 def _artifacts(
-    old: Compiled, new: Compiled, only: list[str] | None, progress: Progress, fast: bool
+    ctx_old: RenderContext, ctx_new: RenderContext, only: list[str] | None, progress: Progress, fast: bool
 ) -> tuple[ArtifactDiff, list[str]]:
     """Every renderer's files of both sides compared, one renderer at a time: both sides' files of
     one renderer are held, not every renderer's (at 131k GPUs the cabling lists alone are 2 x 198
@@ -157,7 +158,6 @@ def _artifacts(
     side. A per-link table whose renderer has a subset form (``outputs.base.SUBSETS``) is rendered
     with only the rows that may differ (``compare/rows.py``, from the Fabrics' link columns):
     its comparison is that of the whole tables, at the cost of the changed rows."""
-    ctx_old, ctx_new = old.render_context(), new.render_context()
     selections = None
     names = [name for name, _ in RENDERERS.items() if not only or name in only]
     if fast and any(name in SUBSETS for name in names):

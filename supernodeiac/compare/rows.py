@@ -30,10 +30,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
 from ..fabric.fabric_facts import kind_of, transport_of
+from ..facts.bom import Bom
+from ..facts.bom import bill_of_materials as bom_of
 from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
 from ..facts.cage_plan import assemblies
 from ..outputs.base import RenderContext, RowSelection
@@ -62,6 +65,15 @@ def numbers(ctx: RenderContext) -> list[str]:
     return found
 
 
+def bill_of_materials(ctx: RenderContext) -> Bom:
+    """The side's bill of materials (facts/bom), made once per render context: ``snc diff``'s
+    totals and the per-row workbooks' choice (``_hall_rows``) read it."""
+    found = ctx.memo.get("bill_of_materials")
+    if found is None:
+        found = ctx.memo["bill_of_materials"] = bom_of(ctx.catalogue, ctx.fabric, ctx.blueprint)
+    return found
+
+
 def select(old: RenderContext, new: RenderContext, outputs: Collection[str] | None = None) -> Selections | None:
     """The rows to render on each side, or None when the tables must be rendered whole.
     ``outputs``: the renderers that will take the selections (None: all); what only one of them
@@ -73,7 +85,7 @@ def select(old: RenderContext, new: RenderContext, outputs: Collection[str] | No
     pos_old = dict(zip(ids_o, range(len(ids_o))))
     if len(pos_old) != len(ids_o) or len(set(ids_n)) != len(ids_n):
         return None
-    match = np.fromiter((pos_old.get(cid, -1) for cid in ids_n), dtype=np.int64, count=len(ids_n))
+    match = np.fromiter(map(pos_old.get, ids_n, repeat(-1)), dtype=np.int64, count=len(ids_n))
     matched = match >= 0
     nj = np.flatnonzero(matched)
     oi = match[matched]
@@ -213,7 +225,6 @@ def _hall_rows(
     elevation draws), whose racks or budget differ, or that are on one side only. None (every row)
     when what every row's files say differs: the design's name, the rack height, the switch
     fills; past the per-row workbooks' size, the connector and cartridge counts."""
-    from ..facts.bom import bill_of_materials
     from ..facts.racks import budgets
     from ..outputs.elevation_sheets import switch_fills
     from ..outputs.workbook import ROW_LIMIT, item_rows
@@ -224,7 +235,7 @@ def _hall_rows(
     if switch_fills(old.fabric) != switch_fills(new.fabric):
         return None
     if min(len(keep[0]), len(keep[1])) > ROW_LIMIT:
-        boms = [bill_of_materials(c.catalogue, c.fabric, c.blueprint) for c in (old, new)]
+        boms = [bill_of_materials(c) for c in (old, new)]
         if any(boms[0].count(s) != boms[1].count(s) for s in ("connector", "cartridge")):
             return None
     touched: set[str] = set()
@@ -280,7 +291,7 @@ def _cables(
     if len(by_id) != len(item_ids_o) or len(set(item_ids_n)) != len(item_ids_n):
         return (keep_o, keep_n), (twin_o, twin_n)
     k_new = np.arange(len(pn), dtype=np.int64)
-    k_old = np.fromiter((by_id.get(x, -1) for x in item_ids_n), dtype=np.int64, count=len(pn))
+    k_old = np.fromiter(map(by_id.get, item_ids_n, repeat(-1)), dtype=np.int64, count=len(pn))
     ok = k_old >= 0
     sizes_o, sizes_n = np.diff(po.start), np.diff(pn.start)
     kn, ko = k_new[ok], k_old[ok]
