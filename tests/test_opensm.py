@@ -398,6 +398,10 @@ def test_the_topology_length_counted_in_bulk_is_the_texts(name):
     for fabric in infiniband_fabrics(c.fabric):
         ib = IbFabric(c.fabric, fabric)
         assert _topology_size(ib) == len(_joined(_topology(ib))) > 0
+    # Descriptions past ASCII count in bytes (the file is UTF-8).
+    ib = IbFabric(c.fabric, infiniband_fabrics(c.fabric)[0])
+    ib.switches[0].description, ib.cas[-1].description = "spine-ü", "nœud mlx5_0"
+    assert _topology_size(ib) == len(_joined(_topology(ib)))
 
 
 def test_guids_are_unique_and_survive_growth():

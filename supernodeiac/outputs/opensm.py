@@ -20,6 +20,7 @@ Paths inside opensm.conf point at ``/etc/opensm`` (OpenSM's default configuratio
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 
 import numpy as np
 
@@ -145,21 +146,30 @@ def _topology_size(ib: IbFabric) -> int | None:
     one's line stands, so the ends would not all be lines) or a GUID is past 64 bits."""
     nodes = ib.switches + ib.cas
     positions = ib.link_positions
-    ends = np.array([len(n.links) for n in nodes], dtype=np.int64)
-    if int(ends.sum()) != 2 * len(positions) or any(n.guid >> 64 or ib.port_guid(n) >> 64 for n in nodes):
+    links = list(map(attrgetter("links"), nodes))
+    ends = np.fromiter(map(len, links), dtype=np.int64, count=len(nodes))
+    guids = list(map(attrgetter("guid"), nodes))
+    port_guids = list(map(ib.port_guid, ib.cas))
+    if int(ends.sum()) != 2 * len(positions) or max(guids + port_guids, default=0) >> 64:
         return None
     t = ib.fabric.links
     rates = np.array([len(ib.spec_rate(s).encode()) for s in t.specs] + [0], dtype=np.int64)
     total = len(_topology_header(ib).encode())
     total += 2 * int(rates[t.arrays().spec[np.asarray(positions, dtype=np.int64)]].sum())
-    switch = np.array([n.is_switch for n in nodes], dtype=bool)
-    guid = _hex_digits(np.array([n.guid for n in nodes], dtype=np.uint64))
+    switch = np.zeros(len(nodes), dtype=bool)
+    switch[: len(ib.switches)] = True
+    guid = _hex_digits(np.array(guids, dtype=np.uint64))
     node_id = 2 + np.maximum(guid, 16)  # S-/H- and the GUID in at least 16 digits
-    about = np.array([len(n.description.encode()) for n in nodes], dtype=np.int64)
-    nports = np.array([len(str(n.nports)) for n in nodes], dtype=np.int64)
-    digits = np.array([len("".join(map(str, n.links))) for n in nodes], dtype=np.int64)
+    texts = list(map(attrgetter("description"), nodes))
+    if not all(map(str.isascii, texts)):
+        texts = [x.encode() for x in texts]  # their lengths in bytes
+    about = np.fromiter(map(len, texts), dtype=np.int64, count=len(nodes))
+    nports = np.fromiter((len(str(n.nports)) for n in nodes), dtype=np.int64, count=len(nodes))
+    # An HCA's one IB port is port 1 (facts/ib_fabric): a digit per end; a switch's, counted.
+    digits = ends.copy()
+    digits[: len(ib.switches)] = [len("".join(map(str, n))) for n in links[: len(ib.switches)]]
     port_guid = np.zeros(len(nodes), dtype=np.int64)
-    port_guid[~switch] = _hex_digits(np.array([ib.port_guid(n) for n in ib.cas], dtype=np.uint64))
+    port_guid[~switch] = _hex_digits(np.array(port_guids, dtype=np.uint64))
     head = np.where(switch, SWITCH_HEAD + 3 * guid, CA_HEAD + 2 * guid) + nports + node_id + about
     line = np.where(switch, SWITCH_PORT_LINE, CA_PORT_LINE + port_guid)
     peer = PEER + node_id + about + np.where(switch, SWITCH_PEER, CA_PEER + port_guid)
