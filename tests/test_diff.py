@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import BLUEPRINTS, compile_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from supernodeiac.cli import main
 from supernodeiac.compare import diff
@@ -510,3 +512,23 @@ def test_markdown_says_where_the_full_list_is():
     old, new = compile_text(ROCE, "roce.yaml"), compile_text(_one_more_su(ROCE), "roce-su3.yaml")
     md = to_markdown(diff(old, new, artifacts=False), limit=5)
     assert "more cables not shown; the full list: `snc diff --format text --limit 0 OLD NEW > snc-diff.txt`" in md
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"a", b"b", b"c", b"d", b"", b"e f"]), max_size=8),
+    st.lists(st.sampled_from([b"a", b"b", b"c", b"d", b"", b"e f"]), max_size=8),
+)
+def test_text_lines_added_and_removed_are_counted_as_a_multiset(a, b):
+    """A text file's lines on one side only, as many times as the other lacks them: the set
+    form (no line repeats) and the counted form give what a plain count of each line gives."""
+    text_a, text_b = b"".join(x + b"\n" for x in a), b"".join(x + b"\n" for x in b)
+    change = compare_file("x.txt", text_a, text_b)
+    added = sum(max(0, b.count(x) - a.count(x)) for x in set(b))
+    removed = sum(max(0, a.count(x) - b.count(x)) for x in set(a))
+    assert change.lines == {"added": added, "removed": removed}
+
+
+def test_text_lines_with_and_without_repeats():
+    assert compare_file("a.txt", b"x\ny\nz\n", b"x\nz\nw\n").lines == {"added": 1, "removed": 1}
+    assert compare_file("a.txt", b"x\nx\ny\n", b"x\ny\ny\ny\n").lines == {"added": 2, "removed": 1}

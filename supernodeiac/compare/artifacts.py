@@ -533,10 +533,17 @@ def _text(change: FileChange, a: bytes, b: bytes) -> None:
     _utf8(a)
     _utf8(b)
     a_lines, b_lines = a.splitlines(), b.splitlines()
-    # _only compares the lines after the first (a CSV's header): give both a common first line.
+    set_a, set_b = set(a_lines), set(b_lines)
+    if len(set_a) == len(a_lines) and len(set_b) == len(b_lines):  # no line repeats: one intersection
+        common = len(set_a & set_b)
+        change.lines = {"added": len(set_b) - common, "removed": len(set_a) - common}
+        return
+    # A line on one side as many times as the other lacks it (_only's count).
+    missing = Counter(b_lines)
+    missing.subtract(Counter(a_lines))
     change.lines = {
-        "added": len(_only([b""] + b_lines, [b""] + a_lines)),
-        "removed": len(_only([b""] + a_lines, [b""] + b_lines)),
+        "added": sum(n for n in missing.values() if n > 0),
+        "removed": -sum(n for n in missing.values() if n < 0),
     }
 
 
