@@ -23,6 +23,8 @@ neither, so a row never looks added or removed because it was left out on the ot
 
 Files per row of racks (workbooks, elevation sheets) are made for the rows where such a cable
 has an end (``hall_rows``); the label sheets for the racks where one has a label (``racks``).
+A file of one fabric's links alone (its ibnetdiscover topology) is left out where no link of that
+fabric may differ on either side (``fabrics``) and no GUID of its devices may (``guids``).
 """
 
 from __future__ import annotations
