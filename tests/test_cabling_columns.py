@@ -19,7 +19,16 @@ from test_media import ONE_RACK, SPLIT
 from supernodeiac.facts.cable_plan import CablePlan
 from supernodeiac.outputs import cabling
 from supernodeiac.outputs.base import RenderContext
-from supernodeiac.outputs.cabling import _PULLS, CABLE_COLUMNS, COLUMNS, _cable_blocks, _cable_pass, cable_rows, stream_cabling
+from supernodeiac.outputs.cabling import (
+    _PULLS,
+    CABLE_COLUMNS,
+    COLUMNS,
+    _cable_blocks,
+    _cable_pass,
+    cable_rows,
+    pull_columns,
+    stream_cabling,
+)
 from supernodeiac.outputs.csv_safe import live_formulas, safe_cell
 
 
@@ -45,7 +54,13 @@ def _check(ctx: RenderContext) -> dict[str, bytes]:
     pulls: list = []
     for _ in _cable_blocks(ctx, pulls):
         pass
-    assert pulls == [p for _, p in _cable_pass(ctx, None, _PULLS)]
+    plain = [p for _, p in _cable_pass(ctx, None, _PULLS)]
+    assert pulls == plain
+    assert pull_columns(ctx) == plain  # the workbook's own pass, without cables.csv's pieces
+    n = len(plain)
+    for keep in (np.arange(n) % 3 == 1, np.arange(n) % 2 == 0, np.zeros(n, dtype=bool)):  # a diff's subsets
+        subset = [p for p, k in zip(plain, keep.tolist(), strict=True) if k]
+        assert pull_columns(ctx, keep) == [p for _, p in _cable_pass(ctx, keep, _PULLS)] == subset
     return made
 
 

@@ -205,11 +205,10 @@ def test_past_the_row_limit_one_workbook_per_row_of_racks(small_ib, monkeypatch)
 
 
 @pytest.mark.parametrize("cables_first", [True, False])
-def test_cables_csv_and_the_row_workbooks_share_one_pass(small_ib, monkeypatch, cables_first):
-    """Past ROW_LIMIT, a render of both makes the cable rows once: cables.csv's pass makes the
-    workbook's PullCables, which the workbook takes (the memo keeps none after). The bytes are
-    those of each rendered alone, whichever is written first (written second, cables.csv makes its
-    own rows and keeps nothing)."""
+def test_cables_csv_and_the_row_workbooks_rendered_together_are_each_alone(small_ib, monkeypatch, cables_first):
+    """Past ROW_LIMIT the row workbooks make their pull lists a column at a time, a row of
+    racks each, without cables.csv's pass (which makes its text only): the bytes are those of
+    each rendered alone, whichever is written first, and the memo holds no PullCables."""
     from supernodeiac.outputs import cabling as cabling_mod
     from supernodeiac.outputs import render_all
     from supernodeiac.outputs import workbook as workbook_mod
@@ -237,8 +236,9 @@ def test_cables_csv_and_the_row_workbooks_share_one_pass(small_ib, monkeypatch, 
     both = {path: bytes(made[path]) for path in order}
     assert both == alone
     assert any(p.startswith("cabling/rows/") for p in both) and "cabling/cabling.xlsx" not in both
-    assert passes == ["pulls"] if cables_first else passes == ["pulls", "text"]
-    assert ctx.memo[cabling_mod.PULL_CABLES][1] is None  # taken: not held for the rest of the render
+    assert passes == ["text"]
+    held = [v for v in ctx.memo.values() if isinstance(v, list) and v and isinstance(v[0], cabling_mod.PullCable)]
+    assert held == [] and "pull_cables" not in ctx.memo  # no PullCables held for the rest of the render
 
 
 def test_workbook_prints_and_filters(small_ib):

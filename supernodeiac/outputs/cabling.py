@@ -40,7 +40,7 @@ from ..facts.cable_plan import cable_ids, cable_numbers, cable_plan
 from ..facts.cage_plan import SPLITTER, assemblies, link_cages
 from ..model.blueprint import Blueprint
 from ..model.common import SHORT_LABEL_FIELDS
-from .base import RENDERERS, RENDERING, SUBSETS, Artifacts, RenderContext, RowSelection, Stream
+from .base import RENDERERS, SUBSETS, Artifacts, RenderContext, RowSelection, Stream
 from .cable_columns import EndTable, Entry, Joiner, ShortLines, end_table, objects, pick, tuples
 from .csv_safe import CsvWriter
 
@@ -332,6 +332,23 @@ class PullEnd(NamedTuple):
     label: str  # the short label's lines joined by LINE_JOIN
 
 
+class PullParts(NamedTuple):
+    """What a pull list shows of many one-link, non-splitter cables, a column each: each end's
+    device, the link's spec and stock (indices into the tables of ``link_text``), and the text."""
+
+    a: np.ndarray
+    b: np.ndarray
+    spec: np.ndarray
+    stock_at: np.ndarray
+    number: list[str]
+    cid: list[str]
+    fabric: list[str]
+    a_plug: list[str]
+    b_plug: list[str]
+    a_label: list[str]  # the short label's lines joined by LINE_JOIN
+    b_label: list[str]
+
+
 class PullCable(NamedTuple):
     """What the workbook's summary and pull lists take of a cable row, held for every row's
     workbook instead of the whole row (about 40 % less memory at 131k; each label joined once)."""
@@ -344,46 +361,47 @@ class PullCable(NamedTuple):
 
 PULL_SHARED = ("cable_no", "cable_id", "fabric", "tier", "type", "part", "length_m")  # in the pull lists' column order
 
-ROW_LIMIT = 50_000  # cables; past this the workbook is one per row of racks, made of PullCables only
-# ctx.memo key: (the render_all's RENDERING set, the workbook's PullCables made in cables.csv's
-# pass, or None once the workbook has taken them or made its own): one render's, never the next's.
-PULL_CABLES = "pull_cables"
+ROW_LIMIT = 50_000  # cables; past this the workbook is one per row of racks
 
 
 def pull_cables(ctx: RenderContext, keep: Any = None) -> list[PullCable]:
-    """The workbook's PullCables of the cable rows (``keep`` as for :func:`cable_rows`): those
-    cables.csv's pass made in this render (one pass for both, see :func:`_stream_cables`), else
-    a pass of their own."""
-    memo = ctx.memo
-    if keep is None:
-        rendering = memo.get(RENDERING)
-        made, found = memo.get(PULL_CABLES, (None, None))
-        memo[PULL_CABLES] = (rendering, None)
-        if made is rendering and found is not None:
-            return found
-        pulls: list[PullCable] = []
-        for _ in _cable_blocks(ctx, pulls):  # the columns are dropped: the workbook reads the PullCables
-            pass
-        return pulls
-    return [pull for _, pull in _cable_pass(ctx, keep, _PULLS)]
+    """The workbook's PullCables of the cable rows (``keep`` as for :func:`cable_rows`): the
+    small workbook's and ``snc diff``'s (the per-row workbooks of a render make their pull lists
+    a column at a time, ``workbook._RowPulls``)."""
+    return pull_columns(ctx, keep)
+
+
+def pull_columns(ctx: RenderContext, keep: Any = None) -> list[PullCable]:
+    """The PullCables of the cable rows (``keep`` as for :func:`cable_rows`) without cables.csv's
+    text: the one-link, non-splitter cables' a block at a time (:meth:`CableColumns.pulls`: no
+    cables.csv pieces, TIA-606 labels or joins), the others' by :func:`_cable_pass`, in its order."""
+    plan = cable_plan(ctx.fabric, ctx.catalogue)
+    items = np.arange(len(plan), dtype=np.int64) if keep is None else np.flatnonzero(np.asarray(keep, dtype=bool))
+    simple = simple_cables(plan)
+    fast = simple[items]
+    if not fast.any():
+        return [pull for _, pull in _cable_pass(ctx, keep, _PULLS)]
+    columns = CableColumns(ctx)
+    out: list[PullCable] = []
+    if fast.all():
+        for at in range(0, len(items), BLOCK):
+            out.extend(columns.pulls(items[at : at + BLOCK]))
+        return out
+    slow = np.zeros(len(plan), dtype=bool)
+    slow[items[~fast]] = True
+    others = (pull for _, pull in _cable_pass(ctx, slow, _PULLS))
+    for at in range(0, len(items), BLOCK):
+        here = fast[at : at + BLOCK]
+        made = iter(columns.pulls(items[at : at + BLOCK][here]))
+        out.extend([next(made) if x else next(others) for x in here.tolist()])
+    return out
 
 
 def _stream_cables(ctx: RenderContext) -> Iterator[bytes]:
-    """cables.csv. When the workbook is rendered in the same render_all, in its per-row form
-    (past ``ROW_LIMIT`` cables), and has not made its cables yet, the same pass makes them (its
-    PullCables, kept in ``ctx.memo`` for it): the rows are made once per render, and only the
-    PullCables are held, never the rows."""
-    memo = ctx.memo
-    rendering = memo.get(RENDERING, frozenset())
-    shared = "workbook" in rendering and memo.get(PULL_CABLES, (None,))[0] is not rendering
-    if not shared or len(cable_plan(ctx.fabric, ctx.catalogue)) <= ROW_LIMIT:
-        yield from CsvWriter(CABLE_COLUMNS).stream_columns(_cable_blocks(ctx, None))
-        return
-    memo.pop(PULL_CABLES, None)  # an earlier render's, not taken
-    pulls: list[PullCable] = []
-    yield from CsvWriter(CABLE_COLUMNS).stream_columns(_cable_blocks(ctx, pulls))
-    if memo.get(PULL_CABLES, (None,))[0] is not rendering:  # whole: a pass left off midway keeps nothing
-        memo[PULL_CABLES] = (rendering, pulls)
+    """cables.csv. (It no longer makes the workbook's PullCables in the same pass: the per-row
+    workbooks make their pull lists from the same tables a row of racks at a time, holding no
+    PullCable between rows: 390 MB at 131k.)"""
+    yield from CsvWriter(CABLE_COLUMNS).stream_columns(_cable_blocks(ctx, None))
 
 
 def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator[tuple[list[list[str]], list[bool], list[int]]]:
@@ -392,14 +410,14 @@ def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator
     PullCable appended to it.
 
     A cable of one link that is not a splitter (every cable of a RoCE design: a port-to-port
-    cord or cable) is made a column at a time (:class:`_CableColumns`); the others (twin-port
+    cord or cable) is made a column at a time (:class:`CableColumns`); the others (twin-port
     cables, splitters) by :func:`_cable_pass`, and a block holding any is merged row by row."""
     f = ctx.fabric
     plan = cable_plan(f, ctx.catalogue)
     make = _PULLS if pulls is not None else _TEXT
     simple = simple_cables(plan)
     others = _cable_pass(ctx, ~simple, make) if not simple.all() else iter(())
-    columns = _CableColumns(ctx) if simple.any() else None
+    columns = CableColumns(ctx) if simple.any() else None
     for at in range(0, len(plan), BLOCK):
         fast = simple[at : at + BLOCK]
         if columns is not None and fast.all():
@@ -427,7 +445,7 @@ def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator
         yield [list(c) for c in zip(*rows, strict=True)], [False] * len(CABLE_COLUMNS), [1] * len(CABLE_COLUMNS)
 
 
-class _CableColumns:
+class CableColumns:
     """cables.csv's columns (CABLE_COLUMNS) of a block of one-link, non-splitter cables, and their
     PullCables: _cable_pass's formulas for such a cable (its A end the link's A end, each plug one
     port), text gathered from tables and formatted a column at a time, as _LinkColumns does."""
@@ -506,14 +524,49 @@ class _CableColumns:
         pieces, known, widths = self.join(entries, index)
         pulls: list[PullCable] = []
         if with_pulls:
-            tier, kind = pick(x.tier, s), pick(x.type, s)
-            stock, part = pick(x.stock, index["stock"]), pick(x.part, index["stock"])
-            ends = zip(self._pull_ends(a, a_name, a_phys, a_text), self._pull_ends(b, b_name, b_phys, b_text), strict=True)
-            common = zip(number, cid, fabric, tier, kind, part, stock, strict=True)  # PULL_SHARED
-            if self.keys is None:  # (fabric, tier) per spec: one tuple shared by its cables, not one each
-                self.keys = objects(list(zip(x.fabric.tolist(), x.tier.tolist(), strict=True)))
-            pulls = tuples(PullCable, common, pick(self.keys, s), kind, ends)
+            pulls = self._pulls(s, index["stock"], number, cid, fabric, (a, a_name, a_phys, a_text), (b, b_name, b_phys, b_text))
         return pieces, known, widths, pulls
+
+    def pulls(self, items: np.ndarray) -> list[PullCable]:
+        """The PullCables of the plan's ``items`` alone: what :meth:`__call__` makes of them with
+        ``with_pulls``, without cables.csv's pieces (the workbook rendered without cables.csv, a diff)."""
+        c = self.pull_parts(items)
+        a_end = (c.a, pick(self.ends.name, c.a), c.a_plug, c.a_label)
+        b_end = (c.b, pick(self.ends.name, c.b), c.b_plug, c.b_label)
+        return self._pulls(c.spec, c.stock_at, c.number, c.cid, c.fabric, a_end, b_end)
+
+    def pull_parts(self, items: np.ndarray) -> PullParts:
+        """What a pull list shows of the plan's ``items``, a column each (:class:`PullParts`)."""
+        arr, e, x = self.arrays, self.ends, self.text
+        first = self.heads[items]
+        a, b, s = arr.a[first], arr.b[first], arr.spec[first]
+        ap, bp = e.rows(a, arr.a_port[first]), e.rows(b, arr.b_port[first])
+        number, cid, fabric = pick(self.numbers, items), pick(self.ids, items), pick(x.fabric, s)
+        a_phys, b_phys = pick(e.physical, ap), pick(e.physical, bp)
+        a_text = self._short_text(a, b, {"number": number, "fabric": fabric, "cable": cid, "port": a_phys, "far_port": b_phys})
+        b_text = self._short_text(b, a, {"number": number, "fabric": fabric, "cable": cid, "port": b_phys, "far_port": a_phys})
+        return PullParts(a, b, s, x.stock_at[first], number, cid, fabric, a_phys, b_phys, a_text, b_text)
+
+    def _pulls(
+        self,
+        s: np.ndarray,
+        stock_at: np.ndarray,
+        number: list[str],
+        cid: list[str],
+        fabric: list[str],
+        a_end: tuple[np.ndarray, list[str], list[str], list[str]],
+        b_end: tuple[np.ndarray, list[str], list[str], list[str]],
+    ) -> list[PullCable]:
+        """PullCables from the columns (spec, stock index, number, ID, fabric; per end its device,
+        name, plug and short label text)."""
+        x = self.text
+        tier, kind = pick(x.tier, s), pick(x.type, s)
+        stock, part = pick(x.stock, stock_at), pick(x.part, stock_at)
+        ends = zip(self._pull_ends(*a_end), self._pull_ends(*b_end), strict=True)
+        common = zip(number, cid, fabric, tier, kind, part, stock, strict=True)  # PULL_SHARED
+        if self.keys is None:  # (fabric, tier) per spec: one tuple shared by its cables, not one each
+            self.keys = objects(list(zip(x.fabric.tolist(), x.tier.tolist(), strict=True)))
+        return tuples(PullCable, common, pick(self.keys, s), kind, ends)
 
     def _pull_ends(self, device: np.ndarray, name: list[str], plug: list[str], label: list[str]) -> list[PullEnd]:
         """The PullEnds of one end of each cable (``device``, its name, its plug and short label)."""
@@ -585,7 +638,7 @@ def label_columns(
     ctx: RenderContext, items: np.ndarray
 ) -> Iterator[tuple[np.ndarray, tuple[list[list[str]], list[tuple[str, ...]] | None]]]:
     """What :func:`label_ends` gives of the simple cables ``items`` (plan items), a column at a
-    time (the formulas of _CableColumns): the A ends' (device of each cable, short label lines as
+    time (the formulas of CableColumns): the A ends' (device of each cable, short label lines as
     ShortLabels gives them), then the B ends'; one end at a time, so that a caller holding what
     it makes of the A ends' lines need not hold the lines too."""
     f = ctx.fabric

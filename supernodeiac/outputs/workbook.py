@@ -40,6 +40,7 @@ import re
 import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from functools import partial
 from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import cast
@@ -49,7 +50,19 @@ import numpy as np
 from ..facts.bom import bill_of_materials
 from ..facts.cable_plan import cable_plan
 from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, Stream
-from .cabling import CABLE_COLUMNS, LINE_JOIN, PULL_SHARED, ROW_LIMIT, CableRow, cable_rows, pull_cables
+from .cable_columns import objects
+from .cabling import (
+    CABLE_COLUMNS,
+    LINE_JOIN,
+    PULL_SHARED,
+    ROW_LIMIT,
+    CableColumns,
+    CableRow,
+    cable_rows,
+    link_text,
+    pull_cables,
+    simple_cables,
+)
 from .cabling import PullCable as _Cable
 from .cabling import PullEnd as _End
 
@@ -162,6 +175,26 @@ def _row_workbooks(
 
     scope = f"more than {ROW_LIMIT:,} cables: one workbook per row of racks (cabling/rows/<row>.xlsx)"
     out: dict[str, bytes | Stream] = {}
+    if keep is None and selection is None:  # a render: each row's pull lists a column at a time
+        made: list[_RowPulls] = []
+        by_item = np.argsort(row, kind="stable")
+        bounds = np.searchsorted(row[by_item], np.arange(len(names) + 1))
+
+        def book_of(k: int, indices: list[int]) -> list[bytes]:
+            if not made:
+                made.append(_RowPulls(ctx))
+            row_name = names[k]
+            here = np.zeros(len(made[0].plan), dtype=bool)  # a mark per item: no sort, unlike np.unique
+            here[item[by_item[bounds[k] : bounds[k + 1]]]] = True
+            items = np.flatnonzero(here)
+            note = f"row {row_name}: its racks' pull lists, the cables with an end in them; the design has {scope}"
+            return [_columns_workbook(ctx, made[0], items, indices, extras, note)]
+
+        for k, row_name in enumerate(names):
+            if row_name in present:
+                path = f"cabling/rows/{_file_part(row_name)}.xlsx"
+                out[path] = Stream(partial(book_of, k, by_row[row_name]))
+        return out
     for row_name, indices in sorted(by_row.items()):
         path = f"cabling/rows/{_file_part(row_name)}.xlsx"
         if same is not None and row_name in same:
@@ -267,10 +300,11 @@ def _workbook(
     cables' whole rows) if given, and the pull lists of the racks ``rack_indices``."""
     book = _Xlsx(f"{ctx.blueprint.metadata.name} cabling", ctx.blueprint.naming.paper)
     header = book.style(bold=True, color="#FFFFFF", fill="#404040", border="auto")
-    fills = _fills(book, rows)
+    fills = _fills(book, set(map(_KEY, rows)))
     fab_col, tier_col = CABLE_COLUMNS.index("fabric"), CABLE_COLUMNS.index("tier")
     names: set[str] = set()
-    _summary(book, ctx, rows, extras, fills, names, scope)
+    counts = Counter(zip(map(_FIRST, map(_KEY, rows)), map(_KIND, rows)))  # (fabric, type), in C
+    _summary(book, ctx, counts, len(rows), extras, fills, names, scope)
     if fabric_rows is not None:
         by_fabric: dict[str, list[CableRow]] = defaultdict(list)
         for r in fabric_rows:
@@ -293,9 +327,25 @@ def _pull_lists(
     and each end's label are taken once for the rows of both its ends."""
     racks = ctx.fabric.racks
     wanted = set(rack_indices) if rack_indices is not None else set(range(len(racks)))
-    per_rack: dict[int, list[tuple[int, str, tuple[str, ...], tuple[str, str]]]] = defaultdict(list)
+    per_rack = _pull_entries(rows, wanted)
+    out = []
+    for index in sorted(per_rack, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name)):
+        pulls = per_rack[index]
+        pulls.sort(key=itemgetter(0, 1))
+        out.append((racks[index].name, list(map(_THIRD, pulls)), list(map(_FOURTH, pulls))))
+    return out
+
+
+_Entry = tuple[int, str, tuple[str, ...], tuple[str, str], int]  # (U, cable ID, row text, (fabric, tier), cable's place)
+
+
+def _pull_entries(rows: list[_Cable], wanted: set[int]) -> dict[int, list[_Entry]]:
+    """Per rack of ``wanted``, in ``rows``' order: each cable with an end in it once, at its
+    lowest end there (the A end on a tie), as (U, cable ID, row text, (fabric, tier), place of
+    the cable in ``rows``)."""
+    per_rack: dict[int, list[_Entry]] = defaultdict(list)
     u_text = _UText()
-    for common, key, _, ends in rows:
+    for n, (common, key, _, ends) in enumerate(rows):
         if len(ends) == 2:  # a cable of two ends: the rows of both from the same pieces
             (r0, u0, name0, plug0, place0, label0), (r1, u1, name1, plug1, place1, label1) = ends
             in0, in1 = r0 in wanted, r1 in wanted
@@ -310,11 +360,11 @@ def _pull_lists(
             no, cid, fab, tier, kind, part, length = common
             if in0:
                 per_rack[r0].append(
-                    (u0, cid, (place1, u_text[u0], name0, plug0, no, cid, fab, tier, kind, part, length, label0, label1), key)
+                    (u0, cid, (place1, u_text[u0], name0, plug0, no, cid, fab, tier, kind, part, length, label0, label1), key, n)
                 )
             if in1:
                 per_rack[r1].append(
-                    (u1, cid, (place0, u_text[u1], name1, plug1, no, cid, fab, tier, kind, part, length, label1, label0), key)
+                    (u1, cid, (place0, u_text[u1], name1, plug1, no, cid, fab, tier, kind, part, length, label1, label0), key, n)
                 )
             continue
         lowest: dict[int, int] = {}  # rack -> the end there that the pull list shows
@@ -333,13 +383,140 @@ def _pull_lists(
                 far = ends[0]
                 far_place = far.place
             text = (far_place, str(end.u) if end.u else "", end.name, end.plug, *common, end.label, far.label)
-            per_rack[rack].append((end.u, common[1], text, key))
-    out = []
-    for index in sorted(per_rack, key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name)):
-        pulls = per_rack[index]
-        pulls.sort(key=itemgetter(0, 1))
-        out.append((racks[index].name, list(map(_THIRD, pulls)), list(map(_FOURTH, pulls))))
-    return out
+            per_rack[rack].append((end.u, common[1], text, key, n))
+    return per_rack
+
+
+class _RowPulls:
+    """The per-row workbooks' pull lists made a column at a time (a render's; ``snc diff`` keeps
+    the PullCables): the one-link, non-splitter cables of a row of racks from the tables
+    cables.csv's columns gather from (``cabling.CableColumns.pull_parts``), the others as
+    PullCables (``pull_cables``); their rows sorted together as :func:`_pull_lists` sorts them
+    (rack, U, cable ID, then cable order), so the sheets are the same bytes. Nothing is held
+    from one row's workbook to the next but the tables."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        f = ctx.fabric
+        self.ctx, self.plan = ctx, cable_plan(f, ctx.catalogue)
+        self.simple = simple_cables(self.plan)
+        self.columns = CableColumns(ctx)
+        e, x = self.columns.ends, link_text(ctx)
+        self.ends, self.text = e, x
+        self.rack = np.array(e.rack_index.tolist() + [-1], dtype=np.int64)  # per device; [-1] for no rack
+        self.u = np.array(e.u_int.tolist(), dtype=np.int64)
+        self.u_text = objects([str(u) if u else "" for u in self.u.tolist()])
+        self.places = objects([f"{r} U{u} {n} " for r, u, n in zip(e.rack.tolist(), e.u.tolist(), e.name.tolist(), strict=True)])
+        self.rank = id_rank(self.columns.ids)
+        racks = f.racks
+        order = sorted(range(len(racks)), key=lambda i: (racks[i].row_index, racks[i].position, racks[i].name))
+        self.rack_order = np.zeros(len(racks), dtype=np.int64)
+        self.rack_order[order] = np.arange(len(racks), dtype=np.int64)
+        self.rack_names = [r.name for r in racks]
+        self.keys = objects(list(zip(x.fabric.tolist(), x.tier.tolist(), strict=True)))  # (fabric, tier) per spec
+
+    def __call__(
+        self, items: np.ndarray, rack_indices: Sequence[int]
+    ) -> tuple[Counter[tuple[str, str]], set[tuple[str, str]], list[tuple[str, list[list[str]], list[tuple[str, str]]]]]:
+        """Of the cables ``items`` (plan items, ascending), in the racks ``rack_indices``: the
+        count per (fabric, type), the (fabric, tier) keys, and per rack in order its name, its
+        pull list's columns (PULL_COLUMNS) and each row's (fabric, tier)."""
+        x, e = self.text, self.ends
+        fast = self.simple[items]
+        simple, others = items[fast], items[~fast]
+        wanted = np.zeros(len(self.rack_order) + 1, dtype=bool)  # [-1]: no rack
+        wanted[np.asarray(rack_indices, dtype=np.int64)] = True
+        c = self.columns.pull_parts(simple)
+        ra, rb, ua, ub = self.rack[c.a], self.rack[c.b], self.u[c.a], self.u[c.b]
+        same = ra == rb  # one rack: one row, at the lower end (A on a tie)
+        lower_b = same & (ub < ua)
+        at_a = np.flatnonzero(wanted[ra] & ~lower_b)
+        at_b = np.flatnonzero(wanted[rb] & (~same | lower_b))
+        both = np.concatenate((at_a, at_b))
+        near = np.concatenate((c.a[at_a], c.b[at_b]))
+        far = np.concatenate((c.b[at_a], c.a[at_b]))
+        spec = c.spec[both]
+        stock = c.stock_at[both]
+        a_plug, b_plug, a_label, b_label = objects(c.a_plug), objects(c.b_plug), objects(c.a_label), objects(c.b_label)
+        far_plug = np.concatenate((b_plug[at_a], a_plug[at_b]))
+        cells: list[np.ndarray] = [
+            objects(list(map(str.__add__, self.places[far].tolist(), far_plug.tolist()))),
+            self.u_text[near],
+            e.name[near],
+            np.concatenate((a_plug[at_a], b_plug[at_b])),
+            objects(c.number)[both],
+            objects(c.cid)[both],
+            x.fabric[spec],
+            x.tier[spec],
+            x.type[spec],
+            x.part[stock],
+            x.stock[stock],
+            np.concatenate((a_label[at_a], b_label[at_b])),
+            np.concatenate((b_label[at_a], a_label[at_b])),
+        ]
+        keys = self.keys[spec]
+        rack = np.concatenate((ra[at_a], rb[at_b]))
+        u = np.concatenate((ua[at_a], ub[at_b]))
+        item = simple[both]
+        counts: Counter[tuple[str, str]] = Counter()
+        per_spec = np.bincount(c.spec, minlength=len(self.keys))
+        specs = np.flatnonzero(per_spec)
+        for s, n in zip(specs.tolist(), per_spec[specs].tolist(), strict=True):
+            counts[(x.fabric[s], x.type[s])] += n
+        present = set(self.keys[specs].tolist())
+        if len(others):
+            keep = np.zeros(len(self.plan), dtype=bool)
+            keep[others] = True
+            pulls = pull_cables(self.ctx, keep)
+            counts.update(zip(map(_FIRST, map(_KEY, pulls)), map(_KIND, pulls)))
+            present |= set(map(_KEY, pulls))
+            entries = [(r, *x) for r, found in _pull_entries(pulls, set(rack_indices)).items() for x in found]
+            if entries:
+                rack = np.concatenate((rack, np.array([x[0] for x in entries], dtype=np.int64)))
+                u = np.concatenate((u, np.array([x[1] for x in entries], dtype=np.int64)))
+                item = np.concatenate((item, others[np.array([x[5] for x in entries], dtype=np.int64)]))
+                texts = [x[3] for x in entries]
+                cells = [np.concatenate((col, objects([t[k] for t in texts]))) for k, col in enumerate(cells)]
+                keys = np.concatenate((keys, objects([x[4] for x in entries])))
+        order = np.lexsort((item, self.rank[item], u, self.rack_order[rack]))
+        rack = rack[order]
+        columns = [col[order].tolist() for col in cells]
+        key_list = keys[order].tolist()
+        starts = np.flatnonzero(np.diff(rack, prepend=-2)).tolist() + [len(rack)]
+        sheets = [
+            (self.rack_names[rack[lo]], [col[lo:hi] for col in columns], key_list[lo:hi])
+            for lo, hi in zip(starts[:-1], starts[1:], strict=True)
+        ]
+        return counts, present, sheets
+
+
+def id_rank(ids: np.ndarray) -> np.ndarray:
+    """Each cable ID's place in the IDs sorted (equal IDs may rank either way: the cable's
+    order breaks the tie after it): the items' own order when the plan is in cable-ID order."""
+    if len(ids) < 2 or bool((ids[:-1] <= ids[1:]).all()):
+        return np.arange(len(ids), dtype=np.int64)
+    rank: np.ndarray = np.unique(ids, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    return rank
+
+
+def _columns_workbook(
+    ctx: RenderContext,
+    pulls: _RowPulls,
+    items: np.ndarray,
+    rack_indices: Sequence[int],
+    extras: list[tuple[str, int]],
+    scope: str,
+) -> bytes:
+    """:func:`_workbook` of a row of racks' cables ``items`` (plan items) and its racks, made a column at a time."""
+    counts, keys, sheets = pulls(items, rack_indices)
+    book = _Xlsx(f"{ctx.blueprint.metadata.name} cabling", ctx.blueprint.naming.paper)
+    header = book.style(bold=True, color="#FFFFFF", fill="#404040", border="auto")
+    fills = _fills(book, keys)
+    names: set[str] = set()
+    _summary(book, ctx, counts, len(items), extras, fills, names, scope)
+    for rack, columns, rows in sheets:
+        body = _sheet_columns(PULL_COLUMNS, columns, list(map(fills.__getitem__, rows)))
+        book.table(_sheet_name(f"rack {rack}", names), PULL_COLUMNS, header, body, len(rows))
+    return book.close()
 
 
 class _UText(dict[int, str]):
@@ -353,13 +530,14 @@ class _UText(dict[int, str]):
 def _summary(
     book: _Xlsx,
     ctx: RenderContext,
-    rows: list[_Cable],
+    counts: Counter[tuple[str, str]],
+    total: int,
     extras: list[tuple[str, int]],
     fills: dict[tuple[str, str], int],
     names: set[str],
     scope: str = "",
 ) -> None:
-    counts = Counter(zip(map(_FIRST, map(_KEY, rows)), map(_KIND, rows)))  # (fabric, type), in C
+    """The summary sheet: ``counts`` of the workbook's cables per (fabric, type), ``total`` of them."""
     header = book.style(bold=True, color="#FFFFFF", fill="#404040", border="auto")
     bold = book.style(bold=True)
     lines: list[tuple[int, list[tuple[str | int, int]]]] = []  # (row, cells)
@@ -375,7 +553,7 @@ def _summary(
         n += 1
         lines.append((n, [(fabric, 0), (kind, 0), (count, 0)]))
     n += 1
-    lines.append((n, [("cables in this workbook", bold), ("", -1), (len(rows), bold)]))
+    lines.append((n, [("cables in this workbook", bold), ("", -1), (total, bold)]))
     n += 1
     for text, count in extras:
         n += 1
@@ -399,8 +577,9 @@ def _summary(
     book.sheet(_sheet_name("Summary", names), [28, 22, 22, 22], body, n - 1, 2, selected=True)
 
 
-def _fills(book: _Xlsx, rows: list[_Cable]) -> dict[tuple[str, str], int]:
-    pairs = sorted(set(map(_KEY, rows)))
+def _fills(book: _Xlsx, keys: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """A fill per (fabric, tier) of ``keys``, in their order."""
+    pairs = sorted(keys)
     fabrics = sorted({fabric for fabric, _ in pairs})
     out = {}
     for fabric, tier in pairs:
@@ -771,11 +950,29 @@ def _sheet_xml(columns: Sequence[str], values_of: Sequence[Sequence[str]], xfs: 
     if set(map(len, values_of)) != {width}:
         bad = next(len(values) for values in values_of if len(values) != width)
         raise ValueError(f"a row of {bad} cells in a sheet of {width} columns")
+    return _sheet_cells(columns, list(chain.from_iterable(values_of)), xfs)
+
+
+def _sheet_columns(columns: Sequence[str], cells_of: Sequence[list[str]], xfs: list[int]) -> list[str]:
+    """:func:`_sheet_xml` of the rows given a column at a time (``cells_of``: one list per column)."""
+    count, width = len(xfs), len(columns)
+    if not count:
+        return []
+    if count >= 1_048_575:
+        raise ValueError(f"{count:,} rows do not fit a sheet")
+    cells: list[str] = [""] * (count * width)
+    for c, column in enumerate(cells_of):
+        cells[c::width] = column
+    return _sheet_cells(columns, cells, xfs)
+
+
+def _sheet_cells(columns: Sequence[str], cells: list[str], xfs: list[int]) -> list[str]:
+    """:func:`_sheet_xml` of the rows' texts row after row in one list (``cells``)."""
+    width = len(columns)
     numeric = [c for c, name in enumerate(columns) if name in _NUMERIC]
     tails = _NUMBER_TAILS
     join = _ROW_JOIN.join
     templates = {xf: _template(columns, xf) for xf in set(xfs)}
-    cells = list(chain.from_iterable(values_of))
     flat = _sheet_texts(cells, join(cells))
     if flat is not None:
         for c in numeric:  # from the texts themselves, not the escaped
@@ -787,7 +984,8 @@ def _sheet_xml(columns: Sequence[str], values_of: Sequence[Sequence[str]], xfs: 
                 flat[c::width] = cast(list[str], found)
         return _interleaved(templates, xfs, flat, width)
     out: list[str] = []
-    for n, (values, xf) in enumerate(zip(values_of, xfs, strict=True), start=2):
+    for n, xf in enumerate(xfs, start=2):
+        values = cells[(n - 2) * width : (n - 1) * width]
         texts = _row_texts(join(values), width)
         if texts is not None:
             for c in numeric:
@@ -795,11 +993,11 @@ def _sheet_xml(columns: Sequence[str], values_of: Sequence[Sequence[str]], xfs: 
                 texts[c] = tails.get(v) or _number_tail(v)
             out.append(templates[xf] % (n, *texts))
         else:
-            cells = [
+            row = [
                 f'<c s="{xf}"' + (tails.get(v) or _number_tail(v) if c in numeric else _string_tail(v))
                 for c, v in enumerate(values)
             ]
-            out.append(f'<row r="{n}">{"".join(cells)}</row>')
+            out.append(f'<row r="{n}">{"".join(row)}</row>')
     return out
 
 
