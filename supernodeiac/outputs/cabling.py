@@ -458,11 +458,13 @@ class CableColumns:
         self.join = Joiner()
         self.ids, self.numbers = objects(cable_ids(f, plan)), objects(cable_numbers_of(ctx))
         self.label = cable_id_format(bp.naming.cable_label)
-        self.end_labels = EndLabels(bp, f).columns
+        self.fabric = f
         self.short = ShortLabels(bp, self.ends, self.numbers, self.ids, self.text.fabric)
         self.blank = objects(["", "1"])  # the legs of a one-link cable (none), its link count
         self.places: np.ndarray | None = None
         self.keys: np.ndarray | None = None
+        self.ctx = ctx
+        self.tia: EndLabels | None = None  # the TIA-606 labels, made when first needed
 
     def __call__(self, items: np.ndarray, with_pulls: bool) -> tuple[list[list[str]], list[bool], list[int], list[PullCable]]:
         """The pieces of the plan's ``items`` (Joiner: pieces, whether known clean, widths) and
@@ -481,7 +483,9 @@ class CableColumns:
         a_text = self._short_text(a, b, {"number": number, "fabric": fabric, "cable": cid, "port": a_phys, "far_port": b_phys})
         b_text = self._short_text(b, a, {"number": number, "fabric": fabric, "cable": cid, "port": b_phys, "far_port": a_phys})
         lid = pick(x.ids, first)
-        long_a, long_b = self.end_labels(a, pick(e.os, ap), a_phys, b, pick(e.os, bp), b_phys, lid)
+        if self.tia is None:  # made on first use: the workbook's pull lists never need them
+            self.tia = EndLabels(self.ctx.blueprint, self.fabric)
+        long_a, long_b = self.tia.columns(a, pick(e.os, ap), a_phys, b, pick(e.os, bp), b_phys, lid)
         cords = plan.cords[items]
         cord: Entry = (self.blank, "none")
         if (cords > 1).any():

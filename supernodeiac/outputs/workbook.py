@@ -416,10 +416,10 @@ class _RowPulls:
 
     def __call__(
         self, items: np.ndarray, rack_indices: Sequence[int]
-    ) -> tuple[Counter[tuple[str, str]], set[tuple[str, str]], list[tuple[str, list[list[str]], list[tuple[str, str]]]]]:
+    ) -> tuple[Counter[tuple[str, str]], set[tuple[str, str]], list[tuple[str, list[str], list[tuple[str, str]]]]]:
         """Of the cables ``items`` (plan items, ascending), in the racks ``rack_indices``: the
         count per (fabric, type), the (fabric, tier) keys, and per rack in order its name, its
-        pull list's columns (PULL_COLUMNS) and each row's (fabric, tier)."""
+        pull list's cells (PULL_COLUMNS, row after row) and each row's (fabric, tier)."""
         x, e = self.text, self.ends
         fast = self.simple[items]
         simple, others = items[fast], items[~fast]
@@ -479,11 +479,13 @@ class _RowPulls:
                 keys = np.concatenate((keys, objects([x[4] for x in entries])))
         order = np.lexsort((item, self.rank[item], u, self.rack_order[rack]))
         rack = rack[order]
-        columns = [col[order].tolist() for col in cells]
+        table = np.empty((len(order), len(cells)), dtype=object)  # the rows' cells in order, row after row
+        for k, col in enumerate(cells):
+            table[:, k] = col[order]
         key_list = keys[order].tolist()
         starts = np.flatnonzero(np.diff(rack, prepend=-2)).tolist() + [len(rack)]
         sheets = [
-            (self.rack_names[rack[lo]], [col[lo:hi] for col in columns], key_list[lo:hi])
+            (self.rack_names[rack[lo]], table[lo:hi].reshape(-1).tolist(), key_list[lo:hi])
             for lo, hi in zip(starts[:-1], starts[1:], strict=True)
         ]
         return counts, present, sheets
@@ -513,8 +515,8 @@ def _columns_workbook(
     fills = _fills(book, keys)
     names: set[str] = set()
     _summary(book, ctx, counts, len(items), extras, fills, names, scope)
-    for rack, columns, rows in sheets:
-        body = _sheet_columns(PULL_COLUMNS, columns, list(map(fills.__getitem__, rows)))
+    for rack, cells, rows in sheets:
+        body = _sheet_cells(PULL_COLUMNS, cells, list(map(fills.__getitem__, rows)))
         book.table(_sheet_name(f"rack {rack}", names), PULL_COLUMNS, header, body, len(rows))
     return book.close()
 
@@ -953,22 +955,15 @@ def _sheet_xml(columns: Sequence[str], values_of: Sequence[Sequence[str]], xfs: 
     return _sheet_cells(columns, list(chain.from_iterable(values_of)), xfs)
 
 
-def _sheet_columns(columns: Sequence[str], cells_of: Sequence[list[str]], xfs: list[int]) -> list[str]:
-    """:func:`_sheet_xml` of the rows given a column at a time (``cells_of``: one list per column)."""
-    count, width = len(xfs), len(columns)
-    if not count:
-        return []
-    if count >= 1_048_575:
-        raise ValueError(f"{count:,} rows do not fit a sheet")
-    cells: list[str] = [""] * (count * width)
-    for c, column in enumerate(cells_of):
-        cells[c::width] = column
-    return _sheet_cells(columns, cells, xfs)
-
-
 def _sheet_cells(columns: Sequence[str], cells: list[str], xfs: list[int]) -> list[str]:
-    """:func:`_sheet_xml` of the rows' texts row after row in one list (``cells``)."""
+    """:func:`_sheet_xml` of the rows' texts row after row in one list (``cells``, len(columns) per row)."""
     width = len(columns)
+    if len(cells) != width * len(xfs):
+        raise ValueError(f"{len(cells)} cells for {len(xfs)} rows of {width} columns")
+    if not xfs:
+        return []
+    if len(xfs) >= 1_048_575:
+        raise ValueError(f"{len(xfs):,} rows do not fit a sheet")
     numeric = [c for c, name in enumerate(columns) if name in _NUMERIC]
     tails = _NUMBER_TAILS
     join = _ROW_JOIN.join
