@@ -43,21 +43,26 @@ def _renamed(c, rack_mark: str, device_mark: str) -> RenderContext:  # type: ign
     return RenderContext(c.blueprint, c.catalogue, dataclasses.replace(f, racks=racks, devices=devices))
 
 
-def _both(ctx: RenderContext, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """(the column path's workbooks, the PullCable path's), one per row of racks."""
+def _both(
+    ctx: RenderContext, monkeypatch: pytest.MonkeyPatch, backwards: bool = False
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """(the column path's workbooks, the PullCable path's), one per row of racks; ``backwards``:
+    the column path's written last row first (a cable's labels are kept from its first row made)."""
     monkeypatch.setattr(workbook, "ROW_LIMIT", 0)
     monkeypatch.setattr(cabling, "ROW_LIMIT", 0)
     extras = workbook._not_cables(ctx)
     everything = np.ones(len(cabling.cable_plan(ctx.fabric, ctx.catalogue)), dtype=bool)
-    columns = {k: bytes(v) for k, v in workbook._row_workbooks(ctx, None, extras).items()}
+    made = list(workbook._row_workbooks(ctx, None, extras).items())
+    columns = {k: bytes(v) for k, v in (made[::-1] if backwards else made)}
     plain = {k: bytes(v) for k, v in workbook._row_workbooks(ctx, everything, extras).items()}  # _pull_lists
     return columns, plain
 
 
+@pytest.mark.parametrize("backwards", [False, True])
 @pytest.mark.parametrize("name", sorted(TEXTS))
-def test_row_workbooks_are_the_pullcable_paths_bytes(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_row_workbooks_are_the_pullcable_paths_bytes(name: str, backwards: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     c = _compiled(name)
-    columns, plain = _both(c.render_context(), monkeypatch)
+    columns, plain = _both(c.render_context(), monkeypatch, backwards)
     assert columns and columns == plain
     plan = cabling.cable_plan(c.fabric, c.catalogue)
     if name in ("twin-port", "splitter"):  # both kinds of cable in the same rows
