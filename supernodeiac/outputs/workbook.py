@@ -24,13 +24,14 @@ cells from both (tests/test_workbook_cells.py) and LibreOffice converts it.
 
 Size: past ``ROW_LIMIT`` cables a design gets one workbook per row of racks
 (``cabling/rows/<row>.xlsx``: the summary, which says so, and that row's pull lists, every cable
-with an end in the row; the fabric sheets are ``cables.csv``), at any size: the cables are
-bucketed by row in one pass and each row's workbook is made when it is written, so one is held
-at a time. The cables are the slim ``cabling.PullCable`` form, made by ``cables.csv``'s own pass
-when both are rendered (``cabling.pull_cables``: the rows made once per render), else by a pass
-of their own. A two-end cable's pull rows (one per rack it ends in) share its columns and labels,
-taken once. What is left at 131k is mostly the pull lists' rows, the deflate and the escape
-tests (docs/performance.md).
+with an end in the row; the fabric sheets are ``cables.csv``), at any size: each row's workbook
+is made when it is written, so one is held at a time. In a render a row's pull lists are made a
+column at a time from the tables ``cables.csv``'s columns gather from (``_RowPulls``: the
+one-link, non-splitter cables; the others as ``cabling.PullCable``), so no cable record is held
+from one row to the next (the 390 MB of PullCables that made the 131k render's peak); ``snc
+diff`` keeps the PullCables, bucketed by row in one pass, to share them between its two sides.
+What is left at 131k is mostly the pull lists' rows, the deflate and the escape tests
+(docs/performance.md).
 """
 
 from __future__ import annotations
@@ -140,9 +141,10 @@ def _row_workbooks(
     selection: RowSelection | None = None,
 ) -> dict[str, bytes | Stream]:
     """One workbook per row of racks: each cable (of those ``keep`` selects, all without it) in
-    the workbook of every row it has an end in. The cables are made and bucketed in one pass when
-    the first workbook is written (by then a render has written cables.csv, whose pass made them:
-    ``cabling.pull_cables``), and each row's workbook when it is written. ``same``: rows of racks
+    the workbook of every row it has an end in, each row's workbook made when it is written. A
+    render's (no ``keep``, no ``selection``) makes each row's pull lists a column at a time
+    (:class:`_RowPulls`); otherwise the cables are made as PullCables (``cabling.pull_cables``)
+    and bucketed in one pass when the first workbook is written. ``same``: rows of racks
     left out as the same on both sides of ``snc diff`` (marked, not made); ``selection``, that
     diff's: the cables the other side made that are the same here are taken (:func:`_pulls`)."""
     racks = ctx.fabric.racks
