@@ -376,3 +376,26 @@ def test_label_lines_wrapped_a_column_at_a_time_are_each_ends_own(case, width):
     want = [_wrapped(list(e), width) for e in ends] if k else []
     assert wrapped_ends(columns, wide, width) == want
     assert wrapped_ends(columns, [True] * k, width) == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="ab 1-\t\x1c\x85\xa0é\x00,", max_size=40),
+            # many lines of one shape, differing in a character (a column's usual content)
+            st.tuples(st.sampled_from(["to L01 U2 leaf-", "R00101 U12 gpu-", "x" * 45, "a b " * 6]), st.integers(0, 99)).map(
+                lambda t: f"{t[0]}{t[1]:02d} OSFP 1 port 1"
+            ),
+        ),
+        max_size=12,
+    ),
+    st.integers(min_value=1, max_value=40),
+)
+def test_a_column_broken_per_shape_is_line_by_line(column: list[str], width: int) -> None:
+    """broken_column breaks a column's lines by the cuts of their shape (spaces, other whitespace,
+    the rest): each must be _broken's, for hostile lines (tabs, NUL, non-ASCII spaces, lone short
+    words at the end, no space at all) and for many lines of one shape."""
+    from supernodeiac.outputs.cabling import _broken, broken_column
+
+    assert broken_column(column, width) == [_broken(x, width) for x in column]

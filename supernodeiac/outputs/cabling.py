@@ -24,8 +24,8 @@ of a cable, and the label sheets' and cables.csv's twin-port cables and splitter
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from operator import add, itemgetter
+from collections.abc import Callable, Iterable, Iterator
+from operator import add, call, itemgetter
 from string import Formatter
 from typing import Any, NamedTuple
 
@@ -621,7 +621,7 @@ def wrapped_ends(lines: list[list[str]], wide: list[bool], width: int) -> list[t
     breaks on its own, so a column is broken at once: one that fits becomes 1-tuples in C (zip),
     and only the cells of the others go through Python."""
     columns: list[Iterable[tuple[str, ...]]] = [
-        [_broken(x, width) for x in column] if w else zip(column) for column, w in zip(lines, wide, strict=True)
+        broken_column(column, width) if w else zip(column) for column, w in zip(lines, wide, strict=True)
     ]
     if not columns:
         return []
@@ -629,6 +629,55 @@ def wrapped_ends(lines: list[list[str]], wide: list[bool], width: int) -> list[t
     for column in columns[1:]:
         ends = map(add, ends, column)
     return list(ends)
+
+
+def broken_column(column: list[str], width: int) -> list[tuple[str, ...]]:
+    """``[_broken(x, width) for x in column]``, each line broken by the cuts of its shape: where
+    _broken breaks a line depends only on its length and which characters are spaces, other
+    whitespace or neither (rfind of " ", strip), and a column holds few shapes (its lines differ
+    in a number or a name of one length), so the cuts are found once per shape and applied by an
+    itemgetter of slices, every call made in C (operator.call). An ASCII column without NULs (the
+    shapes' separator) takes this path; any other is broken line by line."""
+    blob = "\0".join(column)
+    if not blob.isascii() or blob.count("\0") != len(column) - 1:
+        return [_broken(x, width) for x in column]
+    shapes = blob.encode("ascii").translate(_SHAPE_BYTES).split(b"\0")
+    cutters: dict[bytes, Callable[[str], tuple[str, ...]]] = {}
+    for shape in set(shapes):
+        cuts = _cuts(shape.decode("ascii"), width)
+        # A line that fits is its own 1-tuple; one broken has two or more lines: a tuple.
+        cutters[shape] = _alone if len(cuts) == 1 else itemgetter(*[slice(x, y) for x, y in cuts])
+    return list(map(call, map(cutters.__getitem__, shapes), column))
+
+
+def _alone(line: str) -> tuple[str]:
+    return (line,)
+
+
+# A character's class for broken_column's shapes: a space, other whitespace (as str.strip sees
+# it), NUL (the separator) or any other character. ASCII only.
+_SHAPE_BYTES = bytes(b if b in (0, 32) else 9 if chr(b).isspace() else ord("x") for b in range(256))
+
+
+def _cuts(line: str, width: int) -> list[tuple[int, int]]:
+    """_broken's lines of ``line`` as (start, end) offsets into it: the same steps, counting what
+    each strip takes off."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    while len(line) > width:
+        cut = line.rfind(" ", 1, width + 1)
+        if cut > 0:
+            tail = line[cut:].strip()
+            before = line.rfind(" ", 1, cut)
+            if len(tail) <= ORPHAN and " " not in tail and before > 0:
+                cut = before
+        cut = cut if cut > 0 else width
+        out.append((start, start + len(line[:cut].rstrip())))
+        rest = line[cut:]
+        line = rest.lstrip()
+        start += cut + len(rest) - len(line)
+    out.append((start, start + len(line)))
+    return out
 
 
 def simple_cables(plan: Any) -> np.ndarray:
