@@ -11,6 +11,8 @@ from collections import defaultdict
 import numpy as np
 import pytest
 from conftest import BLUEPRINTS, compile_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_media import ONE_RACK, SPLIT
 
 from supernodeiac.catalog.label_stock import label_stocks
@@ -23,8 +25,11 @@ from supernodeiac.outputs.csv_safe import CsvWriter
 from supernodeiac.outputs.labels import (
     Label,
     _blob,
+    _column_texts,
     _file_part,
     _num,
+    _padded,
+    _padded_all,
     _pdf_document,
     _pdf_string,
     _sheet_pdf,
@@ -229,3 +234,28 @@ def test_pdf_document_is_the_plain_way(pages: int) -> None:
         assert made[xref:].startswith(b"xref\n")
         for k, line in enumerate(made[xref:].split(b"\n")[3 : 3 + 4 + 2 * pages], 1):  # each offset at its object
             assert made[int(line[:10]) :].startswith(b"%d 0 obj\n" % k)
+
+
+_HOSTILE = st.text(alphabet="ab 1-,é\t", max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=0, max_value=4), st.lists(st.lists(_HOSTILE, min_size=0, max_size=5), max_size=8))
+def test_column_texts_of_wrapped_lines_are_each_ends_text(k: int, wrapped_lists: list[list[str]]) -> None:
+    """_column_texts joins wrapped ends in C and keeps them as strings only when no line holds a
+    comma and no end is without lines: each must be what _text makes of that end, the count the
+    most lines."""
+    wrapped = [tuple(x) for x in wrapped_lists]
+    columns = [[(w[j] if j < len(w) else "") for w in wrapped] for j in range(k)]
+    texts, most, same = _column_texts(columns, wrapped)
+    assert texts == [_text(w) for w in wrapped]
+    assert most == max(map(len, wrapped), default=0)
+    assert not same
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_HOSTILE, st.lists(_HOSTILE, max_size=4).map(tuple)), max_size=10), st.integers(0, 6))
+def test_padding_in_bulk_is_label_by_label(texts: list, width: int) -> None:
+    """labels.csv's cells padded a rack at a time (_padded_all) are _padded's, strings or not,
+    with more lines than the width too."""
+    assert _padded_all(texts, width) == [_padded(x, width) for x in texts]

@@ -28,7 +28,7 @@ from array import array
 from collections.abc import Collection, Iterator
 from functools import partial
 from itertools import repeat
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from reportlab.lib.units import mm
@@ -71,7 +71,13 @@ def _column_texts(lines: list[list[str]], wrapped: list[tuple[str, ...]] | None)
         if not any("," in "".join(column) for column in lines):
             return list(map(",".join, zip(*lines, strict=True))), len(lines), True
         wrapped = list(zip(*lines, strict=True))
-    return list(map(_text, wrapped)), max(map(len, wrapped), default=0), False
+    joined = list(map(",".join, wrapped))
+    counts = list(map(len, wrapped))
+    # Every end's text a string (as _text makes it) when the commas are only those the joins
+    # put in: no line holds one (and no end is without lines, which _text keeps as a tuple).
+    if min(counts, default=1) and "".join(joined).count(",") == sum(counts) - len(counts):
+        return cast("list[str | tuple[str, ...]]", joined), max(counts, default=0), False
+    return list(map(_text, wrapped)), max(counts, default=0), False
 
 
 def _padded(text: str | tuple[str, ...], width: int) -> str:
@@ -79,6 +85,17 @@ def _padded(text: str | tuple[str, ...], width: int) -> str:
     if isinstance(text, str):
         return text + "," * (width - 1 - text.count(","))
     return ",".join([*text, *[""] * (width - len(text))])
+
+
+def _padded_all(texts: list[str | tuple[str, ...]], width: int) -> list[str | tuple[str, ...]]:
+    """``[_padded(text, width) for text in texts]``: when all are strings, each one's missing
+    cells gathered from a table by its comma count (numpy) and added in C."""
+    if tuple in map(type, texts):
+        return [_padded(text, width) for text in texts]
+    have = np.fromiter(map(str.count, texts, repeat(",")), dtype=np.int64, count=len(texts))  # type: ignore[arg-type]
+    pads = objects(["," * k for k in range(max(width, 1))])
+    # (none missing for a text of more lines than ``width``, as "," * a negative count)
+    return list(map(str.__add__, texts, pick(pads, np.maximum(width - 1 - have, 0))))  # type: ignore[arg-type]
 
 
 def _lines(text: str | tuple[str, ...]) -> tuple[str, ...] | list[str]:
@@ -241,7 +258,7 @@ class RackLabels:
         if not self.even:
             blob = _blob(texts)
             if blob is None or blob.count(",") != len(texts) * (width - 1):  # not every label `width` lines
-                texts = [_padded(text, width) for text in texts]
+                texts = _padded_all(texts, width)
         cells = (pick(self._u_cells, us), pick(numbers, ks), pick(ids, ks), pick(tags, codes), texts)
         return list(map(",".join, zip(repeat(rack), spot, *cells, strict=False)))  # spot: the first len(texts)
 
