@@ -392,3 +392,17 @@ def test_letter_paper_prints_the_workbook_on_letter_and_the_elevations_on_tabloi
                     for line in b.lines:
                         assert b.size >= MIN_PT and stringWidth(line, FONT, b.size) <= along - 2 * PAD + 1e-9
     assert sizes == {"a4": {9}, "letter": {1}}
+
+
+@pytest.mark.parametrize("name", ["nebula-x128-ib", "roce-rail-2tier", "small-ib"])
+def test_legends_made_once_are_each_sheets_own(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """row_pdf writes a legend's operators once per distinct legend (its notes hold parentheses,
+    escaped through the canvas): the PDFs must be those made with every sheet's legend drawn."""
+    from supernodeiac.outputs import elevation_sheets
+
+    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
+    pdfs = {k: bytes(v) for k, v in render(c, ["elevation"])[0].items() if k.endswith(".pdf")}
+    assert pdfs
+    monkeypatch.setattr(elevation_sheets, "_legend_key", lambda sheet: object())  # never found again
+    again = {k: bytes(v) for k, v in render(c, ["elevation"])[0].items() if k.endswith(".pdf")}
+    assert again == pdfs

@@ -28,6 +28,7 @@ import io
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from reportlab import rl_config
 from reportlab.lib.pagesizes import A3, TABLOID, landscape
@@ -436,11 +437,12 @@ class _Page:
     ``setFont`` and ``drawString`` append, written once per colour and font, straight into the
     canvas's code list (a row of 500 racks is 10^5 boxes; the canvas calls cost 20x more)."""
 
-    __slots__ = ("code", "colours", "fonts", "pdf")
+    __slots__ = ("code", "colours", "fonts", "pdf", "starts")
 
-    def __init__(self, pdf: canvas.Canvas, fonts: dict[str, str]) -> None:
+    def __init__(self, pdf: canvas.Canvas, fonts: dict[str, str], starts: dict[tuple[bool, float, bool], str]) -> None:
         self.pdf, self.code, self.fonts = pdf, pdf._code, fonts
         self.colours: dict[str, str] = {}
+        self.starts = starts  # "BT <font> <size> Tf <matrix> " by (bold, size, vertical): the document's
 
     def fill(self, colour: str) -> None:
         op = self.colours.get(colour)
@@ -452,14 +454,22 @@ class _Page:
         self.code.append(f"{x:.2f} {y:.2f} {w:.2f} {h:.2f} re B")
 
     def text(self, x: float, y: float, line: str, size: float, bold: bool = False, vertical: bool = False) -> None:
-        matrix = "0 1 -1 0" if vertical else "1 0 0 1"
+        start = self.starts.get((bold, size, vertical))
+        if start is None:
+            matrix = "0 1 -1 0" if vertical else "1 0 0 1"
+            start = self.starts[(bold, size, vertical)] = f"BT {self.fonts[BOLD if bold else FONT]} {size:g} Tf {matrix} "
         if _PLAIN.fullmatch(line):
-            shown = f"({line}) Tj"
-        else:
-            self.pdf.setFont(BOLD if bold else FONT, size)  # the text object takes the canvas's font
-            self.code.pop()
-            shown = self.pdf.beginText(0, 0)._formatText(line)
-        self.code.append(f"BT {self.fonts[BOLD if bold else FONT]} {size:g} Tf {matrix} {x:.2f} {y:.2f} Tm {shown} ET")
+            self.code.append(f"{start}{x:.2f} {y:.2f} Tm ({line}) Tj ET")
+            return
+        self.pdf.setFont(BOLD if bold else FONT, size)  # the text object takes the canvas's font
+        self.code.pop()
+        shown = self.pdf.beginText(0, 0)._formatText(line)
+        self.code.append(f"{start}{x:.2f} {y:.2f} Tm {shown} ET")
+
+
+def _legend_key(sheet: Sheet) -> tuple[Any, ...]:
+    """What a sheet's legend is made of: row_pdf writes the operators once per distinct one."""
+    return (sheet.page, tuple(sheet.legend), tuple(sheet.notes))
 
 
 def _legend(page: _Page, sheet: Sheet) -> None:
@@ -513,8 +523,12 @@ def row_pdf(sheets: Iterator[Sheet], title: str, page_size: tuple[float, float] 
         pdf.setFont(font, MIN_PT)  # registers the font with the document
         pdf._code.pop()
         fonts[font] = pdf._doc.getInternalFontName(font)
+    starts: dict[tuple[bool, float, bool], str] = {}
+    # A legend's operators by what it is made of (a row's sheets share a few), and the canvas's
+    # font state it left (a line with \ ( ) or past ASCII is escaped through the canvas).
+    legends: dict[tuple[Any, ...], tuple[list[str], tuple[Any, Any, Any]]] = {}
     for sheet in sheets:
-        page = _Page(pdf, fonts)
+        page = _Page(pdf, fonts, starts)
         page.code.append("0.5 w " + _rgb("#444444", "RG"))
         for box in sheet.boxes:
             page.fill(box.fill)
@@ -535,7 +549,15 @@ def row_pdf(sheets: Iterator[Sheet], title: str, page_size: tuple[float, float] 
         for t in sheet.texts:
             x = t.x - width(t.text, t.size, BOLD if t.bold else FONT) if t.anchor == "end" else t.x
             page.text(x, t.y, t.text, t.size, t.bold)
-        _legend(page, sheet)
+        key = _legend_key(sheet)
+        legend = legends.get(key)
+        if legend is not None:
+            page.code.extend(legend[0])
+            pdf._fontname, pdf._fontsize, pdf._leading = legend[1]
+        else:
+            at = len(page.code)
+            _legend(page, sheet)
+            legends[key] = (page.code[at:], (pdf._fontname, pdf._fontsize, pdf._leading))
         pdf.showPage()
     # Binary Flate streams, without reportlab's ASCII85 layer over them (pure Python here: a
     # third of the PDF's time at 10^5 devices); the setting is read while the pages are saved.
