@@ -406,3 +406,18 @@ def test_legends_made_once_are_each_sheets_own(name: str, monkeypatch: pytest.Mo
     monkeypatch.setattr(elevation_sheets, "_legend_key", lambda sheet: object())  # never found again
     again = {k: bytes(v) for k, v in render(c, ["elevation"])[0].items() if k.endswith(".pdf")}
     assert again == pdfs
+
+
+@pytest.mark.parametrize("name", ["nebula-x128-ib", "roce-rail-2tier", "dgx-h100-superpod-4su"])
+def test_boxes_fitted_once_a_row_are_each_faces_own(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """row_sheets fits a device's box once for both faces of its row: the PDFs must be those made
+    with every sheet fitting its own boxes."""
+    from supernodeiac.outputs import elevation_sheets
+
+    c = compile_file(str(BLUEPRINTS / f"{name}.yaml"))
+    pdfs = {k: bytes(v) for k, v in render(c, ["elevation"])[0].items() if k.endswith(".pdf")}
+    assert pdfs
+    sheet = elevation_sheets._sheet
+    monkeypatch.setattr(elevation_sheets, "_sheet", lambda *args: sheet(*args[:8]))  # no fits kept between sheets
+    again = {k: bytes(v) for k, v in render(c, ["elevation"])[0].items() if k.endswith(".pdf")}
+    assert again == pdfs

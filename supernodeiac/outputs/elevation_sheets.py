@@ -249,10 +249,11 @@ def switch_fills(f: Fabric) -> dict[str, str]:
 def row_sheets(f: Fabric, row: str, racks: list[RackLoad], budget: Budget, inp: RowInputs) -> Iterator[Sheet]:
     """The row's pages: its front sheets, then its rear sheets."""
     groups = [racks[i : i + RACKS_PER_SHEET] for i in range(0, len(racks), RACKS_PER_SHEET)]
+    fits: dict[tuple[int, float, float], tuple[tuple[str, ...], float]] = {}  # the front's, for the rear
     for face in ("front", "rear"):
         for n, group in enumerate(groups, 1):
             shown = group if face == "front" else list(reversed(group))
-            yield _sheet(f, row, face, n, len(groups), shown, budget, inp)
+            yield _sheet(f, row, face, n, len(groups), shown, budget, inp, fits)
 
 
 def _fill(f: Fabric, d: Device, inp: RowInputs) -> tuple[str, str]:
@@ -262,7 +263,17 @@ def _fill(f: Fabric, d: Device, inp: RowInputs) -> tuple[str, str]:
     return FILL[kind], KIND_WORDS[kind]
 
 
-def _sheet(f: Fabric, row: str, face: str, n: int, of: int, racks: list[RackLoad], budget: Budget, inp: RowInputs) -> Sheet:
+def _sheet(
+    f: Fabric,
+    row: str,
+    face: str,
+    n: int,
+    of: int,
+    racks: list[RackLoad],
+    budget: Budget,
+    inp: RowInputs,
+    fits: dict[tuple[int, float, float], tuple[tuple[str, ...], float]] | None = None,
+) -> Sheet:
     page_w, page_h = inp.page
     names = [r.name for r in racks]
     span = f"{names[0]}-{names[-1]}" if len(names) > 1 else names[0]
@@ -278,7 +289,7 @@ def _sheet(f: Fabric, row: str, face: str, n: int, of: int, racks: list[RackLoad
     fills: dict[str, str] = {}
     for k, load in enumerate(racks):
         x = MARGIN + k * slot_w + GUTTER
-        _rack(f, sheet, load, budget, inp, face, x, bottom, rack_w, unit, fills)
+        _rack(f, sheet, load, budget, inp, face, x, bottom, rack_w, unit, fills, {} if fits is None else fits)
     sheet.legend = sorted(((fill, words) for words, fill in fills.items()), key=lambda p: p[1])
     sheet.notes = [
         "Box: a device at its rack units: U (its lowest unit), name, model, and its cables: "
@@ -312,7 +323,10 @@ def _rack(
     w: float,
     unit: float,
     fills: dict[str, str],
+    fits: dict[tuple[int, float, float], tuple[tuple[str, ...], float]],
 ) -> None:
+    """A rack's boxes and texts on the sheet. A device's box is the same on both faces of its
+    row (the same lines in the same box): ``fits`` keeps each one's fit, by (device, w, h)."""
     units = inp.units
     limit = f" / {budget.power_kw:g}" if budget.declared and budget.power_kw is not None else ""
     head_y = bottom + units * unit
@@ -338,8 +352,11 @@ def _rack(
             boards = [b for b in devices if b.chassis == d.index]
             _chassis(f, sheet, load, d, boards, inp, face, x, y, w, h, bottom, unit, fills)
             continue
-        lines, size = fit(_choices(d, inp), w, h)
-        sheet.boxes.append(Box(x, y, w, h, fill, lines, size, device=d.name, rack=load.name, u=d.u))
+        key = (d.index, w, h)
+        fitted = fits.get(key)
+        if fitted is None:
+            fitted = fits[key] = fit(_choices(d, inp), w, h)
+        sheet.boxes.append(Box(x, y, w, h, fill, fitted[0], fitted[1], device=d.name, rack=load.name, u=d.u))
     if face == "rear" and zero_u:
         tall = units * unit / len(zero_u)
         for k, d in enumerate(zero_u):
