@@ -396,6 +396,14 @@ def test_a_column_broken_per_shape_is_line_by_line(column: list[str], width: int
     """broken_column breaks a column's lines by the cuts of their shape (spaces, other whitespace,
     the rest): each must be _broken's, for hostile lines (tabs, NUL, non-ASCII spaces, lone short
     words at the end, no space at all) and for many lines of one shape."""
+    from supernodeiac.outputs import cabling
     from supernodeiac.outputs.cabling import _broken, broken_column
 
-    assert broken_column(column, width) == [_broken(x, width) for x in column]
+    want = [_broken(x, width) for x in column]
+    assert broken_column(column, width) == want
+    block = cabling._BROKEN_BLOCK
+    try:
+        cabling._BROKEN_BLOCK = 3  # several blocks, ASCII or not, sharing the shapes' cuts
+        assert broken_column(column, width) == want
+    finally:
+        cabling._BROKEN_BLOCK = block

@@ -636,18 +636,27 @@ def broken_column(column: list[str], width: int) -> list[tuple[str, ...]]:
     _broken breaks a line depends only on its length and which characters are spaces, other
     whitespace or neither (rfind of " ", strip), and a column holds few shapes (its lines differ
     in a number or a name of one length), so the cuts are found once per shape and applied by an
-    itemgetter of slices, every call made in C (operator.call). An ASCII column without NULs (the
-    shapes' separator) takes this path; any other is broken line by line."""
-    blob = "\0".join(column)
-    if not blob.isascii() or blob.count("\0") != len(column) - 1:
-        return [_broken(x, width) for x in column]
-    shapes = blob.encode("ascii").translate(_SHAPE_BYTES).split(b"\0")
+    itemgetter of slices, every call made in C (operator.call). A block of lines in ASCII without
+    NULs (the shapes' separator) takes this path; any other block is broken line by line."""
+    out: list[tuple[str, ...]] = []
     cutters: dict[bytes, Callable[[str], tuple[str, ...]]] = {}
-    for shape in set(shapes):
-        cuts = _cuts(shape.decode("ascii"), width)
-        # A line that fits is its own 1-tuple; one broken has two or more lines: a tuple.
-        cutters[shape] = _alone if len(cuts) == 1 else itemgetter(*[slice(x, y) for x, y in cuts])
-    return list(map(call, map(cutters.__getitem__, shapes), column))
+    for at in range(0, len(column), _BROKEN_BLOCK):  # a block at a time: its shapes held, not the column's
+        block = column[at : at + _BROKEN_BLOCK]
+        blob = "\0".join(block)
+        if not blob.isascii() or blob.count("\0") != len(block) - 1:
+            out += [_broken(x, width) for x in block]
+            continue
+        shapes = blob.encode("ascii").translate(_SHAPE_BYTES).split(b"\0")
+        del blob
+        for shape in set(shapes).difference(cutters):
+            cuts = _cuts(shape.decode("ascii"), width)
+            # A line that fits is its own 1-tuple; one broken has two or more lines: a tuple.
+            cutters[shape] = _alone if len(cuts) == 1 else itemgetter(*[slice(x, y) for x, y in cuts])
+        out += map(call, map(cutters.__getitem__, shapes), block)
+    return out
+
+
+_BROKEN_BLOCK = 1 << 16
 
 
 def _alone(line: str) -> tuple[str]:

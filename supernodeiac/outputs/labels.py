@@ -75,7 +75,7 @@ def _column_texts(lines: list[list[str]], wrapped: list[tuple[str, ...]] | None)
     counts = list(map(len, wrapped))
     # Every end's text a string (as _text makes it) when the commas are only those the joins
     # put in: no line holds one (and no end is without lines, which _text keeps as a tuple).
-    if min(counts, default=1) and "".join(joined).count(",") == sum(counts) - len(counts):
+    if min(counts, default=1) and sum(map(str.count, joined, repeat(","))) == sum(counts) - len(counts):
         return cast("list[str | tuple[str, ...]]", joined), max(counts, default=0), False
     return list(map(_text, wrapped)), max(counts, default=0), False
 
