@@ -669,8 +669,8 @@ _SHAPE_BYTES = bytes(b if b in (0, 32) else 9 if chr(b).isspace() else ord("x") 
 
 
 def _cuts(line: str, width: int) -> list[tuple[int, int]]:
-    """_broken's lines of ``line`` as (start, end) offsets into it: the same steps, counting what
-    each strip takes off."""
+    """The printed lines of ``line`` (the rules of :func:`_wrapped`) as (start, end) offsets into
+    it, counting what each strip takes off: one loop for _broken and broken_column's shapes."""
     out: list[tuple[int, int]] = []
     start = 0
     while len(line) > width:
@@ -943,22 +943,10 @@ def _wrapped(lines: list[str], width: int) -> tuple[str, ...]:
 
 
 def _broken(line: str, width: int) -> tuple[str, ...]:
-    """The printed lines of one label line, broken as :func:`_wrapped` says."""
+    """The printed lines of one label line, broken as :func:`_wrapped` says (by :func:`_cuts`)."""
     if len(line) <= width:
         return (line,)
-    out: list[str] = []
-    while len(line) > width:
-        cut = line.rfind(" ", 1, width + 1)
-        if cut > 0:
-            tail = line[cut:].strip()
-            before = line.rfind(" ", 1, cut)
-            if len(tail) <= ORPHAN and " " not in tail and before > 0:
-                cut = before
-        cut = cut if cut > 0 else width
-        out.append(line[:cut].rstrip())
-        line = line[cut:].lstrip()
-    out.append(line)
-    return tuple(out)
+    return tuple([line[a:b] for a, b in _cuts(line, width)])
 
 
 def port_names(f: Fabric, device: int, port: int) -> str:
