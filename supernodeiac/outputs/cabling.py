@@ -401,47 +401,37 @@ def _stream_cables(ctx: RenderContext) -> Iterator[bytes]:
     """cables.csv. (It no longer makes the workbook's PullCables in the same pass: the per-row
     workbooks make their pull lists from the same tables a row of racks at a time, holding no
     PullCable between rows: 390 MB at 131k.)"""
-    yield from CsvWriter(CABLE_COLUMNS).stream_columns(_cable_blocks(ctx, None))
+    yield from CsvWriter(CABLE_COLUMNS).stream_columns(_cable_blocks(ctx))
 
 
-def _cable_blocks(ctx: RenderContext, pulls: list[PullCable] | None) -> Iterator[tuple[list[list[str]], list[bool], list[int]]]:
+def _cable_blocks(ctx: RenderContext) -> Iterator[tuple[list[list[str]], list[bool], list[int]]]:
     """cables.csv's rows (cable_rows' text, in its order), a block at a time as pieces of columns
-    (cable_columns.Joiner), for :meth:`CsvWriter.stream_columns`; with ``pulls``, each row's
-    PullCable appended to it.
+    (cable_columns.Joiner), for :meth:`CsvWriter.stream_columns`.
 
     A cable of one link that is not a splitter (every cable of a RoCE design: a port-to-port
     cord or cable) is made a column at a time (:class:`CableColumns`); the others (twin-port
     cables, splitters) by :func:`_cable_pass`, and a block holding any is merged row by row."""
     f = ctx.fabric
     plan = cable_plan(f, ctx.catalogue)
-    make = _PULLS if pulls is not None else _TEXT
     simple = simple_cables(plan)
-    others = _cable_pass(ctx, ~simple, make) if not simple.all() else iter(())
+    others = _cable_pass(ctx, ~simple, _TEXT) if not simple.all() else iter(())
     columns = CableColumns(ctx) if simple.any() else None
     for at in range(0, len(plan), BLOCK):
         fast = simple[at : at + BLOCK]
         if columns is not None and fast.all():
-            pieces, known, widths, made_pulls = columns(np.arange(at, at + len(fast), dtype=np.int64), pulls is not None)
-            if pulls is not None:
-                pulls.extend(made_pulls)
-            yield pieces, known, widths
+            yield columns(np.arange(at, at + len(fast), dtype=np.int64))
             continue
         rows: list[Any] = [None] * len(fast)
-        row_pulls: list[Any] = [None] * len(fast)
         if columns is not None and fast.any():
             picked = np.flatnonzero(fast)
-            pieces, _, widths, made_pulls = columns(picked + at, pulls is not None)
+            pieces, _, widths = columns(picked + at)
             cells: list[Any] = []
             for c, w in zip(pieces, widths, strict=True):  # a piece of w cells: clean ones, split at commas
                 cells.extend(zip(*(x.split(",") for x in c), strict=True) if w > 1 else [c])
             for n, row in zip(picked.tolist(), zip(*cells, strict=True), strict=True):
                 rows[n] = row
-            for n, pull in zip(picked.tolist(), made_pulls, strict=True) if pulls is not None else ():
-                row_pulls[n] = pull
         for n in np.flatnonzero(~fast).tolist():
-            rows[n], row_pulls[n] = next(others)
-        if pulls is not None:
-            pulls.extend(row_pulls)
+            rows[n], _ = next(others)
         yield [list(c) for c in zip(*rows, strict=True)], [False] * len(CABLE_COLUMNS), [1] * len(CABLE_COLUMNS)
 
 
@@ -466,9 +456,8 @@ class CableColumns:
         self.ctx = ctx
         self.tia: EndLabels | None = None  # the TIA-606 labels, made when first needed
 
-    def __call__(self, items: np.ndarray, with_pulls: bool) -> tuple[list[list[str]], list[bool], list[int], list[PullCable]]:
-        """The pieces of the plan's ``items`` (Joiner: pieces, whether known clean, widths) and
-        (with ``with_pulls``) their PullCables."""
+    def __call__(self, items: np.ndarray) -> tuple[list[list[str]], list[bool], list[int]]:
+        """The pieces of the plan's ``items`` (Joiner: pieces, whether known clean, widths)."""
         arr, e, x, plan = self.arrays, self.ends, self.text, self.plan
         first = self.heads[items]
         a, b, s = arr.a[first], arr.b[first], arr.spec[first]
@@ -525,15 +514,11 @@ class CableColumns:
             long_b,
             (x.ids, "link"),
         ]
-        pieces, known, widths = self.join(entries, index)
-        pulls: list[PullCable] = []
-        if with_pulls:
-            pulls = self._pulls(s, index["stock"], number, cid, fabric, (a, a_name, a_phys, a_text), (b, b_name, b_phys, b_text))
-        return pieces, known, widths, pulls
+        return self.join(entries, index)
 
     def pulls(self, items: np.ndarray) -> list[PullCable]:
-        """The PullCables of the plan's ``items`` alone: what :meth:`__call__` makes of them with
-        ``with_pulls``, without cables.csv's pieces (the workbook rendered without cables.csv, a diff)."""
+        """The PullCables of the plan's ``items`` (``snc diff``'s workbooks: the slim rows its two
+        sides share), from :meth:`pull_parts`."""
         c = self.pull_parts(items)
         a_end = (c.a, pick(self.ends.name, c.a), c.a_plug, c.a_label)
         b_end = (c.b, pick(self.ends.name, c.b), c.b_plug, c.b_label)
