@@ -32,7 +32,7 @@ from ..fabric import Device, Fabric
 from ..fabric.device_arrays import device_column, unique_ints
 from ..fabric.fabric_facts import fat_tree_of, kind_of
 from ..model.blueprint import Blueprint, built_fabrics
-from .nic_table import GroupOf, NicTable, row_ids
+from .nic_table import GroupOf, NicTable, padded_rows, row_ids
 
 
 @dataclass(slots=True)
@@ -253,8 +253,7 @@ def _leaf_sets(host: np.ndarray, switch: np.ndarray) -> tuple[list[np.ndarray], 
     starts = np.flatnonzero(np.concatenate(([True], h[1:] != h[:-1])))
     counts = np.diff(np.append(starts, len(h)))
     hosts = h[starts]
-    table = np.full((len(hosts), int(counts.max())), -1, dtype=np.int64)
-    table[np.repeat(np.arange(len(hosts)), counts), np.arange(len(h)) - np.repeat(starts, counts)] = sw
+    table = padded_rows(counts, sw)
     _, first, group = np.unique(row_ids(table), return_index=True, return_inverse=True)
     rows, group = table[first], group.reshape(-1)
     order = np.lexsort((first, rows[:, 0]))  # by lowest switch, then by first host

@@ -76,16 +76,10 @@ class NicTable(Mapping[int, list[Nic]]):
             )
         )
 
-    def _index(self, host: int) -> int:
-        i = int(np.searchsorted(self._keys, host))
-        if i == len(self._keys) or self._keys[i] != host:
-            raise KeyError(host)
-        return i
-
     def __getitem__(self, host: int) -> list[Nic]:
         row = self._rows.get(host)
         if row is None:
-            i = self._index(host)
+            i = sorted_index(self._keys, host)
             row = self._rows[host] = self._make(slice(int(self._starts[i]), int(self._starts[i + 1])))
         return row
 
@@ -111,7 +105,7 @@ class NicTable(Mapping[int, list[Nic]]):
         if host in self._rows:
             return True
         try:
-            self._index(host)  # type: ignore[arg-type]
+            sorted_index(self._keys, host)  # type: ignore[arg-type]
         except (KeyError, TypeError):
             return False
         return True
@@ -129,11 +123,7 @@ class NicTable(Mapping[int, list[Nic]]):
     def switch_rows(self) -> tuple[np.ndarray, np.ndarray]:
         """(the hosts, ascending; per host a row of the switches its NICs reach in port order,
         padded with -1 to the most NICs a host has)."""
-        counts = self.counts()
-        table = np.full((len(self._keys), int(counts.max()) if len(counts) else 0), -1, dtype=np.int64)
-        starts = np.repeat(self._starts[:-1], counts)
-        table[np.repeat(np.arange(len(self._keys)), counts), np.arange(len(self.host)) - starts] = self.switch
-        return self._keys, table
+        return self._keys, padded_rows(self.counts(), self.switch)
 
     def rails_known(self) -> bool:
         """Whether every NIC's switch has a rail coordinate."""
@@ -160,6 +150,23 @@ class NicTable(Mapping[int, list[Nic]]):
         return self._all().values()
 
 
+def sorted_index(keys: np.ndarray, key: int) -> int:
+    """The place of ``key`` in the ascending ``keys``; KeyError when it is not there."""
+    i = int(np.searchsorted(keys, key))
+    if i == len(keys) or keys[i] != key:
+        raise KeyError(key)
+    return i
+
+
+def padded_rows(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` (row after row, ``counts[r]`` for row r) as a 2-d table, each row padded with -1
+    to the longest."""
+    table = np.full((len(counts), int(counts.max()) if len(counts) else 0), -1, dtype=np.int64)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    table[np.repeat(np.arange(len(counts)), counts), np.arange(len(values)) - starts] = values
+    return table
+
+
 def row_ids(table: np.ndarray) -> np.ndarray:
     """Per row of a 2-d int table: a compact id (0..), the same for equal rows (a unique per
     column: faster than one over the rows)."""
@@ -183,16 +190,10 @@ class GroupOf(Mapping[int, int]):
         self._sorted, self._sorted_groups = self._hosts[order], self._groups[order]
         self._dict: dict[int, int] | None = None
 
-    def _index(self, host: int) -> int:
-        i = int(np.searchsorted(self._sorted, host))
-        if i == len(self._sorted) or self._sorted[i] != host:
-            raise KeyError(host)
-        return i
-
     def __getitem__(self, host: int) -> int:
         if self._dict is not None:
             return self._dict[host]
-        return int(self._sorted_groups[self._index(host)])
+        return int(self._sorted_groups[sorted_index(self._sorted, host)])
 
     def __contains__(self, host: object) -> bool:
         try:
