@@ -774,6 +774,81 @@ def bind_cmd(blueprint: str, discovered: tuple[str, ...], out: str, fmt: str, co
         click.echo(f"bound {', '.join(bound.fabrics)}: wrote {len(bound.files)} files to {target}/")
 
 
+@main.command(name="routed-tests")
+@click.argument("blueprint", type=click.Path())
+@click.argument("dumps", nargs=-1, required=True)
+@click.option("-o", "--out", "out", type=click.Path(), required=True, help="output folder for the routed plan")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="configuration file")
+def routed_tests_cmd(blueprint: str, dumps: tuple[str, ...], out: str, fmt: str, config_path: str | None) -> None:
+    """Tier tests on the routes a subnet manager programmed: DUMPS are `dump_fts` outputs (or
+    OpenSM's opensm-lfts.dump), one per InfiniBand fabric, taken in an acceptance window (the
+    rendered opensm-window.conf: dfsssp, lmc 1 where the LIDs allow). Writes OUT/<fabric>/
+    perftest.tsv, perftest.sh, ports.tsv and untestable.tsv: every switch-link direction the routes
+    load on some test's path, no wave sharing a direction; `snc check-results OUT RESULTS` grades
+    them. Exit 0 written, 1 an unwritable OUT, 2 an unreadable blueprint or dump, or tables that
+    do not fit the planned cabling (nothing written).
+    """
+    from .verify.routed_tests import routed_tests
+    from .writer import WriteError, write
+
+    if out == "":
+        click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
+        sys.exit(2)
+    compiled, routed = _against_plan(
+        "routed-tests",
+        "routing",
+        blueprint,
+        config_path,
+        "route tests on",
+        lambda c: (c, routed_tests(*_plan(c), list(dumps))),
+        " (nothing written)",
+    )
+    assert compiled.blueprint is not None
+    target = Path(out)
+    try:
+        write(routed.files, target, compiled.blueprint.metadata.name)
+    except (OSError, WriteError) as exc:
+        click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
+        sys.exit(1)
+    rows: list[dict[str, Any]] = []
+    for r in routed.fabrics:
+        tests = r.plan.perftests[r.fabric]
+        switch_links = r.plan.cables.get(r.fabric, (0, 0))[1]
+        rows.append(
+            {
+                "fabric": r.fabric,
+                "dump": r.source,
+                "switches": r.switches,
+                "targets": r.targets,
+                "lids_per_port": r.paths_per_port,
+                "tests": len(tests),
+                "waves": len({(t.stage, t.rail, t.wave) for t in tests}),
+                "directions": 2 * switch_links,
+                "untested_directions": len(r.plan.one_way[r.fabric]) + 2 * len(r.plan.untestable[r.fabric]),
+                "ports_not_in_plan": r.strangers,
+            }
+        )
+    if fmt == "json":
+        click.echo(json.dumps({"blueprint": compiled.blueprint.metadata.name, "out": str(target), "fabrics": rows}, indent=2))
+        return
+    for row in rows:
+        loaded = row["directions"] - row["untested_directions"]
+        click.echo(
+            f"{row['fabric']}: {row['tests']} tests in {row['waves']} waves on the routes of {row['dump']} "
+            f"({row['targets']} target LIDs, {row['lids_per_port']} per HCA port); {loaded} of {row['directions']} "
+            "switch-link directions under test"
+            + (f", {row['untested_directions']} loaded by no route (untestable.tsv)" if row["untested_directions"] else "")
+        )
+        if row["ports_not_in_plan"]:
+            strangers = row["ports_not_in_plan"]
+            click.echo(f"  {len(strangers)} LIDs of ports not in the plan left out: {', '.join(strangers[:3])}")
+    click.echo(
+        f"wrote {len(routed.files)} files to {target}/; run {target}/<fabric>/perftest.sh RESULTS, "
+        f"then snc check-results {target} RESULTS"
+    )
+
+
 @main.command(name="check-results")
 @click.argument("plan_dir", type=click.Path())
 @click.argument("results_dir", type=click.Path())

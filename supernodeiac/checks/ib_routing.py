@@ -8,7 +8,7 @@ import numpy as np
 
 from ..facts.ib_fabric import infiniband_fabrics, node_counts
 from ..facts.ib_routes import MAX_ENTRIES, route_gap
-from ..facts.ib_routing import NCCL_DEFAULT_SL, NO_LMC_ENGINES, default_engine, routing_plan
+from ..facts.ib_routing import NCCL_DEFAULT_SL, NO_LMC_ENGINES, UNICAST_LIDS, default_engine, routing_plan
 from ..findings import Finding, error, info, warning
 from ..model.blueprint import built_fabrics
 from ..model.clos import FatTree
@@ -79,11 +79,6 @@ def _switch_links(ctx: CheckContext, name: str) -> bool:
     arr, dv = f.links.arrays(), f.device_arrays()
     switch_model = np.array([f.models[m].kind == "switch" for m in dv.models], dtype=bool)
     return bool(np.any(switch_model[dv.model[arr.a[idx]]] & switch_model[dv.model[arr.b[idx]]]))
-
-
-# Unicast LIDs a subnet can assign: 0x0001-0xBFFF (IBTA InfiniBand Architecture Specification vol. 1,
-# sec. 4.1.3: 0xC000-0xFFFE are multicast, 0xFFFF the permissive LID).
-UNICAST_LIDS = 0xBFFF
 
 
 def _lid_demand(ctx: CheckContext, name: str, lmc: int) -> tuple[int, int, int]:

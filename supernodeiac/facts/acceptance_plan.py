@@ -30,7 +30,7 @@ that share no NIC and may run together (in perftest.sh: one stage, rail and wave
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -44,7 +44,7 @@ from ..fabric.views import FabricLinks, links_by_fabric, local_tiers
 from ..model.blueprint import Blueprint, built_fabrics
 from .collectives import Scale, accelerator_of, domain_scale, fabric_scale, predict, rail_scale
 from .hosts import Hosts, cached_host_facts, rdma_names
-from .ib_fabric import infiniband_fabrics
+from .ib_fabric import IbFabric, infiniband_fabrics
 from .ib_routes import FtreeRoutes, ftree_routes, route_gap
 from .ib_routing import routing_plan
 
@@ -69,6 +69,21 @@ class PerfTest:
     client_port: int
     # Routed tests (facts/ib_routes.py): the path client -> server as (link, device it leaves).
     hops: list[tuple[int, int]] = field(default_factory=list)
+    # The server LID the client aims at (ib_write_bw --dlid) where the test follows an LMC path
+    # past the base LID of a dumped forwarding table (verify/routed_tests.py); 0: the base LID.
+    dlid: int = 0
+
+
+# A routed test's destination: (HCA port key, every switch's out port towards it, the LID to aim at).
+Target = tuple[tuple[int, int], Mapping[tuple[int, int], int], int]
+
+
+@dataclass(slots=True)
+class RoutedTargets:
+    """The destinations routed tier tests aim at, on the IB nodes of one fabric (``ib``)."""
+
+    ib: IbFabric
+    targets: list[Target]
 
 
 @dataclass(slots=True)
@@ -242,11 +257,14 @@ def perftests(
     self_one_way: list[tuple[int, int]] | None = None,
     why: dict[tuple[int, int], str] | None = None,
     cabled: dict[str, FabricLinks] | None = None,
+    targets: RoutedTargets | None = None,
+    endpoints: bool = True,
 ) -> tuple[list[PerfTest], list[int]]:
     """The fabric's tests, and the links no host pair can load (every path between the hosts
     below them turns at a lower switch: the spine-core links of a single pod; or no host is below
     one end: a Dragonfly group built without endpoints). ``cabled``: links_by_fabric(f), where the
-    caller has it."""
+    caller has it. Tier tests follow ``targets`` (a dumped forwarding table's) or else ``routes``
+    (the ftree model) where either is given; ``endpoints`` False leaves out the host-link tests."""
     fl = (cabled if cabled is not None else links_by_fabric(f)).get(name)
     if fl is None:
         return [], []
@@ -336,6 +354,7 @@ def perftests(
         under: list[int],
         via: list[int],
         hops: list[tuple[int, int]] | None = None,
+        dlid: int = 0,
     ) -> None:
         # IDs are keyed by the switch the test turns at (stable coordinates): a grown fabric adds
         # tests without renumbering those of the switches already built, and their result files.
@@ -358,6 +377,7 @@ def perftests(
                 h1[1],
                 h2[1],
                 hops or [],
+                dlid,
             )
         )
 
@@ -367,7 +387,7 @@ def perftests(
         r = rail_of(s)
         return (r if r is not None else -1, s)
 
-    for sw in sorted(ends, key=by_rail):
+    for sw in sorted(ends, key=by_rail) if endpoints else ():
         es = ends[sw]
         half = len(es) // 2
         sw_rail = rail_of(sw)
@@ -396,9 +416,11 @@ def perftests(
             found = sides[(x, top)] = (near, min(near))
         return found
 
-    if routes is not None:
+    if targets is None and routes is not None:
+        targets = RoutedTargets(routes.ib, [(ca.key, routes.lft[ca.key], 0) for ca in routes.ib.cas])
+    if targets is not None:
         gaps: list[tuple[int, int]] = []
-        _routed_tests(f, name, routes, tiers, ends, add, gaps, why)
+        _routed_tests(f, name, targets, tiers, ends, add, gaps, why)
         both: dict[int, int] = {}
         for link, _x in gaps:
             both[link] = both.get(link, 0) + 1
@@ -407,7 +429,7 @@ def perftests(
                 untestable.append(link)
                 why[(link, -1)] = "no route to an HCA port crosses it either way"
         one_way += [(link, x) for link, x in gaps if both[link] == 1]
-    for hi in sorted(down, key=lambda s: (tiers[s], s)) if routes is None else ():
+    for hi in sorted(down, key=lambda s: (tiers[s], s)) if targets is None else ():
         ds = down[hi]
         top = tiers[hi]
         stage = f"tier{tiers[ds[0][2]]}-{top}"
@@ -479,69 +501,72 @@ def perftests(
 def _routed_tests(
     f: Fabric,
     name: str,
-    routes: FtreeRoutes,
+    routed: RoutedTargets,
     tiers: dict[int, int] | list[int],
     ends: dict[int, list[tuple[int, int, int, int]]],
     add: Callable[..., None],
     one_way: list[tuple[int, int]],
     why: dict[tuple[int, int], str],
 ) -> None:
-    """Switch-link tests on the paths the subnet manager routes (facts/ib_routes.py): pairs
+    """Switch-link tests on the paths the subnet manager routes (the ftree model of
+    facts/ib_routes.py, or the forwarding tables a site dumped: verify/routed_tests.py): pairs
     chosen so that every switch link direction some route loads is on a test's path. Per
-    destination, the source leaf whose path loads most directions not yet loaded; then any pair
+    target, the source leaf whose path loads most directions not yet loaded; then any pair
     for what is left. A test names as under test the cables it loads first; ``one_way`` gets the
     (link, device it would leave) directions no route to an HCA port crosses."""
-    ib = routes.ib
-    nodes = ib.nodes
     t = f.links
     devices = f.devices
-    leaf_of = {ca.key: ca.links[1][0][0] for ca in ib.cas}  # HCA port -> its switch device
+    targets, ib_nodes = routed.targets, routed.ib.nodes
+    nodes_of: dict[tuple[int, int], tuple[int, int]] = {}  # each target's HCA port -> its switch node
+    for key, _table, _lid in targets:
+        nodes_of[key] = ib_nodes[key].links[1][0]
     leaves = sorted(ends)
-    dests = [ca.key for ca in ib.cas]
 
-    def switch_hops(leaf: int, dst: tuple[int, int]) -> list[tuple[int, int]]:
-        table = routes.lft[dst]
+    def switch_hops(leaf: int, dst: tuple[int, int], table: Mapping[tuple[int, int], int]) -> list[tuple[int, int]]:
         key = (leaf, -1)
         out: list[tuple[int, int]] = []
         for _ in range(64):
-            if key[0] == leaf_of[dst]:
+            if key[0] == nodes_of[dst][0]:
                 return out
-            peer, _p, link = nodes[key].links[table[key]]
+            peer, _p, link = ib_nodes[key].links[table[key]]
             out.append((link, key[0]))
             key = peer
-        raise ValueError(f"route to {nodes[dst].description} loops")
+        raise ValueError(f"route to {ib_nodes[dst].description} loops")
 
-    candidates = {(ls, d): switch_hops(ls, d) for d in dests for ls in leaves if ls != leaf_of[d]}
+    candidates = {
+        (ls, k): switch_hops(ls, d, table) for k, (d, table, _lid) in enumerate(targets) for ls in leaves if ls != nodes_of[d][0]
+    }
     loaded = {h for hops in candidates.values() for h in hops}
     covered: set[tuple[int, int]] = set()
-    chosen: list[tuple[int, tuple[int, int], list[tuple[int, int]]]] = []
-    for d in dests:
+    chosen: list[tuple[int, int, list[tuple[int, int]]]] = []
+    for k in range(len(targets)):
         best, gain = None, 0
         for ls in leaves:
-            hops = candidates.get((ls, d))
+            hops = candidates.get((ls, k))
             if hops is None:
                 continue
             g = sum(1 for h in hops if h not in covered)
             if g > gain:
                 best, gain = ls, g
         if best is not None:
-            hops = candidates[(best, d)]
-            chosen.append((best, d, hops))
+            hops = candidates[(best, k)]
+            chosen.append((best, k, hops))
             covered.update(hops)
     if covered != loaded:
-        for (ls, d), hops in candidates.items():
+        for (ls, k), hops in candidates.items():
             if any(h not in covered for h in hops):
-                chosen.append((ls, d, hops))
+                chosen.append((ls, k, hops))
                 covered.update(hops)
     uses: dict[tuple[int, int], int] = {}
     named: set[tuple[int, int]] = set()
-    for ls, d, hops in chosen:
+    for ls, k, hops in chosen:
+        d, _table, dlid = targets[k]
         srcs = [e for e in ends[ls] if e[2] != d[0]]
         if not srcs:
             continue
         _p, s_link, s_host, s_port = min(srcs, key=lambda e: uses.get((e[2], e[3]), 0))
         uses[(s_host, s_port)] = uses.get((s_host, s_port), 0) + 1
-        d_link = nodes[d].links[1][2]
+        d_link = ib_nodes[d].links[1][2]
         under, via = [], [s_link]
         for h in hops:
             if h in named or h[0] in under:
@@ -557,9 +582,10 @@ def _routed_tests(
             if tiers[other] < tiers[x]:
                 at = x
                 break
-        rail_s, rail_d = devices[ls].coord("rail"), devices[leaf_of[d]].coord("rail")
-        path = [(s_link, s_host), *hops, (d_link, leaf_of[d])]
-        add(f"tier{top - 1}-{top}", at, rail_s if rail_s == rail_d else None, d, (s_host, s_port), under, via, path)
+        leaf_d = nodes_of[d][0]
+        rail_s, rail_d = devices[ls].coord("rail"), devices[leaf_d].coord("rail")
+        path = [(s_link, s_host), *hops, (d_link, leaf_d)]
+        add(f"tier{top - 1}-{top}", at, rail_s if rail_s == rail_d else None, d, (s_host, s_port), under, via, path, dlid)
     parallel: dict[tuple[int, int], list[int]] = {}  # (switch, switch) -> the cables between them
     for i in t.indices_of(name):
         a, b = t.a[i], t.b[i]
@@ -723,6 +749,46 @@ def plan(f: Fabric, bp: Blueprint) -> Plan:
     out.nccl, out.hostfiles = nccl_runs(f, bp, hosts, topologies)
     out.not_ranks = hosts.cpu_hosts
     return out
+
+
+def routed_plan(f: Fabric, bp: Blueprint, name: str, routed: RoutedTargets) -> Plan:
+    """The tier tests of one fabric on given routes (a dumped forwarding table's: snc
+    routed-tests), alone: pairs over every switch-link direction the routes load, waves that
+    share no direction; no host-link tests (the rendered plan has them) and no collective runs."""
+    topologies, _ = host_topologies(bp.catalogue.host_topology)
+    cabled = links_by_fabric(f)
+    out = Plan()
+    out.one_way[name], out.why[name] = [], {}
+    out.roles[name] = _port_role(bp, name) if name not in cached_host_facts(f, bp).fabrics else "data"
+    out.routed[name] = True
+    fl = cabled.get(name)
+    if fl is not None:
+        tiers = local_tiers(f, name, fl)
+        out.cables[name] = (len(fl), sum(1 for a, b in zip(fl.a, fl.b, strict=True) if tiers[a] and tiers[b]))
+    out.perftests[name], out.untestable[name] = perftests(
+        f, name, rdma_names(f, topologies), None, out.one_way[name], out.why[name], cabled, routed, endpoints=False
+    )
+    for test in out.perftests[name]:  # their own IDs: a rendered plan's tier test may share the rest
+        test.id = f"{name}-routed-{test.id[len(name) + 1 :]}"
+    _pack_waves(out.perftests[name])
+    return out
+
+
+def _pack_waves(tests: list[PerfTest]) -> None:
+    """One stage, "routed", in as few waves as first fit gives: longest paths first, each test in
+    the lowest wave where neither of its NICs nor any direction of its path is taken. (The rendered
+    plan's waves run stage by stage and rail by rail; here a tier-1 and a tier-3 test may share one.)"""
+    nics: dict[tuple[int, str], set[int]] = {}
+    directions: dict[tuple[int, int], set[int]] = {}
+    for test in sorted(tests, key=lambda t: (-len(t.hops), t.id)):
+        taken = [nics.setdefault((test.server, test.server_dev), set()), nics.setdefault((test.client, test.client_dev), set())]
+        taken += [directions.setdefault(h, set()) for h in test.hops]
+        w = 0
+        while any(w in used for used in taken):
+            w += 1
+        for used in taken:
+            used.add(w)
+        test.stage, test.rail, test.wave = "routed", None, w
 
 
 def label_maker(f: Fabric, bp: Blueprint) -> Callable[[Iterable[int]], list[str]]:

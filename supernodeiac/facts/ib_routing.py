@@ -65,6 +65,23 @@ HOW = {
 }
 
 
+# Unicast LIDs a subnet can assign: 0x0001-0xBFFF (IBTA InfiniBand Architecture Specification vol. 1,
+# sec. 4.1.3: 0xC000-0xFFFE are multicast, 0xFFFF the permissive LID).
+UNICAST_LIDS = 0xBFFF
+
+# The acceptance window's engine (opensm-window.conf, snc routed-tests): dfsssp balances each
+# destination's routes over every port of a parallel bundle where ftree gives a spine one port per
+# destination LID, so on OpenSM 3.3 (ibsim) its routes load every switch-link direction of the
+# shipped fat trees (small-ib with lmc 1; docs/acceptance.md).
+WINDOW_ENGINE = "dfsssp"
+
+
+def window_lmc(switches: int, hca_ports: int) -> int:
+    """The window's LMC: 1 (two paths per HCA port, twice the destinations to spread over a
+    bundle) where the LIDs fit the unicast range, else 0."""
+    return 1 if switches + (hca_ports << 1) <= UNICAST_LIDS else 0
+
+
 @dataclass(frozen=True)
 class RoutingPlan:
     fabric: str

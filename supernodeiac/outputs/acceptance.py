@@ -15,7 +15,9 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
+import re
 from functools import partial
+from pathlib import Path
 
 from ..catalog.collectives import model_figures
 from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, kept_labels, lossless_tclass, min_fraction, plan
@@ -89,9 +91,10 @@ def _num(x: float) -> str:
     return f"{x:.6g}"
 
 
-def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[list[bytes], dict]:
+def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str, dlid: bool = False) -> tuple[list[bytes], dict]:
     """perftest.tsv in pieces (the writer streams them: 64 MB at 131k, never joined here) and
-    the fabric's summary for the checklist and the script."""
+    the fabric's summary for the checklist and the script; ``dlid``: a last column with the
+    server LID each test aims at (routed tests on dumped tables)."""
     f, bp = ctx.fabric, ctx.blueprint
     frac = min_fraction(bp, p.roles.get(fabric, "data"))
     ids = f.links.ids()
@@ -104,7 +107,7 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[list[bytes],
     # Encoded 8,192 rows at a time: the 55 MB plan at 131k is never held as rows, text and bytes at once.
     # Each batch is built column by column (one comprehension per column) and joined and checked
     # as one block (csv_safe.tsv_lines): the same bytes as a tsv_line per test.
-    chunks = [(tsv_line(PERFTEST_COLUMNS) + "\n").encode()]
+    chunks = [(tsv_line([*PERFTEST_COLUMNS, *(["dlid"] if dlid else [])]) + "\n").encode()]
     stages: dict[str, dict] = {}
     cables: set[int] = set()  # links some test has under test
     directions = 0  # routed tests name each switch-link direction they load first: directions, not cables
@@ -170,6 +173,8 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[list[bytes],
             server_addresses,
             client_addresses,
         ]
+        if dlid:
+            columns.append([str(t.dlid) for t in batch])
         chunks.append(tsv_lines(columns).encode())
     # The summary per stage: tests come sorted by stage, so each stage's tests are one run.
     run_start = 0
@@ -204,6 +209,19 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str) -> tuple[list[bytes],
         ],
     }
     return chunks, summary
+
+
+def _untestable_tsv(ctx: RenderContext, p: Plan, fabric: str) -> bytes:
+    """What no test loads: a whole cable ("both") or the end whose outgoing direction no route to
+    an HCA port loads, each with why."""
+    ids = ctx.fabric.links.ids()
+    names = ctx.fabric.devices
+    why = p.why.get(fabric, {})
+    gaps = [(i, -1, "both") for i in p.untestable.get(fabric, [])]
+    gaps += [(i, x, f"from {names[x].name}") for i, x in p.one_way.get(fabric, [])]
+    labels = cable_labels(ctx.fabric, ctx.blueprint, [i for i, _, _ in gaps])
+    rows = [tsv_line((ids[i], label, what, why.get((i, x), ""))) for (i, x, what), label in zip(gaps, labels, strict=True)]
+    return ("cable\tlabel\tuntested\twhy\n" + "\n".join(rows) + "\n").encode()
 
 
 def nccl_tsv(ctx: RenderContext, p: Plan) -> bytes:
@@ -242,6 +260,46 @@ def _hostfile_name(p: Plan, r: NcclRun) -> str:
     if r.stage == "fabric":
         return f"fabric-{r.group}"
     return r.group.rsplit("-", 1)[0]  # the leaf group of a rail run
+
+
+def routed_files(ctx: RenderContext, p: Plan, fabric: str, source: str) -> dict[str, bytes]:
+    """A routed-tests plan of one fabric (snc routed-tests): ``<fabric>/perftest.tsv`` with each
+    test's target LID, ``perftest.sh`` that aims at it, ``ports.tsv`` and ``untestable.tsv``, laid
+    out as an acceptance/ folder so ``snc check-results`` reads it as it reads the rendered one."""
+    bp = ctx.blueprint
+    data, summary = perftest_tsv(ctx, p, fabric, dlid=True)
+    role = p.roles.get(fabric, "data")
+    summary.update(
+        transport="infiniband",
+        role=role,
+        threshold=min_fraction(bp, role),
+        untestable=len(p.untestable.get(fabric, [])),
+        one_way=len(p.one_way.get(fabric, [])),
+        routed=True,
+        unrouted="",
+        # Only the dump's file name, in characters a comment line of the script cannot escape.
+        source=re.sub(r"[^A-Za-z0-9._+@-]", "_", Path(source).name)[:120],
+    )
+    summary["total"], summary["switch_links"] = p.cables.get(fabric, (0, 0))
+    summary["tier_tests"] = summary["tests"]
+    out = {
+        f"{fabric}/perftest.tsv": b"".join(data),
+        f"{fabric}/perftest.sh": render_template(
+            "acceptance-perftest.sh.j2",
+            fabric=fabric,
+            blueprint=bp.metadata.name,
+            s=summary,
+            seconds=bp.acceptance.perftest_seconds,
+            roce=False,
+            tclass=None,
+            threshold=summary["threshold"],
+            columns=len(PERFTEST_COLUMNS) + 1,
+        ).encode(),
+        f"{fabric}/ports.tsv": ports_tsv(ctx, fabric),
+    }
+    if p.untestable.get(fabric) or p.one_way.get(fabric):
+        out[f"{fabric}/untestable.tsv"] = _untestable_tsv(ctx, p, fabric)
+    return out
 
 
 @RENDERERS.register("acceptance")
@@ -296,16 +354,7 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, byte
         summary["total"], summary["switch_links"] = p.cables.get(fabric, (0, 0))
         summary["tier_tests"] = sum(s["tests"] for s in summary["stages"] if s["stage"] != "endpoint")
         if untestable or one_way:
-            ids = ctx.fabric.links.ids()
-            names = ctx.fabric.devices
-            # "both", or the end whose outgoing direction no route to an HCA port loads; and why.
-            why = p.why.get(fabric, {})
-            gaps = [(i, -1, "both") for i in untestable] + [(i, x, f"from {names[x].name}") for i, x in one_way]
-            labels = cable_labels(ctx.fabric, bp, [i for i, _, _ in gaps])
-            rows = [
-                tsv_line((ids[i], label, what, why.get((i, x), ""))) for (i, x, what), label in zip(gaps, labels, strict=True)
-            ]
-            out[f"acceptance/{fabric}/untestable.tsv"] = ("cable\tlabel\tuntested\twhy\n" + "\n".join(rows) + "\n").encode()
+            out[f"acceptance/{fabric}/untestable.tsv"] = _untestable_tsv(ctx, p, fabric)
         summaries.append(summary)
         out[f"acceptance/{fabric}/perftest.tsv"] = Stream(partial(iter, data))
         out[f"acceptance/{fabric}/perftest.sh"] = render_template(

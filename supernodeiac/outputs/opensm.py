@@ -27,7 +27,7 @@ import numpy as np
 from ..fabric import Fabric
 from ..facts.guid_plan import GuidPlan
 from ..facts.ib_fabric import IbFabric, IbNode, infiniband_fabrics
-from ..facts.ib_routing import NCCL_DEFAULT_SL, routing_plan
+from ..facts.ib_routing import NCCL_DEFAULT_SL, UNICAST_LIDS, WINDOW_ENGINE, routing_plan, window_lmc
 from ..model.blueprint import built_fabrics
 from ..model.clos import FatTree
 from ..util.templating import render_template
@@ -268,8 +268,14 @@ def guid_files(
         max_reverse_hops=0,
         partition_config_file=f"{ETC}/partitions.conf",
         lmc=plan.lmc,
+        window=False,
+        unicast_lids=UNICAST_LIDS,
     )
     out = {"opensm.conf": render_template("opensm.conf.j2", sm_name=None, **settings).encode()}
+    if ib.kind == "fat-tree":  # the acceptance window's routes (snc routed-tests), beside production's
+        window = {**settings, "engine": WINDOW_ENGINE, "engine_options": [], "window": True}
+        window["lmc"] = window_lmc(len(ib.switches), len(ib.cas))
+        out["opensm-window.conf"] = render_template("opensm.conf.j2", sm_name=None, **window).encode()
     # An HA pair (or more): the same file per subnet-manager machine, each with its own priority.
     for sm_name, priority in plan.managers:
         peers = ", ".join(f"{n} {p}" for n, p in plan.managers if n != sm_name) or "none"

@@ -99,22 +99,36 @@ def ib_fabrics_of(fabric: Fabric) -> list[IbFabric]:
     return [IbFabric(fabric, name, guids) for name in infiniband_fabrics(fabric)]
 
 
+class IbMatcher:
+    """A discovered node's planned node: by the plan's GUID, else by node description (an HCA's is
+    "<host> <RDMA device>", as rdma-ndd sets it; a switch's carries its name among other words)."""
+
+    def __init__(self, fabric: Fabric, fabrics: list[IbFabric]) -> None:
+        self.by_guid = {n.guid: (ib, n) for ib in fabrics for n in ib.nodes.values()}
+        # Forwarding tables name an HCA by its port GUID (the plan's differs from its node GUID).
+        for ib in fabrics:
+            for n in ib.cas:
+                self.by_guid.setdefault(ib.port_guid(n), (ib, n))
+        self.by_desc = {n.description: (ib, n) for ib in fabrics for n in ib.nodes.values()}
+        self.switch_names = {fabric.devices[n.device].name: (ib, n) for ib in fabrics for n in ib.switches}
+
+    def __call__(self, guid: int, description: str, is_switch: bool) -> tuple[IbFabric, IbNode] | None:
+        hit = self.by_guid.get(guid) or self.by_desc.get(description)
+        if hit is None and is_switch:
+            # A real switch's description carries its name among other words ("MF0;leaf-01:MQM9700/U1").
+            for token in description.replace(";", " ").replace(":", " ").split():
+                if token in self.switch_names:
+                    return self.switch_names[token]
+        return hit
+
+
 def ib_match(fabric: Fabric, topo: Topology, fabrics: list[IbFabric]) -> dict[int, tuple[IbFabric, IbNode]]:
-    """Discovered node GUID -> the planned node it is: by the plan's GUID, else by node description
-    (an HCA's is "<host> <RDMA device>", as rdma-ndd sets it; a switch's carries its name among
-    other words). Nodes the plan does not know are left out."""
-    by_guid = {n.guid: (ib, n) for ib in fabrics for n in ib.nodes.values()}
-    by_desc = {n.description: (ib, n) for ib in fabrics for n in ib.nodes.values()}
-    switch_names = {fabric.devices[n.device].name: (ib, n) for ib in fabrics for n in ib.switches}
+    """Discovered node GUID -> the planned node it is (:class:`IbMatcher`). Nodes the plan does
+    not know are left out; two nodes answering to one planned node are an error."""
+    match = IbMatcher(fabric, fabrics)
     matched: dict[int, tuple[IbFabric, IbNode]] = {}
     for node in topo.nodes.values():
-        hit = by_guid.get(node.guid) or by_desc.get(node.description)
-        if hit is None and node.kind == "switch":
-            # A real switch's description carries its name among other words ("MF0;leaf-01:MQM9700/U1").
-            for token in node.description.replace(";", " ").replace(":", " ").split():
-                if token in switch_names:
-                    hit = switch_names[token]
-                    break
+        hit = match(node.guid, node.description, node.kind == "switch")
         if hit is not None:
             matched[node.guid] = hit
     first: dict[tuple[str, tuple[int, int]], DiscoveredNode] = {}

@@ -227,11 +227,12 @@ def simulate(topology: Path, workdir: Path) -> Simulation:
 # -- reading the forwarding tables back ----------------------------------------------------------
 
 _FT_HEAD = re.compile(r"^Unicast lids \[0x([0-9a-f]+)-0x([0-9a-f]+)\] of switch .* guid 0x([0-9a-f]+) ")
-_FT_ROW = re.compile(r"^0x([0-9a-f]+) (\d+) : \((Channel Adapter|Switch|Router) portguid 0x([0-9a-f]+):")
+_FT_ROW = re.compile(r"^0x([0-9a-f]+) (\d+) : \((Channel Adapter|Switch|Router|path #\d+ out of \d+:) portguid 0x([0-9a-f]+)")
 
 
 def parse_dump_fts(text: str) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
-    """(switch GUID -> {LID: out port}, LID -> port GUID) from dump_fts output."""
+    """(switch GUID -> {LID: out port}, LID -> port GUID) from dump_fts output, the LIDs past an
+    LMC base ("path #k out of n") included."""
     tables: dict[int, dict[int, int]] = {}
     lids: dict[int, int] = {}
     current: dict[int, int] | None = None

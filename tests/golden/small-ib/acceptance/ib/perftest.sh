@@ -34,9 +34,10 @@ remote() {  # host, then the command and its arguments
   $SSH "$host" "$(printf '%q ' "$@")"
 }
 
-run_test() {  # id server server_dev client client_dev tcp_port server_address
-  local id=$1 server=$2 sdev=$3 client=$4 cdev=$5 port=$6 saddr=$7 target=$2 pid
-  local extra=("${EXTRA[@]}")
+run_test() {  # id server server_dev client client_dev tcp_port server_address [server LID]
+  local id=$1 server=$2 sdev=$3 client=$4 cdev=$5 port=$6 saddr=$7 dlid=${8:-} target=$2 pid
+  local extra=("${EXTRA[@]}") aim=()
+  [ -z "$dlid" ] || aim=(--dlid "$dlid")  # the client sends to that LID of the server's port
   if [ "$RDMA_CM" = 1 ] && [ -n "$saddr" ]; then
     target=$saddr
     extra+=(-R)
@@ -44,19 +45,20 @@ run_test() {  # id server server_dev client client_dev tcp_port server_address
   remote "$server" ib_write_bw -d "$sdev" -i 1 -F --report_gbits -D "$DURATION" -p "$port" "${extra[@]}" >/dev/null 2>&1 &
   pid=$!
   sleep 2
-  remote "$client" ib_write_bw -d "$cdev" -i 1 -F --report_gbits -D "$DURATION" -p "$port" "${extra[@]}" "$target" \
+  remote "$client" ib_write_bw -d "$cdev" -i 1 -F --report_gbits -D "$DURATION" -p "$port" "${extra[@]}" "${aim[@]}" "$target" \
     >"$results/perftest/$id.bw.txt" 2>&1 || true
   wait "$pid" || true
   if [ "$RDMA_CM" = 0 ] && [ -z "${EXTRA[*]}" ]; then  # InfiniBand: the path the subnet manager routed
     local slid clid
-    slid=$(remote "$server" cat "/sys/class/infiniband/$sdev/ports/1/lid" 2>/dev/null || true)
+    slid=$dlid
+    [ -n "$slid" ] || slid=$(remote "$server" cat "/sys/class/infiniband/$sdev/ports/1/lid" 2>/dev/null || true)
     clid=$(remote "$client" cat "/sys/class/infiniband/$cdev/ports/1/lid" 2>/dev/null || true)
     remote "$client" ibtracert -C "$cdev" -P 1 "$clid" "$slid" >"$results/perftest/$id.trace.txt" 2>&1 || true
   fi
   remote "$server" ib_write_lat -d "$sdev" -i 1 -F -p "$port" "${extra[@]}" >/dev/null 2>&1 &
   pid=$!
   sleep 2
-  remote "$client" ib_write_lat -d "$cdev" -i 1 -F -p "$port" "${extra[@]}" "$target" >"$results/perftest/$id.lat.txt" 2>&1 || true
+  remote "$client" ib_write_lat -d "$cdev" -i 1 -F -p "$port" "${extra[@]}" "${aim[@]}" "$target" >"$results/perftest/$id.lat.txt" 2>&1 || true
   wait "$pid" || true
 }
 
@@ -86,11 +88,13 @@ while IFS= read -r line || [ -n "$line" ]; do
     continue
   fi
   id=${f[0]} stage=${f[1]} rail=${f[2]} wave=${f[3]} server=${f[4]} sdev=${f[5]} client=${f[7]} cdev=${f[8]} saddr=${f[15]}
+  dlid=${f[17]:-}
   ok=1
   for v in "$id" "$server" "$sdev" "$client" "$cdev"; do [[ $v =~ $name_re ]] || ok=0; done
   [ -z "$saddr" ] || [[ $saddr =~ $name_re ]] || ok=0
+  [ -z "$dlid" ] || [[ $dlid =~ ^[1-9][0-9]{0,4}$ ]] || ok=0
   if [ "$ok" != 1 ]; then
-    echo "perftest.tsv:$lineno: a test, host, device or address that is not a plain name; line skipped" >&2
+    echo "perftest.tsv:$lineno: a test, host, device, address or LID that is not a plain name; line skipped" >&2
     continue
   fi
   [ -n "$want_stage" ] && [ "$stage" != "$want_stage" ] && continue
@@ -101,7 +105,7 @@ while IFS= read -r line || [ -n "$line" ]; do
     slot=0
     printf '== %s %s rail %s wave %s\n' "$fabric" "$stage" "${rail:--}" "$wave"
   fi
-  run_test "$id" "$server" "$sdev" "$client" "$cdev" $((18515 + slot)) "$saddr" &
+  run_test "$id" "$server" "$sdev" "$client" "$cdev" $((18515 + slot)) "$saddr" "$dlid" &
   slot=$((slot + 1))
   if [ "$slot" -ge "$PARALLEL" ]; then
     wait

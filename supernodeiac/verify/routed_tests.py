@@ -1,0 +1,180 @@
+"""``snc routed-tests``: tier tests on the routes a fabric's subnet manager really programmed.
+
+The rendered plan's tier tests follow snc's model of OpenSM's ftree (facts/ib_routes.py), which
+leaves some switch-link directions unloaded (``untestable.tsv``: ftree sends a spine's traffic for
+a leaf down only some of a parallel bundle's cables) and models no other engine. This command
+reads the forwarding tables the subnet manager of an acceptance window programmed (``dump_fts``
+on a host of the fabric, or OpenSM's ``opensm-lfts.dump``), under any engine and LMC: the window's
+``opensm-window.conf`` (dfsssp, with ``lmc 1`` where the LIDs allow) loads every direction on the
+shipped fat trees. Every LID of a planned HCA port is a target (with LMC, each of its 2^lmc paths),
+and the pairs are chosen on the walked routes: every switch-link direction some route loads is on a
+test's path, no two tests of a wave share a direction, and each test aims at its target LID
+(``ib_write_bw --dlid``).
+
+The walk follows the plan's cabling, so it is only as true as the cabling: a route that leaves a
+leaf by another port than the plan cables its HCA to, a LID a switch has no entry for, or a route
+that loops, is an error (take ``snc verify`` first). Pure: paths in, files out (the CLI writes
+them through writer.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..catalog.types import Catalogue
+from ..fabric import Fabric
+from ..facts.acceptance_plan import Plan, RoutedTargets, Target, routed_plan
+from ..facts.ib_fabric import IbFabric, IbNode
+from ..model.blueprint import Blueprint
+from ..outputs.acceptance import routed_files
+from ..outputs.base import RenderContext
+from . import IbMatcher, ib_fabrics_of
+from .dump_fts import ForwardingTables, looks_like_dump_fts, parse_dump_fts
+from .errors import DiscoveryError
+
+__all__ = ["Routed", "routed_tests"]
+
+MAX_DUMP_BYTES = 1 << 31  # 2 GiB: a 131k plane's dump is about 10^8 rows
+
+
+@dataclass
+class FabricRoutes:
+    """What one dump gave: the fabric, its targets and the plan made on them."""
+
+    fabric: str
+    source: str
+    switches: int
+    targets: int
+    paths_per_port: int
+    plan: Plan
+    strangers: list[str] = field(default_factory=list)  # LIDs of ports the plan does not have
+
+
+@dataclass
+class Routed:
+    fabrics: list[FabricRoutes] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+def _read(spec: str) -> ForwardingTables:
+    path = Path(spec)
+    try:
+        if path.stat().st_size > MAX_DUMP_BYTES:
+            raise DiscoveryError(spec, 0, f"larger than {MAX_DUMP_BYTES:,} bytes: not one fabric's forwarding tables")
+        text = path.read_text(encoding="utf-8", errors="strict")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DiscoveryError(spec, 0, f"cannot read: {exc}") from None
+    if not looks_like_dump_fts(text):
+        raise DiscoveryError(spec, 1, "not dump_fts output (snc routed-tests reads what `dump_fts` prints)")
+    return parse_dump_fts(text, spec)
+
+
+def _targets(fabric: Fabric, tables: ForwardingTables, fabrics: list[IbFabric]) -> tuple[IbFabric, list[Target], list[str], int]:
+    """The dump's fabric, a target per LID of each planned HCA port (base LID first), the
+    descriptions of ports the plan does not have, and the most LIDs a port has."""
+    match = IbMatcher(fabric, fabrics)
+    spec = tables.path
+    switch_of: dict[int, IbNode] = {}
+    ib: IbFabric | None = None
+    for guid, sw in sorted(tables.switches.items(), key=lambda kv: kv[1].line):
+        hit = match(guid, sw.description, True)
+        if hit is None or not hit[1].is_switch:
+            raise DiscoveryError(spec, sw.line, f"switch 0x{guid:016x} ('{sw.description}') is not a switch of the plan")
+        if ib is None:
+            ib = hit[0]
+        elif hit[0] is not ib:
+            raise DiscoveryError(spec, sw.line, f"'{sw.description}' is in fabric {hit[0].name}, the dump began in {ib.name}")
+        if any(n is hit[1] for n in switch_of.values()):
+            raise DiscoveryError(spec, sw.line, f"two switches of the dump are {hit[1].description!r} of the plan")
+        switch_of[guid] = hit[1]
+    assert ib is not None  # the parser refuses a dump without a table
+    missing = [n.description for n in ib.switches if all(m is not n for m in switch_of.values())]
+    if missing:
+        raise DiscoveryError(
+            spec,
+            0,
+            f"{len(missing)} switches of fabric {ib.name} have no table ({', '.join(missing[:3])}...): dump the whole fabric",
+        )
+    # Per LID, every switch's out port: the tables turned around once.
+    per_lid: dict[int, dict[tuple[int, int], int]] = {}
+    for guid, sw in tables.switches.items():
+        key = switch_of[guid].key
+        for lid, port in sw.ports.items():
+            per_lid.setdefault(lid, {})[key] = port
+    lids_of: dict[tuple[int, int], list[int]] = {}
+    strangers: list[str] = []
+    for lid in sorted(tables.lids):
+        dest = tables.lids[lid]
+        if dest.kind != "ca":
+            continue
+        hit = match(dest.port_guid, dest.description, False)
+        if hit is None or hit[0] is not ib or hit[1].is_switch:
+            strangers.append(f"{dest.description or hex(dest.port_guid)} (LID 0x{lid:x})")
+            continue
+        lids_of.setdefault(hit[1].key, []).append(lid)
+    targets: list[Target] = []
+    for ca in ib.cas:
+        for lid in lids_of.get(ca.key, []):
+            table = per_lid.get(lid, {})
+            leaf, leaf_port, _link = ca.links[1]
+            out = table.get(leaf)
+            if out != leaf_port:
+                where = tables.lids[lid].line
+                got = "no entry" if out is None else f"port {out}"
+                raise DiscoveryError(
+                    spec,
+                    where,
+                    f"the leaf {ib.nodes[leaf].description} has {got} for LID 0x{lid:x} ({ca.description}), which the plan "
+                    f"cables to its port {leaf_port}: the fabric is not cabled as planned (run snc verify first)",
+                )
+            _walk(ib, table, ca, lid, spec, where=tables.lids[lid].line)
+            targets.append((ca.key, table, lid))
+    width = max((len(v) for v in lids_of.values()), default=0)
+    return ib, targets, strangers, width
+
+
+def _walk(ib: IbFabric, table: dict[tuple[int, int], int], ca: IbNode, lid: int, spec: str, where: int) -> None:
+    """Every switch's route towards the target reaches it over the planned cabling, loop-free.
+    Done once per (switch, target) with the walks sharing their tails: switches x targets steps."""
+    leaf = ca.links[1][0]
+    done = {leaf}
+    for start in table:
+        path: list[tuple[int, int]] = []
+        key = start
+        while key not in done:
+            if key in path:
+                raise DiscoveryError(
+                    spec, where, f"the route to LID 0x{lid:x} ({ca.description}) loops through {ib.nodes[key].description}"
+                )
+            path.append(key)
+            port = table.get(key)
+            link = ib.nodes[key].links.get(port) if port is not None else None
+            if link is None or not ib.nodes[link[0]].is_switch:
+                got = (
+                    "has no entry" if port is None else f"sends it out of port {port}, which the plan does not cable to a switch"
+                )
+                raise DiscoveryError(spec, where, f"{ib.nodes[key].description} {got} for LID 0x{lid:x} ({ca.description})")
+            key = link[0]
+        done.update(path)
+
+
+def routed_tests(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, specs: list[str]) -> Routed:
+    """Tier tests on the routes of each dump in ``specs`` (one dump per InfiniBand fabric).
+    Raises DiscoveryError for input that cannot be read or does not fit the plan."""
+    fabrics = ib_fabrics_of(fabric)
+    if not fabrics:
+        raise DiscoveryError(specs[0], 0, f"blueprint {blueprint.metadata.name} has no InfiniBand fabric")
+    out = Routed()
+    owner: dict[str, str] = {}
+    ctx = RenderContext(blueprint, catalogue, fabric)
+    for spec in specs:
+        tables = _read(spec)
+        ib, targets, strangers, width = _targets(fabric, tables, fabrics)
+        if ib.name in owner:
+            raise DiscoveryError(spec, 0, f"fabric {ib.name} is in {owner[ib.name]} too: give one dump per fabric")
+        owner[ib.name] = spec
+        p = routed_plan(fabric, blueprint, ib.name, RoutedTargets(ib, targets))
+        out.fabrics.append(FabricRoutes(ib.name, spec, len(tables.switches), len(targets), width, p, strangers))
+        out.files.update(routed_files(ctx, p, ib.name, spec))
+    return out
