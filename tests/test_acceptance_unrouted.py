@@ -97,8 +97,12 @@ def test_directions_no_perftest_can_load_are_said_with_what_covers_them():
     _, files = _rendered("small-ib")
     checklist = " ".join(files["acceptance/checklist.md"].decode().split())
     assert "124 switch-link directions carry no test traffic under these routes (`ib/untestable.tsv`" in checklist
-    assert "one output port per destination LID" in checklist and "No perftest can load those directions" in checklist
-    assert "stage 0 covers them instead (ibdiagnet reads the part, symbol errors and link downs" in checklist
+    assert "one output port per destination LID" in checklist
+    assert "No perftest can load those directions under production's routes" in checklist
+    assert "stage 0 reads them at the physical layer (ibdiagnet reads the part, symbol errors and link downs" in checklist
+    # ... and the routed window loads them for bandwidth (tests/test_routed_tests.py on ibsim).
+    assert "run the subnet manager with `opensm/ib/opensm-window.conf`" in checklist
+    assert "snc routed-tests BLUEPRINT window.fts -o window/" in checklist
 
 
 def test_roce_says_how_a_failure_is_attributed_and_never_calls_ibtracert():
