@@ -34,11 +34,15 @@ from supernodeiac.verify.ibnetdiscover import parse_ibnetdiscover
 from supernodeiac.verify.routed_tests import routed_tests
 
 NEEDS_SIM = pytest.mark.skipif(ibsim.missing() is not None, reason=ibsim.missing() or "")
+# (blueprint, fabric, vendor GUIDs, the rendered OpenSM file run): fat trees in the window (dfsssp);
+# Dragonflies, whose routes snc does not model, on production's own file (updn).
 CASES = [
-    ("small-ib", False),
-    ("small-ib", True),  # vendor GUIDs
-    pytest.param("dgx-h100-superpod-4su", False, marks=pytest.mark.slow),  # parallel leaf-spine cables
-    pytest.param("ib-3tier", False, marks=pytest.mark.slow),  # three tiers, 8,192 switch-link directions
+    ("small-ib", "ib", False, "opensm-window.conf"),
+    ("small-ib", "ib", True, "opensm-window.conf"),
+    pytest.param("dgx-h100-superpod-4su", "ib", False, "opensm-window.conf", marks=pytest.mark.slow),  # parallel cables
+    pytest.param("ib-3tier", "ib", False, "opensm-window.conf", marks=pytest.mark.slow),  # 8,192 directions
+    ("dragonfly-plus", "dfp", False, "opensm.conf"),
+    pytest.param("dragonfly-balanced", "df", False, "opensm.conf", marks=pytest.mark.slow),  # 13,536 directions
 ]
 
 
@@ -53,15 +57,18 @@ def _tsv(data: bytes) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(data.decode()), delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
-def _window(name: str, vendor: bool, tmp: Path) -> tuple[str, str, str]:
-    """(dump_fts text, ibnetdiscover text, OpenSM's summary) of the window's OpenSM on ibsim."""
+def _window(
+    name: str, vendor: bool, tmp: Path, fabric: str = "ib", conf_name: str = "opensm-window.conf"
+) -> tuple[str, str, str]:
+    """(dump_fts text, ibnetdiscover text, OpenSM's summary) of the rendered OpenSM file on ibsim."""
     artifacts, _ = render(_compiled(name), ["opensm"])
     folder = tmp / "etc"
     folder.mkdir(parents=True)
     for path, data in artifacts.items():
-        if path.startswith("opensm/ib/"):
+        if path.startswith(f"opensm/{fabric}/"):
             (folder / path.rsplit("/", 1)[1]).write_bytes(data)
-    conf = folder / "opensm-window.conf"
+    conf = folder / conf_name
+    engine = re.search(r"^routing_engine (\S+)", conf.read_text(), re.M).group(1)  # type: ignore[union-attr]
     conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
     topology = folder / "ibnetdiscover.topo"
     if vendor:
@@ -69,23 +76,24 @@ def _window(name: str, vendor: bool, tmp: Path) -> tuple[str, str, str]:
     first = ibsim.first_hca(topology)
     with ibsim.Simulation(topology, tmp / "sim", first) as sim:
         run = sim.opensm(conf)
-        assert run.subnet_up and run.engine == "dfsssp", run.summary()
-        assert "Virtual Lanes needed: 1" in run.log, run.summary()  # one VL: no credit loop on SL 0
+        assert run.subnet_up and run.engine == engine, run.summary()
+        if engine == "dfsssp":
+            assert "Virtual Lanes needed: 1" in run.log, run.summary()  # one VL: no credit loop on SL 0
         return sim.dump_fts(), sim.ibnetdiscover(), run.summary()
 
 
 @NEEDS_SIM
-@pytest.mark.parametrize("name, vendor", CASES)
-def test_routed_tests_cross_every_switch_link_both_ways_on_the_real_routes(name, vendor, tmp_path):
+@pytest.mark.parametrize("name, fabric, vendor, conf", CASES)
+def test_routed_tests_cross_every_switch_link_both_ways_on_the_real_routes(name, fabric, vendor, conf, tmp_path):
     c = _compiled(name)
-    dump_text, discovered, _summary = _window(name, vendor, tmp_path)
+    dump_text, discovered, _summary = _window(name, vendor, tmp_path, fabric, conf)
     dump = tmp_path / "window.fts"
     dump.write_text(dump_text)
     routed = routed_tests(c.blueprint, c.catalogue, c.fabric, [str(dump)])
     files = routed.files
-    tests = _tsv(files["ib/perftest.tsv"])
-    ports = _tsv(files["ib/ports.tsv"])
-    assert tests and "ib/untestable.tsv" not in files
+    tests = _tsv(files[f"{fabric}/perftest.tsv"])
+    ports = _tsv(files[f"{fabric}/ports.tsv"])
+    assert tests and f"{fabric}/untestable.tsv" not in files
     # The real tables (read by the test's own parser) and the discovered topology, not the plan.
     tables, lids = ibsim.parse_dump_fts(dump_text)
     topo = parse_ibnetdiscover(discovered)
@@ -129,7 +137,7 @@ def test_routed_tests_cross_every_switch_link_both_ways_on_the_real_routes(name,
     assert len(ends) == 2 * len(switch_cables)
     assert ends <= crossed  # every cabled switch link, both directions
     # The script aims each client at its LID; check-results reads the routed plan like the rendered one.
-    script = files["ib/perftest.sh"].decode()
+    script = files[f"{fabric}/perftest.sh"].decode()
     assert '--dlid "$dlid"' in script and "dump_fts" not in script.split("set -euo")[1]
 
 

@@ -30,6 +30,7 @@ that share no NIC and may run together (in perftest.sh: one stage, rail and wave
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -470,7 +471,7 @@ def perftests(
                 continue
             (h1, p1, path1), (h2, p2, path2) = one, two
             add(stage, hi, None, (h1, p1), (h2, p2), [e[2]], path1 + [partner[2]] + path2)
-    for i in peers:
+    for i in peers if targets is None else ():  # routed: the routes cross these links where they load them
         a, b = t.a[i], t.b[i]
         one = descend(a)
         two = descend(b, one[0]) if one else None
@@ -553,10 +554,26 @@ def _routed_tests(
             chosen.append((best, k, hops))
             covered.update(hops)
     if covered != loaded:
-        for (ls, k), hops in candidates.items():
-            if any(h not in covered for h in hops):
-                chosen.append((ls, k, hops))
-                covered.update(hops)
+        # What is left, by greedy set cover: the pair loading most directions still unloaded next
+        # (lazily: a pair's gain only falls, so a stale heap entry is re-scored when it surfaces).
+        # Ties go to the candidates' order, so the same routes give the same tests.
+        heap = []
+        for order, ((ls, k), hops) in enumerate(candidates.items()):
+            g = sum(1 for h in hops if h not in covered)
+            if g:
+                heap.append((-g, order, ls, k))
+        heapq.heapify(heap)
+        while heap and covered != loaded:
+            neg, order, ls, k = heapq.heappop(heap)
+            hops = candidates[(ls, k)]
+            g = sum(1 for h in hops if h not in covered)
+            if not g:
+                continue
+            if g < -neg:
+                heapq.heappush(heap, (-g, order, ls, k))
+                continue
+            chosen.append((ls, k, hops))
+            covered.update(hops)
     uses: dict[tuple[int, int], int] = {}
     named: set[tuple[int, int]] = set()
     for ls, k, hops in chosen:
