@@ -255,3 +255,9 @@ def test_routed_tests_cli_script_and_check_results_on_a_window(tmp_path):
     slow.write_text(" #bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]\n 65536 5000 80.00 79.00 0.723\n")
     failed = check(out, res).failed
     assert [o.id for o in failed] == [plan[0]["test"]] and plan[0]["labels"].split(";")[0] in failed[0].what
+
+
+def test_dump_reader_escapes_control_characters_of_the_sites_descriptions():
+    hostile = GOOD.replace("'gpu-0001 mlx5_0'", "'gpu\x1b[2J-0001'").replace("(leaf-1)", "(leaf\x07-1)")
+    t = parse_dump_fts(hostile, "d")
+    assert t.lids[2].description == "gpu\\x1b[2J-0001" and t.switches[0x02534E8010000000].description == "leaf\\x07-1"

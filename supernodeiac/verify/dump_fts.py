@@ -66,6 +66,12 @@ class ForwardingTables:
         return sorted(lid for lid, d in self.lids.items() if d.port_guid == port_guid)
 
 
+def _shown(text: str) -> str:
+    """A description as the site's fabric sent it, control characters escaped: it reaches error
+    messages and the terminal (no plan name has one, so an escaped one matches no planned node)."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
 def _int(text: str) -> int:
     return int(text, 16) if text.lower().startswith("0x") else int(text)
 
@@ -100,7 +106,7 @@ def parse_dump_fts(text: str, path: str = "<dump_fts>") -> ForwardingTables:
             description = m.group(5)
             if len(description) >= 2 and description[0] == description[-1] == "'":
                 description = description[1:-1]
-            current = switches[guid] = SwitchTable(guid, description, number)
+            current = switches[guid] = SwitchTable(guid, _shown(description), number)
             lo, hi, rows, closed = _int(m.group(1)), _int(m.group(2)), 0, False
             continue
         stripped = line.strip()
@@ -120,7 +126,7 @@ def parse_dump_fts(text: str, path: str = "<dump_fts>") -> ForwardingTables:
         if m is None:
             if line.startswith("Multicast"):
                 raise DiscoveryError(path, number, "multicast tables (dump_fts -M): give the unicast dump (dump_fts without -M)")
-            raise DiscoveryError(path, number, f"not a line of dump_fts output: {line[:80]!r}")
+            raise DiscoveryError(path, number, f"not a line of dump_fts output: {_shown(line[:80])!r}")
         if current is None or closed:
             raise DiscoveryError(
                 path, number, "a forwarding-table row outside a switch's table (no 'Unicast lids ... of switch' line before it)"
@@ -138,7 +144,7 @@ def parse_dump_fts(text: str, path: str = "<dump_fts>") -> ForwardingTables:
         info = m.group(4)
         named = _NAMED.match(info)
         if named is not None:
-            dest = Destination(int(named.group(2), 16), _KINDS[named.group(1)], named.group(3), number)
+            dest = Destination(int(named.group(2), 16), _KINDS[named.group(1)], _shown(named.group(3)), number)
             seen = lids.get(lid)
             if seen is None:
                 lids[lid] = dest
