@@ -188,6 +188,7 @@ def test_dump_reader_keeps_lmc_paths_and_reads_opensms_own_file():
         (GOOD.replace("0x0004 000 : (Switch", "0x0004 000 : (Gizmo"), 6, "cannot read the destination"),
         (GOOD.replace("0x0004 000", "0x0004 300"), 6, "at most 254 ports"),
         ("Multicast mlids [0xc000-0xc3ff] of switch Lid 1 guid 0x1 (x):\n", 1, "multicast"),
+        (GOOD.replace("[0x0-0x20]", "[0x0-0x1ffff]"), 1, "16-bit"),
         ("hello\n", 1, "not a line of dump_fts output"),
         ("\n\n", 0, "not dump_fts output"),
     ],

@@ -19,6 +19,7 @@ them through writer.py).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from ..model.blueprint import Blueprint
 from ..outputs.acceptance import routed_files
 from ..outputs.base import RenderContext
 from . import IbMatcher, ib_fabrics_of
-from .dump_fts import ForwardingTables, looks_like_dump_fts, parse_dump_fts
+from .dump_fts import ForwardingTables, SwitchTable, looks_like_dump_fts, parse_dump_fts
 from .errors import DiscoveryError
 
 __all__ = ["Routed", "routed_tests"]
@@ -96,12 +97,7 @@ def _targets(fabric: Fabric, tables: ForwardingTables, fabrics: list[IbFabric]) 
             0,
             f"{len(missing)} switches of fabric {ib.name} have no table ({', '.join(missing[:3])}...): dump the whole fabric",
         )
-    # Per LID, every switch's out port: the tables turned around once.
-    per_lid: dict[int, dict[tuple[int, int], int]] = {}
-    for guid, sw in tables.switches.items():
-        key = switch_of[guid].key
-        for lid, port in sw.ports.items():
-            per_lid.setdefault(lid, {})[key] = port
+    by_key = {switch_of[guid].key: sw for guid, sw in tables.switches.items()}
     lids_of: dict[tuple[int, int], list[int]] = {}
     strangers: list[str] = []
     for lid in sorted(tables.lids):
@@ -116,7 +112,7 @@ def _targets(fabric: Fabric, tables: ForwardingTables, fabrics: list[IbFabric]) 
     targets: list[Target] = []
     for ca in ib.cas:
         for lid in lids_of.get(ca.key, []):
-            table = per_lid.get(lid, {})
+            table = _Column(by_key, lid)
             leaf, leaf_port, _link = ca.links[1]
             out = table.get(leaf)
             if out != leaf_port:
@@ -134,7 +130,28 @@ def _targets(fabric: Fabric, tables: ForwardingTables, fabrics: list[IbFabric]) 
     return ib, targets, strangers, width
 
 
-def _walk(ib: IbFabric, table: dict[tuple[int, int], int], ca: IbNode, lid: int, spec: str, where: int) -> None:
+class _Column(Mapping[tuple[int, int], int]):
+    """One LID's column of the tables: switch key -> out port, read in place (nothing copied)."""
+
+    __slots__ = ("_tables", "_lid")
+
+    def __init__(self, tables: dict[tuple[int, int], SwitchTable], lid: int) -> None:
+        self._tables, self._lid = tables, lid
+
+    def __getitem__(self, key: tuple[int, int]) -> int:
+        port = self._tables[key].port(self._lid)
+        if port is None:
+            raise KeyError(key)
+        return port
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return (k for k, t in self._tables.items() if t.port(self._lid) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _walk(ib: IbFabric, table: Mapping[tuple[int, int], int], ca: IbNode, lid: int, spec: str, where: int) -> None:
     """Every switch's route towards the target reaches it over the planned cabling, loop-free.
     Done once per (switch, target) with the walks sharing their tails: switches x targets steps."""
     leaf = ca.links[1][0]
