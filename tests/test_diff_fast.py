@@ -5,8 +5,10 @@ rendering them whole gives."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+import zipfile
 from collections import Counter
 
 import pytest
@@ -167,6 +169,51 @@ def test_per_row_workbooks_of_untouched_rows_are_not_made(pair, compiled, monkey
     # the rows made are those whose workbook changed, and fewer than all
     assert {f.path for f in whole.artifacts.files if f.status != "removed"} <= made
     assert len(made) < len(rows) or pair == "spines one rack on"
+
+
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_per_row_workbooks_take_the_other_sides_sheets_of_untouched_racks(pair, compiled, monkeypatch):
+    """Past ROW_LIMIT (lowered), the side made second takes from the first the pull-list sheets
+    of the racks where no cable of either side may differ, as deflated parts, and its workbooks
+    are the bytes of the whole render's, as the first side's are."""
+    from supernodeiac.outputs import workbook
+
+    monkeypatch.setattr(workbook, "ROW_LIMIT", 10)
+    old, new = (compiled(t) for t in PAIRS[pair])
+    co, cn = old.render_context(), new.render_context()
+    sel = select(co, cn)
+    whole = [{p: bytes(v) for p, v in render_all(c.render_context(), ["workbook"])[0].items()} for c in (old, new)]
+    if sel is None:  # other cable IDs: nothing known the same, the diff renders whole
+        assert pair == "other cable IDs (whole tables)"
+        return
+    made: list[int] = []
+    table = workbook._Xlsx.table
+
+    def counted(self, *args):
+        made.append(1)
+        return table(self, *args)
+
+    monkeypatch.setattr(workbook._Xlsx, "table", counted)
+    sides = [SUBSETS.get("workbook")(c, s) for c, s in ((co, sel.old), (cn, sel.new))]
+    taken = 0
+    for path in sorted(set(sides[0]) | set(sides[1])):
+        for n, files in enumerate(sides):
+            if path.startswith(SAME_PREFIX) or path not in files:
+                continue
+            made.clear()
+            data = bytes(files[path])
+            assert data == whole[n][path]
+            if n == 1:  # the second side: its sheets made plus those taken are all of the workbook's
+                with zipfile.ZipFile(io.BytesIO(data)) as z:
+                    sheets = sum(1 for x in z.namelist() if x.startswith("xl/worksheets/")) - 1  # the summary
+                taken += sheets - len(made)
+    # Each taken once: what is left is a row's whose workbook is on one side only.
+    left = {k.removeprefix("workbook_sheets/") for k in sel.old.shared if k.startswith("workbook_sheets/")}
+    assert not {f"cabling/rows/{r}.xlsx" for r in left} & set(sides[0]) & set(sides[1]), (pair, left)
+    if pair in ("one more scalable unit", "one more InfiniBand scalable unit", "a scalable unit less"):
+        assert taken > 0
+    if pair == "no change":
+        assert taken == 0  # no row of racks whose workbook may differ: none made
 
 
 @pytest.mark.parametrize("pair", list(PAIRS))

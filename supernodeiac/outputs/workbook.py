@@ -29,25 +29,26 @@ is made when it is written, so one is held at a time. In a render a row's pull l
 column at a time from the tables ``cables.csv``'s columns gather from (``_RowPulls``: the
 one-link, non-splitter cables; the others as ``cabling.PullCable``), so no cable record is held
 from one row to the next (the 390 MB of PullCables that made the 131k render's peak); ``snc
-diff`` keeps the PullCables, bucketed by row in one pass, to share them between its two sides.
+diff`` keeps the PullCables, bucketed by row in one pass, to share them between its two sides,
+and the side made second takes the first side's deflated pull-list sheets of the racks where no
+cable may differ (``_SheetShare``; the package is written from deflated parts, ``zip_parts``).
 What is left at 131k is mostly the pull lists' rows, the deflate and the escape tests
 (docs/performance.md).
 """
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from itertools import chain
 from operator import attrgetter, itemgetter
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
+from ..fabric.devices import Rack
 from ..facts.bom import bill_of_materials
 from ..facts.cable_plan import cable_plan
 from .base import RENDERERS, SAME_PREFIX, SUBSETS, RenderContext, RowSelection, Stream
@@ -66,6 +67,7 @@ from .cabling import (
 )
 from .cabling import PullCable as _Cable
 from .cabling import PullEnd as _End
+from .zip_parts import Part, ZipParts, deflated
 
 PULL_COLUMNS = [
     "far_location",
@@ -139,6 +141,7 @@ def _row_workbooks(
     extras: list[tuple[str, int]],
     same: set[str] | None = None,
     selection: RowSelection | None = None,
+    touched: set[str] | None = None,
 ) -> dict[str, bytes | Stream]:
     """One workbook per row of racks: each cable (of those ``keep`` selects, all without it) in
     the workbook of every row it has an end in, each row's workbook made when it is written. A
@@ -146,7 +149,9 @@ def _row_workbooks(
     (:class:`_RowPulls`); otherwise the cables are made as PullCables (``cabling.pull_cables``)
     and bucketed in one pass when the first workbook is written. ``same``: rows of racks
     left out as the same on both sides of ``snc diff`` (marked, not made); ``selection``, that
-    diff's: the cables the other side made that are the same here are taken (:func:`_pulls`)."""
+    diff's: the cables the other side made that are the same here are taken (:func:`_pulls`), and
+    with ``touched`` (the racks where a cable of this side may differ) the pull-list sheets
+    (:class:`_SheetShare`)."""
     racks = ctx.fabric.racks
     row_of = [r.row for r in racks]
     by_row: dict[str, list[int]] = defaultdict(list)
@@ -207,7 +212,8 @@ def _row_workbooks(
 
         def produce(row_name: str = row_name, indices: list[int] = indices) -> list[bytes]:
             note = f"row {row_name}: its racks' pull lists, the cables with an end in them; the design has {scope}"
-            return [_workbook(ctx, cables_of(row_name), indices, extras, scope=note)]
+            share = _SheetShare(selection.shared, row_name, touched) if selection is not None and touched is not None else None
+            return [_workbook(ctx, cables_of(row_name), indices, extras, scope=note, share=share)]
 
         out[path] = Stream(produce)
     return out
@@ -228,7 +234,20 @@ def render_workbook_rows(ctx: RenderContext, selection: RowSelection) -> dict[st
     keep[item[wanted[row]]] = True
     with_cables = {names[k] for k in np.unique(row).tolist()}
     same = {n for n in with_cables if n not in selection.hall_rows}
-    return _row_workbooks(ctx, keep, _not_cables(ctx), same, selection)
+    names_of = [r.name for r in ctx.fabric.racks]
+    touched = _racks_of(ctx, selection.cables) if len(set(names_of)) == len(names_of) else None  # sheets by rack name
+    return _row_workbooks(ctx, keep, _not_cables(ctx), same, selection, touched)
+
+
+def _racks_of(ctx: RenderContext, items: np.ndarray) -> set[str]:
+    """The racks (by name) where a cable of ``items`` (a mask of the cable plan) has an end."""
+    f = ctx.fabric
+    plan = cable_plan(f, ctx.catalogue)
+    members = plan.links[np.repeat(items, np.diff(plan.start))]
+    arr = f.links.arrays()
+    dev_rack = np.array([d.rack for d in f.devices], dtype=np.int64)
+    at = np.unique(np.concatenate((dev_rack[arr.a[members]], dev_rack[arr.b[members]])))
+    return {f.racks[r].name for r in at.tolist() if r >= 0}
 
 
 def _pulls(ctx: RenderContext, keep: np.ndarray, selection: RowSelection) -> list[_Cable]:
@@ -297,9 +316,11 @@ def _workbook(
     extras: list[tuple[str, int]],
     fabric_rows: list[CableRow] | None = None,
     scope: str = "",
+    share: _SheetShare | None = None,
 ) -> bytes:
     """A workbook of ``rows``: the summary, a sheet per fabric of ``fabric_rows`` (the same
-    cables' whole rows) if given, and the pull lists of the racks ``rack_indices``."""
+    cables' whole rows) if given, and the pull lists of the racks ``rack_indices``; with
+    ``share``, the pull lists the other side of ``snc diff`` made that are the same here taken."""
     book = _Xlsx(f"{ctx.blueprint.metadata.name} cabling", ctx.blueprint.naming.paper)
     header = book.style(bold=True, color="#FFFFFF", fill="#404040", border="auto")
     fills = _fills(book, set(map(_KEY, rows)))
@@ -315,10 +336,64 @@ def _workbook(
             rows_of = by_fabric[fabric]
             body = _rows_xml(CABLE_COLUMNS, [(r.text, fills[(r.text[fab_col], r.text[tier_col])]) for r in rows_of])
             book.table(_sheet_name(f"fabric {fabric}", names), CABLE_COLUMNS, header, body, len(rows_of))
-    for rack, texts, keys in _pull_lists(ctx, rows, rack_indices):
+    theirs = share.take((header, sorted(fills.items()))) if share is not None else None
+    racks = ctx.fabric.racks
+    taken = [i for i in rack_indices if theirs is not None and racks[i].name in theirs]
+    made = _pull_lists(ctx, rows, sorted(set(rack_indices) - set(taken)) if taken else rack_indices)
+    sheets: list[tuple[str, list[tuple[str, ...]] | None, list[tuple[str, str]]]] = list(made)
+    if taken:  # the sheets taken among those made, in the pull lists' order
+        sheets = sorted(sheets + [(racks[i].name, None, []) for i in taken], key=_rack_order(racks))
+    for rack, texts, keys in sheets:
+        name = _sheet_name(f"rack {rack}", names)
+        if texts is None:
+            assert theirs is not None
+            count, part = theirs[rack]
+            book.table_part(name, count, len(PULL_COLUMNS) - 1, part)
+            continue
         body = _sheet_xml(PULL_COLUMNS, texts, list(map(fills.__getitem__, keys)))
-        book.table(_sheet_name(f"rack {rack}", names), PULL_COLUMNS, header, body, len(texts))
+        part = book.table(name, PULL_COLUMNS, header, body, len(texts))
+        if share is not None and theirs is None:
+            share.keep(rack, len(texts), part)
+    if share is not None and theirs is None:
+        share.publish()
     return book.close()
+
+
+def _rack_order(racks: Sequence[Rack]) -> Callable[[tuple], tuple[int, int, str]]:
+    """The pull lists' order of sheets (:func:`_pull_lists`), for sheets named by rack."""
+    at = {r.name: r for r in racks}
+    return lambda sheet: (at[sheet[0]].row_index, at[sheet[0]].position, sheet[0])
+
+
+class _SheetShare:
+    """``snc diff``'s pull-list sheets of one row of racks' workbook, from the side made first
+    to the other (``RowSelection.shared``): the sheet of a rack where no cable of either side
+    may differ (``touched``: the racks where one of this side's may) is the same XML on both
+    sides (every cable with an end there has its twin there on the other side, the same row of
+    every column: ``compare/rows.py``), so the second side takes the first side's deflated part.
+    Only when both sides' workbooks give the cells the same formats (``style``: the header's
+    and the fills'), which the sheet's XML holds."""
+
+    def __init__(self, shared: dict[str, Any], row: str, touched: set[str]) -> None:
+        self.shared, self.key, self.touched = shared, f"workbook_sheets/{row}", touched
+        self.style: object = None
+        self.parts: dict[str, tuple[int, Part]] = {}
+
+    def take(self, style: object) -> dict[str, tuple[int, Part]] | None:
+        """The other side's sheets that are the same here (rack name -> (rows, part)), or None
+        (this side is the first, or the formats differ): then this side keeps its own."""
+        self.style = style
+        found = self.shared.pop(self.key, None)
+        if found is None or found[0] != style:
+            return None
+        return {rack: x for rack, x in found[1].items() if rack not in self.touched}
+
+    def keep(self, rack: str, rows: int, part: Part) -> None:
+        if rack not in self.touched:
+            self.parts[rack] = (rows, part)
+
+    def publish(self) -> None:
+        self.shared[self.key] = (self.style, self.parts)
 
 
 def _pull_lists(
@@ -639,8 +714,7 @@ class _Xlsx:
     def __init__(self, title: str, paper: str = "a4") -> None:
         self.title = title
         self.paper_size = PAPER_SIZE[paper]
-        self.buffer = io.BytesIO()
-        self.zip = zipfile.ZipFile(self.buffer, "w", zipfile.ZIP_DEFLATED, allowZip64=True)
+        self.zip = ZipParts(_ZIP_DATE)
         self.sheets: list[tuple[str, str | None]] = []  # (name, the filter and print-title range's last cell)
         self.fonts: dict[tuple[bool, int, str | None], int] = {(False, 11, None): 0}
         self.fills: dict[str, int] = {}  # colour -> fill id (0 and 1 are the required none and gray125)
@@ -657,13 +731,12 @@ class _Xlsx:
         border_id = self.borders.setdefault(border, len(self.borders))
         return self.xfs.setdefault((font, fill_id, border_id), len(self.xfs))
 
-    def _part(self, name: str, data: str) -> None:
-        info = zipfile.ZipInfo(name, _ZIP_DATE)
-        info.compress_type = zipfile.ZIP_DEFLATED
-        info.external_attr = 0o600 << 16
-        self.zip.writestr(info, data.encode("utf-8"), compresslevel=_ZIP_LEVEL)
+    def _part(self, name: str, data: str) -> Part:
+        part = deflated(data.encode("utf-8"), _ZIP_LEVEL)
+        self.zip.add(name, part)
+        return part
 
-    def table(self, name: str, columns: Sequence[str], header: int, body: list[str], count: int) -> None:
+    def table(self, name: str, columns: Sequence[str], header: int, body: list[str], count: int) -> Part:
         """A sheet of ``columns``: a header row (frozen, repeated on every printed page, filtered)
         and ``count`` data rows from row 2 (``body``, their XML)."""
         head = "".join(
@@ -671,7 +744,7 @@ class _Xlsx:
             for k, text in enumerate(columns)
         )
         widths = [_WIDTHS.get(text, max(10, len(text) + 2)) for text in columns]
-        self.sheet(name, widths, [f'<row r="1">{head}</row>', *body], count, len(columns) - 1, table=max(count, 1))
+        return self.sheet(name, widths, [f'<row r="1">{head}</row>', *body], count, len(columns) - 1, table=max(count, 1))
 
     def sheet(
         self,
@@ -682,7 +755,7 @@ class _Xlsx:
         last_col: int,
         table: int = 0,
         selected: bool = False,
-    ) -> None:
+    ) -> Part:
         """A sheet of rows 0..``last_row`` and columns 0..``last_col``; ``table``: the row count of
         the header row's filter range (then the header row is frozen and repeated when printed)."""
         number = len(self.sheets) + 1
@@ -708,8 +781,14 @@ class _Xlsx:
             '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>',
             f'<pageSetup paperSize="{self.paper_size}" fitToHeight="0" orientation="landscape"/></worksheet>',
         ]
-        self._part(f"xl/worksheets/sheet{number}.xml", "".join(xml))
         self.sheets.append((name, filter_end))
+        return self._part(f"xl/worksheets/sheet{number}.xml", "".join(xml))
+
+    def table_part(self, name: str, count: int, last_col: int, part: Part) -> None:
+        """A sheet that :meth:`table` made (``count`` data rows, columns 0..``last_col``) in another
+        package, as its deflated part: the same sheet under this package's name and number."""
+        self.sheets.append((name, f"{_col_name(last_col)}{max(count, 1) + 1}"))
+        self.zip.add(f"xl/worksheets/sheet{len(self.sheets)}.xml", part)
 
     def close(self) -> bytes:
         count = len(self.sheets)
@@ -767,8 +846,7 @@ class _Xlsx:
             '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>'
             f"{''.join(overrides)}</Types>",
         )
-        self.zip.close()
-        return self.buffer.getvalue()
+        return self.zip.close()
 
     def _styles(self) -> str:
         def rgb(colour: str) -> str:
