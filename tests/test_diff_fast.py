@@ -121,6 +121,41 @@ def test_the_rows_left_out_are_the_same_bytes_on_both_sides(pair, compiled):
             assert lo - ln <= ko and ln - lo <= kn, path  # every line on one side only is kept
 
 
+@pytest.mark.parametrize("pair", [p for p in PAIRS if "whole" not in p])
+def test_perftest_lines_the_same_on_both_sides_are_left_out(pair, compiled):
+    """perftest.tsv (sorted by its own columns) in the diff's order, both sides rendered and then
+    made: each side leaves out the lines of the tests the other side has the same, the same lines
+    on both sides, and keeps every line on one side only; RoCE (addresses per test) is whole."""
+    old, new = (compiled(t) for t in PAIRS[pair])
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    sides = [SUBSETS.get("acceptance")(c.render_context(), s) for c, s in ((old, sel.old), (new, sel.new))]
+    made = [{p: bytes(x) for p, x in side.items()} for side in sides]  # after both rendered, as snc diff makes them
+    whole = [render_all(c.render_context(), ["acceptance"])[0] for c in (old, new)]
+    paths = [p for p in set(whole[0]) & set(whole[1]) if p.endswith("perftest.tsv")]
+    assert paths
+    left = 0
+    for path in paths:
+        (lo, ln), (ko, kn) = ([Counter(x[path].splitlines()) for x in pair_] for pair_ in (whole, made))
+        assert not ko - lo and not kn - ln and lo - ko == ln - kn, path
+        assert lo - ln <= ko and ln - lo <= kn, path
+        for w, m in zip(whole, made, strict=True):  # the lines kept in the whole file's order
+            kept = set(m[path].splitlines())
+            assert m[path].splitlines() == [x for x in w[path].splitlines() if x in kept]
+        left += sum((lo - ko).values())
+    if pair in ("one more scalable unit", "a scalable unit less"):
+        assert left == 0  # RoCE: whole
+    elif pair not in ("one more InfiniBand scalable unit", "a row's racks renamed"):  # (there every test moves)
+        assert left > 0
+    # Made before the other side's render (no keys there yet): whole on both sides.
+    sel = select(old.render_context(), new.render_context())
+    assert sel is not None
+    first = {p: bytes(x) for p, x in SUBSETS.get("acceptance")(old.render_context(), sel.old).items()}
+    second = {p: bytes(x) for p, x in SUBSETS.get("acceptance")(new.render_context(), sel.new).items()}
+    for path in paths:
+        assert (first[path], second[path]) == (whole[0][path], whole[1][path])
+
+
 def test_only_the_changed_rows_are_rendered(compiled):
     # one more SU: the new side's added links alone; nothing of the old side
     old, new = compiled(ROCE), compiled(_one_more_su(ROCE))

@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from ..catalog.collectives import model_figures
-from ..facts.acceptance_plan import NcclRun, Plan, cable_labels, kept_labels, lossless_tclass, min_fraction, plan
+from ..facts.acceptance_plan import NcclRun, PerfTest, Plan, cable_labels, kept_labels, lossless_tclass, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
 from ..model.blueprint import built_fabrics
 from ..util.templating import render_template
@@ -95,22 +96,94 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str, dlid: bool = False) -
     """perftest.tsv in pieces (the writer streams them: 64 MB at 131k, never joined here) and
     the fabric's summary for the checklist and the script; ``dlid``: a last column with the
     server LID each test aims at (routed tests on dumped tables)."""
+    tests = _sorted_tests(p, fabric)
+    return _perftest_chunks(ctx, p, fabric, tests, dlid), _perftest_summary(fabric, tests)
+
+
+def _perftest_rows(ctx: RenderContext, p: Plan, fabric: str, rows: RowSelection) -> tuple[list[bytes] | Stream, dict]:
+    """``snc diff``'s perftest.tsv: the lines of the tests that are not the same line on the
+    other side, made when compared (both sides have then left their tests' keys in
+    ``rows.shared``). A test's line is the same as the other side's test of the same key
+    (:func:`_test_keys`), and the file is its lines sorted by their own columns (stage, rail,
+    wave, test ID: unique), so the lines left out, the same on both sides, change neither which
+    lines are on one side only nor whether the two files are the same. Whole (eager) where the
+    fabric has addresses per test (RoCE) or a test ID repeats; the other side then leaves no
+    keys and this one is whole too, as both are where this one is made before the other leaves
+    its keys."""
+    tests = _sorted_tests(p, fabric)
+    summary = _perftest_summary(fabric, tests)
+    keys = _test_keys(ctx, fabric, tests, rows.links)
+    if keys is None:
+        return _perftest_chunks(ctx, p, fabric, tests), summary
+    frac = min_fraction(ctx.blueprint, p.roles.get(fabric, "data"))
+    rows.shared[f"perftest/{fabric}/{rows.side}"] = (frac, {k for k in keys if k is not None})
+
+    def produce() -> list[bytes]:
+        theirs = rows.shared.get(f"perftest/{fabric}/{1 - rows.side}")
+        if theirs is None or theirs[0] != frac:  # (made before the other side's keys: both whole)
+            rows.shared[f"perftest/{fabric}/{rows.side}"] = (None, set())
+            return _perftest_chunks(ctx, p, fabric, tests)
+        same = theirs[1]
+        kept = [t for t, k in zip(tests, keys, strict=True) if k is None or k not in same]
+        return _perftest_chunks(ctx, p, fabric, kept)
+
+    return Stream(produce), summary
+
+
+def _test_keys(ctx: RenderContext, fabric: str, tests: list[PerfTest], kept: Any) -> list[tuple | None] | None:
+    """Per test, what its perftest.tsv line is made from beside the fabric's threshold, by name
+    and cable ID (None for a test with a cable under test that may differ, ``kept``: its label
+    may); or None where the lines cannot be compared so (addresses per test, a test ID repeats)."""
+    f = ctx.fabric
+    if "ethernet" in f.facts.get(fabric, {}) or len({t.id for t in tests}) != len(tests):
+        return None
+    ids = f.links.ids()
+    names = [d.name for d in f.devices]
+    printed = {m: f.layouts[m].physical_names for m in {d.model for d in f.devices}}
+    port_of = [printed[d.model] for d in f.devices]
+    may_differ = kept.tolist()
+    return [
+        None
+        if any(may_differ[i] for i in t.under_test)
+        else (
+            t.id,
+            t.stage,
+            t.rail,
+            t.wave,
+            names[t.server],
+            t.server_dev,
+            port_of[t.server][t.server_port],
+            names[t.client],
+            t.client_dev,
+            port_of[t.client][t.client_port],
+            t.gbps,
+            tuple([ids[i] for i in t.under_test]),
+            tuple([ids[i] for i in t.via]),
+        )  # fmt: skip
+        for t in tests
+    ]
+
+
+def _sorted_tests(p: Plan, fabric: str) -> list[PerfTest]:
+    """The fabric's tests in perftest.tsv's order: stage, rail, wave, test ID."""
+    return sorted(
+        p.perftests[fabric],
+        key=lambda t: (STAGE_ORDER.get(t.stage, 5), -1 if t.rail is None else t.rail, t.wave, t.id),
+    )
+
+
+def _perftest_chunks(ctx: RenderContext, p: Plan, fabric: str, tests: list[PerfTest], dlid: bool = False) -> list[bytes]:
+    """perftest.tsv's header and the lines of ``tests`` (in that order), in pieces; ``dlid``: with
+    the column of each test's server LID."""
     f, bp = ctx.fabric, ctx.blueprint
     frac = min_fraction(bp, p.roles.get(fabric, "data"))
     ids = f.links.ids()
     id_of = ids.__getitem__
     names = [d.name for d in f.devices]
-    tests = sorted(
-        p.perftests[fabric],
-        key=lambda t: (STAGE_ORDER.get(t.stage, 5), -1 if t.rail is None else t.rail, t.wave, t.id),
-    )
     # Encoded 8,192 rows at a time: the 55 MB plan at 131k is never held as rows, text and bytes at once.
     # Each batch is built column by column (one comprehension per column) and joined and checked
     # as one block (csv_safe.tsv_lines): the same bytes as a tsv_line per test.
     chunks = [(tsv_line([*PERFTEST_COLUMNS, *(["dlid"] if dlid else [])]) + "\n").encode()]
-    stages: dict[str, dict] = {}
-    cables: set[int] = set()  # links some test has under test
-    directions = 0  # routed tests name each switch-link direction they load first: directions, not cables
     label_of = labels_of(ctx)
     nums: dict[float, tuple[str, str]] = {}
     # The printed port (cage and position) of each host NIC, so the team at the rack finds it.
@@ -176,6 +249,14 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str, dlid: bool = False) -
         if dlid:
             columns.append([str(t.dlid) for t in batch])
         chunks.append(tsv_lines(columns).encode())
+    return chunks
+
+
+def _perftest_summary(fabric: str, tests: list[PerfTest]) -> dict:
+    """The fabric's summary of its tests (in perftest.tsv's order) for the checklist and the script."""
+    stages: dict[str, dict] = {}
+    cables: set[int] = set()  # links some test has under test
+    directions = 0  # routed tests name each switch-link direction they load first: directions, not cables
     # The summary per stage: tests come sorted by stage, so each stage's tests are one run.
     run_start = 0
     for k in range(1, len(tests) + 1):
@@ -208,7 +289,7 @@ def perftest_tsv(ctx: RenderContext, p: Plan, fabric: str, dlid: bool = False) -
             for s in sorted(stages.values(), key=lambda s: STAGE_ORDER.get(s["stage"], 5))
         ],
     }
-    return chunks, summary
+    return summary
 
 
 def _untestable_tsv(ctx: RenderContext, p: Plan, fabric: str) -> bytes:
@@ -333,7 +414,7 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, byte
     }  # stage 0: outputs/acceptance_physical.py
     summaries = []
     for fabric in sorted(p.perftests):
-        data, summary = perftest_tsv(ctx, p, fabric)
+        data, summary = _perftest_rows(ctx, p, fabric, selection) if selection is not None else perftest_tsv(ctx, p, fabric)
         if not summary["tests"]:
             continue
         transport = next((getattr(s, "transport", "infiniband") for _, s, n in built_fabrics(bp) if n == fabric), "infiniband")
@@ -356,7 +437,7 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, byte
         if untestable or one_way:
             out[f"acceptance/{fabric}/untestable.tsv"] = _untestable_tsv(ctx, p, fabric)
         summaries.append(summary)
-        out[f"acceptance/{fabric}/perftest.tsv"] = Stream(partial(iter, data))
+        out[f"acceptance/{fabric}/perftest.tsv"] = data if isinstance(data, Stream) else Stream(partial(iter, data))
         out[f"acceptance/{fabric}/perftest.sh"] = render_template(
             "acceptance-perftest.sh.j2",
             fabric=fabric,
