@@ -223,3 +223,15 @@ def test_nic_qos_scripts_parse(name, tmp_path):
         if shutil.which("shellcheck"):
             run = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
             assert run.returncode == 0, run.stdout
+
+
+@pytest.mark.parametrize("batch", [1, 3, 10_000])
+def test_netplan_batches_join_to_the_whole_render(batch, monkeypatch):
+    """The template renders whole host documents, batch by batch: any batch size gives the same file."""
+    import supernodeiac.outputs.host_network as host_network
+
+    whole = _rendered("roce-3tier-oversub")["hosts/netplan.yaml"]
+    monkeypatch.setattr(host_network, "_BATCH", batch)
+    c = compile_file(str(BLUEPRINTS / "roce-3tier-oversub.yaml"))
+    files, _ = render(c, ["hosts"])
+    assert files["hosts/netplan.yaml"] == whole and len(_documents(files)) > 3
