@@ -174,7 +174,8 @@ class Simulation:
         errors = [
             ln
             for ln in text.splitlines()
-            if " ERR " in ln and "Failed to setup routing engine 'no_fallback'" not in ln  # a bogus error of 3.3.23
+            if (" ERR " in ln and "Failed to setup routing engine 'no_fallback'" not in ln)  # a bogus error of 3.3.23
+            or "Falling back to default routing" in ln  # ftree refusing the fabric (lmc > 0, no roots): not logged as ERR
         ]
         vls = re.findall(r"dfsssp_remove_deadlocks: Virtual Lanes needed: (\d+)", text)
         return OpenSMRun(text, code, "SUBNET UP" in text, engines[-1] if engines else None, errors, int(vls[-1]) if vls else None)
