@@ -827,6 +827,7 @@ def routed_tests_cmd(blueprint: str, dumps: tuple[str, ...], out: str, fmt: str,
                 "directions": 2 * switch_links,
                 "untested_directions": len(r.plan.one_way[r.fabric]) + 2 * len(r.plan.untestable[r.fabric]),
                 "ports_not_in_plan": r.strangers,
+                "planned_ports_without_lid": r.absent,
             }
         )
     if fmt == "json":
@@ -843,6 +844,12 @@ def routed_tests_cmd(blueprint: str, dumps: tuple[str, ...], out: str, fmt: str,
         if row["ports_not_in_plan"]:
             strangers = row["ports_not_in_plan"]
             click.echo(f"  {len(strangers)} LIDs of ports not in the plan left out: {', '.join(strangers[:3])}")
+        if row["planned_ports_without_lid"]:
+            absent = row["planned_ports_without_lid"]
+            click.echo(
+                f"  {len(absent)} planned HCA ports have no LID in the dump (down or not managed), so no test aims at them: "
+                + ", ".join(absent[:3])
+            )
     click.echo(
         f"wrote {len(routed.files)} files to {target}/; run {target}/<fabric>/perftest.sh RESULTS, "
         f"then snc check-results {target} RESULTS"

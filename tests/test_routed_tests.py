@@ -228,6 +228,15 @@ def test_routed_tests_cli_script_and_check_results_on_a_window(tmp_path):
     assert r.exit_code == 0, r.output
     summary = json.loads(r.output)["fabrics"][0]
     assert summary["untested_directions"] == 0 and summary["lids_per_port"] == 2 and summary["directions"] == 512
+    assert summary["planned_ports_without_lid"] == []
+    # A host port that is down has no LID: said, and no test aims at it.
+    guid = re.search(r"portguid (0x[0-9a-f]+): 'gpu-0001 mlx5_0'", dump_text).group(1)  # type: ignore[union-attr]
+    down = tmp_path / "down.fts"
+    kept = [ln for ln in dump_text.splitlines() if f"portguid {guid}" not in ln]
+    down.write_text("\n".join(re.sub(r"^(\d+) valid lids", lambda m: f"{int(m[1]) - 2} valid lids", ln) for ln in kept) + "\n")
+    r = CliRunner().invoke(main, ["routed-tests", bp, str(down), "-o", str(tmp_path / "down"), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["fabrics"][0]["planned_ports_without_lid"] == ["gpu-0001 mlx5_0"]
     # The script, with stand-in ssh and perftest: each client is given its test's LID.
     subprocess.run(["bash", "-n", str(out / "ib" / "perftest.sh")], check=True)
     bin_dir = tmp_path / "bin"

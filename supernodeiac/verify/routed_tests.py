@@ -50,6 +50,7 @@ class FabricRoutes:
     paths_per_port: int
     plan: Plan
     strangers: list[str] = field(default_factory=list)  # LIDs of ports the plan does not have
+    absent: list[str] = field(default_factory=list)  # planned HCA ports with no LID in the dump (down, unmanaged)
 
 
 @dataclass
@@ -71,9 +72,12 @@ def _read(spec: str) -> ForwardingTables:
     return parse_dump_fts(text, spec)
 
 
-def _targets(fabric: Fabric, tables: ForwardingTables, fabrics: list[IbFabric]) -> tuple[IbFabric, list[Target], list[str], int]:
+def _targets(
+    fabric: Fabric, tables: ForwardingTables, fabrics: list[IbFabric]
+) -> tuple[IbFabric, list[Target], list[str], int, list[str]]:
     """The dump's fabric, a target per LID of each planned HCA port (base LID first), the
-    descriptions of ports the plan does not have, and the most LIDs a port has."""
+    descriptions of ports the plan does not have, the most LIDs a port has, and the planned HCA
+    ports the dump gives no LID."""
     match = IbMatcher(fabric, fabrics)
     spec = tables.path
     switch_of: dict[int, IbNode] = {}
@@ -127,7 +131,8 @@ def _targets(fabric: Fabric, tables: ForwardingTables, fabrics: list[IbFabric]) 
             _walk(ib, table, ca, lid, spec, where=tables.lids[lid].line)
             targets.append((ca.key, table, lid))
     width = max((len(v) for v in lids_of.values()), default=0)
-    return ib, targets, strangers, width
+    absent = [ca.description for ca in ib.cas if ca.key not in lids_of]
+    return ib, targets, strangers, width, absent
 
 
 class _Column(Mapping[tuple[int, int], int]):
@@ -187,11 +192,11 @@ def routed_tests(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, spe
     ctx = RenderContext(blueprint, catalogue, fabric)
     for spec in specs:
         tables = _read(spec)
-        ib, targets, strangers, width = _targets(fabric, tables, fabrics)
+        ib, targets, strangers, width, absent = _targets(fabric, tables, fabrics)
         if ib.name in owner:
             raise DiscoveryError(spec, 0, f"fabric {ib.name} is in {owner[ib.name]} too: give one dump per fabric")
         owner[ib.name] = spec
         p = routed_plan(fabric, blueprint, ib.name, RoutedTargets(ib, targets))
-        out.fabrics.append(FabricRoutes(ib.name, spec, len(tables.switches), len(targets), width, p, strangers))
+        out.fabrics.append(FabricRoutes(ib.name, spec, len(tables.switches), len(targets), width, p, strangers, absent))
         out.files.update(routed_files(ctx, p, ib.name, spec))
     return out
