@@ -33,6 +33,7 @@ from ..catalog.host_topology import host_topologies
 from ..fabric import Fabric
 from ..facts.host_addresses import HostAddresses
 from ..facts.hosts import rdma_names
+from ..facts.link_addresses import ip_texts
 from ..facts.switch_facts import facts_for
 from .base import RENDERERS, RenderContext, Stream
 from .csv_safe import CsvWriter
@@ -42,8 +43,9 @@ _json_string = json.encoder.encode_basestring_ascii
 TABLE_BASE = 100  # policy routing table of a NIC: TABLE_BASE + its port index (Linux user tables 1-252)
 
 
-def host_rows(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[list[str]]:
-    """The fabric's host NICs as rows of text cells (COLUMNS), in (node, port) order."""
+def host_columns(ctx: RenderContext, name: str, hosts: HostAddresses) -> list[list[str]]:
+    """The fabric's host NICs as columns of text cells (COLUMNS), rows in (node, port) order:
+    gathered with numpy and one comprehension per column, the addresses formatted in bulk."""
     f: Fabric = ctx.fabric
     t = f.links
     positions = np.asarray(t.indices_of(name), dtype=np.int64)
@@ -62,21 +64,43 @@ def host_rows(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[l
     rdma_of = rdma_names(f, host_topologies(ctx.blueprint.catalogue.host_topology)[0])
     rdma = [rdma_of[d.model] for d in f.devices]
     rails = ["" if d.coord("rail") is None else str(d.coord("rail")) for d in f.devices]
-    assert hosts.net is not None
-    suffix, route = f"/{hosts.prefixlen}", str(hosts.net)
+    net = hosts.net
+    assert net is not None
+    suffix, route = f"/{hosts.prefixlen}", str(net)
     tables = [str(TABLE_BASE + p) for p in range(max((layouts[m].total for m in layouts), default=0))]
-    for h, hp, lf, lp, blk in zip(
-        host[order].tolist(), host_port[order].tolist(), leaf[order].tolist(), leaf_port[order].tolist(), block[order].tolist(),
-        strict=True,
-    ):  # fmt: skip
-        yield [
-            names[h], port_names[h][hp], rdma[h][hp], printed[h][hp], hosts.nic_ip(blk) + suffix,
-            hosts.leaf_ip(blk), names[lf], port_names[lf][lp], rails[lf], tables[hp], route,
-        ]  # fmt: skip
+    h, hp, lf, lp = (x[order].tolist() for x in (host, host_port, leaf, leaf_port))
+    # The block's even address is the leaf's (the NIC's gateway), the odd one the NIC's
+    # (HostAddresses.leaf_ip / nic_ip); Python ints for the sums: an IPv6 address does not fit int64.
+    base = int(net.network_address)
+    evens = [base + 2 * blk for blk in block[order].tolist()]
+    return [
+        [names[x] for x in h],
+        [port_names[x][p] for x, p in zip(h, hp, strict=True)],
+        [rdma[x][p] for x, p in zip(h, hp, strict=True)],
+        [printed[x][p] for x, p in zip(h, hp, strict=True)],
+        ip_texts(net.version, [e + 1 for e in evens], suffix),
+        ip_texts(net.version, evens),
+        [names[x] for x in lf],
+        [port_names[x][p] for x, p in zip(lf, lp, strict=True)],
+        [rails[x] for x in lf],
+        [tables[p] for p in hp],
+        [route] * len(h),
+    ]
+
+
+def host_rows(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[list[str]]:
+    """The fabric's host NICs as rows of text cells (COLUMNS), in (node, port) order."""
+    return map(list, zip(*host_columns(ctx, name, hosts), strict=True))
+
+
+_BLOCK = 65_536  # rows per CSV block
 
 
 def _csv(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[bytes]:
-    return CsvWriter(COLUMNS).stream(host_rows(ctx, name, hosts))
+    columns = host_columns(ctx, name, hosts)
+    n = len(columns[0])
+    blocks = ([c[k : k + _BLOCK] for c in columns] for k in range(0, n, _BLOCK))
+    return CsvWriter(COLUMNS).stream_columns((b, (), ()) for b in blocks)
 
 
 def _jsonl(ctx: RenderContext, name: str, hosts: HostAddresses) -> Iterator[str]:
