@@ -151,10 +151,10 @@ def netbox_tables(ctx: RenderContext, rows: RowSelection | None = None) -> dict[
             ]
 
     def interfaces() -> Iterator[list[str]]:
-        yield from _rows_of(_interface_columns(ctx, rows.ports if rows is not None else None))
+        yield from _interface_rows(ctx, rows.ports if rows is not None else None)
 
     def cables() -> Iterator[list[str]]:
-        yield from _rows_of(_cable_columns(ctx, rows.links if rows is not None else None))
+        yield from _cable_rows(ctx, rows.links if rows is not None else None)
 
     return {
         "01-sites.csv": (SITE_COLUMNS, iter([[site, slug(site), "planned"]])),
@@ -185,28 +185,11 @@ def _netbox(ctx: RenderContext, selection: RowSelection | None = None) -> dict[s
     for name in netbox_tables(ctx):
 
         def produce(name: str = name) -> Iterator[bytes | str]:
-            if name in _COLUMNAR:  # 10^6 rows at 131k: written a column block at a time
-                header, blocks = _COLUMNAR[name]
-                return CsvWriter(header).stream_columns((b, (), ()) for b in blocks(ctx, selection))
             header, rows = netbox_tables(ctx, selection)[name]
             return CsvWriter(header).stream(rows)
 
         out[f"dcim/netbox/{name}"] = Stream(produce)
     return out
-
-
-_BLOCK = 65_536  # rows per column block of the two large files
-
-
-def _interfaces_of(ctx: RenderContext, selection: RowSelection | None) -> Iterator[list[list[str]]]:
-    return _interface_columns(ctx, selection.ports if selection is not None else None)
-
-
-def _cables_of(ctx: RenderContext, selection: RowSelection | None) -> Iterator[list[list[str]]]:
-    return _cable_columns(ctx, selection.links if selection is not None else None)
-
-
-_COLUMNAR = {"07-interfaces.csv": (INTERFACE_COLUMNS, _interfaces_of), "08-cables.csv": (CABLE_COLUMNS, _cables_of)}
 
 
 def _cabled(f: Fabric) -> np.ndarray:
@@ -218,16 +201,9 @@ def _cabled(f: Fabric) -> np.ndarray:
     return np.flatnonzero(is_cable[t.arrays().spec])
 
 
-def _rows_of(blocks: Iterator[list[list[str]]]) -> Iterator[list[str]]:
-    """The rows of column blocks (what a caller reading rows, the Nautobot push, takes)."""
-    for columns in blocks:
-        yield from map(list, zip(*columns, strict=True))
-
-
-def _interface_columns(ctx: RenderContext, ports: frozenset[tuple[str, int]] | None = None) -> Iterator[list[list[str]]]:
+def _interface_rows(ctx: RenderContext, ports: frozenset[tuple[str, int]] | None = None) -> Iterator[list[str]]:
     """Every cabled port once, device by device in name order, each device's ports in name order
-    (what sorting every row by (device, port) gives, without holding them: 10^6 ports at 131k),
-    in blocks of _BLOCK rows given as columns.
+    (what sorting every row by (device, port) gives, without holding them: 10^6 ports at 131k).
     A port's rate is its first cable link's, its transport its last's. With ``ports`` ((device
     name, port) pairs), those ports' rows and those of ports with more than one cable link (which
     of them is first may differ between two Fabrics) only."""
@@ -284,23 +260,15 @@ def _interface_columns(ctx: RenderContext, ports: frozenset[tuple[str, int]] | N
         kind = interface_type(transports.get(specs[last_s].fabric), rate.lane_gbps, rate.gbps, group.cage)
         tails.append((kind, str(int(rate.gbps * 1_000_000)), "true" if group.role == "mgmt" else "false"))
     port_names = [f.layouts[d.model].names for d in f.devices]
-    kinds, speeds, mgmt = ([t[c] for t in tails] for c in range(3))
-    for start in range(0, len(order), _BLOCK):
-        part = order[start : start + _BLOCK]
-        dev_of, port_of, tail_of = d_ends[part].tolist(), p_ends[part].tolist(), which[start : start + _BLOCK].tolist()
-        yield [
-            [names[d] for d in dev_of],
-            [port_names[d][p] for d, p in zip(dev_of, port_of, strict=True)],
-            [""] * len(dev_of),
-            [kinds[k] for k in tail_of],
-            [speeds[k] for k in tail_of],
-            [mgmt[k] for k in tail_of],
-        ]
+    dev_of, port_of = d_ends[order].tolist(), p_ends[order].tolist()
+    for d, p, k in zip(dev_of, port_of, which.tolist(), strict=True):
+        tail = tails[k]
+        yield [names[d], port_names[d][p], "", tail[0], tail[1], tail[2]]
 
 
-def _cable_columns(ctx: RenderContext, links: np.ndarray | None = None) -> Iterator[list[list[str]]]:
+def _cable_rows(ctx: RenderContext, links: np.ndarray | None = None) -> Iterator[list[str]]:
     """One NetBox cable per cable link (of those ``links`` selects, a bool per link table
-    position; all without it), in cable-ID order, in blocks of _BLOCK rows given as columns."""
+    position; all without it), in cable-ID order, made one at a time."""
     f, cat = ctx.fabric, ctx.catalogue
     t = f.links
     cabled = np.zeros(len(t), dtype=bool)
@@ -316,23 +284,22 @@ def _cable_columns(ctx: RenderContext, links: np.ndarray | None = None) -> Itera
         per_spec.append((CABLE_TYPE.get(medium.kind, "") if medium is not None else "", TIER_COLOR.get(x.tier, "")))
     col_a, col_ap, col_b, col_bp, col_spec, col_len = t.a, t.a_port, t.b, t.b_port, t.spec, t.length_m
     keep = cabled.tolist()
-    ordered = [i for i in t.id_order() if keep[i]]
-    lengths: dict[float, str] = {}
-    for begin in range(0, len(ordered), _BLOCK):
-        part = ordered[begin : begin + _BLOCK]
-        a_of, b_of, spec_of = [col_a[i] for i in part], [col_b[i] for i in part], [per_spec[col_spec[i]] for i in part]
-        n = len(part)
+    for i in t.id_order():
+        if not keep[i]:
+            continue
+        a, b = col_a[i], col_b[i]
+        ctype, color = per_spec[col_spec[i]]
         yield [
-            [dev_names[a] for a in a_of],
-            ["dcim.interface"] * n,
-            [port_names[a][col_ap[i]] for a, i in zip(a_of, part, strict=True)],
-            [dev_names[b] for b in b_of],
-            ["dcim.interface"] * n,
-            [port_names[b][col_bp[i]] for b, i in zip(b_of, part, strict=True)],
-            [x[0] for x in spec_of],
-            ["planned"] * n,
-            [ids[i] for i in part],
-            [x[1] for x in spec_of],
-            [lengths.get(col_len[i]) or lengths.setdefault(col_len[i], f"{col_len[i]:g}") for i in part],
-            ["m"] * n,
+            dev_names[a],
+            "dcim.interface",
+            port_names[a][col_ap[i]],
+            dev_names[b],
+            "dcim.interface",
+            port_names[b][col_bp[i]],
+            ctype,
+            "planned",
+            ids[i],
+            color,
+            f"{col_len[i]:g}",
+            "m",
         ]
