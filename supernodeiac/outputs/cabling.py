@@ -25,9 +25,10 @@ of a cable, and the label sheets' and cables.csv's twin-port cables and splitter
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from operator import add, call, itemgetter
 from string import Formatter
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, overload
 
 import numpy as np
 
@@ -571,8 +572,7 @@ class CableColumns:
         """One end's short label of each cable, its lines joined by LINE_JOIN, as _cable_pass makes
         it: the lines a column at a time (cable_columns.ShortLines), wrapped at the label width
         cable by cable where a line is wider."""
-        lines, wrapped = self.short(near, far, cable)
-        return list(map(LINE_JOIN.join, zip(*lines, strict=True) if wrapped is None else wrapped))
+        return self.short.joined(near, far, cable)
 
 
 class ShortLabels:
@@ -599,6 +599,19 @@ class ShortLabels:
             return lines, None
         return lines, wrapped_ends(lines, wide, width)
 
+    def joined(self, near: np.ndarray, far: np.ndarray, cable: dict[str, list[str]]) -> list[str]:
+        """Each end's lines (as :meth:`__call__` wraps them) joined by LINE_JOIN: a wide column's
+        lines are joined where they break (broken_column with ``joined``), then the columns, so
+        no tuple of lines is made per end (every piece is one or more lines, so the join is the
+        same text as the wrapped lines' join)."""
+        lines = self.short_lines(near, far, cable)
+        width = self.width
+        columns = [
+            broken_column(x, width, joined=True) if not fits and max(map(len, x), default=0) > width else x
+            for x, fits in zip(lines, self.fits, strict=True)
+        ]
+        return list(map(LINE_JOIN.join, zip(*columns, strict=True)))
+
 
 def wrapped_ends(lines: list[list[str]], wide: list[bool], width: int) -> list[tuple[str, ...]]:
     """Each end's lines as :func:`_wrapped` gives them, from a column per line (``wide``: whether
@@ -616,29 +629,43 @@ def wrapped_ends(lines: list[list[str]], wide: list[bool], width: int) -> list[t
     return list(ends)
 
 
-def broken_column(column: list[str], width: int) -> list[tuple[str, ...]]:
-    """``[_broken(x, width) for x in column]``, each line broken by the cuts of its shape: where
+@overload
+def broken_column(column: list[str], width: int, joined: Literal[False] = False) -> list[tuple[str, ...]]: ...
+@overload
+def broken_column(column: list[str], width: int, joined: Literal[True]) -> list[str]: ...
+
+
+def broken_column(column: list[str], width: int, joined: bool = False) -> list[tuple[str, ...]] | list[str]:
+    """``[_broken(x, width) for x in column]`` (``joined``: each joined by LINE_JOIN, a line that
+    fits itself), each line broken by the cuts of its shape: where
     _broken breaks a line depends only on its length and which characters are spaces, other
     whitespace or neither (rfind of " ", strip), and a column holds few shapes (its lines differ
     in a number or a name of one length), so the cuts are found once per shape and applied by an
     itemgetter of slices, every call made in C (operator.call). A block of lines in ASCII without
     NULs (the shapes' separator) takes this path; any other block is broken line by line."""
-    out: list[tuple[str, ...]] = []
-    cutters: dict[bytes, Callable[[str], tuple[str, ...]]] = {}
+    out: list[Any] = []
+    cutters: dict[bytes, Callable[[str], Any]] = {}
     for at in range(0, len(column), _BROKEN_BLOCK):  # a block at a time: its shapes held, not the column's
         block = column[at : at + _BROKEN_BLOCK]
         blob = "\0".join(block)
         if not blob.isascii() or blob.count("\0") != len(block) - 1:
-            out += [_broken(x, width) for x in block]
+            out += [LINE_JOIN.join(_broken(x, width)) for x in block] if joined else [_broken(x, width) for x in block]
             continue
         shapes = blob.encode("ascii").translate(_SHAPE_BYTES).split(b"\0")
         del blob
         for shape in set(shapes).difference(cutters):
             cuts = _cuts(shape.decode("ascii"), width)
-            # A line that fits is its own 1-tuple; one broken has two or more lines: a tuple.
-            cutters[shape] = _alone if len(cuts) == 1 else itemgetter(*[slice(x, y) for x, y in cuts])
+            if len(cuts) == 1:  # a line that fits: its own 1-tuple, or itself (str.__str__, in C)
+                cutters[shape] = str.__str__ if joined else _alone
+                continue
+            cut = itemgetter(*[slice(x, y) for x, y in cuts])  # one broken has two or more lines: a tuple
+            cutters[shape] = partial(_joined_cut, cut) if joined else cut
         out += map(call, map(cutters.__getitem__, shapes), block)
     return out
+
+
+def _joined_cut(cut: Callable[[str], tuple[str, ...]], line: str) -> str:
+    return LINE_JOIN.join(cut(line))
 
 
 _BROKEN_BLOCK = 1 << 16
