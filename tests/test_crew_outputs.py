@@ -133,6 +133,40 @@ def test_cable_numbers_are_stable_under_growth_and_unique():
     assert cable_numbers(ids) == numbers
 
 
+def _plain_cable_numbers(ids: list[str], length: int) -> list[str]:
+    """cable_numbers the plain way: an int per hash, the clashes found by one lexsort of (value,
+    ID rank), the letters sliced out of one text."""
+    import numpy as np
+
+    from supernodeiac.facts.cable_plan import _ALPHABET, _hash
+
+    mask = (1 << (5 * length)) - 1
+    values = np.array([_hash(x) & mask for x in ids], dtype=np.int64)
+    if len(values):
+        order = np.lexsort((np.array(ids, dtype=object).argsort(kind="stable").argsort(), values))
+        sv = values[order]
+        clash = order[np.concatenate(([False], sv[1:] == sv[:-1]))]
+        taken = set(values.tolist())
+        for i in sorted(clash.tolist(), key=ids.__getitem__):
+            salt = 1
+            while (v := _hash(f"{ids[i]}#{salt}") & mask) in taken:
+                salt += 1
+            taken.add(v)
+            values[i] = v
+    text = "".join(_ALPHABET[(v >> (5 * (length - 1 - k))) & 31] for v in values.tolist() for k in range(length))
+    return [text[k : k + length] for k in range(0, len(text), length)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab-1é", max_size=6), max_size=120), st.sampled_from([2, 3, 6]))
+def test_cable_numbers_are_the_plain_ways(ids: list[str], length: int) -> None:
+    """The digests read at once, the clashes sorted alone and the letters as fixed-width texts
+    give the plain way's numbers; two letters (1,024 numbers) make clashes, repeated IDs too."""
+    assert cable_numbers(ids, length) == _plain_cable_numbers(ids, length)
+    many = [f"gpu-{i:04d}-{ids[i % len(ids)] if ids else ''}" for i in range(600)]
+    assert cable_numbers(many, 2) == _plain_cable_numbers(many, 2)
+
+
 @pytest.fixture(scope="module")
 def small_ib():
     c = _compiled("small-ib")
@@ -400,10 +434,13 @@ def test_a_column_broken_per_shape_is_line_by_line(column: list[str], width: int
     from supernodeiac.outputs.cabling import _broken, broken_column
 
     want = [_broken(x, width) for x in column]
+    joined = [cabling.LINE_JOIN.join(x) for x in want]  # what the CSV cells and pull lists take
     assert broken_column(column, width) == want
+    assert broken_column(column, width, joined=True) == joined
     block = cabling._BROKEN_BLOCK
     try:
         cabling._BROKEN_BLOCK = 3  # several blocks, ASCII or not, sharing the shapes' cuts
         assert broken_column(column, width) == want
+        assert broken_column(column, width, joined=True) == joined
     finally:
         cabling._BROKEN_BLOCK = block

@@ -135,23 +135,46 @@ def cable_numbers(ids: list[str], length: int = NUMBER_LENGTH) -> list[str]:
     in 10^3 at 10^6 cables). Hashing is per ID; the rest is numpy (10^6 IDs in about a second)."""
     bits = 5 * length
     mask = (1 << bits) - 1
-    values = np.array([_hash(x) & mask for x in ids], dtype=np.int64)
-    if len(values):
-        order = np.lexsort((np.array(ids, dtype=object).argsort(kind="stable").argsort(), values))
-        sv = values[order]
-        clash = order[np.concatenate(([False], sv[1:] == sv[:-1]))]
-        if len(clash):
-            taken = set(values.tolist())
-            for i in sorted(clash.tolist(), key=ids.__getitem__):
-                salt = 1
-                while (v := _hash(f"{ids[i]}#{salt}") & mask) in taken:
-                    salt += 1
-                taken.add(v)
-                values[i] = v
+    # _hash of every ID as the digests joined, read as big-endian integers (no int per ID).
+    digest = [hashlib.blake2b(x.encode(), digest_size=8).digest() for x in ids]
+    values = (np.frombuffer(b"".join(digest), dtype=">u8") & np.uint64(mask)).astype(np.int64)
+    del digest
+    clash = _clashes(ids, values)
+    if clash:
+        taken = set(values.tolist())
+        for i in sorted(clash, key=ids.__getitem__):
+            salt = 1
+            while (v := _hash(f"{ids[i]}#{salt}") & mask) in taken:
+                salt += 1
+            taken.add(v)
+            values[i] = v
     digits = np.stack([(values >> (5 * (length - 1 - k))) & 31 for k in range(length)], axis=1).astype(np.uint8)
     table = np.frombuffer(_ALPHABET.encode(), dtype=np.uint8)
-    chars = table[digits].tobytes().decode()
-    return [chars[k : k + length] for k in range(0, len(chars), length)]
+    if not len(values):
+        return []
+    # Each row of letters one fixed-width text (the alphabet holds no NUL, which they would drop).
+    numbers: list[str] = table[digits].view(f"S{length}").reshape(-1).astype(f"U{length}").tolist()
+    return numbers
+
+
+def _clashes(ids: list[str], values: np.ndarray) -> list[int]:
+    """The IDs that lose their hash: of each set of equal ``values``, all but the one whose ID
+    sorts first (on equal IDs the first in order), by value and then ID, as one lexsort of
+    (value, ID rank) orders them; only the few clashing IDs are sorted."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    equal = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if not len(equal):
+        return []
+    member = np.zeros(len(order), dtype=bool)
+    member[equal] = member[equal + 1] = True
+    at = order[member]  # each clashing set's members, by value, each set in order
+    starts = np.flatnonzero(np.diff(values[at], prepend=values[at[0]] - 1)).tolist() + [len(at)]
+    at_list = at.tolist()
+    out: list[int] = []
+    for lo, hi in zip(starts[:-1], starts[1:], strict=True):
+        out += sorted(at_list[lo:hi], key=lambda i: (ids[i], i))[1:]
+    return out
 
 
 def _hash(text: str) -> int:
