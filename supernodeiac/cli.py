@@ -729,6 +729,26 @@ def verify_cmd(blueprint: str, discovered: tuple[str, ...], fmt: str, config_pat
     sys.exit(result.exit_code)
 
 
+def _need_folder(out: str) -> None:
+    """``-o`` of a command that writes a folder: an empty path is a usage error (exit 2)."""
+    if out == "":
+        click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
+        sys.exit(2)
+
+
+def _write_out(files: dict[str, bytes], out: str, name: str) -> Path:
+    """``files`` written to the folder ``out`` through the writer (all or nothing), or exit 1."""
+    from .writer import WriteError, write
+
+    target = Path(out)
+    try:
+        write(files, target, name)
+    except (OSError, WriteError) as exc:
+        click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
+        sys.exit(1)
+    return target
+
+
 @main.command(name="bind")
 @click.argument("blueprint", type=click.Path())
 @click.argument("discovered", nargs=-1, required=True)
@@ -744,11 +764,8 @@ def bind_cmd(blueprint: str, discovered: tuple[str, ...], out: str, fmt: str, co
     """
     from .verify.bind import bind
     from .verify.report import FORMATS as REPORTS
-    from .writer import WriteError, write
 
-    if out == "":
-        click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
-        sys.exit(2)
+    _need_folder(out)
     compiled, bound = _against_plan(
         "bind",
         "binding",
@@ -763,12 +780,7 @@ def bind_cmd(blueprint: str, discovered: tuple[str, ...], out: str, fmt: str, co
         click.echo(REPORTS[fmt](bound.result), nl=False)
         click.echo("snc bind: the fabric differs from the plan; nothing written (fix the cabling, then bind again)", err=True)
         sys.exit(bound.exit_code)
-    target = Path(out)
-    try:
-        write(bound.files, target, compiled.blueprint.metadata.name)
-    except (OSError, WriteError) as exc:
-        click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
-        sys.exit(1)
+    target = _write_out(bound.files, out, compiled.blueprint.metadata.name)
     click.echo(REPORTS[fmt](bound.result), nl=False)
     if fmt == "text":
         click.echo(f"bound {', '.join(bound.fabrics)}: wrote {len(bound.files)} files to {target}/")
@@ -790,11 +802,8 @@ def routed_tests_cmd(blueprint: str, dumps: tuple[str, ...], out: str, fmt: str,
     do not fit the planned cabling (nothing written).
     """
     from .verify.routed_tests import routed_tests
-    from .writer import WriteError, write
 
-    if out == "":
-        click.echo("snc: -o needs a folder (it was given an empty path)", err=True)
-        sys.exit(2)
+    _need_folder(out)
     compiled, routed = _against_plan(
         "routed-tests",
         "routing",
@@ -805,12 +814,7 @@ def routed_tests_cmd(blueprint: str, dumps: tuple[str, ...], out: str, fmt: str,
         " (nothing written)",
     )
     assert compiled.blueprint is not None
-    target = Path(out)
-    try:
-        write(routed.files, target, compiled.blueprint.metadata.name)
-    except (OSError, WriteError) as exc:
-        click.echo(f"snc: cannot write {target}/: {exc} ({target} is unchanged)", err=True)
-        sys.exit(1)
+    target = _write_out(routed.files, out, compiled.blueprint.metadata.name)
     rows: list[dict[str, Any]] = []
     for r in routed.fabrics:
         tests = r.plan.perftests[r.fabric]

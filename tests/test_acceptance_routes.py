@@ -44,12 +44,7 @@ def _real_tables(name: str, fabric: str, tmp: Path):
     """(discovered topology, switch GUID -> {LID: port}, LID -> port GUID) from OpenSM on ibsim."""
     artifacts, _ = render(_compiled(name), ["opensm"])
     folder = tmp / "etc"
-    folder.mkdir(parents=True)
-    for path, data in artifacts.items():
-        if path.startswith(f"opensm/{fabric}/"):
-            (folder / path.rsplit("/", 1)[1]).write_bytes(data)
-    conf = folder / "opensm.conf"
-    conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
+    conf = ibsim.install(artifacts, fabric, folder)
     topology = folder / "ibnetdiscover.topo"
     first = re.search(r'^Ca\s+\d+\s+"(H-[0-9a-f]+)"', topology.read_text(), re.M).group(1)  # type: ignore[union-attr]
     with ibsim.Simulation(topology, tmp / "sim", first) as sim:

@@ -63,13 +63,8 @@ def _window(
     """(dump_fts text, ibnetdiscover text, OpenSM's summary) of the rendered OpenSM file on ibsim."""
     artifacts, _ = render(_compiled(name), ["opensm"])
     folder = tmp / "etc"
-    folder.mkdir(parents=True)
-    for path, data in artifacts.items():
-        if path.startswith(f"opensm/{fabric}/"):
-            (folder / path.rsplit("/", 1)[1]).write_bytes(data)
-    conf = folder / conf_name
+    conf = ibsim.install(artifacts, fabric, folder, conf_name)
     engine = re.search(r"^routing_engine (\S+)", conf.read_text(), re.M).group(1)  # type: ignore[union-attr]
-    conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
     topology = folder / "ibnetdiscover.topo"
     if vendor:
         topology.write_text(ibsim.vendor_guids(topology.read_text()))

@@ -44,15 +44,16 @@ def missing() -> str | None:
     return None
 
 
-def install(files: dict[str, bytes], fabric: str, folder: Path) -> Path:
+def install(files: dict[str, bytes], fabric: str, folder: Path, conf_name: str = "opensm.conf") -> Path:
     """One fabric's OpenSM files (``opensm/<fabric>/...`` of a render or a bind) written flat into
-    ``folder``, with opensm.conf's /etc/opensm paths pointed there; returns opensm.conf."""
+    ``folder``, with the /etc/opensm paths of ``conf_name`` (opensm.conf, or the acceptance
+    window's opensm-window.conf) pointed there; returns that file."""
     folder.mkdir(parents=True, exist_ok=True)
     prefix = f"opensm/{fabric}/"
     for path, data in files.items():
         if path.startswith(prefix):
             (folder / path[len(prefix) :]).write_bytes(data)
-    conf = folder / "opensm.conf"
+    conf = folder / conf_name
     conf.write_text(conf.read_text().replace("/etc/opensm", str(folder)))
     return conf
 
