@@ -218,7 +218,15 @@ def test_routed_tests_cli_script_and_check_results_on_a_window(tmp_path):
     bp = str(BLUEPRINTS / "small-ib.yaml")
     r = CliRunner().invoke(main, ["routed-tests", bp, str(dump), "-o", str(out)])
     assert r.exit_code == 2 and "not cabled as planned" in r.output and not out.exists(), r.output
+    # A dump short of a switch's table, and one of another fabric whose switches share names.
+    dump.write_text("Unicast lids".join(dump_text.split("Unicast lids")[:-1]))
+    r = CliRunner().invoke(main, ["routed-tests", bp, str(dump), "-o", str(out)])
+    assert r.exit_code == 2 and "1 of the 12 switches of fabric ib have no table" in r.output, r.output
+    assert "dump the whole fabric" in r.output
     dump.write_text(dump_text)
+    other = str(BLUEPRINTS / "dgx-h100-superpod-4su.yaml")
+    r = CliRunner().invoke(main, ["routed-tests", other, str(dump), "-o", str(out)])
+    assert r.exit_code == 2 and "36 of the 48 switches" in r.output and "another fabric's dump?" in r.output, r.output
     r = CliRunner().invoke(main, ["routed-tests", bp, str(dump), "-o", str(out), "--format", "json"])
     assert r.exit_code == 0, r.output
     summary = json.loads(r.output)["fabrics"][0]

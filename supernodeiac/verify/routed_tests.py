@@ -99,7 +99,9 @@ def _targets(
         raise DiscoveryError(
             spec,
             0,
-            f"{len(missing)} switches of fabric {ib.name} have no table ({', '.join(missing[:3])}...): dump the whole fabric",
+            f"{len(missing)} of the {len(ib.switches)} switches of fabric {ib.name} have no table "
+            f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}): "
+            + ("another fabric's dump?" if 2 * len(missing) > len(ib.switches) else "dump the whole fabric"),
         )
     by_key = {switch_of[guid].key: sw for guid, sw in tables.switches.items()}
     lids_of: dict[tuple[int, int], list[int]] = {}
