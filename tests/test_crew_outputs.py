@@ -133,6 +133,14 @@ def test_cable_numbers_are_stable_under_growth_and_unique():
     assert cable_numbers(ids) == numbers
 
 
+def test_cable_numbers_fill_every_number_and_refuse_one_more():
+    """At most 32^length cables get numbers: the last one free is found, one more is an error, not a hang."""
+    ids = [f"c{i}" for i in range(32)]
+    assert sorted(cable_numbers(ids, length=1)) == sorted("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+    with pytest.raises(ValueError, match="33 cables, more than the 32 1-letter numbers"):
+        cable_numbers([*ids, "c32"], length=1)
+
+
 def _plain_cable_numbers(ids: list[str], length: int) -> list[str]:
     """cable_numbers the plain way: an int per hash, the clashes found by one lexsort of (value,
     ID rank), the letters sliced out of one text."""

@@ -135,6 +135,8 @@ def cable_numbers(ids: list[str], length: int = NUMBER_LENGTH) -> list[str]:
     in 10^3 at 10^6 cables). Hashing is per ID; the rest is numpy (10^6 IDs in about a second)."""
     bits = 5 * length
     mask = (1 << bits) - 1
+    if len(ids) > mask + 1:  # the rehash below would never find a free number
+        raise ValueError(f"{len(ids):,} cables, more than the {mask + 1:,} {length}-letter numbers")
     # _hash of every ID as the digests joined, read as big-endian integers (no int per ID).
     digest = [hashlib.blake2b(x.encode(), digest_size=8).digest() for x in ids]
     values = (np.frombuffer(b"".join(digest), dtype=">u8") & np.uint64(mask)).astype(np.int64)
