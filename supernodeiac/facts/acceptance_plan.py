@@ -733,6 +733,21 @@ def min_fraction(bp: Blueprint, role: str) -> float:
     return bp.acceptance.storage_min_fraction if role in ("storage", "inband") else bp.acceptance.perftest_min_fraction
 
 
+def _open_fabric(
+    out: Plan, f: Fabric, bp: Blueprint, name: str, hosts: Hosts, cabled: dict[str, FabricLinks], routed: bool
+) -> None:
+    """A fabric's entries of the plan before its tests: its role, whether its tier tests are
+    routed, its cable counts (all, switch-to-switch), and empty gap lists for the tests to fill."""
+    out.one_way[name] = []
+    out.why[name] = {}
+    out.roles[name] = "data" if name in hosts.fabrics else _port_role(bp, name)
+    out.routed[name] = routed
+    fl = cabled.get(name)
+    if fl is not None:
+        tiers = local_tiers(f, name, fl)
+        out.cables[name] = (len(fl), sum(1 for a, b in zip(fl.a, fl.b, strict=True) if tiers[a] and tiers[b]))
+
+
 def plan(f: Fabric, bp: Blueprint) -> Plan:
     hosts = cached_host_facts(f, bp)
     topologies, _ = host_topologies(bp.catalogue.host_topology)
@@ -750,14 +765,7 @@ def plan(f: Fabric, bp: Blueprint) -> Plan:
             routes = None if gap else ftree_routes(f, name, _service_groups(bp, name), engine)
         else:
             gap = ECMP
-        out.one_way[name] = []
-        out.why[name] = {}
-        out.roles[name] = "data" if name in hosts.fabrics else _port_role(bp, name)
-        out.routed[name] = routes is not None
-        fl = cabled.get(name)
-        if fl is not None:
-            tiers = local_tiers(f, name, fl)
-            out.cables[name] = (len(fl), sum(1 for a, b in zip(fl.a, fl.b, strict=True) if tiers[a] and tiers[b]))
+        _open_fabric(out, f, bp, name, hosts, cabled, routes is not None)
         if routes is None:
             out.unrouted[name] = gap
         out.perftests[name], out.untestable[name] = perftests(f, name, rdma, routes, out.one_way[name], out.why[name], cabled)
@@ -775,13 +783,7 @@ def routed_plan(f: Fabric, bp: Blueprint, name: str, routed: RoutedTargets) -> P
     topologies, _ = host_topologies(bp.catalogue.host_topology)
     cabled = links_by_fabric(f)
     out = Plan()
-    out.one_way[name], out.why[name] = [], {}
-    out.roles[name] = _port_role(bp, name) if name not in cached_host_facts(f, bp).fabrics else "data"
-    out.routed[name] = True
-    fl = cabled.get(name)
-    if fl is not None:
-        tiers = local_tiers(f, name, fl)
-        out.cables[name] = (len(fl), sum(1 for a, b in zip(fl.a, fl.b, strict=True) if tiers[a] and tiers[b]))
+    _open_fabric(out, f, bp, name, cached_host_facts(f, bp), cabled, True)
     out.perftests[name], out.untestable[name] = perftests(
         f, name, rdma_names(f, topologies), None, out.one_way[name], out.why[name], cabled, routed, endpoints=False
     )

@@ -15,7 +15,6 @@ The data is in the TSV files (one line per test, streamed); the scripts are fixe
 
 from __future__ import annotations
 
-import re
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from ..catalog.collectives import model_figures
 from ..facts.acceptance_plan import NcclRun, PerfTest, Plan, cable_labels, kept_labels, lossless_tclass, min_fraction, plan
 from ..facts.host_addresses import HostAddresses
 from ..model.blueprint import built_fabrics
+from ..util.shell import comment_text
 from ..util.templating import render_template
 from .acceptance_mgmt import uplink_artifacts
 from .acceptance_physical import physical_summaries, render_physical
@@ -347,40 +347,49 @@ def routed_files(ctx: RenderContext, p: Plan, fabric: str, source: str) -> dict[
     """A routed-tests plan of one fabric (snc routed-tests): ``<fabric>/perftest.tsv`` with each
     test's target LID, ``perftest.sh`` that aims at it, ``ports.tsv`` and ``untestable.tsv``, laid
     out as an acceptance/ folder so ``snc check-results`` reads it as it reads the rendered one."""
-    bp = ctx.blueprint
     data, summary = perftest_tsv(ctx, p, fabric, dlid=True)
-    role = p.roles.get(fabric, "data")
-    summary.update(
-        transport="infiniband",
-        role=role,
-        threshold=min_fraction(bp, role),
-        untestable=len(p.untestable.get(fabric, [])),
-        one_way=len(p.one_way.get(fabric, [])),
-        routed=True,
-        unrouted="",
-        # Only the dump's file name, in characters a comment line of the script cannot escape.
-        source=re.sub(r"[^A-Za-z0-9._+@-]", "_", Path(source).name)[:120],
-    )
-    summary["total"], summary["switch_links"] = p.cables.get(fabric, (0, 0))
-    summary["tier_tests"] = summary["tests"]
+    _summarise(ctx, p, fabric, summary, "infiniband")
+    summary["source"] = comment_text(Path(source).name)  # the dump's file name, in a comment line of the script
     out = {
         f"{fabric}/perftest.tsv": b"".join(data),
-        f"{fabric}/perftest.sh": render_template(
-            "acceptance-perftest.sh.j2",
-            fabric=fabric,
-            blueprint=bp.metadata.name,
-            s=summary,
-            seconds=bp.acceptance.perftest_seconds,
-            roce=False,
-            tclass=None,
-            threshold=summary["threshold"],
-            columns=len(PERFTEST_COLUMNS) + 1,
-        ).encode(),
+        f"{fabric}/perftest.sh": _perftest_script(ctx, fabric, summary, None, len(PERFTEST_COLUMNS) + 1),
         f"{fabric}/ports.tsv": ports_tsv(ctx, fabric),
     }
-    if p.untestable.get(fabric) or p.one_way.get(fabric):
+    if summary["untestable"] or summary["one_way"]:
         out[f"{fabric}/untestable.tsv"] = _untestable_tsv(ctx, p, fabric)
     return out
+
+
+def _summarise(ctx: RenderContext, p: Plan, fabric: str, summary: dict, transport: str) -> None:
+    """A fabric's perftest summary (perftest_tsv's) completed for the script and the checklist:
+    its transport, role and threshold, its gaps, whether its tier tests are routed (and why not),
+    and the counts the checklist sets the tests against: the fabric's cables and the switch links
+    among them (two directions each, a test per direction where routed)."""
+    summary["transport"] = transport
+    summary["role"] = p.roles.get(fabric, "data")
+    summary["threshold"] = min_fraction(ctx.blueprint, summary["role"])
+    summary["untestable"] = len(p.untestable.get(fabric, []))
+    summary["one_way"] = len(p.one_way.get(fabric, []))
+    summary["routed"] = p.routed.get(fabric, False)
+    summary["unrouted"] = p.unrouted.get(fabric, "")
+    summary["total"], summary["switch_links"] = p.cables.get(fabric, (0, 0))
+    summary["tier_tests"] = sum(s["tests"] for s in summary["stages"] if s["stage"] != "endpoint")
+
+
+def _perftest_script(ctx: RenderContext, fabric: str, summary: dict, tclass: int | None, columns: int) -> bytes:
+    """perftest.sh of a fabric's plan (``columns``: its TSV's, the routed plan's with its LID)."""
+    bp = ctx.blueprint
+    return render_template(
+        "acceptance-perftest.sh.j2",
+        fabric=fabric,
+        blueprint=bp.metadata.name,
+        s=summary,
+        seconds=bp.acceptance.perftest_seconds,
+        roce=summary["transport"] == "ethernet",
+        tclass=tclass,
+        threshold=summary["threshold"],
+        columns=columns,
+    ).encode()
 
 
 @RENDERERS.register("acceptance")
@@ -421,34 +430,12 @@ def _files(ctx: RenderContext, selection: RowSelection | None) -> dict[str, byte
         # RoCE tests run in the lossless class so PFC/ECN are exercised: perftest's --tclass is the
         # IP traffic-class byte, the class's DSCP shifted over the 2 ECN bits.
         tclass = lossless_tclass(bp, fabric)
-        summary["transport"] = transport
-        summary["role"] = p.roles.get(fabric, "data")
-        summary["threshold"] = min_fraction(bp, summary["role"])
-        untestable = p.untestable.get(fabric, [])
-        one_way = p.one_way.get(fabric, [])
-        summary["untestable"] = len(untestable)
-        summary["one_way"] = len(one_way)
-        summary["routed"] = p.routed.get(fabric, False)
-        summary["unrouted"] = p.unrouted.get(fabric, "")
-        # The fabric's cables, and the switch links among them (two directions each, a test per
-        # direction where routed): the counts the checklist sets the tests against.
-        summary["total"], summary["switch_links"] = p.cables.get(fabric, (0, 0))
-        summary["tier_tests"] = sum(s["tests"] for s in summary["stages"] if s["stage"] != "endpoint")
-        if untestable or one_way:
+        _summarise(ctx, p, fabric, summary, transport)
+        if summary["untestable"] or summary["one_way"]:
             out[f"acceptance/{fabric}/untestable.tsv"] = _untestable_tsv(ctx, p, fabric)
         summaries.append(summary)
         out[f"acceptance/{fabric}/perftest.tsv"] = data if isinstance(data, Stream) else Stream(partial(iter, data))
-        out[f"acceptance/{fabric}/perftest.sh"] = render_template(
-            "acceptance-perftest.sh.j2",
-            fabric=fabric,
-            blueprint=bp.metadata.name,
-            s=summary,
-            seconds=bp.acceptance.perftest_seconds,
-            roce=transport == "ethernet",
-            tclass=tclass,
-            threshold=summary["threshold"],
-            columns=len(PERFTEST_COLUMNS),
-        ).encode()
+        out[f"acceptance/{fabric}/perftest.sh"] = _perftest_script(ctx, fabric, summary, tclass, len(PERFTEST_COLUMNS))
         if transport == "infiniband":  # the cable behind each port ibtracert prints (check-results)
             # Per link, in link order: with the selection's rows alone where the links both sides
             # have are in one order (the lines left out are then the same, in the same order).
