@@ -815,25 +815,7 @@ def routed_tests_cmd(blueprint: str, dumps: tuple[str, ...], out: str, fmt: str,
     )
     assert compiled.blueprint is not None
     target = _write_out(routed.files, out, compiled.blueprint.metadata.name)
-    rows: list[dict[str, Any]] = []
-    for r in routed.fabrics:
-        tests = r.plan.perftests[r.fabric]
-        switch_links = r.plan.cables.get(r.fabric, (0, 0))[1]
-        rows.append(
-            {
-                "fabric": r.fabric,
-                "dump": r.source,
-                "switches": r.switches,
-                "targets": r.targets,
-                "lids_per_port": r.paths_per_port,
-                "tests": len(tests),
-                "waves": len({(t.stage, t.rail, t.wave) for t in tests}),
-                "directions": 2 * switch_links,
-                "untested_directions": len(r.plan.one_way[r.fabric]) + 2 * len(r.plan.untestable[r.fabric]),
-                "ports_not_in_plan": r.strangers,
-                "planned_ports_without_lid": r.absent,
-            }
-        )
+    rows = [r.as_dict() for r in routed.fabrics]
     if fmt == "json":
         click.echo(json.dumps({"blueprint": compiled.blueprint.metadata.name, "out": str(target), "fabrics": rows}, indent=2))
         return

@@ -153,12 +153,17 @@ GOOD = _table(
 )
 
 
+def _lids_of(tables, port_guid: int) -> list[int]:
+    return sorted(lid for lid, d in tables.lids.items() if d.port_guid == port_guid)
+
+
 def test_dump_reader_keeps_lmc_paths_and_reads_opensms_own_file():
     t = parse_dump_fts(GOOD + GOOD.replace("0x02534e8010000000 (leaf-1)", "0x02534e8010000100 (leaf-2)"), "d")
     assert set(t.switches) == {0x02534E8010000000, 0x02534E8010000100}
-    assert t.switches[0x02534E8010000000].ports == {2: 1, 3: 1, 4: 0}
+    leaf = t.switches[0x02534E8010000000]
+    assert {lid: leaf.port(lid) for lid in range(len(leaf.out)) if leaf.port(lid) is not None} == {2: 1, 3: 1, 4: 0}
     assert t.lids[3].port_guid == t.lids[2].port_guid == 0x02534E0000000001 and t.paths == {3: (2, 2)}
-    assert t.lids[3].description == "gpu-0001 mlx5_0" and t.lids_of(0x02534E0000000001) == [2, 3]
+    assert t.lids[3].description == "gpu-0001 mlx5_0" and _lids_of(t, 0x02534E0000000001) == [2, 3]
     osm = (
         "Unicast lids [0-4] of switch Lid 4 guid 0x02534e8010000000 ('leaf-1'):\n"
         "0x0002 001 # Channel Adapter portguid 0x02534e0000000001: 'gpu-0001 mlx5_0'\n"
@@ -167,7 +172,7 @@ def test_dump_reader_keeps_lmc_paths_and_reads_opensms_own_file():
         "4 lids dumped\n"
     )
     o = parse_dump_fts(osm, "lfts")
-    assert o.switches[0x02534E8010000000].description == "leaf-1" and o.lids_of(0x02534E0000000001) == [2, 3]
+    assert o.switches[0x02534E8010000000].description == "leaf-1" and _lids_of(o, 0x02534E0000000001) == [2, 3]
 
 
 @pytest.mark.parametrize(

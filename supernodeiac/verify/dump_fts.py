@@ -61,11 +61,6 @@ class SwitchTable:
         p = self.out[lid] if 0 <= lid < len(self.out) else NO_PORT
         return None if p == NO_PORT else p
 
-    @property
-    def ports(self) -> dict[int, int]:
-        """The entries as a dict (LID -> out port), for reading, not for a fabric's worth of tables."""
-        return {lid: p for lid, p in enumerate(self.out) if p != NO_PORT}
-
 
 @dataclass
 class ForwardingTables:
@@ -75,10 +70,6 @@ class ForwardingTables:
     lids: dict[int, Destination]
     # LID -> (path k, of n) for the LIDs past an LMC base (k from 2; the base LID is path 1).
     paths: dict[int, tuple[int, int]] = field(default_factory=dict)
-
-    def lids_of(self, port_guid: int) -> list[int]:
-        """The port's LIDs, base first."""
-        return sorted(lid for lid, d in self.lids.items() if d.port_guid == port_guid)
 
 
 def _shown(text: str) -> str:
@@ -92,7 +83,8 @@ def _int(text: str) -> int:
 
 
 def looks_like_dump_fts(text: str) -> bool:
-    return any(_HEAD.match(line) for line in text.splitlines()[:50])
+    """A switch table's header within the first lines (read from the head only: a dump is 10^8 rows)."""
+    return any(_HEAD.match(line) for line in text[:16_384].splitlines()[:50])
 
 
 def parse_dump_fts(text: str, path: str = "<dump_fts>") -> ForwardingTables:

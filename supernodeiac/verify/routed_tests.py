@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from ..catalog.types import Catalogue
 from ..fabric import Fabric
@@ -52,6 +53,36 @@ class FabricRoutes:
     strangers: list[str] = field(default_factory=list)  # LIDs of ports the plan does not have
     absent: list[str] = field(default_factory=list)  # planned HCA ports with no LID in the dump (down, unmanaged)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The figures the CLI reports (text and JSON)."""
+        name, p = self.fabric, self.plan
+        tests = p.perftests[name]
+        return {
+            "fabric": name,
+            "dump": self.source,
+            "switches": self.switches,
+            "targets": self.targets,
+            "lids_per_port": self.paths_per_port,
+            "tests": len(tests),
+            "waves": len({(t.stage, t.rail, t.wave) for t in tests}),
+            "directions": 2 * p.cables.get(name, (0, 0))[1],
+            "untested_directions": len(p.one_way[name]) + 2 * len(p.untestable[name]),
+            "ports_not_in_plan": self.strangers,
+            "planned_ports_without_lid": self.absent,
+        }
+
+
+class _Matched(NamedTuple):
+    """A dump matched to the plan: its fabric, a target per LID of each planned HCA port (base LID
+    first), the LIDs of ports the plan does not have, the most LIDs a port has, and the planned
+    HCA ports the dump gives no LID."""
+
+    ib: IbFabric
+    targets: list[Target]
+    strangers: list[str]
+    lids_per_port: int
+    absent: list[str]
+
 
 @dataclass
 class Routed:
@@ -72,15 +103,12 @@ def _read(spec: str) -> ForwardingTables:
     return parse_dump_fts(text, spec)
 
 
-def _targets(
-    fabric: Fabric, tables: ForwardingTables, fabrics: list[IbFabric]
-) -> tuple[IbFabric, list[Target], list[str], int, list[str]]:
-    """The dump's fabric, a target per LID of each planned HCA port (base LID first), the
-    descriptions of ports the plan does not have, the most LIDs a port has, and the planned HCA
-    ports the dump gives no LID."""
+def _targets(fabric: Fabric, tables: ForwardingTables, fabrics: list[IbFabric]) -> _Matched:
+    """The dump matched to the plan (:class:`_Matched`), its routes walked."""
     match = IbMatcher(fabric, fabrics)
     spec = tables.path
     switch_of: dict[int, IbNode] = {}
+    seen: set[tuple[int, int]] = set()  # the planned switches the dump's tables are
     ib: IbFabric | None = None
     for guid, sw in sorted(tables.switches.items(), key=lambda kv: kv[1].line):
         hit = match(guid, sw.description, True)
@@ -90,11 +118,12 @@ def _targets(
             ib = hit[0]
         elif hit[0] is not ib:
             raise DiscoveryError(spec, sw.line, f"'{sw.description}' is in fabric {hit[0].name}, the dump began in {ib.name}")
-        if any(n is hit[1] for n in switch_of.values()):
+        if hit[1].key in seen:
             raise DiscoveryError(spec, sw.line, f"two switches of the dump are {hit[1].description!r} of the plan")
+        seen.add(hit[1].key)
         switch_of[guid] = hit[1]
     assert ib is not None  # the parser refuses a dump without a table
-    missing = [n.description for n in ib.switches if all(m is not n for m in switch_of.values())]
+    missing = [n.description for n in ib.switches if n.key not in seen]
     if missing:
         raise DiscoveryError(
             spec,
@@ -134,7 +163,7 @@ def _targets(
             targets.append((ca.key, table, lid))
     width = max((len(v) for v in lids_of.values()), default=0)
     absent = [ca.description for ca in ib.cas if ca.key not in lids_of]
-    return ib, targets, strangers, width, absent
+    return _Matched(ib, targets, strangers, width, absent)
 
 
 class _Column(Mapping[tuple[int, int], int]):
@@ -194,11 +223,14 @@ def routed_tests(blueprint: Blueprint, catalogue: Catalogue, fabric: Fabric, spe
     ctx = RenderContext(blueprint, catalogue, fabric)
     for spec in specs:
         tables = _read(spec)
-        ib, targets, strangers, width, absent = _targets(fabric, tables, fabrics)
+        m = _targets(fabric, tables, fabrics)
+        ib = m.ib
         if ib.name in owner:
             raise DiscoveryError(spec, 0, f"fabric {ib.name} is in {owner[ib.name]} too: give one dump per fabric")
         owner[ib.name] = spec
-        p = routed_plan(fabric, blueprint, ib.name, RoutedTargets(ib, targets))
-        out.fabrics.append(FabricRoutes(ib.name, spec, len(tables.switches), len(targets), width, p, strangers, absent))
+        p = routed_plan(fabric, blueprint, ib.name, RoutedTargets(ib, m.targets))
+        out.fabrics.append(
+            FabricRoutes(ib.name, spec, len(tables.switches), len(m.targets), m.lids_per_port, p, m.strangers, m.absent)
+        )
         out.files.update(routed_files(ctx, p, ib.name, spec))
     return out
