@@ -8,7 +8,7 @@ import numpy as np
 
 from ..facts.ib_fabric import infiniband_fabrics, node_counts
 from ..facts.ib_routes import MAX_ENTRIES, route_gap
-from ..facts.ib_routing import NCCL_DEFAULT_SL, NO_LMC_ENGINES, UNICAST_LIDS, default_engine, routing_plan
+from ..facts.ib_routing import NCCL_DEFAULT_SL, NO_LMC_ENGINES, UNICAST_LIDS, default_engine, lids_needed, routing_plan
 from ..findings import Finding, error, info, warning
 from ..model.blueprint import built_fabrics
 from ..model.clos import FatTree
@@ -84,7 +84,7 @@ def _switch_links(ctx: CheckContext, name: str) -> bool:
 def _lid_demand(ctx: CheckContext, name: str, lmc: int) -> tuple[int, int, int]:
     """(switches, HCA ports, LIDs): one LID per switch (port 0, base LMC), 2^lmc per HCA port."""
     switches, hca_ports = node_counts(ctx.fabric, name)
-    return switches, hca_ports, switches + (hca_ports << lmc)
+    return switches, hca_ports, lids_needed(switches, hca_ports, lmc)
 
 
 @CHECKS.register("ib-subnet-manager")

@@ -76,10 +76,15 @@ UNICAST_LIDS = 0xBFFF
 WINDOW_ENGINE = "dfsssp"
 
 
+def lids_needed(switches: int, hca_ports: int, lmc: int) -> int:
+    """The unicast LIDs a subnet takes: one per switch (its port 0, at base LMC), 2^lmc per HCA port."""
+    return switches + (hca_ports << lmc)
+
+
 def window_lmc(switches: int, hca_ports: int) -> int:
     """The window's LMC: 1 (two paths per HCA port, twice the destinations to spread over a
     bundle) where the LIDs fit the unicast range, else 0."""
-    return 1 if switches + (hca_ports << 1) <= UNICAST_LIDS else 0
+    return 1 if lids_needed(switches, hca_ports, 1) <= UNICAST_LIDS else 0
 
 
 @dataclass(frozen=True)
